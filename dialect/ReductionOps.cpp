@@ -1,0 +1,284 @@
+// Reductions and contractions: type inference and verifiers.
+#include "JaxcDialect.h"
+
+using namespace mlir;
+using namespace mlir::jaxc;
+
+//===----------------------------------------------------------------------===//
+// reduce, argmax/argmin, cumulative, sort
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         ValueRange operands, DictionaryAttr attrs,
+                                         OpaqueProperties props, RegionRange regions,
+                                         SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attrs, props, regions);
+  StringRef name = getOperationName();
+  RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
+  if (!in || !adaptor.getDimensionsAttr() || !adaptor.getKindAttr() ||
+      failed(checkDimensions(loc, name, adaptor.getDimensions(), in.getRank(), "dimensions")))
+    return failure();
+  ReduceKind kind = adaptor.getKind();
+  bool isLogical = kind == ReduceKind::And || kind == ReduceKind::Or;
+  if (isLogical && llvm::isa<FloatType>(in.getElementType())) {
+    emitOpErrorAt(loc, name) << "'" << stringifyReduceKind(kind)
+                             << "' needs integer or i1 elements, got " << in;
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (!llvm::is_contained(adaptor.getDimensions(), d))
+      shape.push_back(in.getDimSize(d));
+  inferred.push_back(in.clone(shape));
+  return success();
+}
+
+/// argmax/argmin: `axis` is removed from the shape; the index type is free.
+template <typename ArgOp>
+static LogicalResult verifyArgReduce(ArgOp op) {
+  auto in = llvm::cast<RankedTensorType>(op.getOperand().getType());
+  auto out = llvm::cast<RankedTensorType>(op.getType());
+  int64_t axis = op.getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return op.emitOpError() << "axis " << axis << " is out of range for operand " << in
+                            << " of rank " << in.getRank();
+  SmallVector<int64_t> shape(in.getShape());
+  shape.erase(shape.begin() + axis);
+  if (ArrayRef<int64_t>(shape) != out.getShape()) {
+    auto diag = op.emitOpError() << "result " << out << " must have shape [";
+    llvm::interleaveComma(shape, diag);
+    return diag << "] (operand " << in << " without axis " << axis << ")";
+  }
+  return success();
+}
+LogicalResult ArgMaxOp::verify() { return verifyArgReduce(*this); }
+LogicalResult ArgMinOp::verify() { return verifyArgReduce(*this); }
+
+LogicalResult CumulativeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                             ValueRange operands, DictionaryAttr attrs,
+                                             OpaqueProperties props, RegionRange regions,
+                                             SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attrs, props, regions);
+  RankedTensorType in = getStaticTensor(loc, getOperationName(), operands[0], "operand");
+  if (!in || !adaptor.getAxisAttr())
+    return failure();
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= in.getRank()) {
+    emitOpErrorAt(loc, getOperationName()) << "axis " << axis << " is out of range for operand "
+                                           << in << " of rank " << in.getRank();
+    return failure();
+  }
+  inferred.push_back(in);
+  return success();
+}
+
+LogicalResult SortOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       ValueRange operands, DictionaryAttr attrs,
+                                       OpaqueProperties props, RegionRange regions,
+                                       SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attrs, props, regions);
+  StringRef name = getOperationName();
+  if (operands.empty()) {
+    emitOpErrorAt(loc, name) << "needs at least one input";
+    return failure();
+  }
+  RankedTensorType first = getStaticTensor(loc, name, operands[0], "input #0");
+  if (!first || !adaptor.getDimensionAttr())
+    return failure();
+  for (auto [i, value] : llvm::enumerate(operands)) {
+    RankedTensorType type = getStaticTensor(loc, name, value, "input");
+    if (!type)
+      return failure();
+    if (type.getShape() != first.getShape()) {
+      emitOpErrorAt(loc, name) << "input #" << i << " of type " << type
+                               << " must have the shape of input #0 " << first;
+      return failure();
+    }
+    inferred.push_back(type);
+  }
+  int64_t dim = adaptor.getDimension();
+  if (dim < 0 || dim >= first.getRank()) {
+    emitOpErrorAt(loc, name) << "dimension " << dim << " is out of range for inputs of rank "
+                             << first.getRank();
+    return failure();
+  }
+  int64_t numKeys = adaptor.getNumKeys();
+  if (numKeys < 1 || numKeys > static_cast<int64_t>(operands.size())) {
+    emitOpErrorAt(loc, name) << "num_keys " << numKeys << " must be in [1, "
+                             << operands.size() << "] (the number of inputs)";
+    return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// dot_general
+//===----------------------------------------------------------------------===//
+
+/// Result types match when shapes agree: the element type is the preferred one.
+static bool sameShapes(TypeRange lhs, TypeRange rhs) {
+  if (lhs.size() != rhs.size())
+    return false;
+  for (auto [l, r] : llvm::zip(lhs, rhs)) {
+    auto lt = llvm::dyn_cast<RankedTensorType>(l), rt = llvm::dyn_cast<RankedTensorType>(r);
+    if (!lt || !rt || lt.getShape() != rt.getShape())
+      return false;
+  }
+  return true;
+}
+
+bool DotGeneralOp::isCompatibleReturnTypes(TypeRange lhs, TypeRange rhs) {
+  return sameShapes(lhs, rhs);
+}
+
+LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                             ValueRange operands, DictionaryAttr attrs,
+                                             OpaqueProperties props, RegionRange regions,
+                                             SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attrs, props, regions);
+  StringRef name = getOperationName();
+  RankedTensorType lhs = getStaticTensor(loc, name, adaptor.getLhs(), "operand 'lhs'");
+  RankedTensorType rhs = getStaticTensor(loc, name, adaptor.getRhs(), "operand 'rhs'");
+  if (!lhs || !rhs || !adaptor.getLhsBatchingDimensionsAttr() ||
+      !adaptor.getRhsBatchingDimensionsAttr() || !adaptor.getLhsContractingDimensionsAttr() ||
+      !adaptor.getRhsContractingDimensionsAttr())
+    return failure();
+  if (lhs.getElementType() != rhs.getElementType()) {
+    emitOpErrorAt(loc, name) << "operands must have the same element type, got lhs " << lhs
+                             << " and rhs " << rhs;
+    return failure();
+  }
+  ArrayRef<int64_t> lb = adaptor.getLhsBatchingDimensions(),
+                    rb = adaptor.getRhsBatchingDimensions(),
+                    lc = adaptor.getLhsContractingDimensions(),
+                    rc = adaptor.getRhsContractingDimensions();
+  if (lb.size() != rb.size() || lc.size() != rc.size()) {
+    emitOpErrorAt(loc, name) << "lhs and rhs need as many batching dimensions (" << lb.size()
+                             << " vs " << rb.size() << ") and contracting dimensions ("
+                             << lc.size() << " vs " << rc.size() << ")";
+    return failure();
+  }
+  SmallVector<int64_t> lhsUsed(lb), rhsUsed(rb);
+  lhsUsed.append(lc.begin(), lc.end());
+  rhsUsed.append(rc.begin(), rc.end());
+  if (failed(checkDimensions(loc, name, lhsUsed, lhs.getRank(),
+                             "lhs batching and contracting dimensions")) ||
+      failed(checkDimensions(loc, name, rhsUsed, rhs.getRank(),
+                             "rhs batching and contracting dimensions")))
+    return failure();
+  for (auto [kind, ldims, rdims] : {std::make_tuple(StringRef("batching"), lb, rb),
+                                    std::make_tuple(StringRef("contracting"), lc, rc)}) {
+    for (auto [l, r] : llvm::zip(ldims, rdims)) {
+      if (lhs.getDimSize(l) != rhs.getDimSize(r)) {
+        emitOpErrorAt(loc, name) << kind << " dimension lhs[" << l << "] of size "
+                                 << lhs.getDimSize(l) << " does not match rhs[" << r
+                                 << "] of size " << rhs.getDimSize(r) << " (lhs " << lhs
+                                 << ", rhs " << rhs << ")";
+        return failure();
+      }
+    }
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d : lb)
+    shape.push_back(lhs.getDimSize(d));
+  for (int64_t d = 0; d < lhs.getRank(); ++d)
+    if (!llvm::is_contained(lhsUsed, d))
+      shape.push_back(lhs.getDimSize(d));
+  for (int64_t d = 0; d < rhs.getRank(); ++d)
+    if (!llvm::is_contained(rhsUsed, d))
+      shape.push_back(rhs.getDimSize(d));
+  inferred.push_back(lhs.clone(shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// conv_general_dilated
+//===----------------------------------------------------------------------===//
+
+bool ConvGeneralDilatedOp::isCompatibleReturnTypes(TypeRange lhs, TypeRange rhs) {
+  return sameShapes(lhs, rhs);
+}
+
+LogicalResult ConvGeneralDilatedOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange operands, DictionaryAttr attrs,
+    OpaqueProperties props, RegionRange regions, SmallVectorImpl<Type> &inferred) {
+  Adaptor a(operands, attrs, props, regions);
+  StringRef name = getOperationName();
+  RankedTensorType lhs = getStaticTensor(loc, name, a.getLhs(), "operand 'lhs'");
+  RankedTensorType rhs = getStaticTensor(loc, name, a.getRhs(), "operand 'rhs'");
+  if (!lhs || !rhs || !a.getWindowStridesAttr() || !a.getPaddingAttr() ||
+      !a.getLhsDilationAttr() || !a.getRhsDilationAttr() || !a.getLhsSpecAttr() ||
+      !a.getRhsSpecAttr() || !a.getOutSpecAttr())
+    return failure();
+  if (lhs.getElementType() != rhs.getElementType()) {
+    emitOpErrorAt(loc, name) << "operands must have the same element type, got lhs " << lhs
+                             << " and rhs " << rhs;
+    return failure();
+  }
+  int64_t rank = lhs.getRank(), spatial = rank - 2;
+  if (rank < 3 || rhs.getRank() != rank) {
+    emitOpErrorAt(loc, name) << "lhs " << lhs << " and rhs " << rhs
+                             << " must have the same rank, at least 3";
+    return failure();
+  }
+  for (auto [attrName, spec] : {std::make_pair(StringRef("lhs_spec"), a.getLhsSpec()),
+                                {StringRef("rhs_spec"), a.getRhsSpec()},
+                                {StringRef("out_spec"), a.getOutSpec()}}) {
+    if (static_cast<int64_t>(spec.size()) != rank) {
+      emitOpErrorAt(loc, name) << attrName << " has " << spec.size()
+                               << " entries but the operands have rank " << rank;
+      return failure();
+    }
+    if (failed(checkDimensions(loc, name, spec, rank, attrName)))
+      return failure();
+  }
+  for (auto [attrName, values, expected] :
+       {std::make_tuple(StringRef("window_strides"), a.getWindowStrides(), spatial),
+        std::make_tuple(StringRef("lhs_dilation"), a.getLhsDilation(), spatial),
+        std::make_tuple(StringRef("rhs_dilation"), a.getRhsDilation(), spatial),
+        std::make_tuple(StringRef("padding"), a.getPadding(), 2 * spatial)}) {
+    if (static_cast<int64_t>(values.size()) != expected) {
+      emitOpErrorAt(loc, name) << attrName << " has " << values.size() << " entries but needs "
+                               << expected << " for " << spatial << " spatial dimensions";
+      return failure();
+    }
+    if (attrName != "padding" && llvm::any_of(values, [](int64_t v) { return v < 1; })) {
+      emitOpErrorAt(loc, name) << attrName << " entries must be >= 1";
+      return failure();
+    }
+  }
+  ArrayRef<int64_t> ls = a.getLhsSpec(), rs = a.getRhsSpec(), os = a.getOutSpec();
+  int64_t batch = lhs.getDimSize(ls[0]), inFeatures = lhs.getDimSize(ls[1]);
+  int64_t outFeatures = rhs.getDimSize(rs[0]), kernelIn = rhs.getDimSize(rs[1]);
+  int64_t groups = a.getFeatureGroupCount(), batchGroups = a.getBatchGroupCount();
+  if (groups < 1 || batchGroups < 1 || (groups > 1 && batchGroups > 1)) {
+    emitOpErrorAt(loc, name) << "feature_group_count (" << groups << ") and batch_group_count ("
+                             << batchGroups << ") must be >= 1 and not both > 1";
+    return failure();
+  }
+  if (inFeatures != kernelIn * groups || outFeatures % groups != 0) {
+    emitOpErrorAt(loc, name) << "lhs feature size " << inFeatures << " must equal rhs input "
+                             << "feature size " << kernelIn << " times feature_group_count "
+                             << groups << ", and rhs output features " << outFeatures
+                             << " must divide by it";
+    return failure();
+  }
+  if (batch % batchGroups != 0 || outFeatures % batchGroups != 0) {
+    emitOpErrorAt(loc, name) << "batch size " << batch << " and output features " << outFeatures
+                             << " must divide by batch_group_count " << batchGroups;
+    return failure();
+  }
+  SmallVector<int64_t> shape(rank, 0);
+  shape[os[0]] = batch / batchGroups;
+  shape[os[1]] = outFeatures;
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t in = lhs.getDimSize(ls[2 + i]), window = rhs.getDimSize(rs[2 + i]);
+    int64_t dilatedIn = in == 0 ? 0 : (in - 1) * a.getLhsDilation()[i] + 1;
+    int64_t padded = dilatedIn + a.getPadding()[2 * i] + a.getPadding()[2 * i + 1];
+    int64_t dilatedWindow = window == 0 ? 0 : (window - 1) * a.getRhsDilation()[i] + 1;
+    shape[os[2 + i]] =
+        padded < dilatedWindow ? 0 : (padded - dilatedWindow) / a.getWindowStrides()[i] + 1;
+  }
+  inferred.push_back(lhs.clone(shape));
+  return success();
+}

@@ -1,0 +1,141 @@
+// Reductions and contractions: reduce argmax argmin cumulative sort
+// dot_general conv_general_dilated.
+#ifndef JAXC_REDUCTION_OPS_TD
+#define JAXC_REDUCTION_OPS_TD
+
+include "JaxcBase.td"
+
+def Jaxc_ReduceOp : Jaxc_Op<"reduce", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "reduce over dimensions with sum, prod, max, min, and or or";
+  let description = [{
+    Removes `dimensions` from the shape. `and`/`or` need integer or i1
+    elements; `max`/`min` of floats propagate NaN.
+
+    ```mlir
+    %s = jaxc.reduce sum %x, dims = [1] : tensor<2x3xf32> -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Jaxc_ReduceKind:$kind, Jaxc_Tensor:$operand,
+                   DenseI64ArrayAttr:$dimensions);
+  let results = (outs Jaxc_Tensor:$result);
+  let assemblyFormat = "$kind $operand `,` `dims` `=` $dimensions attr-dict `:` type($operand) `->` type($result)";
+}
+
+class Jaxc_ArgReduceOp<string mnemonic, string what> : Jaxc_Op<mnemonic, [Pure]> {
+  let summary = "index of the " # what # " along an axis";
+  let description = "The first index of the " # what # " along `axis` "
+    # "(NaN counts as the " # what # "); the result's integer type is the "
+    # "index type.\n\n```mlir\n%i = jaxc." # mnemonic
+    # " %x, axis = 1 : tensor<2x3xf32> -> tensor<2xi32>\n```";
+  let arguments = (ins Jaxc_Tensor:$operand, I64Attr:$axis);
+  let results = (outs Jaxc_IntTensor:$result);
+  let assemblyFormat = "$operand `,` `axis` `=` $axis attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+def Jaxc_ArgMaxOp : Jaxc_ArgReduceOp<"argmax", "maximum">;
+def Jaxc_ArgMinOp : Jaxc_ArgReduceOp<"argmin", "minimum">;
+
+def Jaxc_CumulativeOp : Jaxc_Op<"cumulative", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "inclusive scan with sum, prod, max or min along an axis";
+  let description = [{
+    With `reverse` the scan runs from the end of the axis.
+
+    ```mlir
+    %c = jaxc.cumulative sum %x, axis = 0 reverse : tensor<5xf32>
+    ```
+  }];
+  let arguments = (ins Jaxc_CumulativeKind:$kind, Jaxc_NumericTensor:$operand,
+                   I64Attr:$axis, UnitAttr:$reverse);
+  let results = (outs Jaxc_NumericTensor:$result);
+  let assemblyFormat = "$kind $operand `,` `axis` `=` $axis (`reverse` $reverse^)? attr-dict `:` type($operand)";
+}
+
+def Jaxc_SortOp : Jaxc_Op<"sort", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "sort tensors along a dimension by their first keys";
+  let description = [{
+    All operands have the same shape; they are permuted together, ordered
+    ascending lexicographically by the first `num_keys` operands (floats in
+    total order: -NaN < -inf < ... < inf < NaN).
+
+    ```mlir
+    %k, %v = jaxc.sort %keys, %vals, dim = 0, num_keys = 1 stable
+               : tensor<5xf32>, tensor<5xi32>
+    ```
+  }];
+  let arguments = (ins Variadic<Jaxc_Tensor>:$inputs, I64Attr:$dimension,
+                   DefaultValuedAttr<I64Attr, "1">:$num_keys, UnitAttr:$is_stable);
+  let results = (outs Variadic<Jaxc_Tensor>:$results);
+  let assemblyFormat = "$inputs `,` `dim` `=` $dimension `,` `num_keys` `=` $num_keys (`stable` $is_stable^)? attr-dict `:` type($inputs)";
+}
+
+def Jaxc_DotGeneralOp : Jaxc_Op<"dot_general", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  // Shapes must match; the element type is the preferred one.
+  let extraClassDeclaration = [{
+    static bool isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r);
+  }];
+  let summary = "general tensor contraction";
+  let description = [{
+    Result dimensions: batch dimensions, then free lhs dimensions, then free
+    rhs dimensions. The result element type is the preferred element type
+    (inferred as the lhs element type when not given).
+
+    ```mlir
+    %c = jaxc.dot_general %a, %b, batch = [0] x [0], contract = [2] x [1]
+           : (tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
+    ```
+  }];
+  let arguments = (ins Jaxc_NumericTensor:$lhs, Jaxc_NumericTensor:$rhs,
+                   DenseI64ArrayAttr:$lhs_batching_dimensions,
+                   DenseI64ArrayAttr:$rhs_batching_dimensions,
+                   DenseI64ArrayAttr:$lhs_contracting_dimensions,
+                   DenseI64ArrayAttr:$rhs_contracting_dimensions);
+  let results = (outs Jaxc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` `batch` `=` $lhs_batching_dimensions `x` $rhs_batching_dimensions
+    `,` `contract` `=` $lhs_contracting_dimensions `x` $rhs_contracting_dimensions
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Jaxc_ConvGeneralDilatedOp : Jaxc_Op<"conv_general_dilated", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  // Shapes must match; the element type is the preferred one.
+  let extraClassDeclaration = [{
+    static bool isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r);
+  }];
+  let summary = "general dilated convolution (lax.conv_general_dilated)";
+  let description = [{
+    `lhs_spec`, `rhs_spec` and `out_spec` are `lax.ConvDimensionNumbers`:
+    (batch, feature, spatial...) for lhs and out, (out feature, in feature,
+    spatial...) for rhs. `padding` holds (low, high) per spatial dimension.
+
+    ```mlir
+    %y = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1],
+           padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1],
+           lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3],
+           feature_group_count = 1, batch_group_count = 1
+           : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Jaxc_NumericTensor:$lhs, Jaxc_NumericTensor:$rhs,
+                   DenseI64ArrayAttr:$window_strides, DenseI64ArrayAttr:$padding,
+                   DenseI64ArrayAttr:$lhs_dilation, DenseI64ArrayAttr:$rhs_dilation,
+                   DenseI64ArrayAttr:$lhs_spec, DenseI64ArrayAttr:$rhs_spec,
+                   DenseI64ArrayAttr:$out_spec,
+                   DefaultValuedAttr<I64Attr, "1">:$feature_group_count,
+                   DefaultValuedAttr<I64Attr, "1">:$batch_group_count);
+  let results = (outs Jaxc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` `window_strides` `=` $window_strides `,` `padding` `=` $padding
+    `,` `lhs_dilation` `=` $lhs_dilation `,` `rhs_dilation` `=` $rhs_dilation
+    `,` `lhs_spec` `=` $lhs_spec `,` `rhs_spec` `=` $rhs_spec `,` `out_spec` `=` $out_spec
+    `,` `feature_group_count` `=` $feature_group_count `,` `batch_group_count` `=` $batch_group_count
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+#endif // JAXC_REDUCTION_OPS_TD
