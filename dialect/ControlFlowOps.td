@@ -37,7 +37,7 @@ def Jaxc_WhileOp : Jaxc_Op<"while", [RecursiveMemoryEffects, IsolatedFromAbove,
     carried values. The results are the carried values when `cond` is false.
 
     ```mlir
-    %r = jaxc.while (%x) : tensor<i32> cond {
+    %r = jaxc.while (%x : tensor<i32>) cond {
     ^bb0(%i: tensor<i32>):
       %p = jaxc.compare lt, %i, %ten : tensor<i32>
       jaxc.yield %p : tensor<i1>
@@ -53,7 +53,7 @@ def Jaxc_WhileOp : Jaxc_Op<"while", [RecursiveMemoryEffects, IsolatedFromAbove,
   let arguments = (ins Variadic<Jaxc_Tensor>:$init);
   let results = (outs Variadic<Jaxc_Tensor>:$results);
   let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
-  let assemblyFormat = "`(` $init `)` attr-dict `:` type($init) `cond` $cond `do` $body";
+  let assemblyFormat = "`(` ($init^ `:` type($init))? `)` attr-dict `cond` $cond `do` $body";
   let hasRegionVerifier = 1;
 }
 
@@ -66,8 +66,8 @@ def Jaxc_ScanOp : Jaxc_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove,
     size `length`. With `reverse`, iteration runs from the last slice.
 
     ```mlir
-    %c, %ys = jaxc.scan init(%c0) xs(%xs) length = 5
-                : (tensor<f32>), (tensor<5xf32>) -> tensor<f32>, tensor<5xf32> {
+    %c, %ys = jaxc.scan init(%c0 : tensor<f32>) xs(%xs : tensor<5xf32>) length = 5
+                -> tensor<f32>, tensor<5xf32> {
     ^bb0(%c: tensor<f32>, %x: tensor<f32>):
       %s = jaxc.add %c, %x : tensor<f32>
       jaxc.yield %s, %s : tensor<f32>, tensor<f32>
@@ -79,8 +79,8 @@ def Jaxc_ScanOp : Jaxc_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove,
   let results = (outs Variadic<Jaxc_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `init` `(` $init `)` `xs` `(` $xs `)` `length` `=` $length (`reverse` $reverse^)?
-    attr-dict `:` `(` type($init) `)` `,` `(` type($xs) `)` `->` type($results) $body
+    `init` `(` ($init^ `:` type($init))? `)` `xs` `(` ($xs^ `:` type($xs))? `)`
+    `length` `=` $length (`reverse` $reverse^)? attr-dict `->` type($results) $body
   }];
   let hasRegionVerifier = 1;
 }

@@ -48,7 +48,7 @@ def Jaxc_IotaOp : Jaxc_Op<"iota", [Pure]> {
 let hasFolder = 1 in {
 def Jaxc_NegOp : Jaxc_UnaryOp<"neg", Jaxc_NumericTensor, "negation">;
 def Jaxc_AbsOp : Jaxc_UnaryOp<"abs", Jaxc_NumericTensor, "absolute value">;
-def Jaxc_ExpOp : Jaxc_UnaryOp<"exp", Jaxc_FloatTensor, "e raised to the power">;
+def Jaxc_ExpOp : Jaxc_UnaryOp<"exp", Jaxc_FloatTensor, "exponential (e to the power x)">;
 def Jaxc_LogOp : Jaxc_UnaryOp<"log", Jaxc_FloatTensor, "natural logarithm">;
 def Jaxc_SinOp : Jaxc_UnaryOp<"sin", Jaxc_FloatTensor, "sine">;
 def Jaxc_CosOp : Jaxc_UnaryOp<"cos", Jaxc_FloatTensor, "cosine">;
@@ -56,8 +56,8 @@ def Jaxc_TanhOp : Jaxc_UnaryOp<"tanh", Jaxc_FloatTensor, "hyperbolic tangent">;
 def Jaxc_SqrtOp : Jaxc_UnaryOp<"sqrt", Jaxc_FloatTensor, "square root">;
 def Jaxc_NotOp : Jaxc_UnaryOp<"not", Jaxc_IntOrPredTensor, "bitwise (or logical, for i1) not">;
 }
-def Jaxc_SignOp : Jaxc_UnaryOp<"sign", Jaxc_NumericTensor, "the sign (-1, 0 or 1; NaN for NaN)">;
-def Jaxc_Exp2Op : Jaxc_UnaryOp<"exp2", Jaxc_FloatTensor, "2 raised to the power">;
+def Jaxc_SignOp : Jaxc_UnaryOp<"sign", Jaxc_NumericTensor, "sign (-1, 0 or 1; NaN for NaN)">;
+def Jaxc_Exp2Op : Jaxc_UnaryOp<"exp2", Jaxc_FloatTensor, "base-2 exponential">;
 def Jaxc_Expm1Op : Jaxc_UnaryOp<"expm1", Jaxc_FloatTensor, "exp(x) - 1, accurate near 0">;
 def Jaxc_Log1pOp : Jaxc_UnaryOp<"log1p", Jaxc_FloatTensor, "log(1 + x), accurate near 0">;
 def Jaxc_TanOp : Jaxc_UnaryOp<"tan", Jaxc_FloatTensor, "tangent">;
@@ -69,18 +69,18 @@ def Jaxc_CoshOp : Jaxc_UnaryOp<"cosh", Jaxc_FloatTensor, "hyperbolic cosine">;
 def Jaxc_AsinhOp : Jaxc_UnaryOp<"asinh", Jaxc_FloatTensor, "inverse hyperbolic sine">;
 def Jaxc_AcoshOp : Jaxc_UnaryOp<"acosh", Jaxc_FloatTensor, "inverse hyperbolic cosine">;
 def Jaxc_AtanhOp : Jaxc_UnaryOp<"atanh", Jaxc_FloatTensor, "inverse hyperbolic tangent">;
-def Jaxc_LogisticOp : Jaxc_UnaryOp<"logistic", Jaxc_FloatTensor, "the logistic sigmoid 1 / (1 + exp(-x))">;
+def Jaxc_LogisticOp : Jaxc_UnaryOp<"logistic", Jaxc_FloatTensor, "logistic sigmoid 1 / (1 + exp(-x))">;
 def Jaxc_RsqrtOp : Jaxc_UnaryOp<"rsqrt", Jaxc_FloatTensor, "reciprocal square root">;
 def Jaxc_CbrtOp : Jaxc_UnaryOp<"cbrt", Jaxc_FloatTensor, "cube root">;
 def Jaxc_FloorOp : Jaxc_UnaryOp<"floor", Jaxc_FloatTensor, "floor">;
 def Jaxc_CeilOp : Jaxc_UnaryOp<"ceil", Jaxc_FloatTensor, "ceiling">;
-def Jaxc_ErfOp : Jaxc_UnaryOp<"erf", Jaxc_FloatTensor, "the error function">;
-def Jaxc_ErfInvOp : Jaxc_UnaryOp<"erf_inv", Jaxc_FloatTensor, "the inverse error function">;
+def Jaxc_ErfOp : Jaxc_UnaryOp<"erf", Jaxc_FloatTensor, "error function">;
+def Jaxc_ErfInvOp : Jaxc_UnaryOp<"erf_inv", Jaxc_FloatTensor, "inverse error function">;
 def Jaxc_LgammaOp : Jaxc_UnaryOp<"lgamma", Jaxc_FloatTensor, "log of the absolute value of the gamma function">;
-def Jaxc_DigammaOp : Jaxc_UnaryOp<"digamma", Jaxc_FloatTensor, "the digamma function">;
-def Jaxc_PopulationCountOp : Jaxc_UnaryOp<"population_count", Jaxc_IntTensor, "the number of set bits">;
-def Jaxc_ClzOp : Jaxc_UnaryOp<"clz", Jaxc_IntTensor, "the number of leading zero bits">;
-def Jaxc_StopGradientOp : Jaxc_UnaryOp<"stop_gradient", Jaxc_Tensor, "the identity, with a zero derivative"> {
+def Jaxc_DigammaOp : Jaxc_UnaryOp<"digamma", Jaxc_FloatTensor, "digamma function">;
+def Jaxc_PopulationCountOp : Jaxc_UnaryOp<"population_count", Jaxc_IntTensor, "number of set bits">;
+def Jaxc_ClzOp : Jaxc_UnaryOp<"clz", Jaxc_IntTensor, "number of leading zero bits">;
+def Jaxc_StopGradientOp : Jaxc_UnaryOp<"stop_gradient", Jaxc_Tensor, "identity, with a zero derivative"> {
   let description = [{
     The identity on values; autodiff treats the result as a constant.
 
@@ -126,23 +126,23 @@ def Jaxc_IsFiniteOp : Jaxc_Op<"is_finite", [Pure, Elementwise,
 //===----------------------------------------------------------------------===//
 
 let hasFolder = 1 in {
-def Jaxc_AddOp : Jaxc_BinaryOp<"add", Jaxc_Tensor, "the sum (logical or for i1)", [Commutative]>;
-def Jaxc_SubOp : Jaxc_BinaryOp<"sub", Jaxc_NumericTensor, "the difference">;
-def Jaxc_MulOp : Jaxc_BinaryOp<"mul", Jaxc_Tensor, "the product (logical and for i1)", [Commutative]>;
-def Jaxc_DivOp : Jaxc_BinaryOp<"div", Jaxc_NumericTensor, "the quotient (integers round toward zero)">;
-def Jaxc_MaxOp : Jaxc_BinaryOp<"max", Jaxc_Tensor, "the maximum (NaN-propagating)", [Commutative]>;
-def Jaxc_MinOp : Jaxc_BinaryOp<"min", Jaxc_Tensor, "the minimum (NaN-propagating)", [Commutative]>;
+def Jaxc_AddOp : Jaxc_BinaryOp<"add", Jaxc_Tensor, "sum (logical or for i1)", [Commutative]>;
+def Jaxc_SubOp : Jaxc_BinaryOp<"sub", Jaxc_NumericTensor, "difference">;
+def Jaxc_MulOp : Jaxc_BinaryOp<"mul", Jaxc_Tensor, "product (logical and for i1)", [Commutative]>;
+def Jaxc_DivOp : Jaxc_BinaryOp<"div", Jaxc_NumericTensor, "quotient (integers round toward zero)">;
+def Jaxc_MaxOp : Jaxc_BinaryOp<"max", Jaxc_Tensor, "maximum (NaN-propagating)", [Commutative]>;
+def Jaxc_MinOp : Jaxc_BinaryOp<"min", Jaxc_Tensor, "minimum (NaN-propagating)", [Commutative]>;
 def Jaxc_AndOp : Jaxc_BinaryOp<"and", Jaxc_IntOrPredTensor, "bitwise and", [Commutative]>;
 def Jaxc_OrOp : Jaxc_BinaryOp<"or", Jaxc_IntOrPredTensor, "bitwise or", [Commutative]>;
 def Jaxc_XorOp : Jaxc_BinaryOp<"xor", Jaxc_IntOrPredTensor, "bitwise exclusive or", [Commutative]>;
 }
-def Jaxc_RemOp : Jaxc_BinaryOp<"rem", Jaxc_NumericTensor, "the remainder with the sign of the dividend">;
+def Jaxc_RemOp : Jaxc_BinaryOp<"rem", Jaxc_NumericTensor, "remainder with the sign of the dividend">;
 def Jaxc_PowOp : Jaxc_BinaryOp<"pow", Jaxc_NumericTensor, "lhs raised to the power rhs">;
-def Jaxc_Atan2Op : Jaxc_BinaryOp<"atan2", Jaxc_FloatTensor, "the arctangent of lhs / rhs using both signs">;
-def Jaxc_ShiftLeftOp : Jaxc_BinaryOp<"shift_left", Jaxc_IntTensor, "the left shift">;
-def Jaxc_ShiftRightLogicalOp : Jaxc_BinaryOp<"shift_right_logical", Jaxc_IntTensor, "the logical right shift">;
-def Jaxc_ShiftRightArithmeticOp : Jaxc_BinaryOp<"shift_right_arithmetic", Jaxc_IntTensor, "the arithmetic right shift">;
-def Jaxc_NextAfterOp : Jaxc_BinaryOp<"nextafter", Jaxc_FloatTensor, "the next representable value after lhs toward rhs">;
+def Jaxc_Atan2Op : Jaxc_BinaryOp<"atan2", Jaxc_FloatTensor, "arctangent of lhs / rhs using both signs">;
+def Jaxc_ShiftLeftOp : Jaxc_BinaryOp<"shift_left", Jaxc_IntTensor, "left shift">;
+def Jaxc_ShiftRightLogicalOp : Jaxc_BinaryOp<"shift_right_logical", Jaxc_IntTensor, "logical right shift">;
+def Jaxc_ShiftRightArithmeticOp : Jaxc_BinaryOp<"shift_right_arithmetic", Jaxc_IntTensor, "arithmetic right shift">;
+def Jaxc_NextAfterOp : Jaxc_BinaryOp<"nextafter", Jaxc_FloatTensor, "next representable value after lhs toward rhs">;
 
 //===----------------------------------------------------------------------===//
 // Compare, select, clamp, conversions

@@ -1,6 +1,8 @@
 // Reductions and contractions: type inference and verifiers.
 #include "JaxcDialect.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace mlir::jaxc;
 
@@ -102,7 +104,8 @@ LogicalResult SortOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
                              << first.getRank();
     return failure();
   }
-  int64_t numKeys = adaptor.getNumKeys();
+  // Python builders may leave the defaulted attribute unset here.
+  int64_t numKeys = adaptor.getNumKeysAttr() ? adaptor.getNumKeys() : 1;
   if (numKeys < 1 || numKeys > static_cast<int64_t>(operands.size())) {
     emitOpErrorAt(loc, name) << "num_keys " << numKeys << " must be in [1, "
                              << operands.size() << "] (the number of inputs)";
@@ -127,8 +130,20 @@ static bool sameShapes(TypeRange lhs, TypeRange rhs) {
   return true;
 }
 
+/// The preferred element type may differ from the operands' but stays in
+/// their category: float operands give a float result, integers an integer.
+static bool sameShapesAndCategory(TypeRange lhs, TypeRange rhs) {
+  if (!sameShapes(lhs, rhs))
+    return false;
+  for (auto [l, r] : llvm::zip(lhs, rhs))
+    if (llvm::isa<FloatType>(getElementTypeOrSelf(l)) !=
+        llvm::isa<FloatType>(getElementTypeOrSelf(r)))
+      return false;
+  return true;
+}
+
 bool DotGeneralOp::isCompatibleReturnTypes(TypeRange lhs, TypeRange rhs) {
-  return sameShapes(lhs, rhs);
+  return sameShapesAndCategory(lhs, rhs);
 }
 
 LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -196,7 +211,7 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
 //===----------------------------------------------------------------------===//
 
 bool ConvGeneralDilatedOp::isCompatibleReturnTypes(TypeRange lhs, TypeRange rhs) {
-  return sameShapes(lhs, rhs);
+  return sameShapesAndCategory(lhs, rhs);
 }
 
 LogicalResult ConvGeneralDilatedOp::inferReturnTypes(
@@ -250,7 +265,9 @@ LogicalResult ConvGeneralDilatedOp::inferReturnTypes(
   ArrayRef<int64_t> ls = a.getLhsSpec(), rs = a.getRhsSpec(), os = a.getOutSpec();
   int64_t batch = lhs.getDimSize(ls[0]), inFeatures = lhs.getDimSize(ls[1]);
   int64_t outFeatures = rhs.getDimSize(rs[0]), kernelIn = rhs.getDimSize(rs[1]);
-  int64_t groups = a.getFeatureGroupCount(), batchGroups = a.getBatchGroupCount();
+  // Python builders may leave the defaulted attributes unset here.
+  int64_t groups = a.getFeatureGroupCountAttr() ? a.getFeatureGroupCount() : 1;
+  int64_t batchGroups = a.getBatchGroupCountAttr() ? a.getBatchGroupCount() : 1;
   if (groups < 1 || batchGroups < 1 || (groups > 1 && batchGroups > 1)) {
     emitOpErrorAt(loc, name) << "feature_group_count (" << groups << ") and batch_group_count ("
                              << batchGroups << ") must be >= 1 and not both > 1";

@@ -61,14 +61,14 @@ def Jaxc_SortOp : Jaxc_Op<"sort", [Pure,
     total order: -NaN < -inf < ... < inf < NaN).
 
     ```mlir
-    %k, %v = jaxc.sort %keys, %vals, dim = 0, num_keys = 1 stable
+    %k, %v = jaxc.sort(%keys, %vals), dim = 0, num_keys = 1 stable
                : tensor<5xf32>, tensor<5xi32>
     ```
   }];
   let arguments = (ins Variadic<Jaxc_Tensor>:$inputs, I64Attr:$dimension,
                    DefaultValuedAttr<I64Attr, "1">:$num_keys, UnitAttr:$is_stable);
   let results = (outs Variadic<Jaxc_Tensor>:$results);
-  let assemblyFormat = "$inputs `,` `dim` `=` $dimension `,` `num_keys` `=` $num_keys (`stable` $is_stable^)? attr-dict `:` type($inputs)";
+  let assemblyFormat = "`(` $inputs `)` `,` `dim` `=` $dimension `,` `num_keys` `=` $num_keys (`stable` $is_stable^)? attr-dict `:` type($inputs)";
 }
 
 def Jaxc_DotGeneralOp : Jaxc_Op<"dot_general", [Pure,

@@ -129,12 +129,12 @@ def Jaxc_ConcatenateOp : Jaxc_Op<"concatenate", [Pure,
     dimension but `dimension`.
 
     ```mlir
-    %c = jaxc.concatenate %x, %y, dim = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+    %c = jaxc.concatenate(%x, %y), dim = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
     ```
   }];
   let arguments = (ins Variadic<Jaxc_Tensor>:$inputs, I64Attr:$dimension);
   let results = (outs Jaxc_Tensor:$result);
-  let assemblyFormat = "$inputs `,` `dim` `=` $dimension attr-dict `:` functional-type($inputs, $result)";
+  let assemblyFormat = "`(` $inputs `)` `,` `dim` `=` $dimension attr-dict `:` functional-type($inputs, $result)";
   let hasFolder = 1;
 }
 

@@ -7,7 +7,7 @@ import sys
 import lit.formats
 
 config.name = "jaxc"
-config.test_format = lit.formats.ShTest(execute_external=True)
+config.test_format = lit.formats.ShTest()
 config.suffixes = [".mlir"]
 config.excludes = ["Inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)

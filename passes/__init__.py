@@ -1,0 +1,12 @@
+"""`jaxc.passes`: every project transformation and lowering, one pass per file.
+
+Importing this package registers each pass with `registry`; `pipeline` turns
+a textual pipeline that mixes them with upstream passes into one
+`mlir.passmanager.PassManager`.
+"""
+from .registry import PassInfo, all_passes, lookup, register_pass
+
+# One import per pass module; importing registers the pass.
+from . import cleanup  # noqa: E402,F401  jaxc-cleanup
+
+__all__ = ["PassInfo", "all_passes", "lookup", "register_pass"]

@@ -1,0 +1,240 @@
+// Invalid contractions: dot_general and conv_general_dilated. Both check
+// their operands in type inference during verification, so MLIR adds
+// "failed to infer returned types" after each message.
+// RUN: jaxc-opt %s --split-input-file --verify-diagnostics
+
+func.func @dot_general_element_types_differ(%a: tensor<2x3xf32>, %b: tensor<3x4xf16>) {
+  // expected-error @+2 {{'jaxc.dot_general' op operands must have the same element type, got lhs 'tensor<2x3xf32>' and rhs 'tensor<3x4xf16>'}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf16>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_general_batching_counts_differ(%a: tensor<4x2x3xf32>, %b: tensor<4x3x5xf32>) {
+  // expected-error @+2 {{'jaxc.dot_general' op lhs and rhs need as many batching dimensions (1 vs 0) and contracting dimensions (1 vs 1)}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [0] x [], contract = [2] x [1] : (tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @dot_general_contracting_counts_differ(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{'jaxc.dot_general' op lhs and rhs need as many batching dimensions (0 vs 0) and contracting dimensions (1 vs 2)}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0, 1] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @dot_general_lhs_dimension_out_of_range(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{'jaxc.dot_general' op lhs batching and contracting dimensions[0] = 2 is out of range for rank 2}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [2] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_general_rhs_dimension_negative(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{'jaxc.dot_general' op rhs batching and contracting dimensions[0] = -1 is out of range for rank 2}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [-1] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// A dimension cannot be both a batching and a contracting dimension.
+func.func @dot_general_dimension_used_twice(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) {
+  // expected-error @+2 {{'jaxc.dot_general' op lhs batching and contracting dimensions repeats dimension 0}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [0] x [0], contract = [0] x [1] : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// Contracting dimensions of different sizes.
+func.func @dot_general_contracting_size_mismatch(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+2 {{'jaxc.dot_general' op contracting dimension lhs[1] of size 3 does not match rhs[0] of size 4 (lhs 'tensor<2x3xf32>', rhs 'tensor<4x5xf32>')}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @dot_general_batching_size_mismatch(%a: tensor<4x2x3xf32>, %b: tensor<5x3x6xf32>) {
+  // expected-error @+2 {{'jaxc.dot_general' op batching dimension lhs[0] of size 4 does not match rhs[0] of size 5 (lhs 'tensor<4x2x3xf32>', rhs 'tensor<5x3x6xf32>')}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [0] x [0], contract = [2] x [1] : (tensor<4x2x3xf32>, tensor<5x3x6xf32>) -> tensor<4x2x6xf32>
+  return
+}
+
+// -----
+
+// The result element type is free (the preferred type), its shape is not.
+func.func @dot_general_wrong_result_shape(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{'jaxc.dot_general' op inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<4x2xf64>'}}
+  // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<4x2xf64>
+  return
+}
+
+// -----
+
+func.func @dot_general_of_i1(%a: tensor<2x3xi1>, %b: tensor<3x4xi1>) {
+  // expected-error @+1 {{'jaxc.dot_general' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer values, but got 'tensor<2x3xi1>'}}
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<2x3xi1>, tensor<3x4xi1>) -> tensor<2x4xi1>
+  return
+}
+
+// -----
+
+func.func @conv_element_types_differ(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf16>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op operands must have the same element type, got lhs 'tensor<1x3x8x8xf32>' and rhs 'tensor<4x3x3x3xf16>'}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_rank_too_small(%x: tensor<1x3xf32>, %w: tensor<4x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op lhs 'tensor<1x3xf32>' and rhs 'tensor<4x3xf32>' must have the same rank, at least 3}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [], padding = [], lhs_dilation = [], rhs_dilation = [], lhs_spec = [0, 1], rhs_spec = [0, 1], out_spec = [0, 1], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3xf32>, tensor<4x3xf32>) -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_ranks_differ(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op lhs 'tensor<1x3x8x8xf32>' and rhs 'tensor<4x3x3xf32>' must have the same rank, at least 3}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lhs_spec_size(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op lhs_spec has 3 entries but the operands have rank 4}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_rhs_spec_out_of_range(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op rhs_spec[3] = 4 is out of range for rank 4}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 4], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_out_spec_repeats(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op out_spec repeats dimension 2}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 2], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window_strides_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op window_strides has 1 entries but needs 2 for 2 spatial dimensions}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_padding_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op padding has 2 entries but needs 4 for 2 spatial dimensions}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op window_strides entries must be >= 1}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 0], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_zero_rhs_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op rhs_dilation entries must be >= 1}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [0, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_both_group_counts(%x: tensor<2x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op feature_group_count (2) and batch_group_count (2) must be >= 1 and not both > 1}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 2, batch_group_count = 2 : (tensor<2x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_zero_group_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op feature_group_count (0) and batch_group_count (1) must be >= 1 and not both > 1}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 0, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_feature_mismatch(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op lhs feature size 3 must equal rhs input feature size 2 times feature_group_count 1, and rhs output features 4 must divide by it}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Feature groups: 4 input features in 2 groups of 2, but 3 output features
+// do not split into 2 groups.
+func.func @conv_output_features_not_divisible(%x: tensor<1x4x8x8xf32>, %w: tensor<3x2x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op lhs feature size 4 must equal rhs input feature size 2 times feature_group_count 2, and rhs output features 3 must divide by it}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 2, batch_group_count = 1 : (tensor<1x4x8x8xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_batch_group_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op batch size 1 and output features 4 must divide by batch_group_count 2}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 2 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_wrong_result_shape(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{'jaxc.conv_general_dilated' op inferred type(s) 'tensor<1x4x6x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x8x8xf32>'}}
+  // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
+  %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return
+}
