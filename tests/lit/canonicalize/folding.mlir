@@ -721,13 +721,12 @@ func.func @broadcast_of_splat_1d() -> tensor<3x4xi32> {
   return %0 : tensor<3x4xi32>
 }
 
-// concatenate(x) -> x. (Generic form: the custom form of concatenate does
-// not parse today.)
+// concatenate(x) -> x
 // CHECK-LABEL: func.func @concatenate_one_input(
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<2x3xf32>)
 // CHECK-NEXT: return %[[X]] : tensor<2x3xf32>
 func.func @concatenate_one_input(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  %0 = "jaxc.concatenate"(%x) {dimension = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = jaxc.concatenate(%x), dim = 1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
 

@@ -184,14 +184,12 @@ func.func @while_results_differ_from_init(%x: tensor<i32>) {
 
 // -----
 
-// Generic form: the custom form of a scan without xs, `xs() ... : (...), ()`,
-// does not parse today ("expected non-function type").
 func.func @scan_negative_length(%c0: tensor<f32>) {
   // expected-error @+1 {{'jaxc.scan' op length -1 must be >= 0}}
-  %0 = "jaxc.scan"(%c0) ({
+  %0 = jaxc.scan init(%c0 : tensor<f32>) xs() length = -1 -> tensor<f32> {
   ^bb0(%c: tensor<f32>):
     jaxc.yield %c : tensor<f32>
-  }) {length = -1 : i64, operandSegmentSizes = array<i32: 1, 0>} : (tensor<f32>) -> tensor<f32>
+  }
   return
 }
 

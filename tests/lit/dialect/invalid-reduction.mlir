@@ -136,9 +136,7 @@ func.func @cumulative_of_dynamic(%x: tensor<?xf32>) {
 
 // -----
 
-// The custom form of sort (`jaxc.sort(%k, %v), dim = 0, ...`) does not parse
-// today (the variadic operand list swallows the comma before `dim`); these
-// cases use the generic form.
+// No inputs: only the generic form can write that.
 func.func @sort_no_inputs() {
   // expected-error @+2 {{'jaxc.sort' op needs at least one input}}
   // expected-error @+1 {{'jaxc.sort' op failed to infer returned types}}
@@ -148,33 +146,33 @@ func.func @sort_no_inputs() {
 
 // -----
 
+// The custom form infers the results while parsing: one error per case.
 func.func @sort_shapes_differ(%k: tensor<5xf32>, %v: tensor<4xi32>) {
-  // expected-error @+2 {{'jaxc.sort' op input #1 of type 'tensor<4xi32>' must have the shape of input #0 'tensor<5xf32>'}}
-  // expected-error @+1 {{'jaxc.sort' op failed to infer returned types}}
-  %0:2 = "jaxc.sort"(%k, %v) {dimension = 0 : i64, num_keys = 1 : i64} : (tensor<5xf32>, tensor<4xi32>) -> (tensor<5xf32>, tensor<4xi32>)
+  // expected-error @+1 {{'jaxc.sort' op input #1 of type 'tensor<4xi32>' must have the shape of input #0 'tensor<5xf32>'}}
+  %0:2 = jaxc.sort(%k, %v), dim = 0, num_keys = 1 : tensor<5xf32>, tensor<4xi32>
   return
 }
 
 // -----
 
 func.func @sort_dimension_out_of_range(%k: tensor<5xf32>) {
-  // expected-error @+2 {{'jaxc.sort' op dimension 1 is out of range for inputs of rank 1}}
-  // expected-error @+1 {{'jaxc.sort' op failed to infer returned types}}
-  %0 = "jaxc.sort"(%k) {dimension = 1 : i64, num_keys = 1 : i64} : (tensor<5xf32>) -> tensor<5xf32>
+  // expected-error @+1 {{'jaxc.sort' op dimension 1 is out of range for inputs of rank 1}}
+  %0 = jaxc.sort(%k), dim = 1, num_keys = 1 stable : tensor<5xf32>
   return
 }
 
 // -----
 
 func.func @sort_too_many_keys(%k: tensor<5xf32>, %v: tensor<5xi32>) {
-  // expected-error @+2 {{'jaxc.sort' op num_keys 3 must be in [1, 2] (the number of inputs)}}
-  // expected-error @+1 {{'jaxc.sort' op failed to infer returned types}}
-  %0:2 = "jaxc.sort"(%k, %v) {dimension = 0 : i64, num_keys = 3 : i64} : (tensor<5xf32>, tensor<5xi32>) -> (tensor<5xf32>, tensor<5xi32>)
+  // expected-error @+1 {{'jaxc.sort' op num_keys 3 must be in [1, 2] (the number of inputs)}}
+  %0:2 = jaxc.sort(%k, %v), dim = 0, num_keys = 3 : tensor<5xf32>, tensor<5xi32>
   return
 }
 
 // -----
 
+// Generic form: the verifier runs the same inference, then MLIR adds
+// "failed to infer returned types".
 func.func @sort_zero_keys(%k: tensor<5xf32>) {
   // expected-error @+2 {{'jaxc.sort' op num_keys 0 must be in [1, 1] (the number of inputs)}}
   // expected-error @+1 {{'jaxc.sort' op failed to infer returned types}}

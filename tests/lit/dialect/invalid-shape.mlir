@@ -306,9 +306,7 @@ func.func @dynamic_update_slice_update_too_large(%x: tensor<4x4xf32>, %u: tensor
 
 // -----
 
-// The custom form `jaxc.concatenate(%x, %y), dim = 0` does not parse today
-// (the variadic operand list swallows the comma before `dim`), so these cases
-// use the generic form.
+// No inputs: only the generic form can write that.
 func.func @concatenate_no_inputs() {
   // expected-error @+2 {{'jaxc.concatenate' op needs at least one input}}
   // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
@@ -322,7 +320,7 @@ func.func @concatenate_no_inputs() {
 func.func @concatenate_missing_dimension(%x: tensor<2x3xf32>, %y: tensor<1x3xf32>) {
   // expected-error @+2 {{'jaxc.concatenate' op concatenate dimension 2 is out of range for inputs of rank 2}}
   // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
-  %0 = "jaxc.concatenate"(%x, %y) {dimension = 2 : i64} : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+  %0 = jaxc.concatenate(%x, %y), dim = 2 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
   return
 }
 
@@ -331,7 +329,7 @@ func.func @concatenate_missing_dimension(%x: tensor<2x3xf32>, %y: tensor<1x3xf32
 func.func @concatenate_negative_dimension(%x: tensor<2x3xf32>) {
   // expected-error @+2 {{'jaxc.concatenate' op concatenate dimension -1 is out of range for inputs of rank 2}}
   // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
-  %0 = "jaxc.concatenate"(%x, %x) {dimension = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  %0 = jaxc.concatenate(%x, %x), dim = -1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
   return
 }
 
@@ -340,7 +338,7 @@ func.func @concatenate_negative_dimension(%x: tensor<2x3xf32>) {
 func.func @concatenate_of_0d(%x: tensor<f32>) {
   // expected-error @+2 {{'jaxc.concatenate' op concatenate dimension 0 is out of range for inputs of rank 0}}
   // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
-  %0 = "jaxc.concatenate"(%x, %x) {dimension = 0 : i64} : (tensor<f32>, tensor<f32>) -> tensor<2xf32>
+  %0 = jaxc.concatenate(%x, %x), dim = 0 : (tensor<f32>, tensor<f32>) -> tensor<2xf32>
   return
 }
 
@@ -349,7 +347,7 @@ func.func @concatenate_of_0d(%x: tensor<f32>) {
 func.func @concatenate_other_dimension_differs(%x: tensor<2x3xf32>, %y: tensor<1x4xf32>) {
   // expected-error @+2 {{'jaxc.concatenate' op input #1 of type 'tensor<1x4xf32>' must match input #0 'tensor<2x3xf32>' in element type and in every dimension but 0}}
   // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
-  %0 = "jaxc.concatenate"(%x, %y) {dimension = 0 : i64} : (tensor<2x3xf32>, tensor<1x4xf32>) -> tensor<3x3xf32>
+  %0 = jaxc.concatenate(%x, %y), dim = 0 : (tensor<2x3xf32>, tensor<1x4xf32>) -> tensor<3x3xf32>
   return
 }
 
@@ -358,7 +356,7 @@ func.func @concatenate_other_dimension_differs(%x: tensor<2x3xf32>, %y: tensor<1
 func.func @concatenate_element_type_differs(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %z: tensor<2x1xi32>) {
   // expected-error @+2 {{'jaxc.concatenate' op input #2 of type 'tensor<2x1xi32>' must match input #0 'tensor<2x3xf32>' in element type and in every dimension but 1}}
   // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
-  %0 = "jaxc.concatenate"(%x, %y, %z) {dimension = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x7xf32>
+  %0 = jaxc.concatenate(%x, %y, %z), dim = 1 : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x7xf32>
   return
 }
 
@@ -367,7 +365,7 @@ func.func @concatenate_element_type_differs(%x: tensor<2x3xf32>, %y: tensor<2x3x
 func.func @concatenate_rank_differs(%x: tensor<2x3xf32>, %y: tensor<2xf32>) {
   // expected-error @+2 {{'jaxc.concatenate' op input #1 of type 'tensor<2xf32>' must match input #0 'tensor<2x3xf32>' in element type and in every dimension but 0}}
   // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
-  %0 = "jaxc.concatenate"(%x, %y) {dimension = 0 : i64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<4x3xf32>
+  %0 = jaxc.concatenate(%x, %y), dim = 0 : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<4x3xf32>
   return
 }
 
@@ -376,7 +374,7 @@ func.func @concatenate_rank_differs(%x: tensor<2x3xf32>, %y: tensor<2xf32>) {
 func.func @concatenate_wrong_result_type(%x: tensor<2x3xf32>, %y: tensor<1x3xf32>) {
   // expected-error @+2 {{'jaxc.concatenate' op inferred type(s) 'tensor<3x3xf32>' are incompatible with return type(s) of operation 'tensor<4x3xf32>'}}
   // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
-  %0 = "jaxc.concatenate"(%x, %y) {dimension = 0 : i64} : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<4x3xf32>
+  %0 = jaxc.concatenate(%x, %y), dim = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<4x3xf32>
   return
 }
 
