@@ -131,6 +131,19 @@ bool isSplatOf(Attribute attr, int64_t value) {
   return dense.getSplatValue<APInt>().getSExtValue() == value;
 }
 
+/// A splat that leaves every x unchanged under addition: 0 for integers,
+/// -0.0 for floats (since -0.0 + 0.0 = +0.0).
+bool isAdditiveIdentity(Attribute attr) {
+  auto dense = llvm::dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return false;
+  if (llvm::isa<FloatType>(dense.getElementType())) {
+    APFloat value = dense.getSplatValue<APFloat>();
+    return value.isZero() && value.isNegative();
+  }
+  return dense.getSplatValue<APInt>().isZero();
+}
+
 /// NaN-propagating max/min for floats.
 std::optional<APFloat> floatMax(const APFloat &a, const APFloat &b) {
   return llvm::maximum(a, b);
@@ -170,10 +183,11 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
 
 LogicalResult IotaOp::verify() {
   int64_t rank = getType().getRank();
+  int64_t dim = getIotaDimensionAttr().getInt();
   if (rank == 0)
     return emitOpError() << "result must have rank >= 1, got " << getType();
-  if (getIotaDimension() < 0 || getIotaDimension() >= rank)
-    return emitOpError() << "iota_dimension " << getIotaDimension()
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "iota_dimension " << dim
                          << " is out of range for result " << getType() << " of rank " << rank;
   return success();
 }
@@ -267,11 +281,12 @@ JAXC_BINARY_INFER(ShiftRightArithmeticOp)
 JAXC_BINARY_INFER(NextAfterOp)
 #undef JAXC_BINARY_INFER
 
-// x + 0 -> x; constants fold. (For i1, add is logical or.)
+// x + 0 -> x for integers, x + (-0.0) -> x for floats (x + 0.0 is not x when
+// x = -0.0); constants fold. (For i1, add is logical or.)
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (isSplatOf(adaptor.getRhs(), 0))
+  if (isAdditiveIdentity(adaptor.getRhs()))
     return getLhs();
-  if (isSplatOf(adaptor.getLhs(), 0))
+  if (isAdditiveIdentity(adaptor.getLhs()))
     return getRhs();
   bool isBool = getElementTypeOrSelf(getType()).isInteger(1);
   return foldBinary(adaptor.getOperands(), getType(),
@@ -413,13 +428,14 @@ LogicalResult ClampOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   RankedTensorType operand = getStaticTensor(loc, name, operands[1], "operand 'operand'");
   if (!operand)
     return failure();
-  for (auto [index, bound] : {std::pair<int, StringRef>{0, "min"}, {2, "max"}}) {
+  for (auto [index, bound] : {std::pair<int, StringRef>{0, "operand 'min'"},
+                              {2, "operand 'max'"}}) {
     RankedTensorType type = getStaticTensor(loc, name, operands[index], bound);
     if (!type)
       return failure();
     if (type.getElementType() != operand.getElementType() ||
         (type.getRank() != 0 && type != operand)) {
-      emitOpErrorAt(loc, name) << "operand '" << bound << "' has type " << type
+      emitOpErrorAt(loc, name) << bound << " has type " << type
                                << " but must be 0-d or have the type of 'operand' " << operand
                                << " (same element type)";
       return failure();

@@ -148,7 +148,7 @@ def Jaxc_NextAfterOp : Jaxc_BinaryOp<"nextafter", Jaxc_FloatTensor, "next repres
 // Compare, select, clamp, conversions
 //===----------------------------------------------------------------------===//
 
-def Jaxc_CompareOp : Jaxc_Op<"compare", [Pure, Elementwise,
+def Jaxc_CompareOp : Jaxc_Op<"compare", [Pure,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise comparison";
   let description = [{
@@ -195,7 +195,7 @@ def Jaxc_ClampOp : Jaxc_Op<"clamp", [Pure,
   let assemblyFormat = "$min `,` $operand `,` $max attr-dict `:` type($min) `,` type($operand) `,` type($max)";
 }
 
-def Jaxc_ConvertOp : Jaxc_Op<"convert", [Pure, Elementwise]> {
+def Jaxc_ConvertOp : Jaxc_Op<"convert", [Pure]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts each element; the shapes of operand and result agree.

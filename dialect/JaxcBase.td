@@ -101,9 +101,10 @@ class Jaxc_UnaryOp<string mnemonic, Type T, string what, list<Trait> traits = []
 }
 
 // Two operands of identical type; mismatches are reported by name and shape.
+// (No `Elementwise` trait: its generic message would pre-empt ours.)
 // `%z = jaxc.add %x, %y : tensor<4xf32>`.
 class Jaxc_BinaryOp<string mnemonic, Type T, string what, list<Trait> traits = []>
-    : Jaxc_Op<mnemonic, !listconcat([Pure, Elementwise,
+    : Jaxc_Op<mnemonic, !listconcat([Pure,
                                      DeclareOpInterfaceMethods<InferTypeOpInterface>],
                                     traits)> {
   let summary = "elementwise " # what;

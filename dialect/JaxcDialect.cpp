@@ -4,6 +4,9 @@
 
 #include "mlir/CAPI/IR.h"
 #include "mlir-c/IR.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::jaxc;
@@ -66,13 +69,14 @@ RankedTensorType mlir::jaxc::getStaticTensor(std::optional<Location> loc,
 LogicalResult mlir::jaxc::checkDimensions(std::optional<Location> loc,
                                           StringRef opName, ArrayRef<int64_t> dims,
                                           int64_t rank, StringRef attrName,
-                                          bool unique) {
+                                          bool unique, StringRef rankOf) {
   llvm::SmallVector<bool> seen(rank, false);
   for (auto [i, dim] : llvm::enumerate(dims)) {
     if (dim < 0 || dim >= rank) {
       if (loc)
         emitOpErrorAt(loc, opName) << attrName << "[" << i << "] = " << dim
-                                   << " is out of range for rank " << rank;
+                                   << " is out of range for rank " << rank
+                                   << (rankOf.empty() ? "" : " of the ") << rankOf;
       return failure();
     }
     if (unique && seen[dim]) {
@@ -83,6 +87,33 @@ LogicalResult mlir::jaxc::checkDimensions(std::optional<Location> loc,
     seen[dim] = true;
   }
   return success();
+}
+
+std::optional<int64_t> mlir::jaxc::elementCount(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    if (size < 0 || llvm::MulOverflow(count, size, count))
+      return std::nullopt;
+  return count;
+}
+
+RankedTensorType mlir::jaxc::cloneChecked(std::optional<Location> loc, StringRef opName,
+                                          RankedTensorType like, ArrayRef<__int128> shape) {
+  SmallVector<int64_t> sizes;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (size < 0 || size > std::numeric_limits<int64_t>::max()) {
+      emitOpErrorAt(loc, opName) << "result dimension " << d << " would have size "
+                                 << (size < 0 ? "< 0" : "> INT64_MAX")
+                                 << "; check the attributes against the operand " << like;
+      return nullptr;
+    }
+    sizes.push_back(static_cast<int64_t>(size));
+  }
+  if (!elementCount(sizes)) {
+    emitOpErrorAt(loc, opName) << "result would have more than INT64_MAX elements";
+    return nullptr;
+  }
+  return like.clone(sizes);
 }
 
 LogicalResult mlir::jaxc::verifyRegionSignature(Operation *op, Region &region,

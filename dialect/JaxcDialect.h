@@ -41,7 +41,17 @@ RankedTensorType getStaticTensor(std::optional<Location> loc, StringRef opName,
 /// tensor and (when `unique`) appears once. `attrName` names the attribute.
 LogicalResult checkDimensions(std::optional<Location> loc, StringRef opName,
                               ArrayRef<int64_t> dims, int64_t rank,
-                              StringRef attrName, bool unique = true);
+                              StringRef attrName, bool unique = true,
+                              StringRef rankOf = "");
+
+/// `like` with the given shape, after checking that every size is in
+/// [0, INT64_MAX] and that the element count fits in int64; null (with an
+/// error) otherwise. Sizes computed in __int128 arrive here unclamped.
+RankedTensorType cloneChecked(std::optional<Location> loc, StringRef opName,
+                              RankedTensorType like, ArrayRef<__int128> shape);
+
+/// The number of elements of `shape`, or nothing when it overflows int64.
+std::optional<int64_t> elementCount(ArrayRef<int64_t> shape);
 
 /// Verifies that `region` has one block whose arguments have `argTypes` and
 /// whose jaxc.yield returns `yieldTypes`; `what` names the region.

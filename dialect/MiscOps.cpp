@@ -59,6 +59,21 @@ LogicalResult PmaxOp::verify() { return verifyAxes(*this); }
 LogicalResult PminOp::verify() { return verifyAxes(*this); }
 LogicalResult PmeanOp::verify() { return verifyAxes(*this); }
 
+/// all_gather and all_to_all name at least one non-empty axis.
+static LogicalResult checkAxes(std::optional<Location> loc, StringRef name, ArrayAttr axes) {
+  if (!axes || axes.empty()) {
+    emitOpErrorAt(loc, name) << "needs at least one axis name in 'axes'";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult AxisIndexOp::verify() {
+  if (getAxisName().empty())
+    return emitOpError() << "axis_name must not be empty";
+  return success();
+}
+
 LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                             ValueRange operands, DictionaryAttr attrs,
                                             OpaqueProperties props, RegionRange regions,
@@ -66,7 +81,8 @@ LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   Adaptor adaptor(operands, attrs, props, regions);
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
-  if (!in || !adaptor.getDimensionAttr() || !adaptor.getAxisSizeAttr())
+  if (!in || !adaptor.getDimensionAttr() || !adaptor.getAxisSizeAttr() ||
+      failed(checkAxes(loc, name, adaptor.getAxesAttr())))
     return failure();
   int64_t dim = adaptor.getDimension(), size = adaptor.getAxisSize();
   bool tiled = adaptor.getTiled();
@@ -76,12 +92,15 @@ LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
                              << ") and axis_size " << size << " >= 1 for operand " << in;
     return failure();
   }
-  SmallVector<int64_t> shape(in.getShape());
+  SmallVector<__int128> shape(in.getShape().begin(), in.getShape().end());
   if (tiled)
     shape[dim] *= size;
   else
     shape.insert(shape.begin() + dim, size);
-  inferred.push_back(in.clone(shape));
+  RankedTensorType result = cloneChecked(loc, name, in, shape);
+  if (!result)
+    return failure();
+  inferred.push_back(result);
   return success();
 }
 
@@ -93,7 +112,7 @@ LogicalResult AllToAllOp::inferReturnTypes(MLIRContext *, std::optional<Location
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
   if (!in || !adaptor.getSplitAxisAttr() || !adaptor.getConcatAxisAttr() ||
-      !adaptor.getAxisSizeAttr())
+      !adaptor.getAxisSizeAttr() || failed(checkAxes(loc, name, adaptor.getAxesAttr())))
     return failure();
   int64_t split = adaptor.getSplitAxis(), concat = adaptor.getConcatAxis(),
           size = adaptor.getAxisSize();
@@ -108,10 +127,13 @@ LogicalResult AllToAllOp::inferReturnTypes(MLIRContext *, std::optional<Location
                              << " does not divide by axis_size " << size;
     return failure();
   }
-  SmallVector<int64_t> shape(in.getShape());
+  SmallVector<__int128> shape(in.getShape().begin(), in.getShape().end());
   shape[split] /= size;
   shape[concat] *= size;
-  inferred.push_back(in.clone(shape));
+  RankedTensorType result = cloneChecked(loc, name, in, shape);
+  if (!result)
+    return failure();
+  inferred.push_back(result);
   return success();
 }
 
@@ -233,6 +255,9 @@ LogicalResult VmapOp::verifySymbolUses(SymbolTableCollection &symbols) {
                            << " but in_axes[" << i << "] = " << axis << " and axis_size "
                            << size << " need " << *expected;
   }
+  if (getNumResults() != fn->getNumResults())
+    return emitOpError() << "has " << getNumResults() << " results but " << getCalleeAttr()
+                         << " returns " << fn->getNumResults();
   for (auto [j, axis] : llvm::enumerate(outAxes)) {
     FailureOr<Type> expected = batchedType(fn->getResult(j), axis, size);
     if (failed(expected))

@@ -120,6 +120,7 @@ def Jaxc_AxisIndexOp : Jaxc_Op<"axis_index", [Pure]> {
   let arguments = (ins StrAttr:$axis_name);
   let results = (outs 0DTensorOf<[I32]>:$result);
   let assemblyFormat = "$axis_name attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -173,14 +173,24 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
                              << lc.size() << " vs " << rc.size() << ")";
     return failure();
   }
+  if (failed(checkDimensions(loc, name, lb, lhs.getRank(), "lhs_batching_dimensions")) ||
+      failed(checkDimensions(loc, name, lc, lhs.getRank(), "lhs_contracting_dimensions")) ||
+      failed(checkDimensions(loc, name, rb, rhs.getRank(), "rhs_batching_dimensions")) ||
+      failed(checkDimensions(loc, name, rc, rhs.getRank(), "rhs_contracting_dimensions")))
+    return failure();
+  for (auto [side, batching, contracting] : {std::make_tuple(StringRef("lhs"), lb, lc),
+                                              std::make_tuple(StringRef("rhs"), rb, rc)}) {
+    for (int64_t d : contracting) {
+      if (llvm::is_contained(batching, d)) {
+        emitOpErrorAt(loc, name) << side << " dimension " << d
+                                 << " is both a batching and a contracting dimension";
+        return failure();
+      }
+    }
+  }
   SmallVector<int64_t> lhsUsed(lb), rhsUsed(rb);
   lhsUsed.append(lc.begin(), lc.end());
   rhsUsed.append(rc.begin(), rc.end());
-  if (failed(checkDimensions(loc, name, lhsUsed, lhs.getRank(),
-                             "lhs batching and contracting dimensions")) ||
-      failed(checkDimensions(loc, name, rhsUsed, rhs.getRank(),
-                             "rhs batching and contracting dimensions")))
-    return failure();
   for (auto [kind, ldims, rdims] : {std::make_tuple(StringRef("batching"), lb, rb),
                                     std::make_tuple(StringRef("contracting"), lc, rc)}) {
     for (auto [l, r] : llvm::zip(ldims, rdims)) {
@@ -285,17 +295,20 @@ LogicalResult ConvGeneralDilatedOp::inferReturnTypes(
                              << " must divide by batch_group_count " << batchGroups;
     return failure();
   }
-  SmallVector<int64_t> shape(rank, 0);
+  SmallVector<__int128> shape(rank, 0);
   shape[os[0]] = batch / batchGroups;
   shape[os[1]] = outFeatures;
   for (int64_t i = 0; i < spatial; ++i) {
-    int64_t in = lhs.getDimSize(ls[2 + i]), window = rhs.getDimSize(rs[2 + i]);
-    int64_t dilatedIn = in == 0 ? 0 : (in - 1) * a.getLhsDilation()[i] + 1;
-    int64_t padded = dilatedIn + a.getPadding()[2 * i] + a.getPadding()[2 * i + 1];
-    int64_t dilatedWindow = window == 0 ? 0 : (window - 1) * a.getRhsDilation()[i] + 1;
+    __int128 in = lhs.getDimSize(ls[2 + i]), window = rhs.getDimSize(rs[2 + i]);
+    __int128 dilatedIn = in == 0 ? 0 : (in - 1) * a.getLhsDilation()[i] + 1;
+    __int128 padded = dilatedIn + a.getPadding()[2 * i] + a.getPadding()[2 * i + 1];
+    __int128 dilatedWindow = window == 0 ? 0 : (window - 1) * a.getRhsDilation()[i] + 1;
     shape[os[2 + i]] =
         padded < dilatedWindow ? 0 : (padded - dilatedWindow) / a.getWindowStrides()[i] + 1;
   }
-  inferred.push_back(lhs.clone(shape));
+  RankedTensorType result = cloneChecked(loc, name, lhs, shape);
+  if (!result)
+    return failure();
+  inferred.push_back(result);
   return success();
 }

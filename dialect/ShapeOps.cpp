@@ -85,10 +85,14 @@ LogicalResult ReshapeOp::verify() {
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "operand " << in << " and result " << out
                          << " must have the same element type";
-  if (in.getNumElements() != out.getNumElements())
-    return emitOpError() << "cannot reshape " << in << " (" << in.getNumElements()
-                         << " elements) into " << out << " (" << out.getNumElements()
-                         << " elements)";
+  std::optional<int64_t> inCount = elementCount(in.getShape());
+  std::optional<int64_t> outCount = elementCount(out.getShape());
+  if (!inCount || !outCount)
+    return emitOpError() << "cannot reshape " << in << " into " << out
+                         << ": more than INT64_MAX elements";
+  if (*inCount != *outCount)
+    return emitOpError() << "cannot reshape " << in << " (" << *inCount
+                         << " elements) into " << out << " (" << *outCount << " elements)";
   return success();
 }
 
@@ -190,7 +194,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
       failed(checkPerDimension(loc, name, "limit_indices", limit.size(), in.getRank())) ||
       failed(checkPerDimension(loc, name, "strides", strides.size(), in.getRank())))
     return failure();
-  SmallVector<int64_t> shape;
+  SmallVector<__int128> shape;
   for (int64_t d = 0; d < in.getRank(); ++d) {
     if (start[d] < 0 || start[d] > limit[d] || limit[d] > in.getDimSize(d) || strides[d] < 1) {
       emitOpErrorAt(loc, name) << "dimension " << d << ": need 0 <= start (" << start[d]
@@ -199,9 +203,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
                                << ") >= 1 for operand " << in;
       return failure();
     }
-    shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);
+    int64_t extent = limit[d] - start[d];
+    shape.push_back(extent / strides[d] + (extent % strides[d] != 0));
   }
-  inferred.push_back(in.clone(shape));
+  RankedTensorType result = cloneChecked(loc, name, in, shape);
+  if (!result)
+    return failure();
+  inferred.push_back(result);
   return success();
 }
 
@@ -290,7 +298,7 @@ LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *, std::optional<Locat
                              << " is out of range for inputs of rank " << first.getRank();
     return failure();
   }
-  SmallVector<int64_t> shape(first.getShape());
+  SmallVector<__int128> shape(first.getShape().begin(), first.getShape().end());
   for (auto [i, value] : llvm::enumerate(operands.drop_front())) {
     RankedTensorType type = getStaticTensor(loc, name, value, "input");
     if (!type)
@@ -306,7 +314,10 @@ LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *, std::optional<Locat
     }
     shape[dim] += type.getDimSize(dim);
   }
-  inferred.push_back(first.clone(shape));
+  RankedTensorType result = cloneChecked(loc, name, first, shape);
+  if (!result)
+    return failure();
+  inferred.push_back(result);
   return success();
 }
 
@@ -339,23 +350,27 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
       failed(checkPerDimension(loc, name, "edge_padding_high", high.size(), in.getRank())) ||
       failed(checkPerDimension(loc, name, "interior_padding", interior.size(), in.getRank())))
     return failure();
-  SmallVector<int64_t> shape;
+  SmallVector<__int128> shape;
   for (int64_t d = 0; d < in.getRank(); ++d) {
-    int64_t size = in.getDimSize(d);
+    __int128 size = in.getDimSize(d);
     if (interior[d] < 0) {
       emitOpErrorAt(loc, name) << "interior_padding[" << d << "] = " << interior[d]
                                << " must be >= 0";
       return failure();
     }
-    int64_t padded = low[d] + high[d] + size + std::max<int64_t>(size - 1, 0) * interior[d];
+    __int128 padded = __int128(low[d]) + high[d] + size +
+                      (size > 0 ? size - 1 : 0) * __int128(interior[d]);
     if (padded < 0) {
       emitOpErrorAt(loc, name) << "padding dimension " << d << " of " << in
-                               << " gives negative size " << padded;
+                               << " gives a negative size";
       return failure();
     }
     shape.push_back(padded);
   }
-  inferred.push_back(in.clone(shape));
+  RankedTensorType result = cloneChecked(loc, name, in, shape);
+  if (!result)
+    return failure();
+  inferred.push_back(result);
   return success();
 }
 
@@ -464,9 +479,13 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                              << indexVectorSize;
     return failure();
   }
-  if (!isSortedUnique(collapsed) || !isSortedUnique(offsetDims)) {
-    emitOpErrorAt(loc, name) << "offset_dims and collapsed_slice_dims must be sorted and unique";
-    return failure();
+  for (auto [attrName, values] : {std::make_pair(StringRef("offset_dims"), offsetDims),
+                                  {StringRef("collapsed_slice_dims"), collapsed}}) {
+    if (!isSortedUnique(values)) {
+      auto diag = emitOpErrorAt(loc, name) << attrName << " must be sorted and unique, got ";
+      printList(diag, values);
+      return failure();
+    }
   }
   for (int64_t d = 0; d < in.getRank(); ++d) {
     if (sliceSizes[d] < 0 || sliceSizes[d] > in.getDimSize(d)) {
@@ -530,14 +549,20 @@ LogicalResult ScatterOp::verify() {
   if (failed(splitIndices(loc, name, indices, getIndexVectorDim(), batchShape, indexVectorSize)) ||
       failed(checkDimensions(loc, name, inserted, in.getRank(), "inserted_window_dims")) ||
       failed(checkDimensions(loc, name, toOperand, in.getRank(), "scatter_dims_to_operand_dims")) ||
-      failed(checkDimensions(loc, name, windowDims, updates.getRank(), "update_window_dims")))
+      failed(checkDimensions(loc, name, windowDims, updates.getRank(), "update_window_dims",
+                             /*unique=*/true, "updates")))
     return failure();
   if (static_cast<int64_t>(toOperand.size()) != indexVectorSize)
     return emitOpError() << "scatter_dims_to_operand_dims has " << toOperand.size()
                          << " entries but the index vector of " << indices << " has "
                          << indexVectorSize;
-  if (!isSortedUnique(windowDims) || !isSortedUnique(inserted))
-    return emitOpError() << "update_window_dims and inserted_window_dims must be sorted and unique";
+  for (auto [attrName, values] : {std::make_pair(StringRef("update_window_dims"), windowDims),
+                                  {StringRef("inserted_window_dims"), inserted}}) {
+    if (!isSortedUnique(values)) {
+      auto diag = emitOpError() << attrName << " must be sorted and unique, got ";
+      return printList(diag, values);
+    }
+  }
   if (static_cast<int64_t>(windowDims.size() + inserted.size()) != in.getRank())
     return emitOpError() << "update_window_dims (" << windowDims.size()
                          << ") plus inserted_window_dims (" << inserted.size()

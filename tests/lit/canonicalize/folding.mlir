@@ -495,11 +495,23 @@ func.func @not_ui8_splat() -> tensor<4xui8> {
 // Algebraic identities
 //===----------------------------------------------------------------------===//
 
-// x + 0 -> x
+// x + (-0.0) -> x for floats (exact for every x, including -0.0)
 // CHECK-LABEL: func.func @add_zero_rhs(
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<4xf32>)
 // CHECK-NEXT: return %[[X]] : tensor<4xf32>
 func.func @add_zero_rhs(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = jaxc.constant dense<-0.0> : tensor<4xf32>
+  %r = jaxc.add %x, %zero : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// x + 0.0 is not folded for floats: (-0.0) + 0.0 = +0.0, not -0.0.
+// CHECK-LABEL: func.func @add_positive_zero_stays(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<4xf32>)
+// CHECK-NEXT: %[[Z:[a-z0-9_]+]] = jaxc.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: %[[R:[a-z0-9_]+]] = jaxc.add %[[X]], %[[Z]] : tensor<4xf32>
+// CHECK-NEXT: return %[[R]] : tensor<4xf32>
+func.func @add_positive_zero_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
   %zero = jaxc.constant dense<0.0> : tensor<4xf32>
   %r = jaxc.add %x, %zero : tensor<4xf32>
   return %r : tensor<4xf32>

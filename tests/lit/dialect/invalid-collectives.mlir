@@ -168,3 +168,47 @@ func.func @axis_index_not_i32() {
   %0 = jaxc.axis_index "i" : tensor<i64>
   return
 }
+
+// -----
+
+func.func @all_gather_tiled_overflows(%x: tensor<3xf32>) {
+  // expected-error @+2 {{'jaxc.all_gather' op result dimension 0 would have size > INT64_MAX}}
+  // expected-error @+1 {{'jaxc.all_gather' op failed to infer returned types}}
+  %0 = jaxc.all_gather %x, axes = ["i"], dim = 0, axis_size = 6148914691236517206 tiled : tensor<3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_too_many_elements(%x: tensor<1073741824xf32>) {
+  // expected-error @+2 {{'jaxc.all_gather' op result would have more than INT64_MAX elements}}
+  // expected-error @+1 {{'jaxc.all_gather' op failed to infer returned types}}
+  %0 = jaxc.all_gather %x, axes = ["i"], dim = 0, axis_size = 1099511627776 : tensor<1073741824xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_no_axes(%x: tensor<3xf32>) {
+  // expected-error @+2 {{'jaxc.all_gather' op needs at least one axis name in 'axes'}}
+  // expected-error @+1 {{'jaxc.all_gather' op failed to infer returned types}}
+  %0 = jaxc.all_gather %x, axes = [], dim = 0, axis_size = 2 : tensor<3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_no_axes(%x: tensor<4x3xf32>) {
+  // expected-error @+2 {{'jaxc.all_to_all' op needs at least one axis name in 'axes'}}
+  // expected-error @+1 {{'jaxc.all_to_all' op failed to infer returned types}}
+  %0 = jaxc.all_to_all %x, axes = [], split_axis = 0, concat_axis = 1, axis_size = 2 : tensor<4x3xf32> -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @axis_index_empty_name() {
+  // expected-error @+1 {{'jaxc.axis_index' op axis_name must not be empty}}
+  %0 = jaxc.axis_index "" : tensor<i32>
+  return
+}

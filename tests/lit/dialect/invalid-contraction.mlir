@@ -31,7 +31,7 @@ func.func @dot_general_contracting_counts_differ(%a: tensor<2x3xf32>, %b: tensor
 // -----
 
 func.func @dot_general_lhs_dimension_out_of_range(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
-  // expected-error @+2 {{'jaxc.dot_general' op lhs batching and contracting dimensions[0] = 2 is out of range for rank 2}}
+  // expected-error @+2 {{'jaxc.dot_general' op lhs_contracting_dimensions[0] = 2 is out of range for rank 2}}
   // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
   %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [2] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return
@@ -40,7 +40,7 @@ func.func @dot_general_lhs_dimension_out_of_range(%a: tensor<2x3xf32>, %b: tenso
 // -----
 
 func.func @dot_general_rhs_dimension_negative(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
-  // expected-error @+2 {{'jaxc.dot_general' op rhs batching and contracting dimensions[0] = -1 is out of range for rank 2}}
+  // expected-error @+2 {{'jaxc.dot_general' op rhs_contracting_dimensions[0] = -1 is out of range for rank 2}}
   // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
   %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [-1] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return
@@ -50,7 +50,7 @@ func.func @dot_general_rhs_dimension_negative(%a: tensor<2x3xf32>, %b: tensor<3x
 
 // A dimension cannot be both a batching and a contracting dimension.
 func.func @dot_general_dimension_used_twice(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) {
-  // expected-error @+2 {{'jaxc.dot_general' op lhs batching and contracting dimensions repeats dimension 0}}
+  // expected-error @+2 {{'jaxc.dot_general' op lhs dimension 0 is both a batching and a contracting dimension}}
   // expected-error @+1 {{'jaxc.dot_general' op failed to infer returned types}}
   %0 = jaxc.dot_general %a, %b, batch = [0] x [0], contract = [0] x [1] : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3xf32>
   return

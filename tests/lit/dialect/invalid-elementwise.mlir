@@ -208,10 +208,10 @@ func.func @and_signedness_differs(%a: tensor<4xi32>, %b: tensor<4xui32>) {
 
 // -----
 
-// Binary operands of different shapes are caught first by the Elementwise
-// trait, whose message names neither operand.
+// Binary operands of different shapes are named with their types.
 func.func @add_shapes_differ(%a: tensor<4xf32>, %b: tensor<3xf32>) {
-  // expected-error @+1 {{'jaxc.add' op all non-scalar operands/results must have the same shape and base type}}
+  // expected-error @+2 {{'jaxc.add' op operand 'rhs' has type 'tensor<3xf32>' but operand 'lhs' has type 'tensor<4xf32>'; elementwise operands must have the same shape and element type}}
+  // expected-error @+1 {{'jaxc.add' op failed to infer returned types}}
   %0 = "jaxc.add"(%a, %b) : (tensor<4xf32>, tensor<3xf32>) -> tensor<4xf32>
   return
 }
@@ -367,17 +367,16 @@ func.func @clamp_operand_dynamic(%lo: tensor<f32>, %x: tensor<?xf32>) {
 // -----
 
 func.func @clamp_min_dynamic(%lo: tensor<?xf32>, %x: tensor<4xf32>) {
-  // expected-error @+1 {{'jaxc.clamp' op min must be a statically shaped tensor, got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'jaxc.clamp' op operand 'min' must be a statically shaped tensor, got 'tensor<?xf32>'}}
   %0 = jaxc.clamp %lo, %x, %x : tensor<?xf32>, tensor<4xf32>, tensor<4xf32>
   return
 }
 
 // -----
 
-// convert changes only the element type. A shape change is caught first by
-// the Elementwise trait.
+// convert changes only the element type.
 func.func @convert_changes_shape(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'jaxc.convert' op all non-scalar operands/results must have the same shape and base type}}
+  // expected-error @+1 {{'jaxc.convert' op operand shape 'tensor<4xf32>' and result shape 'tensor<3xi32>' differ; convert changes only the element type}}
   %0 = jaxc.convert %x : tensor<4xf32> -> tensor<3xi32>
   return
 }

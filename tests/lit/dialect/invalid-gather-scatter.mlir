@@ -77,7 +77,7 @@ func.func @gather_implicit_index_vector(%x: tensor<5x3xf32>, %idx: tensor<2xi32>
 // -----
 
 func.func @gather_collapsed_not_sorted(%x: tensor<5x3xf32>, %idx: tensor<2x2xi32>) {
-  // expected-error @+2 {{'jaxc.gather' op offset_dims and collapsed_slice_dims must be sorted and unique}}
+  // expected-error @+2 {{'jaxc.gather' op collapsed_slice_dims must be sorted and unique, got [1, 0]}}
   // expected-error @+1 {{'jaxc.gather' op failed to infer returned types}}
   %0 = jaxc.gather %x[%idx] offset_dims = [], collapsed_slice_dims = [1, 0], start_index_map = [0, 1], index_vector_dim = 1, slice_sizes = [1, 1] : (tensor<5x3xf32>, tensor<2x2xi32>) -> tensor<2xf32>
   return
@@ -86,7 +86,7 @@ func.func @gather_collapsed_not_sorted(%x: tensor<5x3xf32>, %idx: tensor<2x2xi32
 // -----
 
 func.func @gather_offset_dims_not_sorted(%x: tensor<5x3xf32>, %idx: tensor<2x1xi32>) {
-  // expected-error @+2 {{'jaxc.gather' op offset_dims and collapsed_slice_dims must be sorted and unique}}
+  // expected-error @+2 {{'jaxc.gather' op offset_dims must be sorted and unique, got [2, 1]}}
   // expected-error @+1 {{'jaxc.gather' op failed to infer returned types}}
   %0 = jaxc.gather %x[%idx] offset_dims = [2, 1], collapsed_slice_dims = [], start_index_map = [0], index_vector_dim = 1, slice_sizes = [1, 3] : (tensor<5x3xf32>, tensor<2x1xi32>) -> tensor<2x1x3xf32>
   return
@@ -192,7 +192,7 @@ func.func @scatter_dims_to_operand_dims_out_of_range(%x: tensor<5x3xf32>, %idx: 
 // -----
 
 func.func @scatter_update_window_dims_out_of_range(%x: tensor<5x3xf32>, %idx: tensor<2x1xi32>, %u: tensor<2x3xf32>) {
-  // expected-error @+1 {{'jaxc.scatter' op update_window_dims[0] = 2 is out of range for rank 2}}
+  // expected-error @+1 {{'jaxc.scatter' op update_window_dims[0] = 2 is out of range for rank 2 of the updates}}
   %0 = jaxc.scatter %x[%idx], %u update_window_dims = [2], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : (tensor<5x3xf32>, tensor<2x1xi32>, tensor<2x3xf32>) -> tensor<5x3xf32> {
   ^bb0(%old: tensor<f32>, %new: tensor<f32>):
     jaxc.yield %new : tensor<f32>
@@ -214,7 +214,7 @@ func.func @scatter_dims_to_operand_dims_size(%x: tensor<5x3xf32>, %idx: tensor<2
 // -----
 
 func.func @scatter_inserted_not_sorted(%x: tensor<5x3xf32>, %idx: tensor<2x2xi32>, %u: tensor<2xf32>) {
-  // expected-error @+1 {{'jaxc.scatter' op update_window_dims and inserted_window_dims must be sorted and unique}}
+  // expected-error @+1 {{'jaxc.scatter' op inserted_window_dims must be sorted and unique, got [1, 0]}}
   %0 = jaxc.scatter %x[%idx], %u update_window_dims = [], inserted_window_dims = [1, 0], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1 : (tensor<5x3xf32>, tensor<2x2xi32>, tensor<2xf32>) -> tensor<5x3xf32> {
   ^bb0(%old: tensor<f32>, %new: tensor<f32>):
     jaxc.yield %new : tensor<f32>

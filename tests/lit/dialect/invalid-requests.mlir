@@ -356,3 +356,15 @@ func.func @custom_vjp_call_bwd_results(%x: tensor<f32>) {
   %0 = jaxc.custom_vjp_call @f(%x) fwd = @f_fwd bwd = @f_bwd : (tensor<f32>) -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @sum3(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = jaxc.reduce sum %x, dims = [0] : tensor<3xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @vmap_drops_a_result(%xs: tensor<8x3xf32>) {
+  // expected-error @+1 {{'jaxc.vmap' op has 0 results but @sum3 returns 1}}
+  jaxc.vmap @sum3(%xs) in_axes = [0] out_axes = [0] axis_size = 8 : (tensor<8x3xf32>) -> ()
+  return
+}

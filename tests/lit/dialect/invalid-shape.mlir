@@ -435,7 +435,7 @@ func.func @pad_negative_interior(%x: tensor<3xf32>, %v: tensor<f32>) {
 
 // Negative edge padding crops; cropping more than the whole dimension fails.
 func.func @pad_negative_size(%x: tensor<3xf32>, %v: tensor<f32>) {
-  // expected-error @+2 {{'jaxc.pad' op padding dimension 0 of 'tensor<3xf32>' gives negative size -1}}
+  // expected-error @+2 {{'jaxc.pad' op padding dimension 0 of 'tensor<3xf32>' gives a negative size}}
   // expected-error @+1 {{'jaxc.pad' op failed to infer returned types}}
   %0 = jaxc.pad %x, %v, low = [-4], high = [0], interior = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<0xf32>
   return
@@ -493,5 +493,42 @@ func.func @expand_dims_wrong_result_type(%x: tensor<3xf32>) {
   // expected-error @+2 {{'jaxc.expand_dims' op inferred type(s) 'tensor<1x3xf32>' are incompatible with return type(s) of operation 'tensor<3x1xf32>'}}
   // expected-error @+1 {{'jaxc.expand_dims' op failed to infer returned types}}
   %0 = jaxc.expand_dims %x, dims = [0] : tensor<3xf32> -> tensor<3x1xf32>
+  return
+}
+
+// -----
+
+// Sizes are computed without overflow: three 2^62-element inputs would need
+// a dimension larger than INT64_MAX.
+func.func @concatenate_overflows(%x: tensor<4611686018427387904xf32>) {
+  // expected-error @+2 {{'jaxc.concatenate' op result dimension 0 would have size > INT64_MAX; check the attributes against the operand 'tensor<4611686018427387904xf32>'}}
+  // expected-error @+1 {{'jaxc.concatenate' op failed to infer returned types}}
+  %0 = "jaxc.concatenate"(%x, %x, %x) <{dimension = 0 : i64}> : (tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @pad_overflows(%x: tensor<3xf32>, %v: tensor<f32>) {
+  // expected-error @+2 {{'jaxc.pad' op result dimension 0 would have size > INT64_MAX}}
+  // expected-error @+1 {{'jaxc.pad' op failed to infer returned types}}
+  %0 = jaxc.pad %x, %v, low = [9223372036854775807], high = [9223372036854775807], interior = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+// A huge stride takes one element: no overflow in the size computation.
+func.func @slice_huge_stride(%x: tensor<2xf32>) -> tensor<1xf32> {
+  %0 = jaxc.slice %x, start = [0], limit = [2], strides = [9223372036854775807] : tensor<2xf32> -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+// Each dimension fits in int64 but the element count would not.
+func.func @reshape_too_many_elements(%x: tensor<4294967296x4294967296xf32>) {
+  // expected-error @+1 {{'jaxc.reshape' op cannot reshape 'tensor<4294967296x4294967296xf32>' into 'tensor<0xf32>': more than INT64_MAX elements}}
+  %0 = jaxc.reshape %x : (tensor<4294967296x4294967296xf32>) -> tensor<0xf32>
   return
 }
