@@ -2,8 +2,9 @@
 // the upstream passes and pipelines of the pinned mlir-opt.
 // RUN: jaxc-opt --list-passes | FileCheck %s
 // CHECK-LABEL: Project passes (jaxc):
-// CHECK-NEXT:  jaxc-cleanup canonicalize, CSE and symbol DCE until nothing changes
+// CHECK:       jaxc-cleanup canonicalize, CSE and symbol DCE until nothing changes
 // CHECK-NEXT:    max-iterations=int default: 10
+// CHECK:       jaxc-to-linalg lower jaxc ops
 // CHECK-LABEL: Upstream passes
 // CHECK:       {{^}} canonicalize Canonicalize operations
 // CHECK:       {{^}} cse Eliminate common sub-expressions

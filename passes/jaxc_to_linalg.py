@@ -1,0 +1,112 @@
+"""`jaxc-to-linalg`: lower jaxc ops to linalg, tensor, arith and math on tensors.
+
+An interpreter over every function body with one rule per op name
+(`passes/lowering/*.py`, merged into `lowering.RULES`). Unsigned element
+types become signless (`tensor<4xui32>` -> `tensor<4xi32>`) in function
+signatures, calls and every lowered value; rules read signedness from the
+jaxc op before it is replaced. An op without a rule is an error at its
+location naming the op.
+
+Before::
+
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = jaxc.exp %x : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+
+After::
+
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %e = tensor.empty() : tensor<4xf32>
+      %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+             ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+           ^bb0(%in: f32, %out: f32):
+             %1 = math.exp %in : f32
+             linalg.yield %1 : f32
+           } -> tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import func
+from mlir.passmanager import ExternalPass
+
+from .lowering import RULES
+from .lowering.common import set_original_operand_types, signless
+from .lowering.elementwise import LoweringError
+from .registry import register_pass
+
+
+@register_pass("jaxc-to-linalg", "lower jaxc ops to linalg/tensor/arith/math on signless tensors")
+def jaxc_to_linalg(op: ir.Operation, pass_: ExternalPass) -> None:
+    """Lower every jaxc op under `op` (a module or a function)."""
+    with op.context, op.location:
+        _lower(op, pass_)
+
+
+def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
+    jaxc_ops: list[ir.OpView] = []
+    functions: list[ir.OpView] = []
+    calls: list[ir.OpView] = []
+
+    def collect(inner: ir.Operation) -> ir.WalkResult:
+        name = inner.name
+        if name.startswith("jaxc."):
+            jaxc_ops.append(inner.opview)
+        elif name == "func.func":
+            functions.append(inner.opview)
+        elif name == "func.call":
+            calls.append(inner.opview)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(collect, ir.WalkOrder.PRE_ORDER)
+    missing = [o for o in jaxc_ops if o.name not in RULES]
+    if missing:
+        for o in missing:
+            o.location.emit_error(
+                f"jaxc-to-linalg: no lowering for '{o.name}' yet; it cannot run on the CPU")
+        pass_.signal_pass_failure()
+        return
+    original_types = [[v.type for v in o.operands] for o in jaxc_ops]
+    for fn in functions:
+        _make_signature_signless(fn)
+    for jaxc_op, types in zip(jaxc_ops, original_types):
+        set_original_operand_types(types)
+        try:
+            with ir.InsertionPoint(jaxc_op), jaxc_op.location:
+                replacements = RULES[jaxc_op.name](jaxc_op)
+        except LoweringError as error:
+            error.location.emit_error(str(error))
+            pass_.signal_pass_failure()
+            return
+        for old, new in zip(jaxc_op.results, replacements):
+            old.replace_all_uses_with(new)
+        jaxc_op.operation.erase()
+    for call in calls:
+        _make_call_signless(call)
+
+
+def _make_signature_signless(fn: ir.OpView) -> None:
+    """Signless argument and result types in the function type and entry block."""
+    fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    inputs = [signless(t) for t in fn_type.inputs]
+    results = [signless(t) for t in fn_type.results]
+    fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+    if len(fn.regions[0].blocks):
+        for arg, t in zip(fn.regions[0].blocks[0].arguments, inputs):
+            arg.set_type(t)
+
+
+def _make_call_signless(call: ir.OpView) -> None:
+    """Recreate a func.call whose result types mention unsigned integers."""
+    types = [r.type for r in call.results]
+    new_types = [signless(t) for t in types]
+    if new_types == types:
+        return
+    with ir.InsertionPoint(call), call.location:
+        new_call = func.CallOp(new_types, call.attributes["callee"].value, list(call.operands))
+    for old, new in zip(call.results, new_call.results):
+        old.replace_all_uses_with(new)
+    call.operation.erase()

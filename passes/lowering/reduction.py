@@ -1,0 +1,149 @@
+"""Lowering rules for reductions and contractions.
+
+    %s = jaxc.reduce sum %x, dims = [1] : tensor<2x3xf32> -> tensor<2xf32>
+  ->
+    %z = linalg.fill ins(%c0 : f32) outs(tensor.empty() : tensor<2xf32>)
+    %s = linalg.generic {maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)],
+                         iterator_types = ["parallel", "reduction"]}
+           ins(%x) outs(%z) { arith.addf }
+
+dot_general iterates over (batch..., lhs free..., rhs free..., contracting...)
+and accumulates in the preferred element type.
+"""
+from __future__ import annotations
+
+import math as pymath
+
+from mlir import ir
+from mlir.dialects import arith, linalg
+
+from .common import (operand_element, bit_width, element_type, filled, generic, int_max, int_min, is_float,
+                     kind, projection_map, scalar_const, shape_of, signless)
+from .elementwise import BINARY, _cmp, _convert_scalar
+
+_KINDS = ["sum", "prod", "max", "min", "and", "or"]
+_COMBINE = {"sum": "jaxc.add", "prod": "jaxc.mul", "max": "jaxc.max", "min": "jaxc.min",
+            "and": "jaxc.and", "or": "jaxc.or"}
+
+
+def _identity(reduction: str, t: ir.Type):
+    """The neutral element of `reduction` for element type `t`."""
+    if reduction == "sum":
+        return 0
+    if reduction == "prod":
+        return 1
+    if reduction == "and":
+        return -1  # all ones
+    if reduction == "or":
+        return 0
+    if is_float(t):
+        return -pymath.inf if reduction == "max" else pymath.inf
+    return int_min(t) if reduction == "max" else int_max(t)
+
+
+def reduce(op):
+    t = operand_element(op, 0)
+    reduction = _KINDS[ir.IntegerAttr(op.attributes["kind"]).value]
+    dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+    in_shape = shape_of(op.operands[0])
+    rank = len(in_shape)
+    kept = [d for d in range(rank) if d not in dims]
+    combine = BINARY[_COMBINE[reduction]]
+    fn = combine.get(kind(t)) or combine["any"]
+    init = filled(shape_of(op.results[0].type), t, scalar_const(t, _identity(reduction, t)))
+    maps = [ir.AffineMap.get_identity(rank), projection_map(rank, kept)]
+    iterators = ["reduction" if d in dims else "parallel" for d in range(rank)]
+    return generic([op.results[0].type], [op.operands[0]], maps, iterators,
+                   lambda x, acc: [fn(t, acc, x)], inits=[init])
+
+
+def _arg_reduce(op, direction: str):
+    """First index of the max (min); NaN wins, as in JAX."""
+    t = operand_element(op, 0)
+    index_type = element_type(op.results[0].type)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    in_shape = shape_of(op.operands[0])
+    rank = len(in_shape)
+    kept = [d for d in range(rank) if d != axis]
+    out_shape = shape_of(op.results[0].type)
+    start = -pymath.inf if direction == "gt" else pymath.inf
+    if not is_float(t):
+        start = int_min(t) if direction == "gt" else int_max(t)
+    best = filled(out_shape, t, scalar_const(t, start))
+    best_index = filled(out_shape, index_type, scalar_const(index_type, 0))
+    value_type = ir.RankedTensorType.get(out_shape, signless(t))
+    maps = [ir.AffineMap.get_identity(rank), projection_map(rank, kept), projection_map(rank, kept)]
+    iterators = ["reduction" if d == axis else "parallel" for d in range(rank)]
+
+    def body(x, acc, acc_index):
+        i = arith.index_cast(signless(index_type), linalg.index(axis))
+        better = _cmp(t, direction, x, acc)
+        if is_float(t):  # a NaN beats everything but an earlier NaN
+            x_nan = arith.cmpf(arith.CmpFPredicate.UNO, x, x)
+            acc_nan = arith.cmpf(arith.CmpFPredicate.UNO, acc, acc)
+            better = arith.ori(better, arith.andi(x_nan, arith.xori(acc_nan, scalar_const(ir.IntegerType.get_signless(1), 1))))
+        # The first element always wins (the start value may equal it).
+        first = arith.cmpi(arith.CmpIPredicate.eq, linalg.index(axis),
+                           arith.constant(ir.IndexType.get(), 0))
+        take = arith.ori(better, first)
+        return [arith.select(take, x, acc), arith.select(take, i, acc_index)]
+
+    _, index = generic([value_type, op.results[0].type], [op.operands[0]], maps, iterators, body,
+                       inits=[best, best_index])
+    return [index]
+
+
+def argmax(op):
+    return _arg_reduce(op, "gt")
+
+
+def argmin(op):
+    return _arg_reduce(op, "lt")
+
+
+def dot_general(op):
+    """Loops: (batch, lhs free, rhs free, contracting); result[b, i, j] += l * r."""
+    lhs, rhs = op.operands
+    lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
+    lb, rb, lc, rc = (list(ir.DenseI64ArrayAttr(op.attributes[name])) for name in
+                      ("lhs_batching_dimensions", "rhs_batching_dimensions",
+                       "lhs_contracting_dimensions", "rhs_contracting_dimensions"))
+    lhs_free = [d for d in range(len(lhs_shape)) if d not in lb and d not in lc]
+    rhs_free = [d for d in range(len(rhs_shape)) if d not in rb and d not in rc]
+    n_batch, n_out = len(lb), len(lb) + len(lhs_free) + len(rhs_free)
+    rank = n_out + len(lc)
+    lhs_loop = {}
+    for i, d in enumerate(lb):
+        lhs_loop[d] = i
+    for i, d in enumerate(lhs_free):
+        lhs_loop[d] = n_batch + i
+    for i, d in enumerate(lc):
+        lhs_loop[d] = n_out + i
+    rhs_loop = {}
+    for i, d in enumerate(rb):
+        rhs_loop[d] = i
+    for i, d in enumerate(rhs_free):
+        rhs_loop[d] = n_batch + len(lhs_free) + i
+    for i, d in enumerate(rc):
+        rhs_loop[d] = n_out + i
+    maps = [projection_map(rank, [lhs_loop[d] for d in range(len(lhs_shape))]),
+            projection_map(rank, [rhs_loop[d] for d in range(len(rhs_shape))]),
+            projection_map(rank, list(range(n_out)))]
+    iterators = ["parallel"] * n_out + ["reduction"] * len(lc)
+    src, dst = operand_element(op, 0), element_type(op.results[0].type)
+    add = BINARY["jaxc.add"].get(kind(dst)) or BINARY["jaxc.add"]["any"]
+    mul = BINARY["jaxc.mul"].get(kind(dst)) or BINARY["jaxc.mul"]["any"]
+    init = filled(shape_of(op.results[0].type), dst, scalar_const(dst, 0))
+
+    def body(a, b, acc):
+        a, b = _convert_scalar(src, dst, a), _convert_scalar(src, dst, b)
+        return [add(dst, acc, mul(dst, a, b))]
+    return generic([op.results[0].type], [lhs, rhs], maps, iterators, body, inits=[init])
+
+
+RULES = {
+    "jaxc.reduce": reduce,
+    "jaxc.argmax": argmax,
+    "jaxc.argmin": argmin,
+    "jaxc.dot_general": dot_general,
+}

