@@ -53,7 +53,9 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
 
     def collect(inner: ir.Operation) -> ir.WalkResult:
         name = inner.name
-        if name.startswith("jaxc."):
+        if name == "jaxc.yield":
+            pass  # rewritten by the rule of its parent (cond, while, scan)
+        elif name.startswith("jaxc."):
             jaxc_ops.append(inner.opview)
         elif name == "func.func":
             functions.append(inner.opview)

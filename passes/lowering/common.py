@@ -1,8 +1,13 @@
 """Helpers shared by the lowering rules: types, constants, linalg.generic.
 
 jaxc tensors may hold unsigned integers (`ui32`); arith and linalg need
-signless ones (`i32`). Rules read signedness from the jaxc op's own types
-and build everything on signless types.
+signless ones (`i32`). Rules read signedness from the jaxc op's original
+types and build everything on signless types.
+
+Booleans are *stored* as i8 (0 or 1) in tensors, as XLA stores PRED: the
+pinned MemRefToLLVM asserts on loads and stores of i1 (docs/toolchain.md).
+Scalar code inside linalg bodies works on i1: `map_elements` truncates i8
+inputs that were i1 and widens i1 results back to i8.
 """
 from __future__ import annotations
 
@@ -19,12 +24,30 @@ ScalarBody = Callable[[Sequence[ir.Value]], ir.Value]
 # --------------------------------------------------------------------------
 
 def signless(t: ir.Type) -> ir.Type:
-    """`ui32` -> `i32`, `tensor<4xui32>` -> `tensor<4xi32>`; others unchanged."""
+    """Scalars: `ui32` -> `i32` (i1 stays i1). Tensors: the storage type,
+    `tensor<4xui32>` -> `tensor<4xi32>`, `tensor<4xi1>` -> `tensor<4xi8>`."""
     if isinstance(t, ir.RankedTensorType):
-        return ir.RankedTensorType.get(t.shape, signless(t.element_type))
+        return ir.RankedTensorType.get(t.shape, storage_element(t.element_type))
     if isinstance(t, ir.IntegerType) and not t.is_signless:
         return ir.IntegerType.get_signless(t.width)
     return t
+
+
+def storage_element(t: ir.Type) -> ir.Type:
+    """The element type a tensor holds after lowering: signless, i1 as i8."""
+    if isinstance(t, ir.IntegerType) and t.width == 1:
+        return ir.IntegerType.get_signless(8)
+    return signless(t)
+
+
+def to_compute(t: ir.Type, x: ir.Value) -> ir.Value:
+    """A stored element as a scalar of (signless) type `t`: i8 -> i1 for booleans."""
+    return arith.trunci(ir.IntegerType.get_signless(1), x) if is_bool(t) else x
+
+
+def to_storage(t: ir.Type, x: ir.Value) -> ir.Value:
+    """A scalar of type `t` as a stored element: i1 -> i8 for booleans."""
+    return arith.extui(ir.IntegerType.get_signless(8), x) if is_bool(t) else x
 
 
 def element_type(value_or_type) -> ir.Type:
@@ -112,11 +135,14 @@ def int_max(t: ir.Type) -> int:
 # --------------------------------------------------------------------------
 
 def empty(shape: Sequence[int], elem: ir.Type) -> ir.Value:
-    return tensor.empty(list(shape), signless(elem))
+    return tensor.empty(list(shape), storage_element(elem))
 
 
 def filled(shape: Sequence[int], elem: ir.Type, scalar: ir.Value) -> ir.Value:
-    """A tensor of `shape` holding `scalar` everywhere (linalg.fill)."""
+    """A tensor of `shape` holding `scalar` everywhere (linalg.fill); an i1
+    scalar is stored as i8."""
+    if is_bool(scalar.type):
+        scalar = to_storage(scalar.type, scalar)
     return linalg.fill(scalar, outs=[empty(shape, elem)])
 
 
@@ -159,13 +185,24 @@ def generic(result_types: Sequence[ir.Type], inputs: Sequence[ir.Value],
 
 
 def map_elements(result_type: ir.Type, inputs: Sequence[ir.Value],
-                 scalar_fn: ScalarBody) -> ir.Value:
+                 scalar_fn: ScalarBody,
+                 input_elements: Sequence[ir.Type] | None = None) -> ir.Value:
     """An elementwise linalg.generic: result[i] = scalar_fn([in[i] for in in inputs]).
 
-    0-d inputs broadcast over the result shape.
+    `input_elements` are the inputs' original element types (booleans arrive
+    as i1 scalars); by default those of the op being lowered, whose leading
+    operands `inputs` are. `result_type` is the original result type. 0-d
+    inputs broadcast over the result shape.
     """
+    if input_elements is None:
+        input_elements = [ir.RankedTensorType(t).element_type
+                          for t in _original_operand_types[:len(inputs)]]
     rank = len(shape_of(result_type))
+    out_element = ir.RankedTensorType(result_type).element_type
     maps = [broadcast_map(rank, v) for v in inputs] + [identity_map(rank)]
-    (result,) = generic([result_type], inputs, maps, ["parallel"] * rank,
-                        lambda *args: [scalar_fn(args[:len(inputs)])])
+
+    def body(*args):
+        scalars = [to_compute(t, a) for t, a in zip(input_elements, args[:len(inputs)])]
+        return [to_storage(out_element, scalar_fn(scalars))]
+    (result,) = generic([result_type], inputs, maps, ["parallel"] * rank, body)
     return result

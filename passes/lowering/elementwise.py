@@ -204,8 +204,11 @@ def constant(op) -> list[ir.Value]:
     result_type = signless(op.results[0].type)
     if result_type == op.results[0].type:
         return [arith.constant(result_type, value)]
-    array = np.array(ir.DenseElementsAttr(value))  # unsigned NumPy array
-    signed = array.view(array.dtype.str.replace("u", "i"))
+    array = np.array(ir.DenseElementsAttr(value))  # unsigned or bool NumPy array
+    if array.dtype == np.bool_:
+        signed = array.astype(np.int8)  # booleans are stored as i8
+    else:
+        signed = array.view(array.dtype.str.replace("u", "i"))
     if ir.DenseElementsAttr(value).is_splat:
         attr = ir.DenseElementsAttr.get_splat(
             result_type, ir.IntegerAttr.get(ir.RankedTensorType(result_type).element_type,

@@ -17,7 +17,7 @@ import math as pymath
 from mlir import ir
 from mlir.dialects import arith, linalg
 
-from .common import (operand_element, bit_width, element_type, filled, generic, int_max, int_min, is_float,
+from .common import (operand_element, storage_element, bit_width, element_type, filled, generic, int_max, int_min, is_float,
                      kind, projection_map, scalar_const, shape_of, signless)
 from .elementwise import BINARY, _cmp, _convert_scalar
 
@@ -71,7 +71,7 @@ def _arg_reduce(op, direction: str):
         start = int_min(t) if direction == "gt" else int_max(t)
     best = filled(out_shape, t, scalar_const(t, start))
     best_index = filled(out_shape, index_type, scalar_const(index_type, 0))
-    value_type = ir.RankedTensorType.get(out_shape, signless(t))
+    value_type = ir.RankedTensorType.get(out_shape, storage_element(t))
     maps = [ir.AffineMap.get_identity(rank), projection_map(rank, kept), projection_map(rank, kept)]
     iterators = ["reduction" if d == axis else "parallel" for d in range(rank)]
 

@@ -2,6 +2,9 @@
 
 A stand-in for `jaxc.runtime` (being written alongside) so the lowering's
 numerics can be checked against NumPy now; tests call `run(...)` only.
+The pipeline has no buffer deallocation: with the pinned LLVM, ownership-based
+deallocation of loops stores i1 ownership flags in memrefs, and lowering
+those to LLVM asserts (docs/toolchain.md). Tests leak a little; that's all.
 """
 import ctypes, sys, numpy as np
 import mlir.ir as ir
@@ -12,8 +15,8 @@ from jaxc.dialect import make_context
 from jaxc.passes.jaxc_to_linalg import jaxc_to_linalg
 
 PIPE = ("builtin.module(canonicalize,cse,"
-        "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
-        "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+        "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
+        "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},convert-bufferization-to-memref,"
         "convert-linalg-to-loops,expand-strided-metadata,lower-affine,convert-scf-to-cf,"
         "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,finalize-memref-to-llvm,"
         "func.func(llvm-request-c-wrappers),convert-func-to-llvm,reconcile-unrealized-casts)")

@@ -32,11 +32,13 @@ func.func @unsigned_max(%a: tensor<3xui8>, %b: tensor<3xui8>) -> tensor<3xui8> {
 
 // -----
 
-// Float comparisons are ordered: lt -> olt.
+// Float comparisons are ordered: lt -> olt. Booleans are stored as i8.
 // CHECK-LABEL: func.func @compare_lt
-// CHECK: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %{{.+}}: i1):
+// CHECK-SAME: -> tensor<2xi8>
+// CHECK: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %{{.+}}: i8):
 // CHECK-NEXT: %[[C:.+]] = arith.cmpf olt, %[[X]], %[[Y]] : f32
-// CHECK-NEXT: linalg.yield %[[C]] : i1
+// CHECK-NEXT: %[[W:.+]] = arith.extui %[[C]] : i1 to i8
+// CHECK-NEXT: linalg.yield %[[W]] : i8
 func.func @compare_lt(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xi1> {
   %0 = jaxc.compare lt, %a, %b : tensor<2xf32>
   return %0 : tensor<2xi1>
@@ -97,4 +99,57 @@ func.func @reduce_max(%x: tensor<2x3xf32>) -> tensor<3xf32> {
 func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// cond: a predicate picks case 0 (false) or the default region (true).
+// CHECK-LABEL: func.func @cond
+// CHECK-SAME: (%[[P:.+]]: tensor<i8>, %[[X:.+]]: tensor<3xf32>)
+// CHECK-NEXT: %[[B:.+]] = tensor.extract %[[P]][] : tensor<i8>
+// CHECK-NEXT: %[[W:.+]] = arith.extui %[[B]] : i8 to i32
+// CHECK-NEXT: %[[I:.+]] = arith.index_cast %[[W]] : i32 to index
+// CHECK-NEXT: %[[R:.+]] = scf.index_switch %[[I]] -> tensor<3xf32>
+// CHECK-NEXT: case 0 {
+// CHECK: math.absf
+// CHECK: scf.yield
+// CHECK: default {
+// CHECK: scf.yield %[[X]] : tensor<3xf32>
+// CHECK: return %[[R]] : tensor<3xf32>
+func.func @cond(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %r = jaxc.cond %p (%x) : tensor<i1>, (tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    %n = jaxc.abs %a : tensor<3xf32>
+    jaxc.yield %n : tensor<3xf32>
+  }, {
+  ^bb0(%a: tensor<3xf32>):
+    jaxc.yield %a : tensor<3xf32>
+  }
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+// while: the cond region ends in scf.condition on the i1 held by the
+// predicate tensor.
+// CHECK-LABEL: func.func @loop
+// CHECK: %[[R:.+]] = scf.while (%[[I:.+]] = %{{.+}}) : (tensor<i32>) -> tensor<i32> {
+// CHECK: %[[S:.+]] = tensor.extract %{{.+}}[] : tensor<i8>
+// CHECK-NEXT: %[[C:.+]] = arith.trunci %[[S]] : i8 to i1
+// CHECK-NEXT: scf.condition(%[[C]]) %[[I]] : tensor<i32>
+// CHECK: } do {
+// CHECK: scf.yield
+// CHECK: return %[[R]] : tensor<i32>
+func.func @loop(%n: tensor<i32>) -> tensor<i32> {
+  %r = jaxc.while (%n : tensor<i32>) cond {
+  ^bb0(%i: tensor<i32>):
+    %z = jaxc.constant dense<100> : tensor<i32>
+    %p = jaxc.compare lt, %i, %z : tensor<i32>
+    jaxc.yield %p : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i32>):
+    %j = jaxc.add %i, %i : tensor<i32>
+    jaxc.yield %j : tensor<i32>
+  }
+  return %r : tensor<i32>
 }

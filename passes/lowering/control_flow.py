@@ -1,0 +1,177 @@
+"""Lowering rules for cond, while, scan (to scf) and cumulative.
+
+The jaxc region's operations move into the scf op's block; block arguments
+are replaced by the values scf provides; `jaxc.yield` becomes `scf.yield` (or
+`scf.condition` in a while's cond region). For example
+
+    %r = jaxc.cond %p (%x) : tensor<i1>, (tensor<f32>) -> tensor<f32> {A}, {B}
+  ->
+    %i = index of %p (false -> 0, true -> 1; integer indices are clamped)
+    %r = scf.index_switch %i -> tensor<f32>
+         case 0 { A with %x; scf.yield }
+         default { B with %x; scf.yield }
+
+scan becomes an scf.for over the leading axis whose iteration arguments are
+the carries and the stacked ys; x slices are rank-reducing extract_slices.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from mlir import ir
+from mlir.dialects import arith, scf, tensor
+
+from .common import (filled, generic, identity_map, is_bool, is_unsigned, kind,
+                     operand_element, scalar_const, shape_of, signless, storage_element,
+                     to_compute)
+
+def _dynamic() -> int:
+    return ir.ShapedType.get_dynamic_stride_or_offset()
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _move_region(src: ir.Block, dst: ir.Block, arg_values: Sequence[ir.Value],
+                 make_terminator: Callable[[list[ir.Value]], None]) -> None:
+    """Move `src`'s ops into `dst`: uses of src's arguments become `arg_values`
+    and the jaxc.yield becomes what `make_terminator(yielded)` builds at the
+    end of `dst` (after any ops already there)."""
+    for arg, value in zip(src.arguments, arg_values):
+        arg.replace_all_uses_with(value)
+    ops = list(src.operations)
+    jaxc_yield = ops[-1]
+    yielded = list(jaxc_yield.operands)
+    with ir.InsertionPoint(dst):
+        anchor_count = len(list(dst.operations))
+        make_terminator(yielded)
+    anchor = list(dst.operations)[anchor_count]
+    for inner in ops[:-1]:
+        inner.move_before(anchor)
+    jaxc_yield.erase()
+
+
+def _slice_at(value: ir.Value, position: ir.Value) -> ir.Value:
+    """value[position] along the leading axis, rank-reduced."""
+    shape = shape_of(value)
+    result = ir.RankedTensorType.get(shape[1:], ir.RankedTensorType(value.type).element_type)
+    return tensor.extract_slice(result, value, [position], [], [], [_dynamic()] + [0] * (len(shape) - 1),
+                                [1] + shape[1:], [1] * len(shape))
+
+
+def _insert_at(piece: ir.Value, into: ir.Value, position: ir.Value) -> ir.Value:
+    """into[position] = piece along the leading axis."""
+    shape = shape_of(into)
+    return tensor.insert_slice(piece, into, [position], [], [], [_dynamic()] + [0] * (len(shape) - 1),
+                               [1] + shape[1:], [1] * len(shape))
+
+
+def cond(op) -> list[ir.Value]:
+    branches = list(op.regions)
+    t = operand_element(op, 0)
+    scalar = tensor.extract(op.operands[0], [])
+    if is_bool(t):  # stored as i8 0/1
+        index = arith.index_cast(ir.IndexType.get(), arith.extui(ir.IntegerType.get_signless(32), scalar))
+    else:  # lax.switch clamps the index into range
+        last = scalar_const(t, len(branches) - 1)
+        clamped = arith.minui(scalar, last) if is_unsigned(t) else \
+            arith.minsi(arith.maxsi(scalar, scalar_const(t, 0)), last)
+        index = arith.index_cast(ir.IndexType.get(), clamped)
+    result_types = [signless(r.type) for r in op.results]
+    # The wrapper gives every region (default, case 0, case 1, ...) a block.
+    switch = scf.IndexSwitchOp(result_types, index, list(range(len(branches) - 1)))
+    regions = list(switch.regions)
+    targets = regions[1:] + regions[:1]  # branch k -> case k; the last -> default
+    operands = list(op.operands[1:])
+    for branch, target in zip(branches, targets):
+        _move_region(branch.blocks[0], target.blocks[0], operands, lambda ys: scf.YieldOp(ys))
+    return list(switch.results)
+
+
+def _predicate(pred: ir.Value) -> ir.Value:
+    """The i1 held by a 0-d boolean tensor (stored as i8). The producer may not
+    be lowered yet, so the stored type is spelled out."""
+    stored = tensor.ExtractOp(pred, [], results=[ir.IntegerType.get_signless(8)]).result
+    return to_compute(ir.IntegerType.get_signless(1), stored)
+
+
+def while_(op) -> list[ir.Value]:
+    types = [signless(r.type) for r in op.results]
+    loop = scf.WhileOp(types, list(op.operands))
+    before = loop.regions[0].blocks.append(*types)
+    after = loop.regions[1].blocks.append(*types)
+    _move_region(op.regions[0].blocks[0], before, list(before.arguments),
+                 lambda ys: scf.condition(_predicate(ys[0]), list(before.arguments)))
+    _move_region(op.regions[1].blocks[0], after, list(after.arguments),
+                 lambda ys: scf.YieldOp(ys))
+    return list(loop.results)
+
+
+def scan(op) -> list[ir.Value]:
+    init, xs = list(op.init), list(op.xs)
+    length = ir.IntegerAttr(op.attributes["length"]).value
+    reverse = "reverse" in op.attributes
+    ys_types = [signless(r.type) for r in op.results[len(init):]]
+    stacked = [tensor.empty(shape_of(t), ir.RankedTensorType(t).element_type) for t in ys_types]
+    loop = scf.ForOp(_index(0), _index(length), _index(1), init + stacked)
+    body = loop.body
+    iv, carries = body.arguments[0], list(body.arguments[1:1 + len(init)])
+    accumulators = list(body.arguments[1 + len(init):])
+    with ir.InsertionPoint(body):
+        position = arith.subi(_index(length - 1), iv) if reverse else iv
+        x_slices = [_slice_at(x, position) for x in xs]
+
+    def terminator(yielded: list[ir.Value]) -> None:
+        new_carries, y_slices = yielded[:len(init)], yielded[len(init):]
+        updated = [_insert_at(y, acc, position) for y, acc in zip(y_slices, accumulators)]
+        scf.YieldOp(new_carries + updated)
+
+    _move_region(op.regions[0].blocks[0], body, carries + x_slices, terminator)
+    return list(loop.results)
+
+
+_CUMULATIVE = ["jaxc.add", "jaxc.mul", "jaxc.max", "jaxc.min"]
+
+
+def cumulative(op) -> list[ir.Value]:
+    """out[i] = combine(out[i-1], x[i]) along `axis` (from the end when reversed),
+    as an scf.for over the axis carrying the running slice."""
+    from .elementwise import BINARY  # the scalar combiners
+    from .reduction import _identity
+    t = operand_element(op, 0)
+    reduction = ["sum", "prod", "max", "min"][ir.IntegerAttr(op.attributes["kind"]).value]
+    combine = BINARY[_CUMULATIVE[["sum", "prod", "max", "min"].index(reduction)]]
+    fn = combine.get(kind(t)) or combine["any"]
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    reverse = "reverse" in op.attributes
+    x = op.operands[0]
+    shape = shape_of(x)
+    length = shape[axis]
+    slice_shape = shape[:axis] + shape[axis + 1:]
+    slice_type = ir.RankedTensorType.get(slice_shape, storage_element(t))
+    running = filled(slice_shape, t, scalar_const(t, _identity(reduction, t)))
+    out = tensor.empty(shape, storage_element(t))
+    loop = scf.ForOp(_index(0), _index(length), _index(1), [running, out])
+    iv, carry, acc = loop.body.arguments
+    offsets = [0] * len(shape)
+    sizes = [1 if d == axis else s for d, s in enumerate(shape)]
+    with ir.InsertionPoint(loop.body):
+        position = arith.subi(_index(length - 1), iv) if reverse else iv
+        dyn = [_dynamic() if d == axis else 0 for d in range(len(shape))]
+        piece = tensor.extract_slice(slice_type, x, [position], [], [], dyn, sizes, [1] * len(shape))
+        # Combine into the running slice in place (outs = the carry).
+        (combined,) = generic([slice_type], [piece], [identity_map(len(slice_shape))] * 2,
+                              ["parallel"] * len(slice_shape),
+                              lambda p, c: [fn(t, c, p)], inits=[carry])
+        updated = tensor.insert_slice(combined, acc, [position], [], [], dyn, sizes, [1] * len(shape))
+        scf.YieldOp([combined, updated])
+    return [loop.results[1]]
+
+
+RULES = {
+    "jaxc.cond": cond,
+    "jaxc.while": while_,
+    "jaxc.scan": scan,
+    "jaxc.cumulative": cumulative,
+}
