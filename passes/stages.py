@@ -137,6 +137,8 @@ def run_stages(module: ir.Module, last: str, *, first: str | None = None,
     """
     result: ir.Module | str = module
     for stage in stages_between(first, last):
+        if stage.name == "llvm":
+            check_llvm_lowerable(module)
         if stage.kind == MLIR:
             pm = build_stage_pass_manager(stage, module.context)
             if pm is not None:
@@ -178,3 +180,24 @@ def tool_path(package: str, tool: str) -> str:
         if os.access(path, os.X_OK):
             return path
     raise StageError(f"'{tool}' not found in the installed '{package}' package")
+
+
+def check_llvm_lowerable(module: ir.Module) -> None:
+    """Refuse IR that would crash the `llvm` stage (an LLVM assertion aborts
+    the whole process): in LLVM 22.1.8 `finalize-memref-to-llvm` asserts on
+    `memref.load`/`memref.store` of i1 elements. Raises `StageError`."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in ("memref.load", "memref.store") and not found:
+            memref = op.operands[0 if op.name == "memref.load" else 1].type
+            if str(ir.MemRefType(memref).element_type) == "i1":
+                found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if found:
+        raise StageError(
+            f"{found[0].location}: '{found[0].name}' on a memref of i1 cannot be lowered to LLVM: "
+            "finalize-memref-to-llvm of LLVM 22.1.8 aborts on i1 loads/stores; boolean "
+            "tensors need an i8 storage type before the llvm stage (not implemented yet)")

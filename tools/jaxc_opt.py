@@ -23,6 +23,7 @@ from mlir import ir
 from jaxc.passes import pipeline
 
 from . import diagnostics, source
+from . import stage_runner
 from .crash_guard import run_guarded, silence_stdout
 from .list_passes import list_passes
 
@@ -44,6 +45,9 @@ examples:
   jaxc-opt --pass-pipeline='builtin.module(func.func(canonicalize),jaxc-cleanup)' in.mlir
   jaxc-opt --split-input-file --verify-diagnostics invalid.mlir
   jaxc-opt --mlir-print-ir-after-all --jaxc-cleanup in.mlir
+  jaxc-opt --stage=bufferized in.mlir                run the stages up to bufferized
+  jaxc-opt --stages in.mlir                          print every stage
+  jaxc-opt --run=f --arg='[[1,2],[3,4]]:f32' in.mlir  run @f on the CPU
   jaxc-opt --list-passes"""
 
 
@@ -71,6 +75,19 @@ def build_arg_parser() -> argparse.ArgumentParser:
                         help="textual pipeline, e.g. 'builtin.module(func.func(cse),jaxc-cleanup)'")
     parser.add_argument("--list-passes", action="store_true",
                         help="list the project passes, then the upstream ones, and exit")
+    staging = parser.add_argument_group("stages (docs/stages.md; not with passes)")
+    staging.add_argument("--stage", metavar="NAME",
+                         help="run the stages up to and including NAME and print that stage")
+    staging.add_argument("--stages", action="store_true",
+                         help="print every stage in order, each under a '// ===== stage: NAME' line")
+    staging.add_argument("--list-stages", action="store_true",
+                         help="list the stages with their pipelines and exit")
+    staging.add_argument("--run", metavar="FUNC",
+                         help="compile through the llvm stage, run @FUNC on the CPU, print its results")
+    staging.add_argument("--input", dest="run_input", metavar="FILE.npz",
+                         help="--run's arguments: arrays arr_0, arr_1, ... of an .npz file")
+    staging.add_argument("--arg", dest="run_args", action="append", metavar="VALUE[:TYPE]",
+                         help="--run's next argument, e.g. '[[1,2],[3,4]]:f32' (repeat per parameter)")
     parser.add_argument("--split-input-file", nargs="?", const=SPLIT_MARKER, metavar="MARKER",
                         help=f"process each chunk between '{SPLIT_MARKER}' lines (or MARKER) "
                              "on its own")
@@ -177,11 +194,22 @@ class PipelineRequest:
 
 
 def select_pipeline(args: argparse.Namespace, pass_flags: list[tuple[str, str | None]]
-                    ) -> PipelineRequest | None:
-    """Decide what pipeline the command line asks for (None: parse and print).
+                    ) -> PipelineRequest | stage_runner.StageRequest | None:
+    """Decide what pipeline the command line asks for (None: parse and print);
+    --stage/--stages/--run give a `stage_runner.StageRequest`.
 
     Raises `UsageError` or `pipeline.PipelineError`.
     """
+    staged = [name for name, on in (("--stage", args.stage is not None), ("--stages", args.stages),
+                                    ("--run", args.run is not None)) if on]
+    if staged and (args.pass_pipeline is not None or pass_flags):
+        raise UsageError(f"'{staged[0]}' can't be used with '--pass-pipeline' or individual pass options")
+    if staged or args.run_input is not None or args.run_args:
+        try:
+            return stage_runner.make_request(args.stage, args.stages, args.run, args.run_input,
+                                             args.run_args)
+        except ValueError as error:  # StageError included
+            raise UsageError(str(error)) from None
     if args.pass_pipeline is not None and pass_flags:
         raise UsageError("'--pass-pipeline' option can't be used with individual pass options")
     if args.pass_pipeline is not None:
@@ -212,7 +240,7 @@ def process(args: argparse.Namespace, src: source.Source, request: PipelineReque
                                       drop_op_notes=verifier is not None)
     _maybe_test_crash()
     pm = None
-    if request is not None:
+    if isinstance(request, PipelineRequest):
         try:
             pm = pipeline.build_pass_manager(request.root, context,
                                              implicit_nesting=request.implicit_nesting)
@@ -228,7 +256,7 @@ def process(args: argparse.Namespace, src: source.Source, request: PipelineReque
     outputs, failed = [], False
     for chunk in chunks:
         errors_before = collector.error_count
-        output, ok = _process_chunk(chunk.text, src, context, pm, args, collector)
+        output, ok = _process_chunk(chunk.text, src, context, pm, args, collector, request)
         if not ok and not verifier and collector.error_count == errors_before:
             printer.message(diagnostics.FileLoc(src.name, chunk.first_line, 0), "error",
                             "the pass pipeline failed without a diagnostic")
@@ -240,7 +268,8 @@ def process(args: argparse.Namespace, src: source.Source, request: PipelineReque
 
 
 def _process_chunk(text: str, src: source.Source, context: ir.Context, pm,
-                   args: argparse.Namespace, collector: diagnostics.Collector) -> tuple[str, bool]:
+                   args: argparse.Namespace, collector: diagnostics.Collector,
+                   request=None) -> tuple[str, bool]:
     """Parse one chunk, run the pass manager on it; the printed module (with
     mlir-opt's trailing blank line) or "" on failure. Diagnostics go to the
     collector."""
@@ -253,12 +282,20 @@ def _process_chunk(text: str, src: source.Source, context: ir.Context, pm,
                       else source.parse_module(text, src.name, context))
         finally:
             context.emit_error_diagnostics = True
+        if isinstance(request, stage_runner.StageRequest):
+            return stage_runner.process_module(
+                module, request, _print_flags(args),
+                configure=lambda stage_pm: _configure_pass_manager(stage_pm, args)), True
         if pm is not None:
             sys.stderr.flush()
             pm.run(module.operation)
         return module.operation.get_asm(**_print_flags(args)) + "\n", True
     except ir.MLIRError as error:
         collector.add_error(error)
+        return "", False
+    except stage_runner.stage_table.StageError as error:
+        _fail(str(error))
+        collector.error_count += 1  # reported: no "failed without a diagnostic" note
         return "", False
 
 
@@ -356,6 +393,9 @@ def _main(argv: list[str]) -> int:
             list_passes(sys.stdout)
         except (OSError, subprocess.SubprocessError, ValueError) as error:
             return _fail(f"cannot list upstream passes: {error}")
+        return 0
+    if args.list_stages:
+        stage_runner.list_stages(sys.stdout)
         return 0
     try:
         request = select_pipeline(args, pass_flags)

@@ -96,6 +96,8 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
 
 
 def _run_stage(stage, module: ir.Module, previous_text: str, configure):
+    if stage.name == "llvm":
+        stage_table.check_llvm_lowerable(module)
     if stage.kind == stage_table.MLIR:
         try:
             pm = stage_table.build_stage_pass_manager(stage, module.context)
@@ -170,3 +172,13 @@ def _load_npz(path: str) -> list[np.ndarray]:
             return [np.asarray(data[name]) for name in names]
     except (OSError, ValueError) as error:
         raise ValueError(f"cannot read --input '{path}': {error}") from None
+
+
+def list_stages(out) -> None:
+    """``--list-stages``: each stage, its description and its pipeline."""
+    for stage in stage_table.CPU_STAGES:
+        out.write(f"{stage.name:<12} {stage.description}\n")
+        if stage.kind == stage_table.MLIR and stage.passes:
+            out.write(f"{'':<12}   {stage.pipeline_text()}\n")
+        elif stage.kind != stage_table.MLIR:
+            out.write(f"{'':<12}   ({stage.kind}: not a pass pipeline)\n")

@@ -1,0 +1,68 @@
+"""The stage table (jaxc.passes.stages): names, pipelines that build, the
+check passes, and the jaxc-opt options that use it."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from mlir import ir
+
+from jaxc.dialect import make_context
+from jaxc.passes import lookup, stages
+
+EXPECTED = ["traced", "transformed", "optimized", "linalg", "bufferized", "loops", "llvm",
+            "llvmir", "asm"]
+
+SAMPLE = """
+func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %0 = linalg.exp ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+"""
+
+
+def test_stage_names_in_order():
+    assert list(stages.STAGE_NAMES) == EXPECTED
+
+
+@pytest.mark.parametrize("stage", [s for s in stages.CPU_STAGES if s.passes], ids=lambda s: s.name)
+def test_every_stage_pipeline_builds(stage):
+    for name in stage.passes:
+        if name.startswith("jaxc-"):
+            assert lookup(name) is not None, f"stage {stage.name}: pass {name} is not registered"
+    assert stages.build_stage_pass_manager(stage, make_context()) is not None
+
+
+def test_unknown_stage_lists_the_valid_ones():
+    with pytest.raises(stages.StageError, match="unknown stage 'vector'; the stages are: traced, "):
+        stages.lookup_stage("vector")
+
+
+def test_stages_between():
+    assert [s.name for s in stages.stages_between("linalg", "loops")] == ["bufferized", "loops"]
+    assert [s.name for s in stages.stages_between(None, "traced")] == ["traced"]
+
+
+def test_run_stages_calls_back_after_each_stage():
+    module = ir.Module.parse(SAMPLE, make_context())
+    seen = []
+    asm = stages.run_stages(module, "asm", each=lambda stage, result: seen.append(stage.name))
+    assert seen == EXPECTED
+    assert "_mlir_ciface_f:" in asm
+
+
+def test_check_no_requests_names_the_op_and_the_missing_pass():
+    text = """
+    func.func private @g(%x: tensor<f32>) -> tensor<f32> { return %x : tensor<f32> }
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = jaxc.vmap @g(%x) in_axes = [0] out_axes = [0] axis_size = 4 : (tensor<4xf32>) -> tensor<4xf32>
+      return %y : tensor<4xf32>
+    }"""
+    result = subprocess.run([sys.executable, "-m", "jaxc.tools.jaxc_opt", "--stage=transformed", "-"],
+                            input=text, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert "<stdin>:4:" in result.stderr
+    assert "'jaxc.vmap' request cannot be expanded yet: the jaxc-batch pass does not exist yet" \
+        in result.stderr
