@@ -59,10 +59,12 @@ CPU_STAGES: tuple[Stage, ...] = (
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
     Stage("bufferized", (
         "one-shot-bufferize{bufferize-function-boundaries "
-        "function-boundary-type-conversion=identity-layout-map}",
+        "function-boundary-type-conversion=identity-layout-map "
+        "allow-return-allocs-from-loops}",
         "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}",
         "buffer-deallocation-pipeline",
         "convert-bufferization-to-memref",
+        "jaxc-widen-i1-memrefs",  # dealloc ownership flags: LLVM asserts on i1
         "canonicalize", "cse"),
           "memrefs with identity layouts; results are out-params; every alloc is freed"),
     Stage("loops", ("func.func(convert-linalg-to-loops)", "lower-affine", "canonicalize", "cse"),
