@@ -99,6 +99,20 @@ def _make_signature_signless(fn: ir.OpView) -> None:
     if len(fn.regions[0].blocks):
         for arg, t in zip(fn.regions[0].blocks[0].arguments, inputs):
             arg.set_type(t)
+    _mark_arguments_read_only(fn, len(inputs))
+
+
+def _mark_arguments_read_only(fn: ir.OpView, count: int) -> None:
+    """Arguments are immutable arrays: bufferization must not write into their
+    buffers (a dynamic_update_slice of an argument copies it first)."""
+    old = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes \
+        else [ir.DictAttr.get({})] * count
+    new = []
+    for attrs in old:
+        entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+        entries["bufferization.writable"] = ir.BoolAttr.get(False)
+        new.append(ir.DictAttr.get(entries))
+    fn.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
 
 
 def _make_call_signless(call: ir.OpView) -> None:

@@ -146,6 +146,12 @@ def filled(shape: Sequence[int], elem: ir.Type, scalar: ir.Value) -> ir.Value:
     return linalg.fill(scalar, outs=[empty(shape, elem)])
 
 
+def loop_index(dim: int) -> ir.Value:
+    """The current iteration index of loop `dim` inside a linalg body. (The
+    package's `linalg.index` name is the OpDSL class, not this op.)"""
+    return linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim)).result
+
+
 def identity_map(rank: int) -> ir.AffineMap:
     return ir.AffineMap.get_identity(rank)
 

@@ -147,6 +147,8 @@ def cumulative(op) -> list[ir.Value]:
     reverse = "reverse" in op.attributes
     x = op.operands[0]
     shape = shape_of(x)
+    if 0 in shape:  # nothing to scan (and no slice of it can be extracted)
+        return [tensor.empty(shape, storage_element(t))]
     length = shape[axis]
     slice_shape = shape[:axis] + shape[axis + 1:]
     slice_type = ir.RankedTensorType.get(slice_shape, storage_element(t))

@@ -24,10 +24,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, math
+from mlir.dialects import arith, linalg, math, scf
 
-from .common import (operand_element, bit_width, element_type, is_bool, is_float, is_unsigned, kind,
-                     map_elements, scalar_const, shape_of, signless, generic, identity_map)
+from .common import (bit_width, element_type, filled, generic, identity_map, is_bool, is_float,
+                     is_unsigned, kind, loop_index, map_elements, operand_element,
+                     scalar_const, shape_of, signless)
 
 Rule = Callable[[ir.OpView], list[ir.Value]]
 
@@ -108,6 +109,35 @@ def _shift(t, a, b, op, fill_sign: bool):
     return _select(too_far, scalar_const(t, 0), op(a, b))
 
 
+def _int_pow(t, a, b):
+    """a ** b by squaring (wrapping). Negative signed exponents give 0, except
+    for a = 1 (1) and a = -1 (+-1 by parity), as XLA."""
+    st = signless(t)
+    one, zero = scalar_const(t, 1), scalar_const(t, 0)
+    loop = scf.WhileOp([st, st, st], [one, a, b])
+    before = loop.regions[0].blocks.append(st, st, st)
+    with ir.InsertionPoint(before):
+        result, base, e = before.arguments
+        more = arith.cmpi(arith.CmpIPredicate.ne if is_unsigned(t) else arith.CmpIPredicate.sgt,
+                          e, zero)
+        scf.condition(more, [result, base, e])
+    after = loop.regions[1].blocks.append(st, st, st)
+    with ir.InsertionPoint(after):
+        result, base, e = after.arguments
+        odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(e, one), zero)
+        scf.YieldOp([_select(odd, arith.muli(result, base), result), arith.muli(base, base),
+                     arith.shrui(e, one)])
+    power = loop.results[0]
+    if is_unsigned(t):
+        return power
+    minus_one = scalar_const(t, -1)
+    odd_exponent = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(b, one), zero)
+    special = _select(arith.cmpi(arith.CmpIPredicate.eq, a, one), one,
+                      _select(arith.cmpi(arith.CmpIPredicate.eq, a, minus_one),
+                              _select(odd_exponent, minus_one, one), zero))
+    return _select(arith.cmpi(arith.CmpIPredicate.slt, b, zero), special, power)
+
+
 def _sign(t, x):
     zero = scalar_const(t, 0)
     if is_float(t):
@@ -179,7 +209,9 @@ BINARY = {
                  "signed": lambda t, a, b: arith.muli(a, b), "unsigned": lambda t, a, b: arith.muli(a, b)},
     "jaxc.div": {"any": _div},
     "jaxc.rem": {"any": _rem},
-    "jaxc.pow": {"float": lambda t, a, b: math.powf(a, b)},
+    "jaxc.pow": {"float": lambda t, a, b: math.powf(a, b),
+                 "signed": lambda t, a, b: _int_pow(t, a, b),
+                 "unsigned": lambda t, a, b: _int_pow(t, a, b)},
     "jaxc.max": {"float": lambda t, a, b: arith.maximumf(a, b), "bool": lambda t, a, b: arith.ori(a, b),
                  "signed": lambda t, a, b: arith.maxsi(a, b), "unsigned": lambda t, a, b: arith.maxui(a, b)},
     "jaxc.min": {"float": lambda t, a, b: arith.minimumf(a, b), "bool": lambda t, a, b: arith.andi(a, b),
@@ -198,10 +230,20 @@ BINARY = {
 # Rules with attributes or mixed types
 # --------------------------------------------------------------------------
 
+_SPLAT_FILL_THRESHOLD = 64  # elements
+
+
 def constant(op) -> list[ir.Value]:
     """jaxc.constant -> arith.constant on the signless type (same bits)."""
     value = op.attributes["value"]
     result_type = signless(op.results[0].type)
+    dense = ir.DenseElementsAttr(value)
+    if dense.is_splat and np.prod(shape_of(result_type)) > _SPLAT_FILL_THRESHOLD:
+        # A large splat would become a full-size global buffer: fill instead.
+        t = element_type(op.results[0].type)
+        first = np.array(dense).flat[0]
+        scalar = scalar_const(t, float(first) if is_float(t) else int(first))
+        return [filled(shape_of(result_type), t, scalar)]
     if result_type == op.results[0].type:
         return [arith.constant(result_type, value)]
     array = np.array(ir.DenseElementsAttr(value))  # unsigned or bool NumPy array
@@ -226,7 +268,7 @@ def iota(op) -> list[ir.Value]:
     rank = len(shape_of(result_type))
 
     def body(_out):
-        index = linalg.index(dim)
+        index = loop_index(dim)
         as_int = arith.index_cast(ir.IntegerType.get_signless(64), index)
         if is_float(t):
             return [arith.sitofp(signless(t), as_int)]

@@ -17,8 +17,9 @@ import math as pymath
 from mlir import ir
 from mlir.dialects import arith, linalg
 
-from .common import (operand_element, storage_element, bit_width, element_type, filled, generic, int_max, int_min, is_float,
-                     kind, projection_map, scalar_const, shape_of, signless)
+from .common import (bit_width, element_type, filled, generic, int_max, int_min, is_float,
+                     kind, loop_index, operand_element, projection_map, scalar_const, shape_of,
+                     signless, storage_element)
 from .elementwise import BINARY, _cmp, _convert_scalar
 
 _KINDS = ["sum", "prod", "max", "min", "and", "or"]
@@ -76,14 +77,14 @@ def _arg_reduce(op, direction: str):
     iterators = ["reduction" if d == axis else "parallel" for d in range(rank)]
 
     def body(x, acc, acc_index):
-        i = arith.index_cast(signless(index_type), linalg.index(axis))
+        i = arith.index_cast(signless(index_type), loop_index(axis))
         better = _cmp(t, direction, x, acc)
         if is_float(t):  # a NaN beats everything but an earlier NaN
             x_nan = arith.cmpf(arith.CmpFPredicate.UNO, x, x)
             acc_nan = arith.cmpf(arith.CmpFPredicate.UNO, acc, acc)
             better = arith.ori(better, arith.andi(x_nan, arith.xori(acc_nan, scalar_const(ir.IntegerType.get_signless(1), 1))))
         # The first element always wins (the start value may equal it).
-        first = arith.cmpi(arith.CmpIPredicate.eq, linalg.index(axis),
+        first = arith.cmpi(arith.CmpIPredicate.eq, loop_index(axis),
                            arith.constant(ir.IndexType.get(), 0))
         take = arith.ori(better, first)
         return [arith.select(take, x, acc), arith.select(take, i, acc_index)]

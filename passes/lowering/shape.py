@@ -80,7 +80,16 @@ def reverse(op):
                    lambda x, _out: [x])
 
 
+def _empty_result(op):
+    """Slices with a zero-size result are just an empty tensor (extract_slice
+    rejects offset 0 into a zero-size dimension)."""
+    result = op.results[0].type
+    return [empty(shape_of(result), element_type(result))] if 0 in shape_of(result) else None
+
+
 def slice_(op):
+    if (zero_size := _empty_result(op)) is not None:
+        return zero_size
     return [tensor.extract_slice(signless(op.results[0].type), op.operands[0], [], [], [],
                                  _array(op, "start_indices"),
                                  [s for s in shape_of(op.results[0].type)],
@@ -109,6 +118,8 @@ def _dynamic_attr(n: int) -> list[int]:
 
 
 def dynamic_slice(op):
+    if (zero_size := _empty_result(op)) is not None:
+        return zero_size
     operand, indices = op.operands[0], list(op.operands[1:])
     sizes = _array(op, "slice_sizes")
     index_types = [operand_element(op, 1 + i) for i in range(len(indices))]
@@ -134,6 +145,8 @@ def concatenate(op):
     offset = 0
     for value in op.operands:
         shape = shape_of(value)
+        if 0 in shape:  # contributes nothing; insert_slice rejects its offsets
+            continue
         offsets = [offset if d == dim else 0 for d in range(len(shape))]
         acc = tensor.insert_slice(value, acc, [], [], [], offsets, shape, [1] * len(shape))
         offset += shape[dim]

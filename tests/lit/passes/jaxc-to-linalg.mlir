@@ -1,9 +1,10 @@
 // RUN: jaxc-opt %s --split-input-file --jaxc-to-linalg | FileCheck %s
 
 // Unary elementwise: one linalg.generic with the math op in its body.
+// Arguments are immutable arrays: bufferization may not write into them.
 // CHECK-DAG: #[[ID1:.+]] = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @exp
-// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>) -> tensor<4xf32>
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<4xf32> {bufferization.writable = false}) -> tensor<4xf32>
 // CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<4xf32>
 // CHECK-NEXT: %[[R:.+]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ID1]]], iterator_types = ["parallel"]} ins(%[[X]] : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>) {
 // CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
@@ -21,7 +22,7 @@ func.func @exp(%x: tensor<4xf32>) -> tensor<4xf32> {
 // Unsigned types become signless in the signature; the op keeps unsigned
 // semantics (maxui).
 // CHECK-LABEL: func.func @unsigned_max
-// CHECK-SAME: (%[[A:.+]]: tensor<3xi8>, %[[B:.+]]: tensor<3xi8>) -> tensor<3xi8>
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<3xi8> {bufferization.writable = false}, %[[B:[^:]+]]: tensor<3xi8> {bufferization.writable = false}) -> tensor<3xi8>
 // CHECK: ^bb0(%[[X:.+]]: i8, %[[Y:.+]]: i8, %{{.+}}: i8):
 // CHECK-NEXT: %[[M:.+]] = arith.maxui %[[X]], %[[Y]] : i8
 // CHECK-NEXT: linalg.yield %[[M]] : i8
@@ -61,7 +62,7 @@ func.func @broadcast(%x: tensor<3xf32>) -> tensor<2x3xf32> {
 // -----
 
 // CHECK-LABEL: func.func @strided_slice
-// CHECK-SAME: (%[[X:.+]]: tensor<8xi32>)
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<8xi32> {bufferization.writable = false})
 // CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %[[X]][1] [3] [2] : tensor<8xi32> to tensor<3xi32>
 // CHECK-NEXT: return %[[S]] : tensor<3xi32>
 func.func @strided_slice(%x: tensor<8xi32>) -> tensor<3xi32> {
@@ -105,7 +106,7 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // cond: a predicate picks case 0 (false) or the default region (true).
 // CHECK-LABEL: func.func @cond
-// CHECK-SAME: (%[[P:.+]]: tensor<i8>, %[[X:.+]]: tensor<3xf32>)
+// CHECK-SAME: (%[[P:[^:]+]]: tensor<i8> {bufferization.writable = false}, %[[X:[^:]+]]: tensor<3xf32> {bufferization.writable = false})
 // CHECK-NEXT: %[[B:.+]] = tensor.extract %[[P]][] : tensor<i8>
 // CHECK-NEXT: %[[W:.+]] = arith.extui %[[B]] : i8 to i32
 // CHECK-NEXT: %[[I:.+]] = arith.index_cast %[[W]] : i32 to index

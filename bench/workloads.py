@@ -1,0 +1,299 @@
+"""The benchmark workloads (DESIGN.md section 7) as jaxc IR built from templates.
+
+Each workload gives, for one set of shapes: the inputs, a jaxc module whose
+public function `@f` computes it (written by hand in the `jaxc` dialect until
+the Python front end exists), the NumPy expression, the JAX expression (used
+only when `import jax` works) and the tolerance of the one correctness check
+made before timing. Workloads that need transformations jaxc does not have
+yet are listed with `missing` set and are never run.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+F32 = "f32"
+
+
+def tt(shape: Sequence[int], el: str = F32) -> str:
+    """`tensor<AxBxf32>` (0-d: `tensor<f32>`)."""
+    return "tensor<" + "".join(f"{n}x" for n in shape) + el + ">"
+
+
+def scalar(name: str, value: float, shape: Sequence[int], el: str = F32) -> str:
+    """Lines that define `%name`: a 0-d constant broadcast to `shape`
+    (what a Python scalar in JAX code becomes)."""
+    return (f"  %{name}_s = jaxc.constant dense<{value!r}> : {tt((), el)}\n"
+            f"  %{name} = jaxc.broadcast_in_dim %{name}_s, dims = [] : ({tt((), el)}) -> {tt(shape, el)}\n")
+
+
+def func(args: Sequence[tuple[str, str]], body: str, result: tuple[str, str], name: str = "f") -> str:
+    params = ", ".join(f"%{n}: {t}" for n, t in args)
+    return (f"func.func @{name}({params}) -> {result[1]} {{\n{body}"
+            f"  return %{result[0]} : {result[1]}\n}}\n")
+
+
+@dataclasses.dataclass
+class Workload:
+    name: str
+    make_inputs: Callable[[np.random.Generator], list[np.ndarray]] | None = None
+    # Either one jaxc module (its @f is called with the inputs) ...
+    module: str | None = None
+    # ... or several modules and a Python function that strings their @f
+    # together (op-by-op execution: one compiled call per primitive).
+    modules: dict[str, str] | None = None
+    compose: Callable[[dict[str, Callable], list[np.ndarray]], np.ndarray] | None = None
+    numpy: Callable[..., np.ndarray] | None = None
+    jax: Callable[[Any, Any], Callable] | None = None   # (jax, jnp) -> function of the inputs
+    jax_jit: bool = True
+    reference: Callable[..., np.ndarray] | None = None  # float64 reference for the check
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    flops: float | None = None                           # for GFLOP/s
+    missing: str | None = None                           # why it cannot run yet
+    predicted_first_call_s: float | None = None          # filled in by the harness (matmul sweep)
+
+
+# --- matmul -------------------------------------------------------------------
+
+def matmul_module(n: int, m: int | None = None, k: int | None = None) -> str:
+    m = n if m is None else m
+    k = n if k is None else k
+    body = (f"  %r = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0]\n"
+            f"         : ({tt((n, k))}, {tt((k, m))}) -> {tt((n, m))}\n")
+    return func([("a", tt((n, k))), ("b", tt((k, m)))], body, ("r", tt((n, m))))
+
+
+def matmul(n: int, name: str | None = None) -> Workload:
+    def inputs(rng):
+        return [rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)]
+    return Workload(
+        name=name or f"matmul {n}x{n}", make_inputs=inputs, module=matmul_module(n),
+        numpy=lambda a, b: a @ b,
+        jax=lambda jax, jnp: (lambda a, b: a @ b),
+        reference=lambda a, b: a.astype(np.float64) @ b.astype(np.float64),
+        # f32 accumulation over n terms of N(0,1) products: error ~ sqrt(n) ulps of sqrt(n).
+        rtol=1e-4, atol=1e-5 * n, flops=2.0 * n ** 3)
+
+
+# --- x = 0.5*x + 0.1*sin(x), ten times -----------------------------------------
+
+def sin_loop_module(shape: Sequence[int], iters: int) -> str:
+    t = tt(shape)
+    body = scalar("half", 0.5, shape) + scalar("tenth", 0.1, shape)
+    cur = "x"
+    for i in range(iters):
+        body += (f"  %a{i} = jaxc.mul %half, %{cur} : {t}\n"
+                 f"  %s{i} = jaxc.sin %{cur} : {t}\n"
+                 f"  %b{i} = jaxc.mul %tenth, %s{i} : {t}\n"
+                 f"  %x{i} = jaxc.add %a{i}, %b{i} : {t}\n")
+        cur = f"x{i}"
+    return func([("x", t)], body, (cur, t))
+
+
+def _sin_loop_np(x, iters):
+    for _ in range(iters):
+        x = 0.5 * x + 0.1 * np.sin(x)
+    return x
+
+
+def _sin_loop_jax(jnp, iters):
+    def f(x):
+        for _ in range(iters):
+            x = 0.5 * x + 0.1 * jnp.sin(x)
+        return x
+    return f
+
+
+def sin_loop(shape: Sequence[int], iters: int = 10) -> Workload:
+    shape = tuple(shape)
+    return Workload(
+        name=f"sin loop x{iters} {'x'.join(map(str, shape))} (jit)",
+        make_inputs=lambda rng: [rng.standard_normal(shape, dtype=np.float32)],
+        module=sin_loop_module(shape, iters),
+        numpy=lambda x: _sin_loop_np(x, iters),
+        jax=lambda jax, jnp: _sin_loop_jax(jnp, iters),
+        reference=lambda x: _sin_loop_np(x.astype(np.float64), iters),
+        rtol=1e-5, atol=1e-6)
+
+
+def sin_loop_op_by_op(shape: Sequence[int], iters: int = 10) -> Workload:
+    """The same loop with one compiled call per primitive (4 per iteration),
+    as JAX runs it without jit: shows the per-call dispatch cost."""
+    shape = tuple(shape)
+    t = tt(shape)
+    modules = {
+        "scale_half": func([("x", t)], scalar("c", 0.5, shape) + f"  %r = jaxc.mul %c, %x : {t}\n", ("r", t)),
+        "scale_tenth": func([("x", t)], scalar("c", 0.1, shape) + f"  %r = jaxc.mul %c, %x : {t}\n", ("r", t)),
+        "sin": func([("x", t)], f"  %r = jaxc.sin %x : {t}\n", ("r", t)),
+        "add": func([("x", t), ("y", t)], f"  %r = jaxc.add %x, %y : {t}\n", ("r", t)),
+    }
+
+    def compose(fs, inputs):
+        (x,) = inputs
+        half, tenth, sin, add = fs["scale_half"], fs["scale_tenth"], fs["sin"], fs["add"]
+        for _ in range(iters):
+            x = add(half(x)[0], tenth(sin(x)[0])[0])[0]
+        return x
+
+    return Workload(
+        name=f"sin loop x{iters} {'x'.join(map(str, shape))} (op-by-op)",
+        make_inputs=lambda rng: [rng.standard_normal(shape, dtype=np.float32)],
+        modules=modules, compose=compose,
+        numpy=lambda x: _sin_loop_np(x, iters),
+        jax=lambda jax, jnp: _sin_loop_jax(jnp, iters), jax_jit=False,
+        reference=lambda x: _sin_loop_np(x.astype(np.float64), iters),
+        rtol=1e-5, atol=1e-6)
+
+
+# --- (X - X.mean(0)) / X.std(0) -------------------------------------------------
+
+def normalize_module(rows: int, cols: int) -> str:
+    t, r = tt((rows, cols)), tt((cols,))
+    body = (scalar("n", float(rows), (cols,)) +
+            f"  %sum = jaxc.reduce sum %x, dims = [0] : {t} -> {r}\n"
+            f"  %mean = jaxc.div %sum, %n : {r}\n"
+            f"  %meanb = jaxc.broadcast_in_dim %mean, dims = [1] : ({r}) -> {t}\n"
+            f"  %d = jaxc.sub %x, %meanb : {t}\n"
+            f"  %d2 = jaxc.mul %d, %d : {t}\n"
+            f"  %ss = jaxc.reduce sum %d2, dims = [0] : {t} -> {r}\n"
+            f"  %var = jaxc.div %ss, %n : {r}\n"
+            f"  %std = jaxc.sqrt %var : {r}\n"
+            f"  %stdb = jaxc.broadcast_in_dim %std, dims = [1] : ({r}) -> {t}\n"
+            f"  %y = jaxc.div %d, %stdb : {t}\n")
+    return func([("x", t)], body, ("y", t))
+
+
+def normalize(rows: int, cols: int) -> Workload:
+    f = lambda x: (x - x.mean(0)) / x.std(0)  # noqa: E731
+    return Workload(
+        name=f"(X-mean)/std {rows}x{cols}",
+        make_inputs=lambda rng: [(3.0 + 2.0 * rng.standard_normal((rows, cols))).astype(np.float32)],
+        module=normalize_module(rows, cols), numpy=f,
+        jax=lambda jax, jnp: f,
+        reference=lambda x: f(x.astype(np.float64)), rtol=1e-4, atol=1e-4)
+
+
+# --- SELU ------------------------------------------------------------------------
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu_module(n: int) -> str:
+    t, b = tt((n,)), tt((n,), "i1")
+    # jax.nn.selu: scale * where(x > 0, x, alpha * expm1(x))
+    body = (scalar("zero", 0.0, (n,)) + scalar("alpha", float(np.float32(SELU_ALPHA)), (n,)) +
+            scalar("scale", float(np.float32(SELU_SCALE)), (n,)) +
+            f"  %pos = jaxc.compare gt, %x, %zero : {t}\n"
+            f"  %em1 = jaxc.expm1 %x : {t}\n"
+            f"  %neg = jaxc.mul %alpha, %em1 : {t}\n"
+            f"  %sel = jaxc.select %pos, %x, %neg : {b}, {t}\n"
+            f"  %y = jaxc.mul %scale, %sel : {t}\n")
+    return func([("x", t)], body, ("y", t))
+
+
+def _selu_np(x):
+    dt = x.dtype.type
+    return dt(SELU_SCALE) * np.where(x > 0, x, dt(SELU_ALPHA) * np.expm1(x))
+
+
+def selu(n: int) -> Workload:
+    return Workload(
+        name=f"SELU {n:.0e}".replace("e+0", "e") if n >= 10 ** 5 else f"SELU {n}",
+        make_inputs=lambda rng: [rng.standard_normal(n, dtype=np.float32)],
+        module=selu_module(n), numpy=_selu_np,
+        jax=lambda jax, jnp: jax.nn.selu,
+        reference=lambda x: _selu_np(x.astype(np.float64)), rtol=1e-5, atol=1e-6)
+
+
+# --- sum ---------------------------------------------------------------------------
+
+def sum_module(rows: int, cols: int) -> str:
+    t = tt((rows, cols))
+    body = f"  %s = jaxc.reduce sum %x, dims = [0, 1] : {t} -> {tt(())}\n"
+    return func([("x", t)], body, ("s", tt(())))
+
+
+def total(rows: int, cols: int) -> Workload:
+    n = rows * cols
+    return Workload(
+        name=f"sum {rows}x{cols}",
+        make_inputs=lambda rng: [rng.standard_normal((rows, cols), dtype=np.float32)],
+        module=sum_module(rows, cols), numpy=lambda x: np.sum(x),
+        jax=lambda jax, jnp: jnp.sum,
+        reference=lambda x: np.sum(x, dtype=np.float64),
+        # jaxc sums sequentially in f32 (error -0.15 on 4096x4096 N(0,1), NumPy's
+        # pairwise sum 0.001); dropping one row would be off by ~sqrt(cols).
+        rtol=1e-4, atol=1e-7 * n)
+
+
+# --- row softmax -----------------------------------------------------------------
+
+def softmax_module(rows: int, cols: int) -> str:
+    t, r = tt((rows, cols)), tt((rows,))
+    body = (f"  %m = jaxc.reduce max %x, dims = [1] : {t} -> {r}\n"
+            f"  %mb = jaxc.broadcast_in_dim %m, dims = [0] : ({r}) -> {t}\n"
+            f"  %d = jaxc.sub %x, %mb : {t}\n"
+            f"  %e = jaxc.exp %d : {t}\n"
+            f"  %s = jaxc.reduce sum %e, dims = [1] : {t} -> {r}\n"
+            f"  %sb = jaxc.broadcast_in_dim %s, dims = [0] : ({r}) -> {t}\n"
+            f"  %y = jaxc.div %e, %sb : {t}\n")
+    return func([("x", t)], body, ("y", t))
+
+
+def _softmax_np(x):
+    e = np.exp(x - x.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def softmax(rows: int, cols: int) -> Workload:
+    return Workload(
+        name=f"softmax rows {rows}x{cols}",
+        make_inputs=lambda rng: [rng.standard_normal((rows, cols), dtype=np.float32)],
+        module=softmax_module(rows, cols), numpy=_softmax_np,
+        jax=lambda jax, jnp: (lambda x: jax.nn.softmax(x, axis=1)),
+        reference=lambda x: _softmax_np(x.astype(np.float64)), rtol=1e-5, atol=1e-7)
+
+
+# --- dispatch overhead -------------------------------------------------------------
+
+def tiny_add(n: int = 4) -> Workload:
+    t = tt((n,))
+    return Workload(
+        name=f"dispatch: add {n}xf32",
+        make_inputs=lambda rng: [rng.standard_normal(n, dtype=np.float32),
+                                 rng.standard_normal(n, dtype=np.float32)],
+        module=func([("a", t), ("b", t)], f"  %r = jaxc.add %a, %b : {t}\n", ("r", t)),
+        numpy=np.add, jax=lambda jax, jnp: jnp.add,
+        reference=lambda a, b: a.astype(np.float64) + b, rtol=1e-6, atol=0)
+
+
+# --- not possible yet ---------------------------------------------------------------
+
+def missing(name: str, why: str) -> Workload:
+    return Workload(name=name, missing=why)
+
+
+NEEDS_AD = "n/a (needs jaxc-autodiff)"
+NEEDS_AD_BATCH = "n/a (needs jaxc-autodiff / jaxc-batch)"
+
+
+def suite(quick: bool) -> list[Workload]:
+    """The workloads in the order they are reported; `quick` shrinks every
+    shape so the whole run takes seconds (a smoke test, not a measurement)."""
+    if quick:
+        ws = [tiny_add(), matmul(64, "matmul 64x64"), sin_loop((64, 64)), sin_loop_op_by_op((64, 64)),
+              normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32)]
+        sweep = [32, 64]
+    else:
+        ws = [tiny_add(), matmul(1000), sin_loop((1000, 1000)), sin_loop_op_by_op((1000, 1000)),
+              normalize(10000, 100), selu(10 ** 6), total(4096, 4096), softmax(4096, 1024)]
+        sweep = [256, 512, 1024, 2048]
+    ws += [missing("jit(grad(f)) scalar", NEEDS_AD),
+           missing("jit(vmap(grad(f))) 1000 points", NEEDS_AD_BATCH),
+           missing("MLP step 784-512-10 b128", NEEDS_AD)]
+    ws += [matmul(n, f"matmul sweep {n}") for n in sweep]
+    return ws
