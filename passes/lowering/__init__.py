@@ -5,6 +5,7 @@ Each module exports `RULES`: op name -> rule. A rule receives the jaxc op
 values that replace its results, built from linalg, tensor, arith and math on
 signless tensors.
 """
-from . import control_flow, elementwise, reduction, shape
+from . import control_flow, elementwise, random, reduction, shape
 
-RULES = {**elementwise.RULES, **shape.RULES, **reduction.RULES, **control_flow.RULES}
+RULES = {**elementwise.RULES, **shape.RULES, **reduction.RULES, **control_flow.RULES,
+         **random.RULES}
