@@ -17,8 +17,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .common import (operand_element, element_type, empty, filled, generic, identity_map, is_unsigned,
-                     scalar_const, shape_of, signless)
+from .common import (element_type, empty, filled, generic, identity_map, is_unsigned,
+                     loop_index, operand_element, scalar_const, shape_of, signless)
 
 
 def _array(op, name: str) -> list[int]:
@@ -194,3 +194,62 @@ RULES = {
     "jaxc.squeeze": squeeze,
     "jaxc.expand_dims": expand_dims,
 }
+
+
+def gather(op):
+    """XLA gather as one linalg.generic over the result: each element reads its
+    start indices from `start_indices`, clamps them so the slice stays in
+    bounds, adds its offset within the slice and extracts from the operand.
+
+        out[b..., o...] = operand[clamp(start[b...][k] at start_index_map[k]) + offset o]
+    """
+    operand, indices = op.operands
+    operand_shape, indices_shape = shape_of(operand), shape_of(indices)
+    result = op.results[0].type
+    out_shape = shape_of(result)
+    offset_dims = _array(op, "offset_dims")
+    collapsed = _array(op, "collapsed_slice_dims")
+    start_index_map = _array(op, "start_index_map")
+    slice_sizes = _array(op, "slice_sizes")
+    index_vector_dim = _int(op, "index_vector_dim")
+    index_type = operand_element(op, 1)
+    if 0 in out_shape:
+        return [empty(out_shape, element_type(result))]
+    batch_dims = [d for d in range(len(out_shape)) if d not in offset_dims]
+    window_dims = [d for d in range(len(operand_shape)) if d not in collapsed]
+    wide = ir.IntegerType.get_signless(64)
+    index = ir.IndexType.get()
+
+    def body(_out):
+        loop = [loop_index(d) for d in range(len(out_shape))]
+        batch = [loop[d] for d in batch_dims]
+        starts = {}
+        for k, operand_dim in enumerate(start_index_map):
+            position = list(batch)
+            if index_vector_dim < len(indices_shape):
+                position.insert(index_vector_dim, arith.constant(index, k))
+            raw = tensor.extract(indices, position)
+            if ir.IntegerType(raw.type).width < 64:
+                raw = (arith.extui if is_unsigned(index_type) else arith.extsi)(wide, raw)
+            high = scalar_const(wide, operand_shape[operand_dim] - slice_sizes[operand_dim])
+            clamped = arith.minui(raw, high) if is_unsigned(index_type) else \
+                arith.minsi(arith.maxsi(raw, scalar_const(wide, 0)), high)
+            starts[operand_dim] = arith.index_cast(index, clamped)
+        coordinates = []
+        for d in range(len(operand_shape)):
+            offset = loop[offset_dims[window_dims.index(d)]] if d in window_dims else None
+            start = starts.get(d)
+            if start is None and offset is None:
+                coordinates.append(arith.constant(index, 0))
+            elif start is None:
+                coordinates.append(offset)
+            elif offset is None:
+                coordinates.append(start)
+            else:
+                coordinates.append(arith.addi(start, offset))
+        return [tensor.extract(operand, coordinates)]
+    return generic([result], [], [identity_map(len(out_shape))], ["parallel"] * len(out_shape),
+                   body)
+
+
+RULES["jaxc.gather"] = gather

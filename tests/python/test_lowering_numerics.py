@@ -1327,8 +1327,8 @@ def test_bitcast_convert_of_other_width_is_a_clear_error():
     assert "bitcast_convert between different widths" in messages[0] and ":2:" in messages[0]
 
 
-# Ops with two results, checked against known-answer vectors in their own file.
-TESTED_ELSEWHERE = {"threefry2x32"}  # tests/python/test_threefry.py
+# Ops checked in their own files (two results; index semantics).
+TESTED_ELSEWHERE = {"threefry2x32", "gather"}  # test_threefry.py, test_gather.py
 
 
 def test_every_rule_has_numerics_cases():
