@@ -39,6 +39,19 @@ from .lowering.elementwise import LoweringError
 from .registry import register_pass
 
 
+_COLLECTIVE = ("a collective over a named axis runs only inside a mapped computation "
+               "(pmap); there is no mapped axis here")
+_REQUEST = "a transformation request: expand it first (jaxc-autodiff / jaxc-batch)"
+
+# Ops that have no lowering by design, and why (anything else missing is a bug).
+NOT_LOWERED = {
+    **{f"jaxc.{name}": _COLLECTIVE for name in
+       ("psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "ppermute", "axis_index")},
+    **{f"jaxc.{name}": _REQUEST for name in
+       ("jvp", "vjp", "vmap", "custom_jvp_call", "custom_vjp_call")},
+}
+
+
 @register_pass("jaxc-to-linalg", "lower jaxc ops to linalg/tensor/arith/math on signless tensors")
 def jaxc_to_linalg(op: ir.Operation, pass_: ExternalPass) -> None:
     """Lower every jaxc op under `op` (a module or a function)."""
@@ -67,8 +80,8 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
     missing = [o for o in jaxc_ops if o.name not in RULES]
     if missing:
         for o in missing:
-            o.location.emit_error(
-                f"jaxc-to-linalg: no lowering for '{o.name}' yet; it cannot run on the CPU")
+            reason = NOT_LOWERED.get(o.name, "no lowering yet; it cannot run on the CPU")
+            o.location.emit_error(f"jaxc-to-linalg: '{o.name}': {reason}")
         pass_.signal_pass_failure()
         return
     original_types = [[v.type for v in o.operands] for o in jaxc_ops]

@@ -358,7 +358,9 @@ def _maybe_test_crash() -> None:
     if crash == "abort":
         os.abort()
     if crash == "segv":
-        os.kill(os.getpid(), signal.SIGSEGV)
+        # raise() signals this thread synchronously; os.kill could let the
+        # worker print before the signal lands.
+        signal.raise_signal(signal.SIGSEGV)
 
 
 def _fail(message: str) -> int:

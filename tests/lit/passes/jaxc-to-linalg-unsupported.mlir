@@ -1,8 +1,21 @@
-// RUN: jaxc-opt %s --jaxc-to-linalg --verify-diagnostics
+// RUN: jaxc-opt %s --split-input-file --jaxc-to-linalg --verify-diagnostics
 
-// An op without a lowering rule is an error at its own line.
-func.func @sort(%x: tensor<5xf32>) -> tensor<5xf32> {
-  // expected-error @+1 {{jaxc-to-linalg: no lowering for 'jaxc.sort' yet; it cannot run on the CPU}}
-  %0 = jaxc.sort(%x), dim = 0, num_keys = 1 : tensor<5xf32>
+// Collectives need a mapped axis (pmap); on one device they are an error at
+// their own line, naming the op and why.
+func.func @psum(%x: tensor<5xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{jaxc-to-linalg: 'jaxc.psum': a collective over a named axis runs only inside a mapped computation (pmap); there is no mapped axis here}}
+  %0 = jaxc.psum %x, axes = ["i"] : tensor<5xf32>
   return %0 : tensor<5xf32>
+}
+
+// -----
+
+// Transformation requests must be expanded before lowering.
+func.func @f(%x: tensor<f32>) -> tensor<f32> {
+  return %x : tensor<f32>
+}
+func.func @g(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  // expected-error @+1 {{jaxc-to-linalg: 'jaxc.jvp': a transformation request: expand it first (jaxc-autodiff / jaxc-batch)}}
+  %y, %y_dot = jaxc.jvp @f(%x) tangents(%t) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %y, %y_dot : tensor<f32>, tensor<f32>
 }
