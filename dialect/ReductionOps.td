@@ -57,8 +57,9 @@ def Jaxc_SortOp : Jaxc_Op<"sort", [Pure,
   let summary = "sort tensors along a dimension by their first keys";
   let description = [{
     All operands have the same shape; they are permuted together, ordered
-    ascending lexicographically by the first `num_keys` operands (floats in
-    total order: -NaN < -inf < ... < inf < NaN).
+    ascending lexicographically by the first `num_keys` operands. As
+    `jax.lax.sort`, float keys compare with -0.0 equal to 0.0 and every NaN
+    equal to every other NaN and greater than +inf.
 
     ```mlir
     %k, %v = jaxc.sort(%keys, %vals), dim = 0, num_keys = 1 stable

@@ -33,7 +33,7 @@ def _index(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
-def _move_region(src: ir.Block, dst: ir.Block, arg_values: Sequence[ir.Value],
+def move_region(src: ir.Block, dst: ir.Block, arg_values: Sequence[ir.Value],
                  make_terminator: Callable[[list[ir.Value]], None]) -> None:
     """Move `src`'s ops into `dst`: uses of src's arguments become `arg_values`
     and the jaxc.yield becomes what `make_terminator(yielded)` builds at the
@@ -85,7 +85,7 @@ def cond(op) -> list[ir.Value]:
     targets = regions[1:] + regions[:1]  # branch k -> case k; the last -> default
     operands = list(op.operands[1:])
     for branch, target in zip(branches, targets):
-        _move_region(branch.blocks[0], target.blocks[0], operands, lambda ys: scf.YieldOp(ys))
+        move_region(branch.blocks[0], target.blocks[0], operands, lambda ys: scf.YieldOp(ys))
     return list(switch.results)
 
 
@@ -101,9 +101,9 @@ def while_(op) -> list[ir.Value]:
     loop = scf.WhileOp(types, list(op.operands))
     before = loop.regions[0].blocks.append(*types)
     after = loop.regions[1].blocks.append(*types)
-    _move_region(op.regions[0].blocks[0], before, list(before.arguments),
+    move_region(op.regions[0].blocks[0], before, list(before.arguments),
                  lambda ys: scf.condition(_predicate(ys[0]), list(before.arguments)))
-    _move_region(op.regions[1].blocks[0], after, list(after.arguments),
+    move_region(op.regions[1].blocks[0], after, list(after.arguments),
                  lambda ys: scf.YieldOp(ys))
     return list(loop.results)
 
@@ -127,7 +127,7 @@ def scan(op) -> list[ir.Value]:
         updated = [_insert_at(y, acc, position) for y, acc in zip(y_slices, accumulators)]
         scf.YieldOp(new_carries + updated)
 
-    _move_region(op.regions[0].blocks[0], body, carries + x_slices, terminator)
+    move_region(op.regions[0].blocks[0], body, carries + x_slices, terminator)
     return list(loop.results)
 
 
