@@ -1,0 +1,98 @@
+// RUN: jaxc-opt %s --split-input-file --jaxc-to-linalg | FileCheck %s
+// The shape of the lowered IR for the op families not shown in
+// jaxc-to-linalg.mlir (numerics are in tests/python).
+
+// gather: one generic over the result; each element reads its start index and
+// extracts from the operand.
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<5x3xf32> {{.*}}, %[[IDX:[^:]+]]: tensor<2x1xi32>
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}], iterator_types = ["parallel", "parallel"]} outs(
+// CHECK: tensor.extract %[[IDX]][%{{.+}}, %{{.+}}] : tensor<2x1xi32>
+// CHECK: tensor.extract %[[X]][%{{.+}}, %{{.+}}] : tensor<5x3xf32>
+func.func @gather(%x: tensor<5x3xf32>, %idx: tensor<2x1xi32>) -> tensor<2x3xf32> {
+  %g = jaxc.gather %x[%idx] offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1, slice_sizes = [1, 3] : (tensor<5x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %g : tensor<2x3xf32>
+}
+
+// -----
+
+// scatter: a loop over the updates carrying the result; in-bounds updates run
+// the update computation (moved into an scf.if) and insert its value.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<5xf32>
+// CHECK: %[[R:.+]] = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[X]]) -> (tensor<5xf32>) {
+// CHECK: scf.if %{{.+}} -> (tensor<5xf32>) {
+// CHECK: arith.addf
+// CHECK: tensor.insert %{{.+}} into %[[ACC]][%{{.+}}] : tensor<5xf32>
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[ACC]] : tensor<5xf32>
+// CHECK: return %[[R]] : tensor<5xf32>
+func.func @scatter_add(%x: tensor<5xf32>, %idx: tensor<2x1xi32>, %u: tensor<2xf32>) -> tensor<5xf32> {
+  %r = jaxc.scatter %x[%idx], %u update_window_dims = [], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : (tensor<5xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<5xf32> {
+  ^bb0(%old: tensor<f32>, %new: tensor<f32>):
+    %s = jaxc.add %old, %new : tensor<f32>
+    jaxc.yield %s : tensor<f32>
+  }
+  return %r : tensor<5xf32>
+}
+
+// -----
+
+// sort: a stable insertion sort, two nested loops along the dimension.
+// CHECK-LABEL: func.func @sort
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %{{.+}}) -> (tensor<4xf32>) {
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[I]] step %{{.+}} iter_args(
+// CHECK: arith.bitcast %{{.+}} : f32 to i32
+// CHECK: tensor.insert
+func.func @sort(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = jaxc.sort(%x), dim = 0, num_keys = 1 stable : tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+// conv_general_dilated: one generic, window offsets in the lhs map.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2 + d4)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d4)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @conv
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+func.func @conv(%x: tensor<1x2x5xf32>, %w: tensor<3x2x2xf32>) -> tensor<1x3x4xf32> {
+  %y = jaxc.conv_general_dilated %x, %w, window_strides = [1], padding = [0, 0], lhs_dilation = [1], rhs_dilation = [1], lhs_spec = [0, 1, 2], rhs_spec = [0, 1, 2], out_spec = [0, 1, 2], feature_group_count = 1, batch_group_count = 1 : (tensor<1x2x5xf32>, tensor<3x2x2xf32>) -> tensor<1x3x4xf32>
+  return %y : tensor<1x3x4xf32>
+}
+
+// -----
+
+// scan: an scf.for over the leading axis; x slices are rank-reducing.
+// CHECK-LABEL: func.func @scan
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[C:.+]] = %{{.+}}) -> (tensor<f32>) {
+// CHECK-NEXT: %[[X:.+]] = tensor.extract_slice %{{.+}}[%[[I]]] [1] [1] : tensor<3xf32> to tensor<f32>
+// CHECK: arith.addf
+// CHECK: scf.yield
+func.func @scan(%xs: tensor<3xf32>) -> tensor<f32> {
+  %c0 = jaxc.constant dense<0.0> : tensor<f32>
+  %c = jaxc.scan init(%c0 : tensor<f32>) xs(%xs : tensor<3xf32>) length = 3 -> tensor<f32> {
+  ^bb0(%c: tensor<f32>, %x: tensor<f32>):
+    %s = jaxc.add %c, %x : tensor<f32>
+    jaxc.yield %s : tensor<f32>
+  }
+  return %c : tensor<f32>
+}
+
+// -----
+
+// threefry2x32: one generic; 20 rounds of add/rotate/xor on i32 words
+// (unsigned types become signless).
+// CHECK-LABEL: func.func @threefry
+// CHECK-SAME: (%{{[^:]+}}: tensor<i32> {{.*}}, %{{[^:]+}}: tensor<4xi32>
+// CHECK: linalg.generic
+// CHECK-COUNT-20: arith.shli
+// CHECK: linalg.yield
+func.func @threefry(%k: tensor<ui32>, %x: tensor<4xui32>) -> tensor<4xui32> {
+  %a, %b = jaxc.threefry2x32 %k, %k, %x, %x : tensor<ui32>, tensor<4xui32>
+  return %a : tensor<4xui32>
+}
