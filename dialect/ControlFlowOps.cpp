@@ -22,8 +22,8 @@ LogicalResult CondOp::verifyRegions() {
 }
 
 LogicalResult WhileOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                        ValueRange operands, DictionaryAttr, OpaqueProperties,
-                                        RegionRange, SmallVectorImpl<Type> &inferred) {
+    WhileOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   llvm::append_range(inferred, operands.getTypes());
   return success();
 }

@@ -30,7 +30,7 @@ def Jaxc_CondOp : Jaxc_Op<"cond", [RecursiveMemoryEffects, IsolatedFromAbove]> {
 }
 
 def Jaxc_WhileOp : Jaxc_Op<"while", [RecursiveMemoryEffects, IsolatedFromAbove,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "loop while a predicate holds";
   let description = [{
     `cond` maps the carried values to a 0-d i1; `body` maps them to new

@@ -159,10 +159,7 @@ std::optional<APFloat> floatMin(const APFloat &a, const APFloat &b) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                           ValueRange, DictionaryAttr attrs,
-                                           OpaqueProperties props, RegionRange regions,
-                                           SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor({}, attrs, props, regions);
+    ConstantOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto value = llvm::dyn_cast_or_null<ElementsAttr>(adaptor.getValueAttr());
   if (!value) {
     emitOpErrorAt(loc, getOperationName()) << "requires a `value` elements attribute";
@@ -224,9 +221,8 @@ OpFoldResult TanhOp::fold(FoldAdaptor a) { return foldUnary(a.getOperand(), getT
 OpFoldResult SqrtOp::fold(FoldAdaptor a) { return foldUnary(a.getOperand(), getType(), nullptr, viaDouble(std::sqrt)); }
 
 LogicalResult IsFiniteOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
-                                           ValueRange operands, DictionaryAttr,
-                                           OpaqueProperties, RegionRange,
-                                           SmallVectorImpl<Type> &inferred) {
+    IsFiniteOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   RankedTensorType type = getStaticTensor(loc, getOperationName(), operands[0], "operand");
   if (!type)
     return failure();
@@ -258,10 +254,9 @@ static LogicalResult inferSameType(StringRef opName, std::optional<Location> loc
 
 #define JAXC_BINARY_INFER(OP)                                                       \
   LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,    \
-                                     ValueRange operands, DictionaryAttr,          \
-                                     OpaqueProperties, RegionRange,                \
+                                     OP::Adaptor adaptor,                          \
                                      SmallVectorImpl<Type> &inferred) {            \
-    return inferSameType(getOperationName(), loc, operands, inferred);             \
+    return inferSameType(getOperationName(), loc, adaptor.getOperands(), inferred); \
   }
 JAXC_BINARY_INFER(AddOp)
 JAXC_BINARY_INFER(SubOp)
@@ -384,9 +379,8 @@ OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
-                                          ValueRange operands, DictionaryAttr,
-                                          OpaqueProperties, RegionRange,
-                                          SmallVectorImpl<Type> &inferred) {
+    CompareOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   SmallVector<Type> common;
   if (failed(inferSameType(getOperationName(), loc, operands, common)))
     return failure();
@@ -398,9 +392,8 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Locati
 }
 
 LogicalResult SelectOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                         ValueRange operands, DictionaryAttr,
-                                         OpaqueProperties, RegionRange,
-                                         SmallVectorImpl<Type> &inferred) {
+    SelectOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType pred = getStaticTensor(loc, name, operands[0], "operand 'pred'");
   RankedTensorType onTrue = getStaticTensor(loc, name, operands[1], "operand 'on_true'");
@@ -421,9 +414,8 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 }
 
 LogicalResult ClampOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                        ValueRange operands, DictionaryAttr,
-                                        OpaqueProperties, RegionRange,
-                                        SmallVectorImpl<Type> &inferred) {
+    ClampOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType operand = getStaticTensor(loc, name, operands[1], "operand 'operand'");
   if (!operand)

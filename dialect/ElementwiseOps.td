@@ -10,7 +10,7 @@ include "JaxcBase.td"
 //===----------------------------------------------------------------------===//
 
 def Jaxc_ConstantOp : Jaxc_Op<"constant", [ConstantLike, Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "a constant tensor";
   let description = [{
     Produces the tensor held by `value`; its type is the result type.
@@ -107,7 +107,7 @@ def Jaxc_RoundOp : Jaxc_Op<"round", [Pure, Elementwise, SameOperandsAndResultTyp
 }
 
 def Jaxc_IsFiniteOp : Jaxc_Op<"is_finite", [Pure, Elementwise,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "elementwise test for a finite value";
   let description = [{
     True where the element is neither infinite nor NaN; the result is i1.
@@ -149,7 +149,7 @@ def Jaxc_NextAfterOp : Jaxc_BinaryOp<"nextafter", Jaxc_FloatTensor, "next repres
 //===----------------------------------------------------------------------===//
 
 def Jaxc_CompareOp : Jaxc_Op<"compare", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "elementwise comparison";
   let description = [{
     Compares `lhs` with `rhs`; the result is i1 of the same shape. Floats
@@ -166,7 +166,7 @@ def Jaxc_CompareOp : Jaxc_Op<"compare", [Pure,
 }
 
 def Jaxc_SelectOp : Jaxc_Op<"select", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "choose elements from two tensors by a predicate";
   let description = [{
     `pred` is a 0-d i1 tensor or an i1 tensor of the operands' shape.
@@ -181,7 +181,7 @@ def Jaxc_SelectOp : Jaxc_Op<"select", [Pure,
 }
 
 def Jaxc_ClampOp : Jaxc_Op<"clamp", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "clamp elements between bounds";
   let description = [{
     `min(max(operand, min), max)`; `min` and `max` are 0-d or of the operand's type.

@@ -105,7 +105,7 @@ class Jaxc_UnaryOp<string mnemonic, Type T, string what, list<Trait> traits = []
 // `%z = jaxc.add %x, %y : tensor<4xf32>`.
 class Jaxc_BinaryOp<string mnemonic, Type T, string what, list<Trait> traits = []>
     : Jaxc_Op<mnemonic, !listconcat([Pure,
-                                     DeclareOpInterfaceMethods<InferTypeOpInterface>],
+                                     InferTypeOpAdaptor],
                                     traits)> {
   let summary = "elementwise " # what;
   let description = "Computes " # what # " of `lhs` and `rhs` element by "

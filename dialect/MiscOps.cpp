@@ -11,9 +11,8 @@ using namespace mlir::jaxc;
 //===----------------------------------------------------------------------===//
 
 LogicalResult Threefry2x32Op::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                               ValueRange operands, DictionaryAttr,
-                                               OpaqueProperties, RegionRange,
-                                               SmallVectorImpl<Type> &inferred) {
+    Threefry2x32Op::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   if (operands.size() != 4) {
     emitOpErrorAt(loc, name) << "expects 4 operands (key0, key1, x0, x1)";
@@ -75,10 +74,8 @@ LogicalResult AxisIndexOp::verify() {
 }
 
 LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                            ValueRange operands, DictionaryAttr attrs,
-                                            OpaqueProperties props, RegionRange regions,
-                                            SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    AllGatherOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
   if (!in || !adaptor.getDimensionAttr() || !adaptor.getAxisSizeAttr() ||
@@ -105,10 +102,8 @@ LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 }
 
 LogicalResult AllToAllOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                           ValueRange operands, DictionaryAttr attrs,
-                                           OpaqueProperties props, RegionRange regions,
-                                           SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    AllToAllOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
   if (!in || !adaptor.getSplitAxisAttr() || !adaptor.getConcatAxisAttr() ||

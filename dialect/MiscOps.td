@@ -9,7 +9,7 @@ include "JaxcBase.td"
 //===----------------------------------------------------------------------===//
 
 def Jaxc_Threefry2x32Op : Jaxc_Op<"threefry2x32", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "the Threefry-2x32 block cipher (20 rounds)";
   let description = [{
     Encrypts the counter pairs (`x0`, `x1`) under the key (`key0`, `key1`).
@@ -62,7 +62,7 @@ def Jaxc_PminOp : Jaxc_AllReduceOp<"pmin", "minimum">;
 def Jaxc_PmeanOp : Jaxc_AllReduceOp<"pmean", "mean">;
 
 def Jaxc_AllGatherOp : Jaxc_Op<"all_gather", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "gather the operands of all devices of a named axis";
   let description = [{
     Stacks the `axis_size` operands along a new dimension `dimension`, or
@@ -79,7 +79,7 @@ def Jaxc_AllGatherOp : Jaxc_Op<"all_gather", [Pure,
 }
 
 def Jaxc_AllToAllOp : Jaxc_Op<"all_to_all", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "split along one axis, exchange, concatenate along another";
   let description = [{
     ```mlir

@@ -11,10 +11,8 @@ using namespace mlir::jaxc;
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                         ValueRange operands, DictionaryAttr attrs,
-                                         OpaqueProperties props, RegionRange regions,
-                                         SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    ReduceOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
   if (!in || !adaptor.getDimensionsAttr() || !adaptor.getKindAttr() ||
@@ -57,10 +55,8 @@ LogicalResult ArgMaxOp::verify() { return verifyArgReduce(*this); }
 LogicalResult ArgMinOp::verify() { return verifyArgReduce(*this); }
 
 LogicalResult CumulativeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                             ValueRange operands, DictionaryAttr attrs,
-                                             OpaqueProperties props, RegionRange regions,
-                                             SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    CumulativeOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   RankedTensorType in = getStaticTensor(loc, getOperationName(), operands[0], "operand");
   if (!in || !adaptor.getAxisAttr())
     return failure();
@@ -75,10 +71,8 @@ LogicalResult CumulativeOp::inferReturnTypes(MLIRContext *, std::optional<Locati
 }
 
 LogicalResult SortOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                       ValueRange operands, DictionaryAttr attrs,
-                                       OpaqueProperties props, RegionRange regions,
-                                       SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    SortOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   if (operands.empty()) {
     emitOpErrorAt(loc, name) << "needs at least one input";
@@ -147,10 +141,8 @@ bool DotGeneralOp::isCompatibleReturnTypes(TypeRange lhs, TypeRange rhs) {
 }
 
 LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                             ValueRange operands, DictionaryAttr attrs,
-                                             OpaqueProperties props, RegionRange regions,
-                                             SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    DotGeneralOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType lhs = getStaticTensor(loc, name, adaptor.getLhs(), "operand 'lhs'");
   RankedTensorType rhs = getStaticTensor(loc, name, adaptor.getRhs(), "operand 'rhs'");
@@ -224,10 +216,9 @@ bool ConvGeneralDilatedOp::isCompatibleReturnTypes(TypeRange lhs, TypeRange rhs)
   return sameShapesAndCategory(lhs, rhs);
 }
 
-LogicalResult ConvGeneralDilatedOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands, DictionaryAttr attrs,
-    OpaqueProperties props, RegionRange regions, SmallVectorImpl<Type> &inferred) {
-  Adaptor a(operands, attrs, props, regions);
+LogicalResult ConvGeneralDilatedOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+    ConvGeneralDilatedOp::Adaptor a, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = a.getOperands();
   StringRef name = getOperationName();
   RankedTensorType lhs = getStaticTensor(loc, name, a.getLhs(), "operand 'lhs'");
   RankedTensorType rhs = getStaticTensor(loc, name, a.getRhs(), "operand 'rhs'");

@@ -6,7 +6,7 @@
 include "JaxcBase.td"
 
 def Jaxc_ReduceOp : Jaxc_Op<"reduce", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "reduce over dimensions with sum, prod, max, min, and or or";
   let description = [{
     Removes `dimensions` from the shape. `and`/`or` need integer or i1
@@ -37,7 +37,7 @@ def Jaxc_ArgMaxOp : Jaxc_ArgReduceOp<"argmax", "maximum">;
 def Jaxc_ArgMinOp : Jaxc_ArgReduceOp<"argmin", "minimum">;
 
 def Jaxc_CumulativeOp : Jaxc_Op<"cumulative", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "inclusive scan with sum, prod, max or min along an axis";
   let description = [{
     With `reverse` the scan runs from the end of the axis.
@@ -53,7 +53,7 @@ def Jaxc_CumulativeOp : Jaxc_Op<"cumulative", [Pure,
 }
 
 def Jaxc_SortOp : Jaxc_Op<"sort", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "sort tensors along a dimension by their first keys";
   let description = [{
     All operands have the same shape; they are permuted together, ordered
@@ -73,11 +73,8 @@ def Jaxc_SortOp : Jaxc_Op<"sort", [Pure,
 }
 
 def Jaxc_DotGeneralOp : Jaxc_Op<"dot_general", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  // Shapes must match; the element type is the preferred one.
-  let extraClassDeclaration = [{
-    static bool isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r);
-  }];
+    // Shapes must match; the element type is the preferred one.
+    InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "general tensor contraction";
   let description = [{
     Result dimensions: batch dimensions, then free lhs dimensions, then free
@@ -103,11 +100,8 @@ def Jaxc_DotGeneralOp : Jaxc_Op<"dot_general", [Pure,
 }
 
 def Jaxc_ConvGeneralDilatedOp : Jaxc_Op<"conv_general_dilated", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  // Shapes must match; the element type is the preferred one.
-  let extraClassDeclaration = [{
-    static bool isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r);
-  }];
+    // Shapes must match; the element type is the preferred one.
+    InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "general dilated convolution (lax.conv_general_dilated)";
   let description = [{
     `lhs_spec`, `rhs_spec` and `out_spec` are `lax.ConvDimensionNumbers`:

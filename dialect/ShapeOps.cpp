@@ -119,10 +119,8 @@ LogicalResult ReshapeOp::canonicalize(ReshapeOp op, PatternRewriter &rewriter) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                            ValueRange operands, DictionaryAttr attrs,
-                                            OpaqueProperties props, RegionRange regions,
-                                            SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    TransposeOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
   if (!in || !adaptor.getPermutationAttr())
@@ -165,10 +163,8 @@ LogicalResult TransposeOp::canonicalize(TransposeOp op, PatternRewriter &rewrite
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReverseOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                          ValueRange operands, DictionaryAttr attrs,
-                                          OpaqueProperties props, RegionRange regions,
-                                          SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    ReverseOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   RankedTensorType in = getStaticTensor(loc, getOperationName(), operands[0], "operand");
   if (!in || !adaptor.getDimensionsAttr() ||
       failed(checkDimensions(loc, getOperationName(), adaptor.getDimensions(), in.getRank(),
@@ -179,10 +175,8 @@ LogicalResult ReverseOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 }
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                        ValueRange operands, DictionaryAttr attrs,
-                                        OpaqueProperties props, RegionRange regions,
-                                        SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    SliceOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
   if (!in || !adaptor.getStartIndicesAttr() || !adaptor.getLimitIndicesAttr() ||
@@ -224,10 +218,7 @@ static LogicalResult checkStartIndices(std::optional<Location> loc, StringRef na
 }
 
 LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                               ValueRange operands, DictionaryAttr attrs,
-                                               OpaqueProperties props, RegionRange regions,
-                                               SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    DynamicSliceOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, adaptor.getOperand(), "operand");
   if (!in || !adaptor.getSliceSizesAttr())
@@ -247,10 +238,8 @@ LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *, std::optional<Loca
   return success();
 }
 
-LogicalResult DynamicUpdateSliceOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands, DictionaryAttr attrs,
-    OpaqueProperties props, RegionRange regions, SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+LogicalResult DynamicUpdateSliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+    DynamicUpdateSliceOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, adaptor.getOperand(), "operand");
   RankedTensorType update = getStaticTensor(loc, name, adaptor.getUpdate(), "update");
@@ -278,10 +267,8 @@ LogicalResult DynamicUpdateSliceOp::inferReturnTypes(
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                              ValueRange operands, DictionaryAttr attrs,
-                                              OpaqueProperties props, RegionRange regions,
-                                              SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    ConcatenateOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   if (operands.empty()) {
     emitOpErrorAt(loc, name) << "needs at least one input";
@@ -329,10 +316,7 @@ OpFoldResult ConcatenateOp::fold(FoldAdaptor) {
 }
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                      ValueRange operands, DictionaryAttr attrs,
-                                      OpaqueProperties props, RegionRange regions,
-                                      SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    PadOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, adaptor.getOperand(), "operand");
   RankedTensorType value = getStaticTensor(loc, name, adaptor.getPaddingValue(), "padding_value");
@@ -375,10 +359,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
 }
 
 LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                          ValueRange operands, DictionaryAttr attrs,
-                                          OpaqueProperties props, RegionRange regions,
-                                          SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    SqueezeOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
   if (!in || !adaptor.getDimensionsAttr() ||
@@ -400,10 +382,8 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 }
 
 LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                             ValueRange operands, DictionaryAttr attrs,
-                                             OpaqueProperties props, RegionRange regions,
-                                             SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    ExpandDimsOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, operands[0], "operand");
   if (!in || !adaptor.getDimensionsAttr())
@@ -450,10 +430,7 @@ static LogicalResult splitIndices(std::optional<Location> loc, StringRef name,
 }
 
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                         ValueRange operands, DictionaryAttr attrs,
-                                         OpaqueProperties props, RegionRange regions,
-                                         SmallVectorImpl<Type> &inferred) {
-  Adaptor adaptor(operands, attrs, props, regions);
+    GatherOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, adaptor.getOperand(), "operand");
   RankedTensorType indices = getStaticTensor(loc, name, adaptor.getStartIndices(), "start_indices");
@@ -524,8 +501,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 }
 
 LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                          ValueRange operands, DictionaryAttr, OpaqueProperties,
-                                          RegionRange, SmallVectorImpl<Type> &inferred) {
+    ScatterOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange operands = adaptor.getOperands();
   RankedTensorType in = getStaticTensor(loc, getOperationName(), operands[0], "operand");
   if (!in)
     return failure();

@@ -40,7 +40,7 @@ def Jaxc_ReshapeOp : Jaxc_Op<"reshape", [Pure]> {
 }
 
 def Jaxc_TransposeOp : Jaxc_Op<"transpose", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "permute dimensions";
   let description = [{
     Result dimension `i` is operand dimension `permutation[i]`.
@@ -57,7 +57,7 @@ def Jaxc_TransposeOp : Jaxc_Op<"transpose", [Pure,
 }
 
 def Jaxc_ReverseOp : Jaxc_Op<"reverse", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "reverse the order of elements along dimensions";
   let description = [{
     ```mlir
@@ -70,7 +70,7 @@ def Jaxc_ReverseOp : Jaxc_Op<"reverse", [Pure,
 }
 
 def Jaxc_SliceOp : Jaxc_Op<"slice", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "a static strided slice";
   let description = [{
     Takes `[start, limit)` with `strides` in every dimension.
@@ -87,7 +87,7 @@ def Jaxc_SliceOp : Jaxc_Op<"slice", [Pure,
 }
 
 def Jaxc_DynamicSliceOp : Jaxc_Op<"dynamic_slice", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "a slice of static size at run-time start indices";
   let description = [{
     One 0-d integer start index per dimension; starts are clamped so the
@@ -105,7 +105,7 @@ def Jaxc_DynamicSliceOp : Jaxc_Op<"dynamic_slice", [Pure,
 }
 
 def Jaxc_DynamicUpdateSliceOp : Jaxc_Op<"dynamic_update_slice", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "overwrite a block at run-time start indices";
   let description = [{
     Writes `update` into `operand` at the (clamped) start indices.
@@ -122,7 +122,7 @@ def Jaxc_DynamicUpdateSliceOp : Jaxc_Op<"dynamic_update_slice", [Pure,
 }
 
 def Jaxc_ConcatenateOp : Jaxc_Op<"concatenate", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "join tensors along a dimension";
   let description = [{
     All inputs have the same rank and element type and agree in every
@@ -139,7 +139,7 @@ def Jaxc_ConcatenateOp : Jaxc_Op<"concatenate", [Pure,
 }
 
 def Jaxc_PadOp : Jaxc_Op<"pad", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "pad with a value at the edges and between elements";
   let description = [{
     Low and high padding may be negative (cropping); interior padding is >= 0.
@@ -157,7 +157,7 @@ def Jaxc_PadOp : Jaxc_Op<"pad", [Pure,
 }
 
 def Jaxc_SqueezeOp : Jaxc_Op<"squeeze", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "remove dimensions of size 1";
   let description = [{
     ```mlir
@@ -170,7 +170,7 @@ def Jaxc_SqueezeOp : Jaxc_Op<"squeeze", [Pure,
 }
 
 def Jaxc_ExpandDimsOp : Jaxc_Op<"expand_dims", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "insert dimensions of size 1";
   let description = [{
     `dimensions` are positions in the result.
@@ -185,7 +185,7 @@ def Jaxc_ExpandDimsOp : Jaxc_Op<"expand_dims", [Pure,
 }
 
 def Jaxc_GatherOp : Jaxc_Op<"gather", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    InferTypeOpAdaptor]> {
   let summary = "gather slices at run-time indices (XLA semantics)";
   let description = [{
     The dimension numbers follow `lax.GatherDimensionNumbers`. Out-of-bounds
@@ -215,7 +215,7 @@ def Jaxc_GatherOp : Jaxc_Op<"gather", [Pure,
 }
 
 def Jaxc_ScatterOp : Jaxc_Op<"scatter", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    InferTypeOpAdaptor,
     RecursiveMemoryEffects]> {
   let summary = "combine updates into slices at run-time indices (XLA semantics)";
   let description = [{
