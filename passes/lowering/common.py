@@ -120,6 +120,46 @@ def scalar_const(t: ir.Type, value) -> ir.Value:
     return arith.constant(t, ir.IntegerAttr.get(t, value))
 
 
+# --------------------------------------------------------------------------
+# Run-time indices (dynamic_slice, gather, scatter)
+# --------------------------------------------------------------------------
+
+def read_index(indices: ir.Value, position: Sequence[ir.Value], t: ir.Type) -> ir.Value:
+    """indices[position] as an i64, extended by the signedness of its original
+    element type `t` (ui32 4000000000 stays positive)."""
+    wide = ir.IntegerType.get_signless(64)
+    raw = tensor.extract(indices, list(position))
+    if ir.IntegerType(raw.type).width < 64:
+        raw = (arith.extui if is_unsigned(t) else arith.extsi)(wide, raw)
+    return raw
+
+
+def clamp_start(start: ir.Value, high: int, t: ir.Type) -> ir.Value:
+    """An i64 start (of original type `t`) clamped into [0, high], as an index."""
+    wide = ir.IntegerType.get_signless(64)
+    limit = scalar_const(wide, high)
+    if is_unsigned(t):
+        clamped = arith.minui(start, limit)
+    else:
+        clamped = arith.minsi(arith.maxsi(start, scalar_const(wide, 0)), limit)
+    return arith.index_cast(ir.IndexType.get(), clamped)
+
+
+def operand_coordinates(rank: int, starts: dict[int, ir.Value],
+                        offsets: dict[int, ir.Value]) -> list[ir.Value]:
+    """Per operand dimension: start + offset, either alone, or 0 without both."""
+    coordinates = []
+    for d in range(rank):
+        start, offset = starts.get(d), offsets.get(d)
+        if start is None and offset is None:
+            coordinates.append(arith.constant(ir.IndexType.get(), 0))
+        elif start is None or offset is None:
+            coordinates.append(offset if start is None else start)
+        else:
+            coordinates.append(arith.addi(start, offset))
+    return coordinates
+
+
 def int_min(t: ir.Type) -> int:
     width = bit_width(t)
     return 0 if is_unsigned(t) else -(1 << (width - 1))

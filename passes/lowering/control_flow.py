@@ -156,7 +156,6 @@ def cumulative(op) -> list[ir.Value]:
     out = tensor.empty(shape, storage_element(t))
     loop = scf.ForOp(_index(0), _index(length), _index(1), [running, out])
     iv, carry, acc = loop.body.arguments
-    offsets = [0] * len(shape)
     sizes = [1 if d == axis else s for d, s in enumerate(shape)]
     with ir.InsertionPoint(loop.body):
         position = arith.subi(_index(length - 1), iv) if reverse else iv

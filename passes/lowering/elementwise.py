@@ -20,11 +20,11 @@ saturates and maps NaN to 0.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, math, scf
+from mlir.dialects import arith, math, scf
 
 from .common import (bit_width, element_type, filled, generic, identity_map, is_bool, is_float,
                      is_unsigned, kind, loop_index, map_elements, operand_element,
@@ -72,16 +72,22 @@ def _select(c, a, b):
     return arith.select(c, a, b)
 
 
+def _nonzero_divisor(t, b) -> tuple[ir.Value, ir.Value]:
+    """(b == 0, b with 0 replaced by 1): integer division must not trap."""
+    divisor_is_zero = arith.cmpi(arith.CmpIPredicate.eq, b, scalar_const(t, 0))
+    return divisor_is_zero, _select(divisor_is_zero, scalar_const(t, 1), b)
+
+
 def _div(t, a, b):
     if is_float(t):
         return arith.divf(a, b)
-    zero, one, all_ones = (scalar_const(t, v) for v in (0, 1, -1))
-    divisor_is_zero = arith.cmpi(arith.CmpIPredicate.eq, b, zero)
-    safe = _select(divisor_is_zero, one, b)
+    one, all_ones = scalar_const(t, 1), scalar_const(t, -1)
+    divisor_is_zero, safe = _nonzero_divisor(t, b)
     if is_unsigned(t):
         return _select(divisor_is_zero, all_ones, arith.divui(a, safe))
     # INT_MIN / -1 overflows: divide by 1 instead, which gives INT_MIN.
-    overflow = arith.andi(arith.cmpi(arith.CmpIPredicate.eq, a, scalar_const(t, 1 << (bit_width(t) - 1))),
+    int_min = scalar_const(t, 1 << (bit_width(t) - 1))
+    overflow = arith.andi(arith.cmpi(arith.CmpIPredicate.eq, a, int_min),
                           arith.cmpi(arith.CmpIPredicate.eq, b, all_ones))
     safe = _select(overflow, one, safe)
     return _select(divisor_is_zero, all_ones, arith.divsi(a, safe))
@@ -90,9 +96,8 @@ def _div(t, a, b):
 def _rem(t, a, b):
     if is_float(t):
         return arith.remf(a, b)
-    zero, one, all_ones = (scalar_const(t, v) for v in (0, 1, -1))
-    divisor_is_zero = arith.cmpi(arith.CmpIPredicate.eq, b, zero)
-    safe = _select(divisor_is_zero, one, b)
+    one, all_ones = scalar_const(t, 1), scalar_const(t, -1)
+    divisor_is_zero, safe = _nonzero_divisor(t, b)
     if is_unsigned(t):
         return _select(divisor_is_zero, a, arith.remui(a, safe))
     # INT_MIN % -1 overflows in hardware; the result is 0 (any x % -1 is 0).

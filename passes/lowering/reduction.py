@@ -15,9 +15,9 @@ from __future__ import annotations
 import math as pymath
 
 from mlir import ir
-from mlir.dialects import arith, linalg
+from mlir.dialects import arith
 
-from .common import (bit_width, element_type, filled, generic, int_max, int_min, is_float,
+from .common import (element_type, filled, generic, int_max, int_min, is_float,
                      kind, loop_index, operand_element, projection_map, scalar_const, shape_of,
                      signless, storage_element)
 from .elementwise import BINARY, _cmp, _convert_scalar

@@ -26,8 +26,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
-from .common import (is_unsigned, operand_element, scalar_const, shape_of, signless,
-                     storage_element)
+from .common import (is_unsigned, operand_coordinates, operand_element, read_index,
+                     scalar_const, shape_of, signless, storage_element)
 from .control_flow import move_region
 
 RULES: dict = {}
@@ -78,10 +78,7 @@ def scatter(op) -> list[ir.Value]:
             position = list(batch)
             if index_vector_dim < len(indices_shape):
                 position.insert(index_vector_dim, _index(k))
-            raw = tensor.extract(indices, position)
-            width = ir.IntegerType(raw.type).width
-            if width < 64:
-                raw = (arith.extui if unsigned else arith.extsi)(wide, raw)
+            raw = read_index(indices, position, index_elem)
             high = scalar_const(wide, operand_shape[operand_dim] - window_size[operand_dim])
             if unsigned:
                 ok = arith.cmpi(arith.CmpIPredicate.ule, raw, high)
@@ -92,19 +89,8 @@ def scatter(op) -> list[ir.Value]:
                                 arith.cmpi(arith.CmpIPredicate.sle, raw, high))
             valid = ok if valid is None else arith.andi(valid, ok)
             starts[operand_dim] = arith.index_cast(index_type, raw)
-        coordinates = []
-        for d in range(len(operand_shape)):
-            offset = update_index[window_dims[window_operand_dims.index(d)]] \
-                if d in window_operand_dims else None
-            start = starts.get(d)
-            if start is None and offset is None:
-                coordinates.append(_index(0))
-            elif start is None:
-                coordinates.append(offset)
-            elif offset is None:
-                coordinates.append(start)
-            else:
-                coordinates.append(arith.addi(start, offset))
+        offsets = {d: update_index[w] for w, d in zip(window_dims, window_operand_dims)}
+        coordinates = operand_coordinates(len(operand_shape), starts, offsets)
         update = tensor.extract(updates, update_index)
         if valid is None:  # no scatter dimensions: always in bounds
             valid = arith.constant(ir.IntegerType.get_signless(1), 1)

@@ -17,8 +17,9 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .common import (element_type, empty, filled, generic, identity_map, is_unsigned,
-                     loop_index, operand_element, scalar_const, shape_of, signless)
+from .common import (clamp_start, element_type, empty, filled, generic, identity_map,
+                     loop_index, operand_coordinates, operand_element, read_index, shape_of,
+                     signless)
 
 
 def _array(op, name: str) -> list[int]:
@@ -98,19 +99,8 @@ def slice_(op):
 
 def _clamped_starts(indices, index_types, operand_shape, sizes) -> list[ir.Value]:
     """XLA clamps each start into [0, dim - size]; returns index values."""
-    starts = []
-    for idx, t, dim, size in zip(indices, index_types, operand_shape, sizes):
-        scalar = tensor.extract(idx, [])
-        wide = ir.IntegerType.get_signless(64)
-        if ir.IntegerType(signless(t)).width < 64:
-            scalar = (arith.extui if is_unsigned(t) else arith.extsi)(wide, scalar)
-        lo, hi = scalar_const(wide, 0), scalar_const(wide, dim - size)
-        if is_unsigned(t):
-            clamped = arith.minui(scalar, hi)
-        else:
-            clamped = arith.minsi(arith.maxsi(scalar, lo), hi)
-        starts.append(arith.index_cast(ir.IndexType.get(), clamped))
-    return starts
+    return [clamp_start(read_index(idx, [], t), dim - size, t)
+            for idx, t, dim, size in zip(indices, index_types, operand_shape, sizes)]
 
 
 def _dynamic_attr(n: int) -> list[int]:
@@ -217,7 +207,6 @@ def gather(op):
         return [empty(out_shape, element_type(result))]
     batch_dims = [d for d in range(len(out_shape)) if d not in offset_dims]
     window_dims = [d for d in range(len(operand_shape)) if d not in collapsed]
-    wide = ir.IntegerType.get_signless(64)
     index = ir.IndexType.get()
 
     def body(_out):
@@ -228,25 +217,11 @@ def gather(op):
             position = list(batch)
             if index_vector_dim < len(indices_shape):
                 position.insert(index_vector_dim, arith.constant(index, k))
-            raw = tensor.extract(indices, position)
-            if ir.IntegerType(raw.type).width < 64:
-                raw = (arith.extui if is_unsigned(index_type) else arith.extsi)(wide, raw)
-            high = scalar_const(wide, operand_shape[operand_dim] - slice_sizes[operand_dim])
-            clamped = arith.minui(raw, high) if is_unsigned(index_type) else \
-                arith.minsi(arith.maxsi(raw, scalar_const(wide, 0)), high)
-            starts[operand_dim] = arith.index_cast(index, clamped)
-        coordinates = []
-        for d in range(len(operand_shape)):
-            offset = loop[offset_dims[window_dims.index(d)]] if d in window_dims else None
-            start = starts.get(d)
-            if start is None and offset is None:
-                coordinates.append(arith.constant(index, 0))
-            elif start is None:
-                coordinates.append(offset)
-            elif offset is None:
-                coordinates.append(start)
-            else:
-                coordinates.append(arith.addi(start, offset))
+            starts[operand_dim] = clamp_start(
+                read_index(indices, position, index_type),
+                operand_shape[operand_dim] - slice_sizes[operand_dim], index_type)
+        offsets = {d: loop[offset_dims[i]] for i, d in enumerate(window_dims)}
+        coordinates = operand_coordinates(len(operand_shape), starts, offsets)
         return [tensor.extract(operand, coordinates)]
     return generic([result], [], [identity_map(len(out_shape))], ["parallel"] * len(out_shape),
                    body)
