@@ -78,9 +78,13 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
                 f"--run: no public function '@{request.run}' with a body (functions: {known})")
     parts: list[str] = []
     text = ""
-    for stage in request.stages:
+    for i, stage in enumerate(request.stages):
         result = _run_stage(stage, module, text, configure)
-        text = result if isinstance(result, str) else module.operation.get_asm(**asm_flags) + "\n"
+        last = i == len(request.stages) - 1
+        if isinstance(result, str):  # llvmir, asm (asm reads the llvmir text)
+            text = result
+        elif request.print_each or (last and request.run is None):
+            text = module.operation.get_asm(**asm_flags) + "\n"  # printed only when shown
         if request.print_each:
             parts.append(HEADER.format(stage.name) + "\n" + text)
     if request.run is None:

@@ -119,6 +119,8 @@ class Function:
         self._lock = threading.Lock()
         self._out_dtypes = tuple(
             BF16_BITS if spec.element_type == "bf16" else spec.dtype for spec in self.results)
+        # bf16 results are written as raw bits and viewed as the result dtype.
+        self._view_results = self._out_dtypes != tuple(spec.dtype for spec in self.results)
 
     def __repr__(self) -> str:
         return (f"<jaxc.runtime.Function {self.name}({', '.join(map(repr, self.args))}) -> "
@@ -134,7 +136,7 @@ class Function:
             for slot, array in zip(slots, inputs + outputs):
                 desc[slot] = desc[slot + 1] = array.ctypes.data
             self._call(self._packed)
-        if self._out_dtypes != tuple(spec.dtype for spec in self.results):
+        if self._view_results:
             outputs = [out.view(spec.dtype) for out, spec in zip(outputs, self.results)]
         return tuple(outputs)
 
