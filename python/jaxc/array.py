@@ -1,0 +1,185 @@
+"""`jaxc.Array`: an immutable, possibly not yet computed, array on a device.
+
+An Array is either *ready* (it holds a read-only NumPy array) or *pending*
+(it holds the `Task` that will produce it). Operations return pending Arrays
+at once; `block_until_ready()`, `np.asarray(x)`, `repr`, `.item()`,
+`.tolist()`, `float()`/`int()`/`bool()` wait. An error raised while the task
+ran is raised there, naming the operation and the line that launched it.
+
+    >>> x = jnp.arange(3.0)
+    >>> x * 2
+    Array([0., 2., 4.], dtype=float32)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import core, dtypes
+from .core import ArrayBase, ShapedArray
+
+
+class Array(ArrayBase):
+    __slots__ = ("aval", "_value", "_task", "_index", "device", "__weakref__")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("jaxc.Array cannot be constructed directly; use jnp.asarray(x) or "
+                        "jaxc.device_put(x)")
+
+    # -- construction ------------------------------------------------------
+
+    @classmethod
+    def _ready(cls, value: np.ndarray, aval: ShapedArray, device: Any = None) -> "Array":
+        self = object.__new__(cls)
+        self.aval = aval
+        self._value = value
+        self._task = None
+        self._index = 0
+        self.device = device
+        return self
+
+    @classmethod
+    def _pending(cls, aval: ShapedArray, task: Any, index: int, device: Any) -> "Array":
+        self = object.__new__(cls)
+        self.aval = aval
+        self._value = None
+        self._task = task
+        self._index = index
+        self.device = device
+        return self
+
+    @classmethod
+    def _from_value(cls, x: Any, dtype: Any = None, device: Any = None) -> "Array":
+        """An Array holding a copy of `x` (NumPy array or scalar, Python
+        scalar) with `dtype` or the canonical dtype of `x`."""
+        if isinstance(x, Array):
+            return x if dtype is None or np.dtype(dtype) == x.dtype else x.astype(dtype)
+        if isinstance(x, core.Tracer):
+            raise core.TracerLeakError(f"{core.where()}: a traced value cannot become a concrete Array")
+        weak = False
+        if dtype is None:
+            if isinstance(x, (bool, int, float, complex)):
+                dtype, weak = dtypes.scalar_dtype(x)
+            else:
+                x = np.asarray(x)
+                if x.dtype == object:
+                    raise TypeError(f"cannot convert {type(x).__name__} of Python objects to a jaxc array")
+                dtype = dtypes.canonicalize(x.dtype)
+        else:
+            dtype = dtypes.canonicalize(dtype)
+        if isinstance(x, int) and not isinstance(x, bool) and np.dtype(dtype).kind in "iu":
+            info = np.iinfo(dtype)
+            if not info.min <= x <= info.max:
+                raise OverflowError(f"Python int {x} is too large for {np.dtype(dtype).name}")
+        value = np.array(x, dtype=dtype, copy=True, order="C")
+        value.flags.writeable = False
+        from .dispatch import default_device
+        return cls._ready(value, ShapedArray(value.shape, dtype, weak), device or default_device())
+
+    # -- synchronization ---------------------------------------------------
+
+    def _ready_value(self) -> np.ndarray:
+        value = self._value
+        if value is None:
+            value = self._task.result(self._index)
+            self._value = value
+            self._task = None
+        return value
+
+    def block_until_ready(self) -> "Array":
+        self._ready_value()
+        return self
+
+    def is_ready(self) -> bool:
+        return self._value is not None or self._task.is_done()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        value = self._ready_value()
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        if copy:
+            return value.copy()
+        return value
+
+    def copy_to_host_async(self) -> None:
+        pass
+
+    # -- conversions -------------------------------------------------------
+
+    def item(self, *args: Any) -> Any:
+        return self._ready_value().item(*args)
+
+    def tolist(self) -> Any:
+        return self._ready_value().tolist()
+
+    def __bool__(self) -> bool:
+        return bool(self._ready_value())
+
+    def __float__(self) -> float:
+        return float(self._ready_value())
+
+    def __int__(self) -> int:
+        return int(self._ready_value())
+
+    def __complex__(self) -> complex:
+        return complex(self._ready_value())
+
+    def __index__(self) -> int:
+        if not dtypes.is_int(self.dtype) and self.dtype != np.bool_:
+            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype.name}")
+        return int(self._ready_value())
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        value = self._ready_value()
+        return (Array._ready(row, ShapedArray(row.shape, self.dtype, self.weak_type), self.device)
+                for row in value)
+
+    def __hash__(self) -> None:
+        raise TypeError("unhashable type: 'jaxc.Array' (arrays are mutable-looking values; "
+                        "use a tuple, or mark a jit argument static only if it is hashable)")
+
+    def __format__(self, spec: str) -> str:
+        if not self.shape:
+            return format(self._ready_value().item(), spec)
+        return format(self._ready_value(), spec)
+
+    def __repr__(self) -> str:
+        value = self._ready_value()
+        prefix = "Array("
+        body = np.array2string(value, separator=", ", prefix=prefix)
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"{prefix}{body}, dtype={self.dtype.name}{weak})"
+
+    def __str__(self) -> str:
+        return str(self._ready_value())
+
+    def __reduce__(self):
+        return (_reconstruct, (self._ready_value(), self.weak_type))
+
+    def __deepcopy__(self, memo: Any) -> "Array":
+        return self
+
+    def __copy__(self) -> "Array":
+        return self
+
+    @property
+    def devices(self):
+        return {self.device}
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+
+def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
+    array = Array._from_value(value)
+    if weak_type:
+        array.aval = ShapedArray(array.shape, array.dtype, True)
+    return array

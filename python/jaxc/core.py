@@ -1,0 +1,525 @@
+"""Tracing: abstract values, tracers, scopes and primitives.
+
+A *primitive* (`Primitive`) knows how to build its `jaxc` op(s) from MLIR
+values. `bind(prim, *operands, **params)` either
+
+- emits the op into the innermost active *scope* (a function being traced
+  by `jit`, or a region of `lax.cond`/`while_loop`/`scan`) and returns
+  `Tracer`s, or
+- outside any trace, runs a compiled one-op kernel (`jaxc.dispatch`) and
+  returns `Array`s.
+
+Every op is built at a location pointing at the user's source line (the
+first frame outside the jaxc package), so IR and errors lead back to Python:
+
+    %0 = jaxc.sin %arg0 : tensor<3xf32> loc("model.py":12:8)
+
+Scopes capture what they use from outside: a region (IsolatedFromAbove in
+the dialect) turns an outer tracer into a new block argument; a traced
+function turns a concrete `Array` it closes over into an extra argument.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import mlir.ir as ir
+from mlir.dialects import func as func_d
+
+from . import dtypes
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PASSES_DIR = os.path.join(os.path.dirname(_PACKAGE_DIR), "passes")
+
+
+# ---------------------------------------------------------------------------
+# Abstract values
+# ---------------------------------------------------------------------------
+
+class ShapedArray:
+    """The abstract value of an array: shape, dtype and weak type."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self._hash = hash((self.shape, self.dtype, self.weak_type))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def strip_weak(self) -> "ShapedArray":
+        return ShapedArray(self.shape, self.dtype, False) if self.weak_type else self
+
+    def __eq__(self, other: Any) -> bool:
+        return (isinstance(other, ShapedArray) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def str_short(self) -> str:
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+
+# ---------------------------------------------------------------------------
+# The MLIR context and types
+# ---------------------------------------------------------------------------
+
+_CONTEXT: ir.Context | None = None
+_CONTEXT_LOCK = threading.RLock()
+
+
+def context() -> ir.Context:
+    """The one context every trace builds its IR in."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        from jaxc.dialect import make_context
+        _CONTEXT = make_context()
+    return _CONTEXT
+
+
+def ir_type(shape: Sequence[int], dtype: Any) -> ir.RankedTensorType:
+    """`tensor<shape x element>` for a shape and dtype (in the active context)."""
+    element = dtypes.element_type(dtype)
+    dims = "".join(f"{d}x" for d in shape)
+    return ir.Type.parse(f"tensor<{dims}{element}>")
+
+
+def aval_of_type(type_: ir.Type, weak_type: bool = False) -> ShapedArray:
+    """The abstract value of a ranked tensor type."""
+    tensor = ir.RankedTensorType(type_)
+    element = str(tensor.element_type)
+    from jaxc.runtime import numpy_dtype
+    dtype = dtypes.bfloat16 if element == "bf16" else numpy_dtype(element)
+    return ShapedArray(tuple(tensor.shape), dtype, weak_type)
+
+
+# ---------------------------------------------------------------------------
+# The user's source line
+# ---------------------------------------------------------------------------
+
+_INTERNAL_PREFIXES = (_PACKAGE_DIR, _PASSES_DIR, "<frozen")
+
+
+def _is_internal(filename: str) -> bool:
+    return filename.startswith(_INTERNAL_PREFIXES)
+
+
+def user_frame() -> tuple[str, int, int]:
+    """(file, line, column) of the innermost frame outside the jaxc package."""
+    frame = sys._getframe(1)
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return ("<unknown>", 0, 0)
+    line, column = frame.f_lineno, 1
+    try:  # Python 3.11+: the column of the expression being evaluated
+        positions = itertools.islice(frame.f_code.co_positions(), frame.f_lasti // 2, None)
+        start_line, _, start_col, _ = next(positions)
+        if start_line == line and start_col is not None:
+            column = start_col + 1
+    except (AttributeError, StopIteration):
+        pass
+    return (frame.f_code.co_filename, line, column)
+
+
+def user_location() -> ir.Location:
+    filename, line, column = user_frame()
+    return ir.Location.file(filename, line, column, context=context())
+
+
+def where() -> str:
+    """`file:line` of the user's code, for error messages (cheap: no column)."""
+    frame = sys._getframe(1)
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return "<unknown>" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+class ConcretizationTypeError(TypeError):
+    """A traced value was used where Python needs a concrete one."""
+
+    def __init__(self, tracer: "Tracer", what: str) -> None:
+        super().__init__(
+            f"{where()}: {what} needs a concrete value, but got the traced value "
+            f"{tracer.aval.str_short()} (an abstract array inside jit or a lax control-flow "
+            "function). Python control flow on traced values cannot be compiled. Fixes: mark "
+            "the argument static with jit(f, static_argnums=...) / static_argnames=..., or use "
+            "lax.cond / lax.switch / lax.while_loop / lax.fori_loop / jnp.where instead of "
+            "Python if/while.")
+
+
+class TracerLeakError(Exception):
+    """A tracer was used outside the trace that created it."""
+
+
+class JaxcTypeError(TypeError):
+    """An op was given operands or parameters it does not accept."""
+
+
+# ---------------------------------------------------------------------------
+# The shared array interface (operators are filled in by jaxc.numpy)
+# ---------------------------------------------------------------------------
+
+class ArrayBase:
+    """What `Array` and `Tracer` share: the aval properties. jaxc.numpy
+    attaches the operators and methods (``__add__``, ``sum``, ``at``...)."""
+
+    __slots__ = ()
+    __array_priority__ = 100
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object (a 0-d array)")
+        return self.aval.shape[0]
+
+
+class Tracer(ArrayBase):
+    """A stand-in for an array while a function is traced: an MLIR value of
+    a scope, with its abstract value."""
+
+    __slots__ = ("aval", "value", "scope")
+
+    def __init__(self, scope: "Scope", value: ir.Value, aval: ShapedArray) -> None:
+        self.scope = scope
+        self.value = value
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval!r}>"
+
+    def __bool__(self) -> bool:
+        raise ConcretizationTypeError(self, "bool() (a Python `if`, `while`, `and`, `or` or `not`)")
+
+    def __float__(self) -> float:
+        raise ConcretizationTypeError(self, "float()")
+
+    def __int__(self) -> int:
+        raise ConcretizationTypeError(self, "int()")
+
+    def __index__(self) -> int:
+        raise ConcretizationTypeError(self, "using an array as a Python index (__index__)")
+
+    def __complex__(self) -> complex:
+        raise ConcretizationTypeError(self, "complex()")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise ConcretizationTypeError(self, "converting to a NumPy array (np.asarray)")
+
+    def item(self, *args: Any) -> Any:
+        raise ConcretizationTypeError(self, ".item()")
+
+    def tolist(self) -> Any:
+        raise ConcretizationTypeError(self, ".tolist()")
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        from jaxc import lax
+        return iter([lax.index_in_dim(self, i, 0, keepdims=False) for i in range(self.aval.shape[0])])
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: traced array (a jit argument used as a dict key or "
+                        "static argument?)")
+
+    def block_until_ready(self) -> "Tracer":
+        return self
+
+
+# ---------------------------------------------------------------------------
+# Scopes
+# ---------------------------------------------------------------------------
+
+_STATE = threading.local()
+
+
+def _stack() -> list["Scope"]:
+    stack = getattr(_STATE, "stack", None)
+    if stack is None:
+        stack = _STATE.stack = []
+    return stack
+
+
+def current_scope() -> "Scope | None":
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+class Scope:
+    """A block being traced into: the body of a function or of a region.
+
+    `value(x)` is the MLIR value of `x` in this block. A value from outside
+    (a tracer of an enclosing scope, or a concrete Array) is *captured*: it
+    becomes a new block argument, and the op that owns the region passes the
+    outer value in (see `captured`).
+    """
+
+    def __init__(self, block: ir.Block, parent: "Scope | None", kind: str) -> None:
+        self.block = block
+        self.parent = parent
+        self.kind = kind  # "function" or "region"
+        self.captured: list[Any] = []  # outer objects, in block-argument order
+        self._capture_index: dict[int, ir.Value] = {}
+        self.active = True
+
+    def __enter__(self) -> "Scope":
+        _stack().append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _stack().pop()
+        self.active = False
+
+    def is_ancestor_of(self, other: "Scope | None") -> bool:
+        while other is not None:
+            if other is self:
+                return True
+            other = other.parent
+        return False
+
+    def value(self, x: Any) -> ir.Value:
+        """The MLIR value of `x` (Tracer, Array, NumPy array or scalar) here."""
+        if isinstance(x, Tracer):
+            if x.scope is self:
+                return x.value
+            if not x.scope.active or not x.scope.is_ancestor_of(self):
+                raise TracerLeakError(
+                    f"{where()}: a traced value {x.aval.str_short()} escaped the trace that "
+                    "created it (it was stored outside a jit / lax function and used later). "
+                    "Return it from the function instead.")
+            return self._capture(x)
+        from .array import Array
+        if isinstance(x, Array):
+            return self._capture(x)
+        return constant_value(np.asarray(x))
+
+    def _capture(self, x: Any) -> ir.Value:
+        inner = self._capture_index.get(id(x))
+        if inner is None:
+            loc = ir.Location.unknown(context())
+            inner = self.block.add_argument(ir_type(x.aval.shape, x.aval.dtype), loc)
+            self.captured.append(x)
+            self._capture_index[id(x)] = inner
+        return inner
+
+    def tracer(self, value: ir.Value, weak_type: bool = False) -> Tracer:
+        return Tracer(self, value, aval_of_type(value.type, weak_type))
+
+
+def constant_value(array: np.ndarray) -> ir.Value:
+    """A `jaxc.constant` of a NumPy array, at the user's location."""
+    import jaxc.dialect as jd
+    array = np.require(array, requirements="C")
+    type_ = ir_type(array.shape, array.dtype)
+    if array.dtype == np.bool_:
+        attr = ir.DenseElementsAttr.get(np.packbits(array, bitorder="little"), type=type_)
+    elif dtypes.bfloat16 is not None and array.dtype == dtypes.bfloat16:
+        attr = ir.DenseElementsAttr.get(array.view(np.uint16), type=type_)
+    elif array.dtype.kind == "u":
+        attr = ir.DenseElementsAttr.get(array.view(np.dtype(f"i{array.dtype.itemsize}")), type=type_)
+    else:
+        attr = ir.DenseElementsAttr.get(array, type=type_)
+    return jd.ConstantOp(attr, loc=user_location()).result
+
+
+# ---------------------------------------------------------------------------
+# Tracing a function or a region
+# ---------------------------------------------------------------------------
+
+class TracedRegion:
+    """A Python function traced into a temporary block (see `trace_region`).
+
+    `out_values` are its results in that block, `captured` the outer objects
+    it used (each a trailing block argument). `move_into` transplants the
+    body into a region of the op being built."""
+
+    def __init__(self, holder: ir.Module, block: ir.Block, n_args: int, out_values: list[ir.Value],
+                 out_avals: list[ShapedArray], out_tree: Any, captured: list[Any]) -> None:
+        self._holder = holder
+        self.block = block
+        self.n_args = n_args
+        self.out_values = out_values
+        self.out_avals = out_avals
+        self.out_tree = out_tree
+        self.captured = captured
+
+    def move_into(self, region: ir.Region, arg_types: Sequence[ir.Type], all_captured: Sequence[Any],
+                  yield_values: Callable[[list[ir.Value], list[ir.Value]], list[ir.Value]] | None = None) -> None:
+        """Fill `region` with one block whose arguments are `arg_types`
+        (the explicit ones) followed by one per object of `all_captured`
+        (a superset of this region's captures, in the op's operand order),
+        move the traced ops into it and end it with `jaxc.yield`.
+
+        `yield_values(outs, block_args)` may change what is yielded (a
+        while body also yields its captured values unchanged)."""
+        import jaxc.dialect as jd
+        capture_types = [ir_type(c.aval.shape, c.aval.dtype) for c in all_captured]
+        block = region.blocks.append(*arg_types, *capture_types)
+        outs = list(self.out_values)
+        new_args = list(block.arguments)
+        if yield_values is not None:
+            outs = yield_values(outs, new_args)
+        with ir.InsertionPoint(block), ir.Location.unknown(context()):
+            terminator = jd.YieldOp(outs)
+        for op in list(self.block.operations):
+            op.move_before(terminator)
+        old_args = list(self.block.arguments)
+        for old, new in zip(old_args[:self.n_args], new_args[:self.n_args]):
+            old.replace_all_uses_with(new)
+        position = {id(c): i for i, c in enumerate(all_captured)}
+        for old, obj in zip(old_args[self.n_args:], self.captured):
+            old.replace_all_uses_with(new_args[self.n_args + position[id(obj)]])
+
+
+def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what: str) -> TracedRegion:
+    """Trace `fun(*tracers)` (one tracer per aval) into a fresh block, for a
+    region of a control-flow op. `what` names the function in errors."""
+    from . import tree_util
+    ctx = context()
+    with ctx, ir.Location.unknown(ctx):
+        holder = ir.Module.create()
+        with ir.InsertionPoint(holder.body):
+            arg_types = [ir_type(a.shape, a.dtype) for a in in_avals]
+            fn = func_d.FuncOp("region", ir.FunctionType.get(arg_types, []))
+            block = fn.add_entry_block()
+        scope = Scope(block, current_scope(), "region")
+        with scope, ir.InsertionPoint(block):
+            args = [Tracer(scope, v, a) for v, a in zip(block.arguments, in_avals)]
+            out = fun(*args)
+            leaves, out_tree = tree_util.tree_flatten(out)
+            outs = [as_operand(leaf, what) for leaf in leaves]
+            out_values = [scope.value(x) for x in outs]
+        out_avals = [x.aval if isinstance(x, ArrayBase) else aval_of_type(v.type) for x, v in zip(outs, out_values)]
+    return TracedRegion(holder, block, len(in_avals), out_values, out_avals, out_tree, scope.captured)
+
+
+def as_operand(x: Any, what: str) -> Any:
+    """`x` as an array-like operand (Tracer, Array): Python scalars and NumPy
+    values become arrays; anything else is a TypeError naming `what`."""
+    if isinstance(x, ArrayBase):
+        return x
+    from jaxc import numpy as jnp
+    try:
+        return jnp.asarray(x)
+    except TypeError:
+        raise TypeError(f"{what}: {type(x).__name__} {x!r} is not an array, a NumPy value or a "
+                        "Python scalar") from None
+
+
+# ---------------------------------------------------------------------------
+# Primitives
+# ---------------------------------------------------------------------------
+
+class Primitive:
+    """One `jaxc` op (or a small fixed group of ops) as a Python operation.
+
+    `build(*values, **params)` builds the op(s) at the current insertion
+    point and returns the result value(s) (a list when `multiple_results`).
+    `weak(in_avals, **params)` says whether the results are weakly typed;
+    by default they are when every operand is.
+    """
+
+    def __init__(self, name: str, build: Callable[..., Any], *, multiple_results: bool = False,
+                 weak: Callable[..., bool] | None = None) -> None:
+        self.name = name
+        self.build = build
+        self.multiple_results = multiple_results
+        self.weak = weak or _all_weak
+
+    def __repr__(self) -> str:
+        return f"Primitive({self.name})"
+
+    def bind(self, *operands: Any, **params: Any) -> Any:
+        return bind(self, *operands, **params)
+
+
+def _all_weak(in_avals: Sequence[ShapedArray], **params: Any) -> bool:
+    return bool(in_avals) and all(a.weak_type for a in in_avals)
+
+
+def bind(prim: Primitive, *operands: Any, **params: Any) -> Any:
+    """Apply `prim`: emit it into the active trace, or run it eagerly."""
+    scope = current_scope()
+    if scope is None:
+        for x in operands:
+            if isinstance(x, Tracer):
+                raise TracerLeakError(
+                    f"{where()}: {prim.name} got a traced value {x.aval.str_short()} outside the "
+                    "trace that created it; return it from the jit / lax function instead")
+        from . import dispatch
+        return dispatch.apply_eager(prim, operands, params)
+    ctx = context()
+    with ctx, user_location(), ir.InsertionPoint(scope.block):
+        values = [scope.value(x) for x in operands]
+        results = build_checked(prim, values, params)
+    weak = prim.weak([x.aval for x in operands], **params)
+    tracers = [scope.tracer(v, weak) for v in results]
+    return tracers if prim.multiple_results else tracers[0]
+
+
+def build_checked(prim: Primitive, values: Sequence[ir.Value], params: dict) -> list[ir.Value]:
+    """Build `prim` and return its results as a list; an MLIR error (a
+    verifier or type-inference failure) becomes a `JaxcTypeError` with the
+    dialect's message and the user's line."""
+    ctx = context()
+    diagnostics: list[str] = []
+
+    def handler(diag) -> bool:
+        diagnostics.append(str(diag.message))
+        return True
+
+    handle = ctx.attach_diagnostic_handler(handler)
+    try:
+        out = prim.build(*values, **params)
+    except (ir.MLIRError, ValueError) as error:
+        messages = [str(d.message) for d in getattr(error, "error_diagnostics", [])] or diagnostics
+        detail = "; ".join(m for m in messages if "failed to infer" not in m) or str(error)
+        types = ", ".join(str(v.type) for v in values)
+        raise JaxcTypeError(f"{where()}: {prim.name} cannot be applied to ({types}): {detail}") from None
+    finally:
+        handle.detach()
+    if isinstance(out, ir.Value):
+        return [out]
+    if isinstance(out, ir.OpView):
+        return list(out.results)
+    return list(out)

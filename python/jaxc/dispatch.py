@@ -1,0 +1,234 @@
+"""Devices, their executors, and eager execution of primitives.
+
+Every device has one executor thread. Running a compiled function enqueues
+a task and returns at once; the task's results become the values of the
+`Array`s handed back (see `jaxc.array`). Tasks of one device run in order,
+so an input made by an earlier task is ready when a later one starts. The
+compiled call releases the GIL (ctypes), so Python keeps going meanwhile.
+
+Eager primitives: ``apply_eager(prim, operands, params)`` looks up a kernel
+compiled once per (primitive, operand shapes and dtypes, parameters),
+
+    func.func @sin(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+      %0 = jaxc.sin %arg0 : tensor<3xf32>
+      return %0 : tensor<3xf32>
+    }
+
+and enqueues one call of it. Nothing is compiled again for the same key
+(`kernel_cache_info()` tells tests how many kernels exist).
+"""
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import mlir.ir as ir
+from mlir.dialects import func as func_d
+
+from . import core
+from ._config import config
+
+
+class JaxcRuntimeError(RuntimeError):
+    """A computation failed while it ran on a device; raised at the next
+    synchronization (`block_until_ready`, `np.asarray`, printing, ...)."""
+
+
+# ---------------------------------------------------------------------------
+# Devices and executors
+# ---------------------------------------------------------------------------
+
+class Task:
+    """One enqueued call: `run()` fills `values` or `error`, then `done` is set."""
+
+    __slots__ = ("fn", "inputs", "values", "error", "_lock", "what", "where")
+
+    def __init__(self, fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any], what: str,
+                 where: str) -> None:
+        self.fn = fn
+        self.inputs = inputs
+        self.values: Sequence[np.ndarray] | None = None
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()  # held until the task has run (cheaper than an Event)
+        self._lock.acquire()
+        self.what = what
+        self.where = where
+
+    def run(self) -> None:
+        try:
+            from .array import Array
+            args = [x._ready_value() if type(x) is Array else x for x in self.inputs]
+            values = self.fn(*args)
+            for value in values:
+                value.flags.writeable = False
+            self.values = values
+        except BaseException as error:  # noqa: BLE001 -- surfaces at the next sync
+            self.error = error
+        finally:
+            self.inputs = None
+            self._lock.release()
+
+    def is_done(self) -> bool:
+        return not self._lock.locked()
+
+    def wait(self) -> None:
+        if self._lock.locked():
+            with self._lock:
+                pass
+
+    def result(self, index: int) -> np.ndarray:
+        self.wait()
+        if self.error is not None:
+            error = self.error
+            if isinstance(error, JaxcRuntimeError):
+                raise error
+            raise JaxcRuntimeError(f"{self.where}: {self.what} failed while executing: "
+                                   f"{type(error).__name__}: {error}") from error
+        return self.values[index]
+
+
+class Executor:
+    """A worker thread that runs a device's tasks in order."""
+
+    def __init__(self, name: str) -> None:
+        self._queue: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self._thread.start()
+
+    def submit(self, task: Task) -> Task:
+        self._queue.put(task)
+        return task
+
+    def _work(self) -> None:
+        while True:
+            task = self._queue.get()
+            if task is None:
+                return
+            task.run()
+
+
+class Device:
+    """A CPU device: an id and an executor."""
+
+    platform = "cpu"
+    device_kind = "cpu"
+
+    def __init__(self, id: int) -> None:
+        self.id = id
+        self._executor: Executor | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            with self._lock:
+                if self._executor is None:
+                    self._executor = Executor(f"jaxc-cpu-{self.id}")
+        return self._executor
+
+    def __repr__(self) -> str:
+        return f"CpuDevice(id={self.id})"
+
+
+_DEVICES: list[Device] = []
+
+
+def devices() -> list[Device]:
+    """The CPU devices; `jax_num_cpu_devices` of them."""
+    wanted = config.jax_num_cpu_devices
+    while len(_DEVICES) < wanted:
+        _DEVICES.append(Device(len(_DEVICES)))
+    return _DEVICES[:wanted]
+
+
+def default_device() -> Device:
+    return devices()[0]
+
+
+def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
+        out_avals: Sequence[core.ShapedArray], what: str, device: Device | None = None) -> list[Any]:
+    """Enqueue `fn(*inputs)` on `device` and return its results as Arrays at once."""
+    from .array import Array
+    device = device or _device_of(inputs)
+    task = Task(fn, inputs, what, core.where())
+    device.executor.submit(task)
+    return [Array._pending(aval, task, i, device) for i, aval in enumerate(out_avals)]
+
+
+def _device_of(inputs: Sequence[Any]) -> Device:
+    from .array import Array
+    for x in inputs:
+        if type(x) is Array and x.device is not None:
+            return x.device
+    return default_device()
+
+
+# ---------------------------------------------------------------------------
+# Eager primitives
+# ---------------------------------------------------------------------------
+
+class Kernel:
+    """A compiled one-primitive function and the avals of its results."""
+
+    __slots__ = ("function", "out_avals", "name")
+
+    def __init__(self, function: Any, out_avals: list[core.ShapedArray], name: str) -> None:
+        self.function = function
+        self.out_avals = out_avals
+        self.name = name
+
+
+_KERNELS: dict[tuple, Kernel] = {}
+_KERNELS_LOCK = threading.Lock()
+
+
+def kernel_cache_info() -> dict[str, int]:
+    """How many eager kernels have been compiled (one per key)."""
+    return {"kernels": len(_KERNELS)}
+
+
+def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> Any:
+    from .array import Array
+    arrays = [x if isinstance(x, Array) else Array._from_value(x) for x in operands]
+    avals = [a.aval for a in arrays]
+    key = (prim.name, tuple((a.shape, a.dtype) for a in avals), tuple(sorted(params.items())))
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        kernel = _compile_kernel(prim, avals, params, key)
+    weak = prim.weak(avals, **params)
+    out_avals = [core.ShapedArray(a.shape, a.dtype, weak) for a in kernel.out_avals]
+    outs = run(kernel.function, arrays, out_avals, prim.name)
+    return outs if prim.multiple_results else outs[0]
+
+
+def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], params: dict,
+                    key: tuple) -> Kernel:
+    from jaxc.runtime import CompileError, compile_module
+    ctx = core.context()
+    name = prim.name.replace(".", "_")
+    with _KERNELS_LOCK:
+        kernel = _KERNELS.get(key)
+        if kernel is not None:
+            return kernel
+        with ctx, core.user_location():
+            module = ir.Module.create()
+            with ir.InsertionPoint(module.body):
+                arg_types = [core.ir_type(a.shape, a.dtype) for a in avals]
+                fn = func_d.FuncOp(name, ir.FunctionType.get(arg_types, []))
+                block = fn.add_entry_block()
+                with ir.InsertionPoint(block):
+                    results = core.build_checked(prim, list(block.arguments), params)
+                    func_d.ReturnOp(results)
+                fn.attributes["function_type"] = ir.TypeAttr.get(
+                    ir.FunctionType.get(arg_types, [r.type for r in results]))
+        out_avals = [core.aval_of_type(r.type) for r in results]
+        try:
+            executable = compile_module(module.operation.get_asm(enable_debug_info=True))
+        except CompileError as error:
+            raise core.JaxcTypeError(f"{core.where()}: cannot compile {prim.name} for "
+                                     f"{', '.join(a.str_short() for a in avals)}: {error}") from None
+        kernel = Kernel(executable[name], out_avals, name)
+        _KERNELS[key] = kernel
+    return kernel

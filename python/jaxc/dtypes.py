@@ -1,0 +1,207 @@
+"""Element types and JAX's type promotion.
+
+The dtypes jaxc computes with are NumPy dtypes (bfloat16 from ml_dtypes).
+Without ``jax_enable_x64`` the 64-bit ones canonicalize to 32 bits, as in JAX.
+Python scalars are *weakly typed*: ``x + 1.0`` keeps ``x``'s float dtype.
+
+Promotion is JAX's lattice (``jax.numpy.promote_types``): the result of two
+types is their least upper bound, with the weak categories ``i*`` (Python
+int) and ``f*`` (Python float) between the concrete types::
+
+    b1 -> i* -> {u8, i8};  u8 -> {i16, u16};  u16 -> {i32, u32};  u32 -> {i64, u64}
+    i8 -> i16 -> i32 -> i64 -> f*;  u64 -> f*;  f* -> {bf16, f16} -> f32 -> f64
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ._config import config
+
+try:
+    import ml_dtypes as _ml_dtypes
+    bfloat16 = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+    bfloat16 = None
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+SUPPORTED = [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+             float16, float32, float64] + ([bfloat16] if bfloat16 is not None else [])
+
+# NumPy dtype -> MLIR element type of the jaxc dialect.
+_ELEMENT_TYPES = {bool_: "i1", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+                  uint8: "ui8", uint16: "ui16", uint32: "ui32", uint64: "ui64",
+                  float16: "f16", float32: "f32", float64: "f64"}
+if bfloat16 is not None:
+    _ELEMENT_TYPES[bfloat16] = "bf16"
+
+_TO_32 = {int64: int32, uint64: uint32, float64: float32}
+
+# The promotion lattice: node -> the nodes directly above it.
+_WEAK_INT, _WEAK_FLOAT = "i*", "f*"
+_LATTICE: dict[Any, list[Any]] = {
+    bool_: [_WEAK_INT], _WEAK_INT: [uint8, int8],
+    uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_WEAK_FLOAT],
+    int8: [int16], int16: [int32], int32: [int64], int64: [_WEAK_FLOAT],
+    _WEAK_FLOAT: [float16] + ([bfloat16] if bfloat16 is not None else []),
+    float16: [float32], float32: [float64], float64: [],
+}
+if bfloat16 is not None:
+    _LATTICE[bfloat16] = [float32]
+
+
+def x64_enabled() -> bool:
+    return config.jax_enable_x64
+
+
+def element_type(dtype: np.dtype) -> str:
+    """The dialect's element type name for a dtype (``float32`` -> ``f32``)."""
+    try:
+        return _ELEMENT_TYPES[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"jaxc does not support dtype {dtype} "
+                        f"(supported: {', '.join(str(d) for d in SUPPORTED)})") from None
+
+
+def canonicalize(dtype: Any) -> np.dtype:
+    """`dtype` as jaxc computes with it: a NumPy dtype, 32-bit unless x64 is on.
+
+    Accepts dtypes, scalar types (``jnp.float32``, ``float``, ``int``, ``bool``)
+    and names (``"float32"``).
+    """
+    if dtype is float:
+        dtype = float64 if x64_enabled() else float32
+    elif dtype is int:
+        dtype = int64 if x64_enabled() else int32
+    elif dtype is bool:
+        dtype = bool_
+    elif dtype is complex:
+        raise TypeError("jaxc does not support complex numbers")
+    try:
+        result = np.dtype(dtype if isinstance(dtype, (type, str)) else getattr(dtype, "dtype", dtype))
+    except TypeError:
+        raise TypeError(f"{dtype!r} is not a dtype") from None
+    if result not in _ELEMENT_TYPES:
+        element_type(result)  # raises the error naming the supported dtypes
+    if not x64_enabled():
+        result = _TO_32.get(result, result)
+    return result
+
+
+def default_int() -> np.dtype:
+    return int64 if x64_enabled() else int32
+
+
+def default_float() -> np.dtype:
+    return float64 if x64_enabled() else float32
+
+
+def is_float(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "f" or (bfloat16 is not None and np.dtype(dtype) == bfloat16)
+
+
+def is_int(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind in "iu"
+
+
+def is_unsigned(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "u"
+
+
+def scalar_dtype(value: Any) -> tuple[np.dtype, bool]:
+    """(dtype, weak_type) of a Python scalar: weak default int/float, or bool."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool_, False
+    if isinstance(value, int):
+        return default_int(), True
+    if isinstance(value, float):
+        return default_float(), True
+    if isinstance(value, complex):
+        raise TypeError("jaxc does not support complex numbers")
+    raise TypeError(f"{type(value).__name__} is not a Python scalar")
+
+
+@functools.lru_cache(maxsize=None)
+def _ancestors(node: Any) -> frozenset:
+    above = {node}
+    for parent in _LATTICE[node]:
+        above |= _ancestors(parent)
+    return frozenset(above)
+
+
+def _node(dtype: np.dtype, weak: bool) -> Any:
+    if weak and is_float(dtype):
+        return _WEAK_FLOAT
+    if weak and is_int(dtype):
+        return _WEAK_INT
+    return np.dtype(dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _join(a: Any, b: Any) -> Any:
+    common = _ancestors(a) & _ancestors(b)
+    least = [n for n in common if all(m in _ancestors(n) for m in common)]
+    return least[0]
+
+
+def promote(*typed: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
+    """The result (dtype, weak_type) of an operation on values of these
+    (dtype, weak_type)s, by JAX's lattice; canonicalized for x64."""
+    if not typed:
+        raise ValueError("promote() needs at least one type")
+    node = _node(*typed[0])
+    for dtype, weak in typed[1:]:
+        node = _join(node, _node(dtype, weak))
+    if node == _WEAK_INT:
+        return default_int(), True
+    if node == _WEAK_FLOAT:
+        return default_float(), True
+    return canonicalize(node), False
+
+
+def promote_types(a: Any, b: Any) -> np.dtype:
+    """`jnp.promote_types`: the promotion of two (strong) dtypes."""
+    return promote((canonicalize(a), False), (canonicalize(b), False))[0]
+
+
+def result_type(*args: Any) -> np.dtype:
+    """`jnp.result_type`: the dtype an operation on `args` produces."""
+    return promote(*[dtype_and_weak(a) for a in args])[0]
+
+
+def dtype_and_weak(value: Any) -> tuple[np.dtype, bool]:
+    """(dtype, weak_type) of an array, tracer, NumPy value, Python scalar or dtype."""
+    aval = getattr(value, "aval", None)
+    if aval is not None:
+        return aval.dtype, aval.weak_type
+    if isinstance(value, (bool, int, float, complex)):
+        return scalar_dtype(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return canonicalize(value.dtype), False
+    return canonicalize(value), False
+
+
+def issubdtype(dtype: Any, category: Any) -> bool:
+    """`jnp.issubdtype` for the categories floating, integer, signedinteger,
+    unsignedinteger, bool_, number, inexact."""
+    dtype = np.dtype(dtype)
+    if bfloat16 is not None and dtype == bfloat16:
+        return category in (np.floating, np.inexact, np.number, np.generic) or np.dtype(category) == dtype
+    return np.issubdtype(dtype, category)
+
+
+def finfo(dtype: Any):
+    dtype = canonicalize(dtype)
+    if bfloat16 is not None and dtype == bfloat16:
+        return _ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
+def iinfo(dtype: Any):
+    return np.iinfo(canonicalize(dtype))

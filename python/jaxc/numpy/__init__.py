@@ -1,0 +1,39 @@
+"""`jaxc.numpy`: NumPy's API with JAX's semantics, on jaxc arrays.
+
+    import jaxc.numpy as jnp
+    x = jnp.linspace(0.0, 1.0, 5)
+    jnp.sum(jnp.sin(x) ** 2, axis=0)
+
+Defaults follow JAX: float32 and int32 unless ``jax_enable_x64`` is set;
+Python scalars are weakly typed; arrays are immutable (``x.at[i].set(v)``).
+"""
+import numpy as _np
+
+from ..array import Array
+from ..dtypes import (bfloat16, bool_, finfo, float16, float32, float64, iinfo, int8, int16, int32,  # noqa: F401
+                      int64, issubdtype, promote_types, result_type, uint8, uint16, uint32, uint64)
+from ._util import asarray, broadcast_shapes as _broadcast_shapes  # noqa: F401
+from ._creation import *  # noqa: F401,F403
+from ._elementwise import *  # noqa: F401,F403
+from ._elementwise import round, abs  # noqa: F401
+from ._reductions import *  # noqa: F401,F403
+from ._linalg import *  # noqa: F401,F403
+from ._shape import *  # noqa: F401,F403
+from . import linalg  # noqa: F401
+from . import _operators
+
+ndarray = Array
+pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
+newaxis = None
+dtype = _np.dtype
+generic, number, integer, signedinteger, unsignedinteger, floating, inexact = (
+    _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.floating, _np.inexact)
+bool = bool_  # noqa: A001 -- jnp.bool is NumPy 2's name for bool_
+
+
+def broadcast_shapes(*shapes):
+    """The shape `shapes` broadcast to (NumPy's rules)."""
+    return _broadcast_shapes("broadcast_shapes", *shapes)
+
+
+_operators.attach()

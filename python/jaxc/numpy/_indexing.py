@@ -1,0 +1,2 @@
+"""(in progress)"""
+__all__: list[str] = []

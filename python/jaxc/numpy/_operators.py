@@ -1,0 +1,93 @@
+"""The operators and methods of `jaxc.Array` and of tracers.
+
+Both classes derive from `core.ArrayBase`; this module attaches the Python
+operators (each with its reflected form) and the NumPy-style methods, each
+a thin call into `jaxc.numpy`, so eager arrays and traced values behave the
+same.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..core import ArrayBase
+
+
+def _forward(name: str) -> Callable:
+    def op(self: Any, other: Any) -> Any:
+        from jaxc import numpy as jnp
+        if not _operand_ok(other):
+            return NotImplemented
+        return getattr(jnp, name)(self, other)
+    return op
+
+
+def _reflected(name: str) -> Callable:
+    def op(self: Any, other: Any) -> Any:
+        from jaxc import numpy as jnp
+        if not _operand_ok(other):
+            return NotImplemented
+        return getattr(jnp, name)(other, self)
+    return op
+
+
+def _operand_ok(other: Any) -> bool:
+    import numpy as np
+    return isinstance(other, (ArrayBase, int, float, bool, np.ndarray, np.generic, list, tuple))
+
+
+def _unary(name: str) -> Callable:
+    def op(self: Any) -> Any:
+        from jaxc import numpy as jnp
+        return getattr(jnp, name)(self)
+    return op
+
+
+def _method(name: str) -> Callable:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        from jaxc import numpy as jnp
+        return getattr(jnp, name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+BINARY_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "mod", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift", "divmod": "divmod",
+}
+COMPARISON_OPERATORS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                        "gt": "greater", "ge": "greater_equal"}
+UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}
+METHODS = ["reshape", "astype", "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin",
+           "all", "any", "cumsum", "cumprod", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
+           "clip", "round", "dot", "sort", "argsort", "take", "repeat", "nonzero", "conj", "conjugate",
+           "trace", "diagonal", "ptp"]
+_METHOD_TARGET = {"flatten": "ravel"}
+
+
+def attach() -> None:
+    for dunder, name in BINARY_OPERATORS.items():
+        setattr(ArrayBase, f"__{dunder}__", _forward(name))
+        setattr(ArrayBase, f"__r{dunder}__", _reflected(name))
+    for dunder, name in COMPARISON_OPERATORS.items():
+        setattr(ArrayBase, f"__{dunder}__", _forward(name))
+    for dunder, name in UNARY_OPERATORS.items():
+        setattr(ArrayBase, f"__{dunder}__", _unary(name))
+    for name in METHODS:
+        setattr(ArrayBase, name, _method(_METHOD_TARGET.get(name, name)))
+    ArrayBase.T = property(lambda self: _method("transpose")(self))
+    ArrayBase.mT = property(lambda self: _method("matrix_transpose")(self))
+    ArrayBase.real = property(lambda self: self)
+    ArrayBase.__getitem__ = lambda self, index: _indexing().getitem(self, index)
+    ArrayBase.at = property(lambda self: _indexing().AtIndexer(self))
+    ArrayBase.__setitem__ = _no_setitem
+
+
+def _indexing():
+    from . import _indexing as module
+    return module
+
+
+def _no_setitem(self: Any, index: Any, value: Any) -> None:
+    raise TypeError("jaxc arrays are immutable; instead of x[idx] = y use x = x.at[idx].set(y)")

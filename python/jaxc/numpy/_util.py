@@ -1,0 +1,184 @@
+"""Shared helpers of `jaxc.numpy`: converting arguments, promoting dtypes
+and broadcasting shapes with JAX's rules, normalizing axes. Errors name the
+jnp function and the shapes involved."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..core import ArrayBase, ShapedArray
+
+
+def is_array(x: Any) -> bool:
+    return isinstance(x, ArrayBase)
+
+
+def asarray(x: Any, dtype: Any = None, fn: str = "asarray") -> Any:
+    """`x` as an Array/Tracer (a copy only when converting). Python scalars
+    are weakly typed; lists and tuples of arrays are stacked."""
+    if isinstance(x, ArrayBase):
+        if dtype is None:
+            return x
+        return lax.convert_element_type(x, dtype)
+    if isinstance(x, (list, tuple)):
+        if any(isinstance(leaf, ArrayBase) for leaf in _flat(x)):
+            from . import _shape
+            return _shape.stack([asarray(e, dtype, fn) for e in x]) if x else \
+                lax.constant(np.zeros((0,), dtypes.canonicalize(dtype or float)))
+    if hasattr(x, "__jax_array__"):
+        return asarray(x.__jax_array__(), dtype, fn)
+    if dtype is None and isinstance(x, (bool, int, float, complex)):
+        scalar_dtype, weak = dtypes.scalar_dtype(x)
+        _check_int_range(x, scalar_dtype, fn)
+        return lax.constant(np.asarray(x, scalar_dtype), weak_type=weak)
+    try:
+        value = np.asarray(x)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"jnp.{fn}: cannot convert {type(x).__name__} to an array: {error}") from None
+    if value.dtype == object or value.dtype.kind in "USVO":
+        raise TypeError(f"jnp.{fn}: cannot convert {type(x).__name__} of dtype {value.dtype} to an "
+                        "array (only numbers and booleans)")
+    if value.dtype.kind == "c":
+        raise TypeError(f"jnp.{fn}: jaxc does not support complex numbers")
+    target = dtypes.canonicalize(dtype if dtype is not None else value.dtype)
+    if isinstance(x, int) and not isinstance(x, bool):
+        _check_int_range(x, target, fn)
+    return lax.constant(value.astype(target, copy=False))
+
+
+def _check_int_range(x: Any, dtype: np.dtype, fn: str) -> None:
+    if isinstance(x, int) and not isinstance(x, bool) and np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"jnp.{fn}: Python int {x} is too large to convert to {np.dtype(dtype).name}")
+
+
+def _flat(x: Any) -> list[Any]:
+    if isinstance(x, (list, tuple)):
+        return [leaf for e in x for leaf in _flat(e)]
+    return [x]
+
+
+def broadcast_shapes(fn: str, *shapes: Sequence[int]) -> tuple[int, ...]:
+    """NumPy broadcasting of `shapes`; the error names `fn` and the shapes."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for axis in range(ndim):
+        size = 1
+        for shape in shapes:
+            d = shape[axis - ndim + len(shape)] if axis - ndim + len(shape) >= 0 else 1
+            if d == 1:
+                continue
+            if size not in (1, d):
+                raise ValueError(f"jnp.{fn}: incompatible shapes for broadcasting: "
+                                 f"{', '.join(str(tuple(s)) for s in shapes)}")
+            size = d
+        result.append(size)
+    return tuple(result)
+
+
+def broadcast_to(x: Any, shape: Sequence[int], fn: str = "broadcast_to") -> Any:
+    x = asarray(x, fn=fn)
+    shape = tuple(int(d) for d in shape)
+    if x.shape == shape:
+        return x
+    if len(shape) < x.ndim:
+        raise ValueError(f"jnp.{fn}: cannot broadcast shape {x.shape} to the smaller rank shape {shape}")
+    lead = len(shape) - x.ndim
+    for i, d in enumerate(x.shape):
+        if d != 1 and d != shape[lead + i]:
+            raise ValueError(f"jnp.{fn}: cannot broadcast shape {x.shape} to {shape}")
+    keep = [i for i, d in enumerate(x.shape) if d == shape[lead + i]]
+    squeezed = [i for i in range(x.ndim) if i not in keep]
+    if squeezed:
+        x = lax.reshape(x, tuple(x.shape[i] for i in keep))
+    return lax.broadcast_in_dim(x, shape, tuple(lead + i for i in keep))
+
+
+def promote_dtypes(fn: str, *args: Any) -> list[Any]:
+    """Convert `args` to arrays of their common dtype (JAX's promotion;
+    weak Python scalars adapt to the arrays)."""
+    typed = [dtypes.dtype_and_weak(a) for a in args]
+    dtype, weak = dtypes.promote(*typed)
+    out = []
+    for a, (a_dtype, a_weak) in zip(args, typed):
+        if isinstance(a, ArrayBase):
+            out.append(a if a.dtype == dtype and a.weak_type == weak else
+                       lax.convert_element_type(a, dtype, weak))
+        else:
+            arr = asarray(a, dtype, fn)
+            out.append(lax._with_weak(arr, weak) if arr.weak_type != weak else arr)
+    return out
+
+
+def promote_dtypes_inexact(fn: str, *args: Any) -> list[Any]:
+    """As `promote_dtypes`, then ints and bools become the default float."""
+    out = promote_dtypes(fn, *args)
+    if out and not dtypes.is_float(out[0].dtype):
+        target = dtypes.default_float()
+        weak = out[0].weak_type
+        out = [lax.convert_element_type(a, target, weak) for a in out]
+    return out
+
+
+def promote_args(fn: str, *args: Any) -> list[Any]:
+    """Promote dtypes and broadcast shapes (what every binary jnp op does)."""
+    first = getattr(args[0], "aval", None)
+    if first is not None and all(getattr(a, "aval", None) == first for a in args[1:]):
+        return list(args)  # the common case: nothing to do
+    arrays = promote_dtypes(fn, *args)
+    shape = broadcast_shapes(fn, *[a.shape for a in arrays])
+    return [broadcast_to(a, shape, fn) for a in arrays]
+
+
+def promote_args_inexact(fn: str, *args: Any) -> list[Any]:
+    arrays = promote_dtypes_inexact(fn, *args)
+    shape = broadcast_shapes(fn, *[a.shape for a in arrays])
+    return [broadcast_to(a, shape, fn) for a in arrays]
+
+
+def canonicalize_axis(axis: Any, ndim: int, fn: str) -> int:
+    """`axis` in [0, ndim) (negative counts from the end); error names `fn`."""
+    try:
+        axis = int(lax._ops.operator_index(axis))
+    except TypeError:
+        raise TypeError(f"jnp.{fn}: axis must be an int, got {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"jnp.{fn}: axis {axis} is out of bounds for an array of dimension {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def canonicalize_axes(axis: Any, ndim: int, fn: str) -> tuple[int, ...]:
+    """None -> all axes; int or tuple -> sorted normalized tuple (no repeats)."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = tuple(canonicalize_axis(a, ndim, fn) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"jnp.{fn}: repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def static_shape(shape: Any, fn: str) -> tuple[int, ...]:
+    """A shape argument (int or sequence of ints) as a tuple; tracers are a
+    concretization error."""
+    if isinstance(shape, core.Tracer):
+        raise core.ConcretizationTypeError(shape, f"the shape argument of jnp.{fn}")
+    seq = shape if isinstance(shape, (tuple, list)) else (shape,)
+    out = []
+    for d in seq:
+        if isinstance(d, core.Tracer):
+            raise core.ConcretizationTypeError(d, f"the shape argument of jnp.{fn}")
+        try:
+            out.append(int(lax._ops.operator_index(d)))
+        except TypeError:
+            raise TypeError(f"jnp.{fn}: shape must be ints, got {shape!r}") from None
+    if any(d < 0 for d in out):
+        raise ValueError(f"jnp.{fn}: negative dimensions are not allowed, got {tuple(out)}")
+    return tuple(out)
+
+
+def full_like_aval(aval: ShapedArray, value: Any) -> Any:
+    return broadcast_to(lax.constant(np.asarray(value, aval.dtype)), aval.shape)
