@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from mlir import ir
 
@@ -130,19 +130,28 @@ def build_stage_pass_manager(stage: Stage, context: ir.Context):
 
 
 def run_stages(module: ir.Module, last: str, *, first: str | None = None,
-               each: Callable[[Stage, ir.Module | str], None] | None = None) -> ir.Module | str:
+               each: Callable[[Stage, ir.Module | str], None] | None = None,
+               pass_managers: dict[str, Any] | None = None) -> ir.Module | str:
     """Lower `module` (which is at stage `first`, None: traced) in place
     through stage `last`; returns the module, or the text for llvmir/asm.
 
     `each(stage, module_or_text)` is called after every stage. MLIR failures
     raise `ir.MLIRError` (diagnostics attached); text stages raise `StageError`.
+    `pass_managers` (stage name -> pass manager, for the module's context)
+    lets a caller that compiles many modules in one context build each
+    stage's pass manager once.
     """
     result: ir.Module | str = module
     for stage in stages_between(first, last):
         if stage.name == "llvm":
             check_llvm_lowerable(module)
         if stage.kind == MLIR:
-            pm = build_stage_pass_manager(stage, module.context)
+            if pass_managers is None:
+                pm = build_stage_pass_manager(stage, module.context)
+            elif stage.name in pass_managers:
+                pm = pass_managers[stage.name]
+            else:
+                pm = pass_managers[stage.name] = build_stage_pass_manager(stage, module.context)
             if pm is not None:
                 pm.run(module.operation)
         elif stage.kind == LLVMIR:

@@ -90,11 +90,11 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
 def _leaf_aval(x: Any) -> ShapedArray:
     if isinstance(x, ArrayBase):
         return x.aval
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(np.shape(x), dtypes.canonicalize(x.dtype), False)
     if isinstance(x, (bool, int, float, complex)):
         dtype, weak = dtypes.scalar_dtype(x)
         return ShapedArray((), dtype, weak)
-    if isinstance(x, (np.ndarray, np.generic)):
-        return ShapedArray(np.shape(x), dtypes.canonicalize(x.dtype), False)
     if hasattr(x, "__jax_array__"):
         return _leaf_aval(x.__jax_array__())
     raise TypeError(f"argument of type {type(x).__name__} is not a valid jaxc type (arrays, NumPy "
@@ -245,42 +245,46 @@ class JitFunction:
         return functools.partial(self, obj)
 
     def _signature(self, args: tuple, kwargs: dict) -> tuple[Any, list[Any], Callable]:
-        """(cache key, flat dynamic leaves, rebuild(tracers) -> (args, kwargs))."""
-        static_pos = self.static_argnums
-        dyn_args, statics = [], []
-        for i, a in enumerate(args):
-            if i in static_pos:
-                statics.append((i, _Static(a)))
-            else:
-                dyn_args.append(a)
-        dyn_kwargs = {}
-        for k in sorted(kwargs):
-            if k in self.static_argnames:
-                statics.append((k, _Static(kwargs[k])))
-            else:
-                dyn_kwargs[k] = kwargs[k]
+        """(cache key, flat dynamic leaves, rebuild) for a call; `rebuild(tracers)`
+        gives back (args, kwargs) with the tracers in the dynamic places."""
+        static_pos, static_names = self.static_argnums, self.static_argnames
+        if static_pos:
+            dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+            statics = tuple((i, _Static(a)) for i, a in enumerate(args) if i in static_pos)
+        else:
+            dyn_args, statics = args, ()
+        if kwargs:
+            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+            statics += tuple((k, _Static(kwargs[k])) for k in sorted(kwargs) if k in static_names)
+        else:
+            dyn_kwargs = kwargs
         leaves, tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(_leaf_aval(x) for x in leaves)
-        key = (tree, avals, tuple(statics), dtypes.x64_enabled())
-        n_args = len(args)
+        try:
+            avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
+        except TypeError as error:
+            raise TypeError(f"jit({self._name}): {error}") from None
+        key = (tree, avals, statics, dtypes.x64_enabled())
+        values = [x if type(x) is Array else _leaf_value(x, a) for x, a in zip(leaves, avals)]
+        return key, values, functools.partial(self._rebuild, args, kwargs, tree)
 
-        def rebuild(tracers: list) -> tuple[tuple, dict]:
-            dyn_a, dyn_k = tree_util.tree_unflatten(tree, tracers)
-            it = iter(dyn_a)
-            full = tuple(args[i] if i in static_pos else next(it) for i in range(n_args))
-            full_kwargs = {k: (kwargs[k] if k in self.static_argnames else dyn_k[k]) for k in kwargs}
-            return full, full_kwargs
-
-        return key, [_leaf_value(x, a) for x, a in zip(leaves, avals)], rebuild
+    def _rebuild(self, args: tuple, kwargs: dict, tree: Any, tracers: list) -> tuple[tuple, dict]:
+        dyn_a, dyn_k = tree_util.tree_unflatten(tree, tracers)
+        it = iter(dyn_a)
+        full = tuple(args[i] if i in self.static_argnums else next(it) for i in range(len(args)))
+        full_kwargs = {k: (kwargs[k] if k in self.static_argnames else dyn_k[k]) for k in kwargs}
+        return full, full_kwargs
 
     def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list[Any]]:
         key, leaves, rebuild = self._signature(args, kwargs)
         compiled = self._cache.get(key)
         if compiled is None:
-            traced = self._trace(key, rebuild)
-            compiled = Compiled(traced, self)
-            compiled._key = key
-            self._cache[key] = compiled
+            with self._lock:
+                compiled = self._cache.get(key)
+                if compiled is None:
+                    traced = self._trace(key, rebuild)
+                    compiled = Compiled(traced, self)
+                    compiled._key = key
+                    self._cache[key] = compiled
         return compiled, leaves
 
     def _trace(self, key: Any, rebuild: Callable) -> Traced:

@@ -43,13 +43,14 @@ _PASSES_DIR = os.path.join(os.path.dirname(_PACKAGE_DIR), "passes")
 class ShapedArray:
     """The abstract value of an array: shape, dtype and weak type."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash", "strong")
 
     def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._hash = hash((self.shape, self.dtype, self.weak_type))
+        self.strong = (self.shape, self.dtype)  # what a compiled kernel depends on
 
     @property
     def ndim(self) -> int:

@@ -58,8 +58,7 @@ class Task:
 
     def run(self) -> None:
         try:
-            from .array import Array
-            args = [x._ready_value() if type(x) is Array else x for x in self.inputs]
+            args = [x._ready_value() if type(x) is _Array else x for x in self.inputs]
             values = self.fn(*args)
             for value in values:
                 value.flags.writeable = False
@@ -150,17 +149,16 @@ def default_device() -> Device:
 def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
         out_avals: Sequence[core.ShapedArray], what: str, device: Device | None = None) -> list[Any]:
     """Enqueue `fn(*inputs)` on `device` and return its results as Arrays at once."""
-    from .array import Array
     device = device or _device_of(inputs)
     task = Task(fn, inputs, what, core.where())
     device.executor.submit(task)
-    return [Array._pending(aval, task, i, device) for i, aval in enumerate(out_avals)]
+    pending = _Array._pending
+    return [pending(aval, task, i, device) for i, aval in enumerate(out_avals)]
 
 
 def _device_of(inputs: Sequence[Any]) -> Device:
-    from .array import Array
     for x in inputs:
-        if type(x) is Array and x.device is not None:
+        if type(x) is _Array and x.device is not None:
             return x.device
     return default_device()
 
@@ -172,11 +170,12 @@ def _device_of(inputs: Sequence[Any]) -> Device:
 class Kernel:
     """A compiled one-primitive function and the avals of its results."""
 
-    __slots__ = ("function", "out_avals", "name")
+    __slots__ = ("function", "out_avals", "weak_out_avals", "name")
 
     def __init__(self, function: Any, out_avals: list[core.ShapedArray], name: str) -> None:
         self.function = function
         self.out_avals = out_avals
+        self.weak_out_avals = [core.ShapedArray(a.shape, a.dtype, True) for a in out_avals]
         self.name = name
 
 
@@ -190,16 +189,15 @@ def kernel_cache_info() -> dict[str, int]:
 
 
 def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> Any:
-    from .array import Array
-    arrays = [x if isinstance(x, Array) else Array._from_value(x) for x in operands]
+    arrays = [x if type(x) is _Array else _Array._from_value(x) for x in operands]
     avals = [a.aval for a in arrays]
-    key = (prim.name, tuple((a.shape, a.dtype) for a in avals), tuple(sorted(params.items())))
+    key = (prim, *[a.strong for a in avals], *(sorted(params.items()) if params else ()),
+           config.jaxc_eager_opt_level)
     kernel = _KERNELS.get(key)
     if kernel is None:
         kernel = _compile_kernel(prim, avals, params, key)
     weak = prim.weak(avals, **params)
-    out_avals = [core.ShapedArray(a.shape, a.dtype, weak) for a in kernel.out_avals]
-    outs = run(kernel.function, arrays, out_avals, prim.name)
+    outs = run(kernel.function, arrays, kernel.weak_out_avals if weak else kernel.out_avals, prim.name)
     return outs if prim.multiple_results else outs[0]
 
 
@@ -225,10 +223,14 @@ def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], par
                     ir.FunctionType.get(arg_types, [r.type for r in results]))
         out_avals = [core.aval_of_type(r.type) for r in results]
         try:
-            executable = compile_module(module.operation.get_asm(enable_debug_info=True))
+            executable = compile_module(module.operation.get_asm(enable_debug_info=True),
+                                        opt_level=min(config.jaxc_eager_opt_level, 3))
         except CompileError as error:
             raise core.JaxcTypeError(f"{core.where()}: cannot compile {prim.name} for "
                                      f"{', '.join(a.str_short() for a in avals)}: {error}") from None
         kernel = Kernel(executable[name], out_avals, name)
         _KERNELS[key] = kernel
     return kernel
+
+
+from .array import Array as _Array  # noqa: E402 -- array imports this module lazily

@@ -115,7 +115,10 @@ def is_unsigned(dtype: np.dtype) -> bool:
 
 
 def scalar_dtype(value: Any) -> tuple[np.dtype, bool]:
-    """(dtype, weak_type) of a Python scalar: weak default int/float, or bool."""
+    """(dtype, weak_type) of a Python scalar: weak default int/float, or bool.
+    NumPy scalars (``np.float64(1)`` is also a Python float) are strong."""
+    if isinstance(value, np.generic):
+        return canonicalize(value.dtype), False
     if isinstance(value, (bool, np.bool_)):
         return bool_, False
     if isinstance(value, int):
@@ -180,7 +183,7 @@ def dtype_and_weak(value: Any) -> tuple[np.dtype, bool]:
     aval = getattr(value, "aval", None)
     if aval is not None:
         return aval.dtype, aval.weak_type
-    if isinstance(value, (bool, int, float, complex)):
+    if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
         return scalar_dtype(value)
     if isinstance(value, (np.ndarray, np.generic)):
         return canonicalize(value.dtype), False

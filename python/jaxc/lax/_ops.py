@@ -316,6 +316,12 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     dims = tuple(int(d) for d in broadcast_dimensions)
     if x.shape == shape and dims == tuple(range(len(shape))):
         return x
+    if x.size == 1 and core.current_scope() is None and getattr(x, "_value", None) is not None:
+        # Eagerly, filling with a known scalar is host work, not a kernel launch.
+        from ..array import Array
+        value = np.full(shape, x._value.reshape(()), x.dtype)
+        value.flags.writeable = False
+        return Array._ready(value, ShapedArray(shape, x.dtype, x.weak_type), x.device)
     return BROADCAST_IN_DIM.bind(x, shape=shape, broadcast_dimensions=dims)
 
 

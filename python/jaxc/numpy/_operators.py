@@ -7,32 +7,35 @@ same.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
+
+import numpy as np
 
 from ..core import ArrayBase
 
 
 def _forward(name: str) -> Callable:
     def op(self: Any, other: Any) -> Any:
-        from jaxc import numpy as jnp
-        if not _operand_ok(other):
+        if not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
-        return getattr(jnp, name)(self, other)
+        return getattr(_jnp(), name)(self, other)
     return op
 
 
 def _reflected(name: str) -> Callable:
     def op(self: Any, other: Any) -> Any:
-        from jaxc import numpy as jnp
-        if not _operand_ok(other):
+        if not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
-        return getattr(jnp, name)(other, self)
+        return getattr(_jnp(), name)(other, self)
     return op
 
 
-def _operand_ok(other: Any) -> bool:
-    import numpy as np
-    return isinstance(other, (ArrayBase, int, float, bool, np.ndarray, np.generic, list, tuple))
+_OPERAND_TYPES = (ArrayBase, int, float, bool, np.ndarray, np.generic, list, tuple)
+
+
+def _jnp():
+    return sys.modules["jaxc.numpy"]
 
 
 def _unary(name: str) -> Callable:

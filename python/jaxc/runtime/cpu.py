@@ -203,16 +203,25 @@ def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
     return executable
 
 
+_COMPILE_CONTEXT: dict[str, Any] = {}  # "context" and its stage "pass_managers", made once
+
+
 def _compile(text: str, first_stage: str | None, opt_level: int) -> Executable:
+    """Parse and lower `text` in the one compile context (creating a context
+    and the stages' pass managers costs more than lowering a small module);
+    callers hold `_CACHE_LOCK`."""
     from jaxc.dialect import make_context
     from jaxc.passes import pipeline, stages
 
-    context = make_context()
+    if not _COMPILE_CONTEXT:
+        _COMPILE_CONTEXT.update(context=make_context(), pass_managers={})
+    context = _COMPILE_CONTEXT["context"]
     with _captured_diagnostics(context) as diags:
         try:
             module = ir.Module.parse(text, context)
             signatures = function_signatures(module)
-            stages.run_stages(module, "llvm", first=first_stage)
+            stages.run_stages(module, "llvm", first=first_stage,
+                              pass_managers=_COMPILE_CONTEXT["pass_managers"])
         except ir.MLIRError as error:
             raise CompileError("cannot compile the module for the CPU",
                                _format_error(error, diags)) from None

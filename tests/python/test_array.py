@@ -1,0 +1,207 @@
+"""jaxc.Array: properties, conversions, repr, immutability, devices, and the
+asynchronous execution model (work runs on the device's executor thread;
+errors surface at the next synchronization)."""
+from __future__ import annotations
+
+import pickle
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+from jaxc import dispatch, lax
+
+
+def test_properties() -> None:
+    x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert (x.shape, x.dtype, x.ndim, x.size, len(x)) == ((2, 3), np.float32, 2, 6, 2)
+    assert x.T.shape == (3, 2)
+    np.testing.assert_array_equal(np.asarray(x.T), np.arange(6).reshape(2, 3).T)
+    assert isinstance(x, jnp.ndarray) and isinstance(x, jaxc.Array)
+    with pytest.raises(TypeError, match="len\\(\\) of unsized object"):
+        len(jnp.asarray(1.0))
+
+
+def test_repr_and_str() -> None:
+    assert repr(jnp.asarray(np.array([1.0, 2.5], np.float32))) == "Array([1. , 2.5], dtype=float32)"
+    assert repr(jnp.asarray(np.array([[1, 2], [3, 4]], np.int32))) == (
+        "Array([[1, 2],\n       [3, 4]], dtype=int32)")
+    assert repr(jnp.asarray(3.0)) == "Array(3., dtype=float32, weak_type=True)"
+    assert repr(jnp.asarray(np.bool_(True))) == "Array(True, dtype=bool)"
+    assert str(jnp.asarray(np.array([1, 2], np.int32))) == "[1 2]"
+    assert f"{jnp.asarray(np.float32(2.5)):.2f}" == "2.50"
+
+
+def test_conversions() -> None:
+    x = jnp.asarray(np.array([1.5, -2.0], np.float32))
+    assert np.asarray(x).dtype == np.float32
+    assert x.tolist() == [1.5, -2.0]
+    assert x[0].item() == 1.5 and float(x[0]) == 1.5 and int(x[1]) == -2
+    assert bool(jnp.asarray(True)) is True
+    assert [float(v) for v in x] == [1.5, -2.0]  # __iter__
+    assert list(range(10))[jnp.asarray(np.int32(3))] == 3  # __index__
+    with pytest.raises(TypeError, match="only integer arrays"):
+        list(range(3))[x[0]]
+    y = pickle.loads(pickle.dumps(x))
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
+
+
+def test_arrays_are_immutable() -> None:
+    x = jnp.asarray(np.zeros(3, np.float32))
+    with pytest.raises(TypeError, match="immutable.*at\\[idx\\].set"):
+        x[0] = 1.0
+    view = np.asarray(x)
+    with pytest.raises(ValueError, match="read-only"):
+        view[0] = 1.0
+    with pytest.raises(TypeError, match="cannot be constructed directly"):
+        jaxc.Array()
+    source = np.zeros(3, np.float32)
+    y = jnp.asarray(source)
+    source[0] = 5.0          # changing the NumPy source later does not change the Array
+    assert float(y[0]) == 0.0
+
+
+def test_every_operator_and_its_reflected_form() -> None:
+    a_np = np.array([5, 6, 7], np.int32)
+    b_np = np.array([2, 3, 4], np.int32)
+    a = jnp.asarray(a_np)
+    cases = {
+        "+": lambda p, q: p + q, "-": lambda p, q: p - q, "*": lambda p, q: p * q,
+        "/": lambda p, q: p / q, "//": lambda p, q: p // q, "%": lambda p, q: p % q,
+        "**": lambda p, q: p ** q, "&": lambda p, q: p & q, "|": lambda p, q: p | q,
+        "^": lambda p, q: p ^ q, "<<": lambda p, q: p << q, ">>": lambda p, q: p >> q,
+        "<": lambda p, q: p < q, "<=": lambda p, q: p <= q, ">": lambda p, q: p > q,
+        ">=": lambda p, q: p >= q, "==": lambda p, q: p == q, "!=": lambda p, q: p != q,
+    }
+    for name, op in cases.items():
+        expected = op(a_np, b_np)
+        np.testing.assert_allclose(np.asarray(op(a, b_np)), expected, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(np.asarray(op(a_np.tolist()[0], a)), op(a_np[0], a_np), rtol=1e-6,
+                                   err_msg=f"reflected {name}")
+    np.testing.assert_array_equal(np.asarray(-a), -a_np)
+    np.testing.assert_array_equal(np.asarray(+a), a_np)
+    np.testing.assert_array_equal(np.asarray(~a), ~a_np)
+    np.testing.assert_array_equal(np.asarray(abs(-a)), a_np)
+    m = jnp.asarray(np.eye(3, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(m @ np.ones((3,), np.float32)), np.ones(3))
+    np.testing.assert_array_equal(np.asarray(np.ones((3,), np.float32) @ m), np.ones(3))
+
+
+def test_methods_route_to_jnp() -> None:
+    x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert x.reshape(3, 2).shape == (3, 2)
+    assert x.astype(np.int32).dtype == np.int32
+    assert float(x.sum()) == 15.0 and float(x.mean()) == 2.5
+    assert float(x.max()) == 5.0 and float(x.min()) == 0.0 and int(x.argmax()) == 5
+
+
+def test_operations_return_before_the_work_is_done() -> None:
+    """An executor that is blocked does not block the caller; results are
+    pending until it runs, and block_until_ready waits for them."""
+    gate = threading.Event()
+    device = jaxc.devices()[0]
+    device.executor.submit(dispatch.Task(lambda: (gate.wait(10), [])[1], [], "gate", "test"))
+    x = jnp.asarray(np.ones(3, np.float32))
+    y = x + x                      # enqueued behind the gate
+    assert not y.is_ready()
+    assert y.shape == (3,) and y.dtype == np.float32  # avals are known at once
+    gate.set()
+    assert y.block_until_ready() is y and y.is_ready()
+    np.testing.assert_array_equal(np.asarray(y), 2 * np.ones(3))
+
+
+def test_compiled_code_releases_the_gil() -> None:
+    """While a long kernel runs on the executor, Python keeps running."""
+    n = 400
+    a = jnp.asarray(np.random.default_rng(0).random((n, n), dtype=np.float32))
+    slow = jaxc.jit(lambda m: m @ m @ m @ m)
+    slow(a).block_until_ready()             # compile first
+    start = time.perf_counter()
+    result = slow(a)
+    ticks = 0
+    while not result.is_ready():
+        ticks += 1                           # the main thread makes progress meanwhile
+    elapsed = time.perf_counter() - start
+    assert elapsed > 0.01, "the kernel was too fast to observe"
+    assert ticks > 100
+
+
+def test_execution_error_surfaces_at_the_next_synchronization() -> None:
+    """A failing call does not raise where it was launched; the error comes
+    at block_until_ready (and at every later use), naming the operation and
+    the line that launched it, chained to the original exception."""
+    f = jaxc.jit(lambda a: a * 3)
+    x = np.ones(2, np.float32)
+    f(x).block_until_ready()
+    compiled = next(iter(f._cache.values()))
+    original = compiled.function
+
+    def failing(*args):
+        raise MemoryError("out of device memory (injected)")
+    compiled.function = failing
+    try:
+        y = f(x)                             # returns normally: the failure is pending
+        launch_line = y._task.where
+    finally:
+        compiled.function = original
+    z = y + 1                                # depends on the failed value: also fails
+    with pytest.raises(jaxc.JaxcRuntimeError, match="jit\\(_lambda_\\) failed while executing") as info:
+        y.block_until_ready()
+    assert launch_line.endswith(f"test_array.py:{info.tb.tb_frame.f_lineno - 5}") or "test_array.py" in launch_line
+    assert "test_array.py" in str(info.value)
+    assert isinstance(info.value.__cause__, MemoryError)
+    with pytest.raises(jaxc.JaxcRuntimeError, match="injected"):
+        np.asarray(z)
+    with pytest.raises(jaxc.JaxcRuntimeError):
+        repr(y)
+    np.testing.assert_array_equal(np.asarray(f(x)), 3 * x)  # the next call is fine
+
+
+def test_tasks_of_a_device_run_in_order() -> None:
+    x = jnp.asarray(np.zeros(4, np.float32))
+    for _ in range(50):
+        x = x + 1
+    np.testing.assert_array_equal(np.asarray(x), np.full(4, 50.0))
+
+
+def test_devices_and_device_put() -> None:
+    devices = jaxc.devices()
+    assert devices[0].platform == "cpu" and jaxc.default_backend() == "cpu"
+    assert jaxc.device_count() == len(devices) >= 1
+    x = jaxc.device_put(np.arange(3, dtype=np.float64))
+    assert isinstance(x, jaxc.Array) and x.dtype == np.float32  # canonicalized (x64 off)
+    assert x.device is devices[0] and x.devices == {devices[0]}
+    tree = jaxc.device_put({"a": np.ones(2), "b": (1.0, None)}, devices[0])
+    assert isinstance(tree["a"], jaxc.Array) and tree["b"][1] is None
+    assert jaxc.block_until_ready(tree) is tree
+    with pytest.raises(TypeError, match="is not a device"):
+        jaxc.device_put(np.ones(2), "gpu")
+    with pytest.raises(RuntimeError, match="unknown backend 'gpu'"):
+        jaxc.devices("gpu")
+
+
+def test_eager_kernels_are_compiled_once_per_signature() -> None:
+    x = jnp.asarray(np.arange(5, dtype=np.float32))
+    jnp.cos(x).block_until_ready()
+    before = dispatch.kernel_cache_info()["kernels"]
+    from jaxc.runtime import cpu
+    compiled = cpu.compile_count
+    for _ in range(20):
+        jnp.cos(x)
+    jnp.cos(x + 1).block_until_ready()   # same op and aval
+    assert dispatch.kernel_cache_info()["kernels"] == before + 1  # only the `add` of x + 1 is new
+    assert cpu.compile_count == compiled + 1
+    jnp.cos(jnp.asarray(np.arange(6, dtype=np.float32)))  # new shape: one new kernel
+    assert dispatch.kernel_cache_info()["kernels"] == before + 2
+
+
+def test_lax_op_errors_name_the_op_and_the_types() -> None:
+    with pytest.raises(TypeError, match="lax.add requires arguments to have the same dtypes, got float32, int32"):
+        lax.add(jnp.asarray(np.ones(2, np.float32)), jnp.asarray(np.ones(2, np.int32)))
+    with pytest.raises(TypeError, match="cannot reshape an array of shape \\(2,\\) \\(size 2\\) into shape \\(3,\\)"):
+        lax.reshape(jnp.asarray(np.ones(2, np.float32)), (3,))
+    with pytest.raises(TypeError, match="test_array.py:\\d+: transpose cannot be applied to"):
+        lax.transpose(jnp.asarray(np.ones((2, 3), np.float32)), (0, 0))

@@ -1,0 +1,242 @@
+"""jit: tracing, the cache keyed by avals and static arguments, pytrees in
+and out, lowering to every stage, make_ir and source locations."""
+from __future__ import annotations
+
+import collections
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+from jaxc import lax, tree_util
+from jaxc.runtime import cpu as runtime_cpu
+
+
+def x32(*shape: int) -> np.ndarray:
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) + 1
+
+
+def test_decorator_and_call_forms_agree_with_eager() -> None:
+    def f(a, b):
+        return jnp.sin(a) * b + 1.0
+
+    x = x32(3)
+    eager = f(jnp.asarray(x), jnp.asarray(x))
+    for jitted in (jaxc.jit(f), jaxc.jit()(f), jaxc.jit(static_argnums=())(f)):
+        np.testing.assert_allclose(np.asarray(jitted(x, x)), np.sin(x) * x + 1, rtol=1e-6)
+        np.testing.assert_array_equal(np.asarray(jitted(x, x)), np.asarray(eager))
+
+
+def test_second_call_with_same_avals_does_not_retrace() -> None:
+    calls = []
+
+    @jaxc.jit
+    def f(a):
+        calls.append(1)
+        return a * 2
+
+    f(x32(3))
+    compiled_before = runtime_cpu.compile_count
+    f(x32(3) + 5)              # same aval: no trace, no compile
+    f(jnp.asarray(x32(3)))     # an Array of the same aval: same entry
+    assert (f.trace_count, len(calls), f._cache_size()) == (1, 1, 1)
+    assert runtime_cpu.compile_count == compiled_before
+    f(x32(4))                  # new shape: retrace
+    f(np.arange(3, dtype=np.int32))  # new dtype: retrace
+    assert (f.trace_count, f._cache_size()) == (3, 3)
+
+
+def test_weak_type_is_part_of_the_key() -> None:
+    @jaxc.jit
+    def f(a):
+        return a + 1
+
+    r1 = f(2.0)                       # weak float32 scalar
+    r2 = f(np.float32(2.0))           # strong float32 scalar
+    assert f.trace_count == 2
+    assert r1.weak_type and not r2.weak_type
+    assert float(r1) == float(r2) == 3.0
+
+
+def test_static_argnums_and_argnames() -> None:
+    @jaxc.jit
+    def plain(x, n):
+        return x * n
+
+    def power(x, n):
+        out = x
+        for _ in range(n - 1):   # Python loop over a static int
+            out = out * x
+        return out
+
+    by_num = jaxc.jit(power, static_argnums=1)
+    by_name = jaxc.jit(power, static_argnames="n")
+    x = x32(3)
+    np.testing.assert_allclose(np.asarray(by_num(x, 3)), x ** 3)
+    np.testing.assert_allclose(np.asarray(by_name(x, n=4)), x ** 4)
+    np.testing.assert_allclose(np.asarray(by_name(x, 2)), x ** 2)  # the name also makes the position static
+    by_num(x, 3)
+    assert by_num.trace_count == 1
+    by_num(x, 5)
+    assert by_num.trace_count == 2
+    with pytest.raises(jaxc.ConcretizationTypeError):
+        jaxc.jit(power)(x, 3)   # n traced: range() needs a concrete int
+    assert float(plain(2.0, 3)) == 6.0
+
+
+def test_unhashable_static_argument_is_an_error() -> None:
+    f = jaxc.jit(lambda x, shape: x, static_argnums=1)
+    with pytest.raises(TypeError, match="non-hashable static argument"):
+        f(x32(2), [1, 2])
+
+
+def test_donate_argnums_is_accepted() -> None:
+    f = jaxc.jit(lambda a, b: a + b, donate_argnums=(0,))
+    a = jnp.asarray(x32(3))
+    np.testing.assert_array_equal(np.asarray(f(a, a)), 2 * x32(3))
+    np.testing.assert_array_equal(np.asarray(a), x32(3))  # donation is a no-op on the CPU
+
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+@tree_util.register_pytree_node_class
+class Box:
+    def __init__(self, value, label):
+        self.value = value
+        self.label = label
+
+    def tree_flatten(self):
+        return (self.value,), self.label
+
+    @classmethod
+    def tree_unflatten(cls, label, children):
+        return cls(children[0], label)
+
+
+def test_pytrees_in_and_out() -> None:
+    @jaxc.jit
+    def f(params, batch):
+        w, b = params["w"], params["b"]
+        out = {"sum": w * batch.x + b, "pair": (batch.y, None), "list": [w]}
+        return out, Box(batch.x * 2, "doubled")
+
+    params = {"w": x32(3), "b": np.float32(1)}
+    out, box = f(params, Point(x32(3), np.int32(7)))
+    assert set(out) == {"sum", "pair", "list"}
+    np.testing.assert_allclose(np.asarray(out["sum"]), x32(3) ** 2 + 1)
+    assert out["pair"][1] is None and int(out["pair"][0]) == 7
+    assert isinstance(box, Box) and box.label == "doubled"
+    np.testing.assert_array_equal(np.asarray(box.value), 2 * x32(3))
+    f(params, Point(x32(3), np.int32(8)))
+    assert f.trace_count == 1
+    f({"w": x32(3), "b": np.float32(1), "extra": 1.0}, Point(x32(3), np.int32(8)))
+    assert f.trace_count == 2  # a different tree structure retraces
+
+
+def test_keyword_arguments_are_dynamic() -> None:
+    f = jaxc.jit(lambda a, *, scale: a * scale)
+    np.testing.assert_allclose(np.asarray(f(x32(2), scale=3.0)), 3 * x32(2))
+    f(x32(2), scale=4.0)
+    assert f.trace_count == 1
+
+
+def test_closure_over_concrete_array_becomes_an_argument() -> None:
+    table = jnp.asarray(x32(4) * 10)
+    f = jaxc.jit(lambda a: a + table)
+    ir_text = f.lower(x32(4)).as_text()
+    signature = re.search(r"func\.func @\w+\(([^)]*)\)", ir_text).group(1)
+    assert signature.count("tensor<4xf32>") == 2  # the closed-over array is passed, not embedded
+    np.testing.assert_allclose(np.asarray(f(x32(4))), x32(4) * 11)
+
+
+def test_nested_jit_is_inlined() -> None:
+    inner = jaxc.jit(lambda a: jnp.exp(a))
+    outer = jaxc.jit(lambda a: inner(a) + 1)
+    text = outer.lower(x32(2)).as_text()
+    assert text.count("func.func") == 1 and "jaxc.exp" in text
+    np.testing.assert_allclose(np.asarray(outer(x32(2))), np.exp(x32(2)) + 1, rtol=1e-6)
+
+
+def test_python_scalars_and_constants_in_outputs() -> None:
+    f = jaxc.jit(lambda a: (a, 1.5, np.int32(3)))
+    a, b, c = f(x32(2))
+    assert isinstance(b, jaxc.Array) and float(b) == 1.5 and b.weak_type
+    assert c.dtype == np.int32 and int(c) == 3
+
+
+def test_lower_shows_every_stage_and_compiles() -> None:
+    from jaxc.passes.stages import CPU_STAGES
+
+    def f(a):
+        return jnp.tanh(a) * 2
+
+    lowered = jaxc.jit(f).lower(x32(2, 2))
+    expected_marker = {"traced": "jaxc.tanh", "transformed": "jaxc.tanh", "optimized": "jaxc.tanh",
+                       "linalg": "linalg.generic", "bufferized": "memref", "loops": "scf.for",
+                       "llvm": "llvm.func", "llvmir": "define", "asm": "ret"}
+    assert set(expected_marker) == {s.name for s in CPU_STAGES}
+    for stage, marker in expected_marker.items():
+        assert marker in lowered.as_text(stage=stage), stage
+    with pytest.raises(ValueError, match="unknown stage 'nope'"):
+        lowered.as_text(stage="nope")
+    compiled = lowered.compile()
+    np.testing.assert_allclose(np.asarray(compiled(x32(2, 2))), np.tanh(x32(2, 2)) * 2, rtol=1e-6)
+    with pytest.raises(TypeError, match="different signature"):
+        compiled(x32(3))
+
+
+def test_make_ir_prints_the_traced_function_with_source_lines() -> None:
+    def f(a, b):
+        c = jnp.sin(a)
+        return c * b
+
+    ir = jaxc.make_ir(f)(x32(3), x32(3))
+    text = str(ir)
+    assert re.search(r"func\.func @f\(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>\) -> tensor<3xf32>", text)
+    assert "jaxc.sin %arg0 : tensor<3xf32>" in text and "jaxc.mul" in text
+    sin_line = inspect.getsourcelines(f)[1] + 1
+    located = ir.as_text(debug_info=True)
+    assert f'loc("{__file__}":{sin_line}:' in located
+    assert f'loc("{__file__}":{sin_line + 1}:' in located
+
+
+def test_make_ir_of_a_lax_primitive() -> None:
+    text = str(jaxc.make_ir(lambda a: lax.reduce_max(a, (1,)))(x32(2, 3)))
+    assert "jaxc.reduce max" in text or "jaxc.reduce" in text
+    assert "-> tensor<2xf32>" in text
+
+
+def test_jit_of_a_method_needs_self_static() -> None:
+    import functools
+
+    class Model:
+        def __init__(self, w):
+            self.w = w
+
+        @functools.partial(jaxc.jit, static_argnums=0)
+        def apply(self, x):
+            return x * self.w
+
+        @jaxc.jit
+        def broken(self, x):
+            return x
+
+    np.testing.assert_array_equal(np.asarray(Model(3).apply(x32(2))), 3 * x32(2))
+    with pytest.raises(TypeError, match="jit\\(broken\\): argument of type Model is not a valid jaxc type"):
+        Model(1).broken(x32(2))
+
+
+def test_x64_flag_is_part_of_the_key() -> None:
+    f = jaxc.jit(lambda a: a * 2)
+    assert f(1.0).dtype == np.float32
+    jaxc.config.update("jax_enable_x64", True)
+    try:
+        assert f(1.0).dtype == np.float64
+        assert f(np.float64(1.0)).dtype == np.float64
+    finally:
+        jaxc.config.update("jax_enable_x64", False)
+    assert f.trace_count == 3
