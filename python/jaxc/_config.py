@@ -39,6 +39,8 @@ class Config:
                   for name, (default, kind, _, _) in OPTIONS.items()}
         object.__setattr__(self, "_values", values)
         object.__setattr__(self, "_listeners", [])
+        for name, value in values.items():
+            object.__setattr__(self, name, value)  # plain attribute reads: on the dispatch path
 
     def update(self, name: str, value: Any) -> None:
         if name not in OPTIONS:
@@ -49,6 +51,7 @@ class Config:
         if kind is int and value < smallest:
             raise ValueError(f"jaxc.config.update('{name}', {value!r}): must be at least {smallest}")
         self._values[name] = value
+        object.__setattr__(self, name, value)
         for listener in self._listeners:
             listener(name, value)
 

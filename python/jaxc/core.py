@@ -21,6 +21,7 @@ function turns a concrete `Array` it closes over into an extra argument.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import sys
 import threading
@@ -58,7 +59,7 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def strip_weak(self) -> "ShapedArray":
         return ShapedArray(self.shape, self.dtype, False) if self.weak_type else self

@@ -10,8 +10,8 @@ Python scalars are weakly typed; arrays are immutable (``x.at[i].set(v)``).
 import numpy as _np
 
 from ..array import Array
-from ..dtypes import (bfloat16, bool_, finfo, float16, float32, float64, iinfo, int8, int16, int32,  # noqa: F401
-                      int64, issubdtype, promote_types, result_type, uint8, uint16, uint32, uint64)
+from ..dtypes import finfo, iinfo, issubdtype, promote_types, result_type  # noqa: F401
+from ._scalar_types import SCALAR_TYPES as _SCALAR_TYPES
 from ._util import asarray, broadcast_shapes as _broadcast_shapes  # noqa: F401
 from ._creation import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403
@@ -28,7 +28,9 @@ newaxis = None
 dtype = _np.dtype
 generic, number, integer, signedinteger, unsignedinteger, floating, inexact = (
     _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.floating, _np.inexact)
-bool = bool_  # noqa: A001 -- jnp.bool is NumPy 2's name for bool_
+globals().update(_SCALAR_TYPES)  # float32, int8, bool_, bfloat16, ...
+bool = bool_  # noqa: A001,F821 -- jnp.bool is NumPy 2's name for bool_
+float_, int_ = float32, int32  # noqa: F821
 
 
 def broadcast_shapes(*shapes):

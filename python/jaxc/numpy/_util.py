@@ -48,6 +48,23 @@ def asarray(x: Any, dtype: Any = None, fn: str = "asarray") -> Any:
     return lax.constant(value.astype(target, copy=False))
 
 
+_SCALAR_ARRAYS: dict[tuple, Any] = {}
+
+
+def _scalar_array(x: Any, dtype: np.dtype, weak: bool, fn: str) -> Any:
+    """A ready 0-d Array holding the Python scalar `x` (eager mode). Arrays
+    are immutable, so the common scalars of a program (``x * 2.0``) are
+    made once and reused."""
+    key = (type(x), x.hex() if type(x) is float else x, dtype, weak)  # hex: -0.0 != 0.0
+    array = _SCALAR_ARRAYS.get(key)
+    if array is None:
+        _check_int_range(x, dtype, fn)
+        array = lax.constant(np.asarray(x, dtype), weak_type=weak)
+        if len(_SCALAR_ARRAYS) < 4096:
+            _SCALAR_ARRAYS[key] = array
+    return array
+
+
 def _check_int_range(x: Any, dtype: np.dtype, fn: str) -> None:
     if isinstance(x, int) and not isinstance(x, bool) and np.dtype(dtype).kind in "iu":
         info = np.iinfo(dtype)
@@ -103,10 +120,13 @@ def promote_dtypes(fn: str, *args: Any) -> list[Any]:
     typed = [dtypes.dtype_and_weak(a) for a in args]
     dtype, weak = dtypes.promote(*typed)
     out = []
+    eager = core.current_scope() is None
     for a, (a_dtype, a_weak) in zip(args, typed):
         if isinstance(a, ArrayBase):
             out.append(a if a.dtype == dtype and a.weak_type == weak else
                        lax.convert_element_type(a, dtype, weak))
+        elif eager and type(a) in (int, float, bool):
+            out.append(_scalar_array(a, dtype, weak, fn))
         else:
             arr = asarray(a, dtype, fn)
             out.append(lax._with_weak(arr, weak) if arr.weak_type != weak else arr)

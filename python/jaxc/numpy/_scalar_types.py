@@ -1,0 +1,43 @@
+"""`jnp.float32` and friends: dtype-like and callable, as in JAX.
+
+    jnp.float32(2)             # Array(2., dtype=float32)
+    x.dtype == jnp.float32     # True
+    jnp.zeros(3, jnp.int8)     # accepted wherever a dtype is
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+
+
+class ScalarType:
+    """A scalar type: `.dtype` makes it a dtype for NumPy; calling it makes a
+    0-d (or converted) jaxc array of that dtype."""
+
+    def __init__(self, dtype: np.dtype, name: str) -> None:
+        self.dtype = dtype
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, x: Any) -> Any:
+        from ._util import asarray
+        return asarray(x, self.dtype, fn=self.__name__)
+
+    def __eq__(self, other: Any) -> bool:
+        try:
+            return self.dtype == np.dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __repr__(self) -> str:
+        return f"jaxc.numpy.{self.__name__}"
+
+
+_NAMES = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64"] + (["bfloat16"] if dtypes.bfloat16 is not None else [])
+SCALAR_TYPES = {name: ScalarType(getattr(dtypes, name), name) for name in _NAMES}
