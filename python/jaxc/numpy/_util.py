@@ -161,6 +161,8 @@ def promote_args_inexact(fn: str, *args: Any) -> list[Any]:
 
 def canonicalize_axis(axis: Any, ndim: int, fn: str) -> int:
     """`axis` in [0, ndim) (negative counts from the end); error names `fn`."""
+    if isinstance(axis, core.Tracer):
+        raise core.ConcretizationTypeError(axis, f"the axis argument of jnp.{fn}")
     try:
         axis = int(lax._ops.operator_index(axis))
     except TypeError:
