@@ -12,25 +12,55 @@
 Every program is traced into the `jaxc` dialect, lowered through linalg to
 LLVM and run on the CPU; `jit(f).lower(x).as_text(stage=...)` shows each
 stage. See docs/frontend.md.
+
+The front end is loaded on first use of any of its names, so tools that
+need only the dialect and the passes (`jaxc-opt`) do not pay for it.
 """
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-from ._config import config  # noqa: E402
-from . import dtypes  # noqa: E402
-from .array import Array  # noqa: E402
-from .core import ConcretizationTypeError, ShapedArray, TracerLeakError  # noqa: E402
-from .dispatch import JaxcRuntimeError  # noqa: E402
-from .api import (block_until_ready, default_backend, device_count, device_put, devices, jit,  # noqa: E402
-                  local_devices, make_ir)
-from . import tree_util  # noqa: E402
-from . import lax  # noqa: E402
-from . import numpy  # noqa: E402
+# name -> (module, attribute) of the public front-end API.
+_API = {
+    "config": ("._config", "config"),
+    "dtypes": (".dtypes", None),
+    "Array": (".array", "Array"),
+    "ShapedArray": (".core", "ShapedArray"),
+    "ConcretizationTypeError": (".core", "ConcretizationTypeError"),
+    "TracerLeakError": (".core", "TracerLeakError"),
+    "JaxcRuntimeError": (".dispatch", "JaxcRuntimeError"),
+    "jit": (".api", "jit"),
+    "make_ir": (".api", "make_ir"),
+    "device_put": (".api", "device_put"),
+    "devices": (".api", "devices"),
+    "local_devices": (".api", "local_devices"),
+    "device_count": (".api", "device_count"),
+    "default_backend": (".api", "default_backend"),
+    "block_until_ready": (".api", "block_until_ready"),
+    "tree_util": (".tree_util", None),
+    "lax": (".lax", None),
+    "numpy": (".numpy", None),
+    "nn": (".nn", None),
+    "scipy": (".scipy", None),
+    "errors": (".errors", None),
+}
 
-errors = type("errors", (), {"ConcretizationTypeError": ConcretizationTypeError,
-                             "TracerLeakError": TracerLeakError,
-                             "UnexpectedTracerError": TracerLeakError})
+__all__ = sorted(_API)
 
-__all__ = ["Array", "ConcretizationTypeError", "JaxcRuntimeError", "ShapedArray", "block_until_ready",
-           "config", "default_backend", "device_count", "device_put", "devices", "dtypes", "jit", "lax",
-           "local_devices", "make_ir", "numpy", "tree_util"]
+
+def __getattr__(name: str) -> Any:
+    if name not in _API:
+        raise AttributeError(f"module 'jaxc' has no attribute '{name}'")
+    importlib.import_module(".numpy", __name__)  # attaches the array operators
+    module_name, attribute = _API[name]
+    module = importlib.import_module(module_name, __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_API))

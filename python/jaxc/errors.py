@@ -1,0 +1,8 @@
+"""`jaxc.errors`: the exceptions a user may want to catch (JAX's names)."""
+from .core import ConcretizationTypeError, JaxcTypeError, TracerLeakError
+from .dispatch import JaxcRuntimeError
+
+UnexpectedTracerError = TracerLeakError
+
+__all__ = ["ConcretizationTypeError", "JaxcRuntimeError", "JaxcTypeError", "TracerLeakError",
+           "UnexpectedTracerError"]
