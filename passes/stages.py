@@ -61,6 +61,7 @@ CPU_STAGES: tuple[Stage, ...] = (
         "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map "
         "allow-return-allocs-from-loops}",
+        "jaxc-distinct-results",  # buffer-results-to-out-params crashes on `return %a, %a`
         "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}",
         "buffer-deallocation-pipeline",
         "convert-bufferization-to-memref",

@@ -240,3 +240,17 @@ def test_x64_flag_is_part_of_the_key() -> None:
     finally:
         jaxc.config.update("jax_enable_x64", False)
     assert f.trace_count == 3
+
+
+def test_the_same_value_returned_twice() -> None:
+    """`return %y, %y` used to crash buffer-results-to-out-params (see
+    docs/toolchain.md); jaxc-distinct-results gives each its own buffer."""
+    x = x32(3)
+    a, b, c = jaxc.jit(lambda v: (v * 2, v * 2, v))(x)
+    np.testing.assert_array_equal(np.asarray(a), 2 * x)
+    np.testing.assert_array_equal(np.asarray(b), 2 * x)
+    np.testing.assert_array_equal(np.asarray(c), x)
+    empty = jaxc.jit(lambda v: (lax.slice(v, (1,), (1,)), lax.slice(v, (2,), (2,))))(x)
+    assert [e.shape for e in empty] == [(0,), (0,)]
+    p, q = jaxc.jit(lambda v: (v, v))(x)
+    np.testing.assert_array_equal(np.asarray(q), x)
