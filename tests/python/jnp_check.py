@@ -90,10 +90,16 @@ def check(jnp_fn: Callable, np_fn: Callable | None, *args: Any, dtype: Any = Non
 
 def check_jax(jnp_fn: Callable, jax_fn_name: str, *args: Any, rtol: float = 1e-5, atol: float = 1e-6,
               **kwargs: Any) -> None:
-    """Compare with ``jax.numpy.<jax_fn_name>`` when JAX is installed (no-op otherwise)."""
+    """Compare values and dtypes with ``jax.numpy.<jax_fn_name>`` when JAX is
+    installed (no-op otherwise). Array arguments go to JAX as NumPy arrays;
+    other arguments (dtypes, axes, scalars) as they are."""
     if _jax_numpy is None:
         return
-    ours = jnp_fn(*args, **kwargs)
-    theirs = getattr(_jax_numpy, jax_fn_name)(*[np.asarray(a) for a in args], **kwargs)
-    assert_close(ours, np.asarray(theirs), rtol, atol, f"{jax_fn_name} vs JAX")
-    assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+    ours = tree_util.tree_leaves(to_numpy(jnp_fn(*args, **kwargs)))
+    jax_args = [np.asarray(a) if isinstance(a, jaxc.Array) else a for a in args]
+    theirs = [np.asarray(leaf) for leaf in tree_util.tree_leaves(
+        getattr(_jax_numpy, jax_fn_name)(*jax_args, **kwargs),
+        is_leaf=lambda x: not isinstance(x, (tuple, list, dict)))]
+    assert_close(ours, theirs, rtol, atol, f"{jax_fn_name} vs JAX")
+    for mine, other in zip(ours, theirs):
+        assert np.asarray(mine).dtype == other.dtype, f"{jax_fn_name}: dtype {np.asarray(mine).dtype}, JAX {other.dtype}"
