@@ -48,17 +48,19 @@ def expm1_log1p_to_libm(op: ir.Operation, pass_: ExternalPass) -> None:
     op.walk(visit)
     if not found:
         return
-    symbols = ir.SymbolTable(op)
+    declared = {ir.StringAttr(o.attributes["sym_name"]).value
+                for o in op.regions[0].blocks[0].operations if "sym_name" in o.attributes}
     module_body = op.regions[0].blocks[0]
     for math_op in found:
         type_ = math_op.results[0].type
         name = LIBM.get((math_op.name, str(type_)))
         if name is None:
             continue
-        if name not in symbols:
+        if name not in declared:
             with ir.InsertionPoint.at_block_begin(module_body), op.location:
                 decl = func.FuncOp(name, ir.FunctionType.get([type_], [type_]), visibility="private")
                 decl.attributes["llvm.readnone"] = ir.UnitAttr.get()
+            declared.add(name)
         with ir.InsertionPoint(math_op), math_op.location:
             call = func.CallOp([type_], ir.FlatSymbolRefAttr.get(name), [math_op.operands[0]])
         math_op.results[0].replace_all_uses_with(call.results[0])

@@ -160,7 +160,8 @@ def pad(op):
     if grown == out_shape:
         return [placed]
     return [tensor.extract_slice(signless(op.results[0].type), placed, [], [], [],
-                                 [max(-l, 0) for l in low], out_shape, [1] * len(out_shape))]
+                                 [max(-l, 0) if n else 0 for l, n in zip(low, out_shape)],  # empty: 0
+                                 out_shape, [1] * len(out_shape))]
 
 
 def squeeze(op):
