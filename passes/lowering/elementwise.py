@@ -26,7 +26,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, math, scf
 
-from .common import (bit_width, element_type, filled, generic, identity_map, is_bool, is_float,
+from .common import (bit_width, element_type, empty, filled, generic, identity_map, is_bool, is_float,
                      is_unsigned, kind, loop_index, map_elements, operand_element,
                      scalar_const, shape_of, signless)
 
@@ -243,6 +243,8 @@ def constant(op) -> list[ir.Value]:
     value = op.attributes["value"]
     result_type = signless(op.results[0].type)
     dense = ir.DenseElementsAttr(value)
+    if 0 in shape_of(result_type):  # no elements: nothing to read from the attribute
+        return [empty(shape_of(result_type), element_type(op.results[0].type))]
     if dense.is_splat and np.prod(shape_of(result_type)) > _SPLAT_FILL_THRESHOLD:
         # A large splat would become a full-size global buffer: fill instead.
         t = element_type(op.results[0].type)

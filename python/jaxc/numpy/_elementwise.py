@@ -1,53 +1,96 @@
 """Elementwise `jaxc.numpy` functions: NumPy's names, JAX's promotion.
 
-Tables map each jnp name to the lax function it applies and the kind of
-promotion: `_NUMERIC` keeps the promoted dtype (ints stay ints),
-`_INEXACT` turns ints and bools into the default float first (``jnp.sin(1)``
-is float32), `_COMPARISONS` give bool arrays.
+Tables map each jnp name to the lax rule it applies; the table says how the
+arguments are promoted first:
+
+- `_PLAIN_*`: JAX's promotion, dtype kept (``int8 + 1`` is int8),
+- `_NUMERIC_*`: as plain, then bool becomes int32 (``jnp.power(True, True)``
+  is int32, as in JAX),
+- `_INEXACT_*`: ints and bools become the default float (``jnp.sin(1)`` is
+  float32),
+- `_COMPARISONS`: plain promotion, bool result.
+
+Integer division by zero follows XLA (docs/semantics.md) through JAX's
+formulas: ``x // 0`` is -1 or -2 for signed, the maximum for unsigned;
+``x % 0`` and ``fmod(x, 0)`` are 0.
 """
 from __future__ import annotations
 
-import builtins
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import dtypes, lax
-from ._util import asarray, promote_args, promote_args_inexact, promote_dtypes_inexact
+from ._util import asarray, broadcast_shapes, broadcast_to, promote_args, promote_args_inexact, \
+    promote_dtypes_inexact
 
 
-def _unary(name: str, fn: Callable[[Any], Any], inexact: bool) -> Callable[[Any], Any]:
+# -- promotion ----------------------------------------------------------------
+
+def _to_numeric(x: Any) -> Any:
+    """Bools become int32 (JAX's `to_numeric_dtype`); other dtypes are kept."""
+    return lax.convert_element_type(x, dtypes.int32) if x.dtype == np.bool_ else x
+
+
+def _promote_plain(name: str, *xs: Any) -> list[Any]:
+    return promote_args(name, *xs)
+
+
+def _promote_numeric(name: str, *xs: Any) -> list[Any]:
+    return [_to_numeric(x) for x in promote_args(name, *xs)]
+
+
+def _promote_inexact(name: str, *xs: Any) -> list[Any]:
+    if len(xs) == 1:
+        return promote_dtypes_inexact(name, *xs)
+    return promote_args_inexact(name, *xs)
+
+
+def _unary(name: str, fn: Callable[[Any], Any], promote: Callable) -> Callable[[Any], Any]:
     def apply(x: Any, /) -> Any:
-        (x,) = promote_dtypes_inexact(name, x) if inexact else [asarray(x, fn=name)]
+        (x,) = promote(name, x)
         return fn(x)
     apply.__name__ = apply.__qualname__ = name
     apply.__doc__ = f"jnp.{name}, elementwise."
     return apply
 
 
-def _binary(name: str, fn: Callable[[Any, Any], Any], inexact: bool) -> Callable[[Any, Any], Any]:
+def _binary(name: str, fn: Callable[[Any, Any], Any], promote: Callable) -> Callable[[Any, Any], Any]:
     def apply(x: Any, y: Any, /) -> Any:
-        x, y = promote_args_inexact(name, x, y) if inexact else promote_args(name, x, y)
+        x, y = promote(name, x, y)
         return fn(x, y)
     apply.__name__ = apply.__qualname__ = name
     apply.__doc__ = f"jnp.{name}, elementwise with broadcasting."
     return apply
 
 
-def _bool_or_int(name: str, x: Any) -> None:
-    if not (dtypes.is_int(x.dtype) or x.dtype == np.bool_):
-        raise TypeError(f"jnp.{name} is only defined for integer and boolean arrays, got {x.dtype.name}")
+def _asarray_one(name: str, x: Any) -> list[Any]:
+    return [asarray(x, fn=name)]
 
+
+# -- dtype checks ---------------------------------------------------------------
 
 def _int_only(name: str, fn: Callable) -> Callable:
+    """`fn` for integer and boolean operands; floats are a TypeError naming `name`."""
     def apply(*xs: Any) -> Any:
         for x in xs:
-            _bool_or_int(name, x)
+            if not (dtypes.is_int(x.dtype) or x.dtype == np.bool_):
+                raise TypeError(f"jnp.{name} is only defined for integer and boolean arrays, "
+                                f"got {x.dtype.name}")
         return fn(*xs)
     return apply
 
 
-# -- rules written in terms of lax -------------------------------------------
+def _no_bool(name: str, fn: Callable, hint: str) -> Callable:
+    """`fn` for numbers; booleans are a TypeError (as in NumPy and JAX)."""
+    def apply(*xs: Any) -> Any:
+        if any(x.dtype == np.bool_ for x in xs):
+            raise TypeError(f"jnp.{name} does not accept booleans; {hint}")
+        return fn(*xs)
+    return apply
+
+
+# -- rules written in terms of lax --------------------------------------------
 
 def _zero(x: Any) -> Any:
     return lax.full_like(x, 0)
@@ -57,23 +100,41 @@ def _one(x: Any) -> Any:
     return lax.full_like(x, 1)
 
 
+def _nonzero_divisor(y: Any) -> Any:
+    """Integer divisors with 0 replaced by 1 (JAX: ``x % 0`` is 0)."""
+    return lax.select(lax.eq(y, _zero(y)), _one(y), y)
+
+
 def _floor_divide(x: Any, y: Any) -> Any:
     if dtypes.is_float(x.dtype):
-        return lax.floor(lax.div(x, y))
-    if x.dtype == np.bool_:
-        raise TypeError("jnp.floor_divide is not defined for booleans")
-    if dtypes.is_unsigned(x.dtype):
-        return lax.div(x, y)
+        return _float_divmod(x, y)[0]
     quotient = lax.div(x, y)
+    if dtypes.is_unsigned(x.dtype):
+        return quotient
     # C division truncates; round toward -inf when the signs differ and there is a remainder.
-    remainder = lax.rem(x, y)
-    fix = lax.bitwise_and(lax.ne(remainder, _zero(remainder)), lax.ne(lax.lt(x, _zero(x)), lax.lt(y, _zero(y))))
+    fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), _zero(x)))
     return lax.select(fix, lax.sub(quotient, _one(quotient)), quotient)
 
 
+def _float_divmod(x: Any, y: Any) -> tuple[Any, Any]:
+    """Python's float divmod: ``x == q * y + r`` with q integral and r of
+    y's sign; division by zero gives ``x / 0`` and NaN, as in NumPy."""
+    rem = lax.rem(x, y)
+    quotient = lax.div(lax.sub(x, rem), y)
+    fix = lax.bitwise_and(lax.ne(rem, _zero(rem)), lax.ne(lax.lt(rem, _zero(rem)), lax.lt(y, _zero(y))))
+    rem = lax.select(fix, lax.add(rem, y), rem)
+    quotient = lax.select(fix, lax.sub(quotient, _one(quotient)), quotient)
+    # The quotient is integral up to rounding: round it to the nearest integer.
+    floor = lax.floor(quotient)
+    up = lax.gt(lax.sub(quotient, floor), lax.full_like(quotient, 0.5))
+    floor = lax.select(up, lax.add(floor, _one(floor)), floor)
+    by_zero = lax.eq(y, _zero(y))
+    return lax.select(by_zero, lax.div(x, y), floor), rem
+
+
 def _mod(x: Any, y: Any) -> Any:
-    if x.dtype == np.bool_:
-        raise TypeError("jnp.mod is not defined for booleans")
+    if not dtypes.is_float(x.dtype):
+        y = _nonzero_divisor(y)
     remainder = lax.rem(x, y)
     if dtypes.is_unsigned(x.dtype):
         return remainder
@@ -83,21 +144,23 @@ def _mod(x: Any, y: Any) -> Any:
     return lax.select(fix, lax.add(remainder, y), remainder)
 
 
-def _power(x: Any, y: Any) -> Any:
-    return lax.pow(x, y)
-
-
-def _true_divide(x: Any, y: Any) -> Any:
-    return lax.div(x, y)
+def _fmod(x: Any, y: Any) -> Any:
+    return lax.rem(x, y if dtypes.is_float(x.dtype) else _nonzero_divisor(y))
 
 
 def _logaddexp(x: Any, y: Any) -> Any:
     big = lax.max(x, y)
     small = lax.min(x, y)
-    diff = lax.sub(small, big)
-    out = lax.add(big, lax.log1p(lax.exp(diff)))
+    out = lax.add(big, lax.log1p(lax.exp(lax.sub(small, big))))
     # Equal infinities: the difference is NaN; the answer is the infinity itself.
     return lax.select(lax.eq(x, y), lax.add(x, lax.full_like(x, np.log(2.0))), out)
+
+
+def _logaddexp2(x: Any, y: Any) -> Any:
+    big = lax.max(x, y)
+    small = lax.min(x, y)
+    log2_of_sum = lax.div(lax.log1p(lax.exp2(lax.sub(small, big))), lax.full_like(x, np.log(2.0)))
+    return lax.select(lax.eq(x, y), lax.add(x, _one(x)), lax.add(big, log2_of_sum))
 
 
 def _hypot(x: Any, y: Any) -> Any:
@@ -110,13 +173,14 @@ def _hypot(x: Any, y: Any) -> Any:
 
 
 def _copysign(x: Any, y: Any) -> Any:
-    negative = lax.lt(lax.bitcast_sign(y), lax.full_like(lax.bitcast_sign(y), 0))
     ax = lax.abs(x)
-    return lax.select(negative, lax.neg(ax), ax)
+    return lax.select(_signbit(y), lax.neg(ax), ax)
 
 
 def _heaviside(x: Any, h0: Any) -> Any:
-    return lax.select(lax.lt(x, _zero(x)), _zero(x), lax.select(lax.gt(x, _zero(x)), _one(x), h0))
+    """0 below zero, 1 above, h0 at zero; NaN stays NaN (as in NumPy)."""
+    step = lax.select(lax.lt(x, _zero(x)), _zero(x), lax.select(lax.gt(x, _zero(x)), _one(x), h0))
+    return lax.select(lax.ne(x, x), x, step)
 
 
 def _fmax(x: Any, y: Any) -> Any:
@@ -125,10 +189,6 @@ def _fmax(x: Any, y: Any) -> Any:
 
 def _fmin(x: Any, y: Any) -> Any:
     return lax.select(lax.ne(x, x), y, lax.select(lax.ne(y, y), x, lax.min(x, y)))
-
-
-def _fmod(x: Any, y: Any) -> Any:
-    return lax.rem(x, y)
 
 
 def _square(x: Any) -> Any:
@@ -145,6 +205,10 @@ def _deg2rad(x: Any) -> Any:
 
 def _rad2deg(x: Any) -> Any:
     return lax.mul(x, lax.full_like(x, 180 / np.pi))
+
+
+def _log_base(base: float) -> Callable[[Any], Any]:
+    return lambda x: lax.div(lax.log(x), lax.full_like(x, np.log(base)))
 
 
 def _sinc(x: Any) -> Any:
@@ -164,6 +228,14 @@ def _isinf(x: Any) -> Any:
     return lax.eq(lax.abs(x), lax.full_like(x, np.inf))
 
 
+def _equals_infinity(infinity: float) -> Callable[[Any], Any]:
+    def apply(x: Any) -> Any:
+        if not dtypes.is_float(x.dtype):
+            return lax.full_like(x, False, np.bool_)
+        return lax.eq(x, lax.full_like(x, infinity))
+    return apply
+
+
 def _isfinite(x: Any) -> Any:
     return lax.is_finite(x) if dtypes.is_float(x.dtype) else lax.full_like(x, True, np.bool_)
 
@@ -181,12 +253,6 @@ def _abs(x: Any) -> Any:
     return x if dtypes.is_unsigned(x.dtype) or x.dtype == np.bool_ else lax.abs(x)
 
 
-def _negative(x: Any) -> Any:
-    if x.dtype == np.bool_:
-        raise TypeError("jnp.negative is not defined for booleans (use jnp.logical_not)")
-    return lax.neg(x)
-
-
 def _sign(x: Any) -> Any:
     if dtypes.is_unsigned(x.dtype):
         return lax.convert_element_type(lax.ne(x, _zero(x)), x.dtype, x.weak_type)
@@ -194,91 +260,152 @@ def _sign(x: Any) -> Any:
 
 
 def _round_half_even(x: Any) -> Any:
-    return lax.round(x, "ToNearestEven") if dtypes.is_float(x.dtype) else x
+    return lax.round(x, "ToNearestEven")
 
 
 def _integer_identity(op: Callable) -> Callable:
+    """`op` on floats; ints and bools are already integral (JAX keeps their dtype)."""
     return lambda x: op(x) if dtypes.is_float(x.dtype) else x
 
 
 def _trunc(x: Any) -> Any:
-    if not dtypes.is_float(x.dtype):
-        return x
     return lax.select(lax.lt(x, _zero(x)), lax.ceil(x), lax.floor(x))
 
 
-def _left_shift(x: Any, y: Any) -> Any:
-    return lax.shift_left(x, y)
-
-
-def _right_shift(x: Any, y: Any) -> Any:
+def _shift_right(x: Any, y: Any) -> Any:
     return (lax.shift_right_logical if dtypes.is_unsigned(x.dtype) else lax.shift_right_arithmetic)(x, y)
 
 
-def _invert(x: Any) -> Any:
-    return lax.bitwise_not(x)
+def _bitwise_count(x: Any) -> Any:
+    """Number of 1 bits of |x| (NumPy's definition), as uint8."""
+    if x.dtype == np.bool_:
+        return lax.convert_element_type(x, dtypes.uint8)
+    return lax.convert_element_type(lax.population_count(_abs(x)), dtypes.uint8)
 
 
-_NUMERIC_BINARY = {
-    "add": lax.add, "subtract": lax.sub, "multiply": lax.mul, "maximum": lax.max, "minimum": lax.min,
-    "floor_divide": _floor_divide, "mod": _mod, "remainder": _mod, "fmod": _fmod, "power": _power,
+def _imag(x: Any) -> Any:
+    return lax.full_like(x, 0)
+
+
+_PLAIN_BINARY = {
+    "add": lax.add, "multiply": lax.mul, "maximum": lax.max, "minimum": lax.min,
+    "subtract": _no_bool("subtract", lax.sub, "use jnp.logical_xor instead"),
+    "fmax": _fmax, "fmin": _fmin,
     "bitwise_and": _int_only("bitwise_and", lax.bitwise_and),
     "bitwise_or": _int_only("bitwise_or", lax.bitwise_or),
     "bitwise_xor": _int_only("bitwise_xor", lax.bitwise_xor),
-    "left_shift": _int_only("left_shift", _left_shift),
-    "right_shift": _int_only("right_shift", _right_shift),
-    "heaviside": _heaviside,
+}
+_NUMERIC_BINARY = {
+    "floor_divide": _floor_divide, "mod": _mod, "remainder": _mod, "fmod": _fmod, "power": lax.pow,
+    "pow": lax.pow,
+    "left_shift": _int_only("left_shift", lax.shift_left),
+    "bitwise_left_shift": _int_only("bitwise_left_shift", lax.shift_left),
+    "right_shift": _int_only("right_shift", _shift_right),
+    "bitwise_right_shift": _int_only("bitwise_right_shift", _shift_right),
 }
 _INEXACT_BINARY = {
-    "true_divide": _true_divide, "divide": _true_divide, "arctan2": lax.atan2, "hypot": _hypot,
-    "logaddexp": _logaddexp, "copysign": _copysign, "nextafter": lax.nextafter,
-    "fmax": _fmax, "fmin": _fmin, "float_power": _power,
+    "true_divide": lax.div, "divide": lax.div, "arctan2": lax.atan2, "atan2": lax.atan2,
+    "hypot": _hypot, "logaddexp": _logaddexp, "logaddexp2": _logaddexp2, "copysign": _copysign,
+    "nextafter": lax.nextafter, "float_power": lax.pow, "heaviside": _heaviside,
 }
 _COMPARISONS = {"equal": lax.eq, "not_equal": lax.ne, "less": lax.lt, "less_equal": lax.le,
                 "greater": lax.gt, "greater_equal": lax.ge}
-_NUMERIC_UNARY = {
-    "negative": _negative, "positive": lambda x: x, "absolute": _abs, "abs": _abs, "sign": _sign,
-    "square": _square, "floor": _integer_identity(lax.floor), "ceil": _integer_identity(lax.ceil),
-    "rint": _round_half_even, "trunc": _trunc, "fix": _trunc,
-    "invert": _int_only("invert", _invert), "bitwise_not": _int_only("bitwise_not", _invert),
+_PLAIN_UNARY = {
+    "negative": _no_bool("negative", lax.neg, "use jnp.logical_not instead"), "positive": lambda x: x,
+    "absolute": _abs, "abs": _abs, "sign": _no_bool("sign", _sign, "convert them to a number type first"),
+    "floor": _integer_identity(lax.floor), "ceil": _integer_identity(lax.ceil),
+    "trunc": _integer_identity(_trunc), "fix": _integer_identity(_trunc),
+    "invert": _int_only("invert", lax.bitwise_not), "bitwise_not": _int_only("bitwise_not", lax.bitwise_not),
+    "bitwise_invert": _int_only("bitwise_invert", lax.bitwise_not),
+    "bitwise_count": _int_only("bitwise_count", _bitwise_count),
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, "signbit": _signbit,
-    "conj": lambda x: x, "conjugate": lambda x: x, "real": lambda x: x,
+    "isposinf": _equals_infinity(np.inf), "isneginf": _equals_infinity(-np.inf),
+    "conj": lambda x: x, "conjugate": lambda x: x, "real": lambda x: x, "imag": _imag,
 }
+_NUMERIC_UNARY = {"square": _square}
 _INEXACT_UNARY = {
     "exp": lax.exp, "exp2": lax.exp2, "expm1": lax.expm1, "log": lax.log, "log1p": lax.log1p,
-    "log2": lambda x: lax.div(lax.log(x), lax.full_like(x, np.log(2.0))),
-    "log10": lambda x: lax.div(lax.log(x), lax.full_like(x, np.log(10.0))),
-    "sqrt": lax.sqrt, "cbrt": lax.cbrt, "reciprocal": _reciprocal,
+    "log2": _log_base(2.0), "log10": _log_base(10.0),
+    "sqrt": lax.sqrt, "cbrt": lax.cbrt, "reciprocal": _reciprocal, "fabs": lax.abs,
+    "rint": _round_half_even,
     "sin": lax.sin, "cos": lax.cos, "tan": lax.tan, "arcsin": lax.asin, "arccos": lax.acos,
     "arctan": lax.atan, "sinh": lax.sinh, "cosh": lax.cosh, "tanh": lax.tanh, "arcsinh": lax.asinh,
-    "arccosh": lax.acosh, "arctanh": lax.atanh, "deg2rad": _deg2rad, "rad2deg": _rad2deg,
-    "radians": _deg2rad, "degrees": _rad2deg, "sinc": _sinc,
+    "arccosh": lax.acosh, "arctanh": lax.atanh, "asin": lax.asin, "acos": lax.acos, "atan": lax.atan,
+    "asinh": lax.asinh, "acosh": lax.acosh, "atanh": lax.atanh,
+    "deg2rad": _deg2rad, "rad2deg": _rad2deg, "radians": _deg2rad, "degrees": _rad2deg, "sinc": _sinc,
 }
 
-for _name, _fn in _NUMERIC_BINARY.items():
-    globals()[_name] = _binary(_name, _fn, inexact=False)
-for _name, _fn in _INEXACT_BINARY.items():
-    globals()[_name] = _binary(_name, _fn, inexact=True)
-for _name, _fn in _COMPARISONS.items():
-    globals()[_name] = _binary(_name, _fn, inexact=False)
-for _name, _fn in _NUMERIC_UNARY.items():
-    globals()[_name] = _unary(_name, _fn, inexact=False)
-for _name, _fn in _INEXACT_UNARY.items():
-    globals()[_name] = _unary(_name, _fn, inexact=True)
+_TABLES = [
+    (_PLAIN_BINARY, _binary, _promote_plain), (_NUMERIC_BINARY, _binary, _promote_numeric),
+    (_INEXACT_BINARY, _binary, _promote_inexact), (_COMPARISONS, _binary, _promote_plain),
+    (_PLAIN_UNARY, _unary, _asarray_one), (_NUMERIC_UNARY, _unary, _promote_numeric),
+    (_INEXACT_UNARY, _unary, _promote_inexact),
+]
+for _table, _make, _promote in _TABLES:
+    for _name, _fn in _table.items():
+        globals()[_name] = _make(_name, _fn, _promote)
 
-# The jnp "round" of NumPy rounds half to even; `around` is its alias.
+
+def divmod(x1: Any, x2: Any, /) -> tuple[Any, Any]:
+    """``(floor_divide(x1, x2), mod(x1, x2))``, computed together."""
+    x, y = _promote_numeric("divmod", x1, x2)
+    if dtypes.is_float(x.dtype):
+        return _float_divmod(x, y)
+    return _floor_divide(x, y), _mod(x, y)
+
+
+def modf(x: Any, /) -> tuple[Any, Any]:
+    """(fractional part, integral part), both with x's sign."""
+    (x,) = _promote_inexact("modf", x)
+    whole = _trunc(x)
+    # Infinities have no fractional part; the sign of x carries over (-0.0 included).
+    fraction = lax.select(lax.eq(lax.abs(x), lax.full_like(x, np.inf)), _zero(x), lax.sub(x, whole))
+    return _copysign(fraction, x), whole
+
+
 def round(a: Any, decimals: int = 0, out: None = None) -> Any:
-    """Round half to even, to `decimals` decimal places (ints: unchanged for decimals >= 0)."""
+    """Round half to even, to `decimals` decimal places. Ints are unchanged
+    for ``decimals >= 0`` and rounded to a multiple of ``10**-decimals``
+    otherwise; float16 is rounded in float32 (as JAX does)."""
+    if out is not None:
+        raise NotImplementedError("jnp.round: the 'out' argument is not supported (arrays are immutable)")
+    decimals = int(lax._ops.operator_index(decimals))
     x = asarray(a, fn="round")
-    if not dtypes.is_float(x.dtype):
+    if x.dtype == np.bool_ or (dtypes.is_int(x.dtype) and decimals >= 0):
         return x
+    if dtypes.is_int(x.dtype):
+        return _round_int(x, 10 ** -decimals)
+    wide = lax.convert_element_type(x, dtypes.float32, x.weak_type) if x.dtype == dtypes.float16 else x
     if decimals == 0:
-        return lax.round(x, "ToNearestEven")
-    scale = lax.full_like(x, 10.0 ** decimals)
-    return lax.div(lax.round(lax.mul(x, scale), "ToNearestEven"), scale)
+        rounded = lax.round(wide, "ToNearestEven")
+    elif decimals > 0:
+        scale = lax.full_like(wide, 10.0 ** decimals)
+        rounded = lax.div(lax.round(lax.mul(wide, scale), "ToNearestEven"), scale)
+    else:
+        scale = lax.full_like(wide, 10.0 ** -decimals)
+        rounded = lax.mul(lax.round(lax.div(wide, scale), "ToNearestEven"), scale)
+    return lax.convert_element_type(rounded, x.dtype, x.weak_type)
+
+
+def _round_int(x: Any, factor: int) -> Any:
+    """Integers rounded to a multiple of `factor`, ties to the even multiple."""
+    if factor > np.iinfo(x.dtype).max:
+        return _zero(x)
+    f = lax.full_like(x, factor)
+    quotient = _floor_divide(x, f)
+    rest = lax.sub(x, lax.mul(quotient, f))  # in [0, factor)
+    other = lax.sub(f, rest)
+    odd = lax.ne(lax.bitwise_and(quotient, _one(quotient)), _zero(quotient))
+    up = lax.bitwise_or(lax.gt(rest, other), lax.bitwise_and(lax.eq(rest, other), odd))
+    quotient = lax.select(up, lax.add(quotient, _one(quotient)), quotient)
+    return lax.mul(quotient, f)
 
 
 around = round
+
+
+def _truth(x: Any) -> Any:
+    return x if x.dtype == np.bool_ else lax.ne(x, lax.full_like(x, 0))
 
 
 def _logical_binary(name: str, fn: Callable) -> Callable:
@@ -286,11 +413,8 @@ def _logical_binary(name: str, fn: Callable) -> Callable:
         x, y = promote_args(name, x, y)
         return fn(_truth(x), _truth(y))
     apply.__name__ = apply.__qualname__ = name
+    apply.__doc__ = f"jnp.{name}: the truth values of x and y combined (bool)."
     return apply
-
-
-def _truth(x: Any) -> Any:
-    return x if x.dtype == np.bool_ else lax.ne(x, lax.full_like(x, 0))
 
 
 logical_and = _logical_binary("logical_and", lax.bitwise_and)
@@ -312,14 +436,14 @@ def where(condition: Any, x: Any = None, y: Any = None, /) -> Any:
         raise ValueError("jnp.where takes either one argument or three")
     cond = _truth(asarray(condition, fn="where"))
     x, y = promote_args("where", x, y)
-    from ._util import broadcast_shapes, broadcast_to
     shape = broadcast_shapes("where", cond.shape, x.shape)
     return lax.select(broadcast_to(cond, shape, "where"), broadcast_to(x, shape, "where"),
                       broadcast_to(y, shape, "where"))
 
 
 def clip(a: Any, a_min: Any = None, a_max: Any = None, *, min: Any = None, max: Any = None) -> Any:
-    """Limit values to [a_min, a_max] (either may be None)."""
+    """Limit values to [a_min, a_max] (either may be None); ``min``/``max``
+    are the NumPy 2 keyword names."""
     lo = a_min if a_min is not None else min
     hi = a_max if a_max is not None else max
     x = asarray(a, fn="clip")
@@ -331,6 +455,8 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, *, min: Any = None, max: 
 
 
 def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close
+    only to themselves; NaNs only when `equal_nan`."""
     a, b = promote_args_inexact("isclose", a, b)
     diff = lax.abs(lax.sub(a, b))
     tol = lax.add(lax.full_like(a, atol), lax.mul(lax.full_like(a, rtol), lax.abs(b)))
@@ -343,14 +469,13 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan:
 
 
 def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
-    return lax.reduce_and(isclose(a, b, rtol, atol, equal_nan), tuple(range(max_ndim(a, b))))
-
-
-def max_ndim(*xs: Any) -> int:
-    return builtins.max(asarray(x).ndim for x in xs)
+    """Whether every element of `a` is close to `b` (a 0-d bool array)."""
+    close = isclose(a, b, rtol, atol, equal_nan)
+    return lax.reduce_and(close, tuple(range(close.ndim)))
 
 
 def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
+    """Same shape and equal elements (a 0-d bool array)."""
     a1, a2 = asarray(a1, fn="array_equal"), asarray(a2, fn="array_equal")
     if a1.shape != a2.shape:
         return lax.constant(np.bool_(False))
@@ -362,10 +487,19 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
 
 
 def array_equiv(a1: Any, a2: Any) -> Any:
+    """Equal after broadcasting (a 0-d bool array); False when the shapes
+    do not broadcast."""
+    a1, a2 = asarray(a1, fn="array_equiv"), asarray(a2, fn="array_equiv")
+    try:
+        broadcast_shapes("array_equiv", a1.shape, a2.shape)
+    except ValueError:
+        return lax.constant(np.bool_(False))
     a1, a2 = promote_args("array_equiv", a1, a2)
     return lax.reduce_and(lax.eq(a1, a2), tuple(range(a1.ndim)))
 
 
-__all__ = sorted([*_NUMERIC_BINARY, *_INEXACT_BINARY, *_COMPARISONS, *_NUMERIC_UNARY, *_INEXACT_UNARY,
-                  "round", "around", "logical_and", "logical_or", "logical_xor", "logical_not", "where",
-                  "clip", "isclose", "allclose", "array_equal", "array_equiv"])
+__all__ = sorted([name for table, _, _ in _TABLES for name in table] + [
+    "divmod", "modf", "round", "around", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "where", "clip", "isclose", "allclose", "array_equal", "array_equiv"])
+
+del _table, _make, _promote, _name, _fn

@@ -1,0 +1,2 @@
+"""`jaxc.scipy`: the parts of SciPy's API that JAX provides (``jaxc.scipy.special``)."""
+from . import special  # noqa: F401
