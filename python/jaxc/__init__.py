@@ -54,7 +54,6 @@ __all__ = sorted(_API)
 def __getattr__(name: str) -> Any:
     if name not in _API:
         raise AttributeError(f"module 'jaxc' has no attribute '{name}'")
-    importlib.import_module(".numpy", __name__)  # attaches the array operators
     module_name, attribute = _API[name]
     module = importlib.import_module(module_name, __name__)
     value = module if attribute is None else getattr(module, attribute)

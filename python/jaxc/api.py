@@ -46,14 +46,21 @@ class Traced:
         self.out_avals = out_avals
         self.consts = consts
 
+    @property
+    def label(self) -> str:
+        """How errors name the function: ``jit(f)``."""
+        return f"jit({self.name.removeprefix('jit_')})"
+
     def text(self, debug_info: bool = False) -> str:
         return self.module.operation.get_asm(enable_debug_info=debug_info)
 
 
 def _symbol(fun: Callable) -> str:
-    name = getattr(fun, "__name__", "fn")
-    name = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    return name if name and not name[0].isdigit() else f"fn_{name}"
+    """The IR name of a jitted function: ``jit_`` + its Python name. The
+    prefix keeps user names off C library symbols: a function named ``@sin``
+    would capture the libm ``sin`` its own body calls (docs/toolchain.md)."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", getattr(fun, "__name__", "fn"))
+    return f"jit_{name}"
 
 
 def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Callable[[list], Any],
@@ -144,13 +151,13 @@ class Compiled:
         try:
             executable = compile_module(traced.text(debug_info=True))
         except CompileError as error:
-            raise core.JaxcTypeError(f"jit({traced.name}): cannot compile: {error}") from None
+            raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
         self.function = executable[traced.name]
         self.out_avals = traced.out_avals
 
     def run(self, leaves: Sequence[Any]) -> Any:
         inputs = list(leaves) + self.traced.consts
-        outs = dispatch.run(self.function, inputs, self.out_avals, f"jit({self.traced.name})")
+        outs = dispatch.run(self.function, inputs, self.out_avals, self.traced.label)
         return tree_util.tree_unflatten(self.traced.out_tree, outs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -262,7 +269,7 @@ class JitFunction:
         try:
             avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
         except TypeError as error:
-            raise TypeError(f"jit({self._name}): {error}") from None
+            raise TypeError(f"jit({self._name.removeprefix('jit_')}): {error}") from None
         key = (tree, avals, statics, dtypes.x64_enabled())
         values = [x if type(x) is Array else _leaf_value(x, a) for x, a in zip(leaves, avals)]
         return key, values, functools.partial(self._rebuild, args, kwargs, tree)

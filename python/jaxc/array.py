@@ -150,8 +150,9 @@ class Array(ArrayBase):
         value = self._ready_value()
         prefix = "Array("
         body = np.array2string(value, separator=", ", prefix=prefix)
+        shape = f", shape={self.shape}" if value.size == 0 and self.ndim > 1 else ""
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"{prefix}{body}, dtype={self.dtype.name}{weak})"
+        return f"{prefix}{body}{shape}, dtype={self.dtype.name}{weak})"
 
     def __str__(self) -> str:
         return str(self._ready_value())

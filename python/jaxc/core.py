@@ -525,3 +525,8 @@ def build_checked(prim: Primitive, values: Sequence[ir.Value], params: dict) -> 
     if isinstance(out, ir.OpView):
         return list(out.results)
     return list(out)
+
+
+from . import _operators  # noqa: E402 -- the operators and methods of ArrayBase
+
+_operators.attach()

@@ -205,7 +205,7 @@ def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], par
                     key: tuple) -> Kernel:
     from jaxc.runtime import CompileError, compile_module
     ctx = core.context()
-    name = prim.name.replace(".", "_")
+    name = "jaxc_" + prim.name.replace(".", "_")  # never a C library name (`sin`)
     with _KERNELS_LOCK:
         kernel = _KERNELS.get(key)
         if kernel is not None:

@@ -114,6 +114,21 @@ def is_unsigned(dtype: np.dtype) -> bool:
     return np.dtype(dtype).kind == "u"
 
 
+# The float an integer or bool becomes in an inexact operation (jnp.sin,
+# jnp.mean): JAX's table, not the promotion lattice; then canonicalized.
+_TO_INEXACT = {bool_: float32, int8: float32, int16: float32, int32: float32, int64: float64,
+               uint8: float32, uint16: float32, uint32: float32, uint64: float64}
+
+
+def to_inexact(dtype: Any) -> np.dtype:
+    """`dtype` if it is a float, else the float JAX computes it in
+    (int32 -> float32 and int64 -> float64, even with x64 on)."""
+    dtype = np.dtype(dtype)
+    if is_float(dtype):
+        return dtype
+    return canonicalize(_TO_INEXACT[dtype])
+
+
 def scalar_dtype(value: Any) -> tuple[np.dtype, bool]:
     """(dtype, weak_type) of a Python scalar: weak default int/float, or bool.
     NumPy scalars (``np.float64(1)`` is also a Python float) are strong."""

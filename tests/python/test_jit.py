@@ -196,7 +196,7 @@ def test_make_ir_prints_the_traced_function_with_source_lines() -> None:
 
     ir = jaxc.make_ir(f)(x32(3), x32(3))
     text = str(ir)
-    assert re.search(r"func\.func @f\(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>\) -> tensor<3xf32>", text)
+    assert re.search(r"func\.func @jit_f\(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>\) -> tensor<3xf32>", text)
     assert "jaxc.sin %arg0 : tensor<3xf32>" in text and "jaxc.mul" in text
     sin_line = inspect.getsourcelines(f)[1] + 1
     located = ir.as_text(debug_info=True)

@@ -20,7 +20,6 @@ from ._reductions import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from ._shape import *  # noqa: F401,F403
 from . import linalg  # noqa: F401
-from . import _operators
 
 ndarray = Array
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
@@ -37,5 +36,3 @@ def broadcast_shapes(*shapes):
     """The shape `shapes` broadcast to (NumPy's rules)."""
     return _broadcast_shapes("broadcast_shapes", *shapes)
 
-
-_operators.attach()

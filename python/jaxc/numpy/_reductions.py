@@ -48,7 +48,7 @@ def _upcast_f16(dtype: np.dtype) -> np.dtype:
 
 
 def _inexact(dtype: np.dtype) -> np.dtype:
-    return dtype if dtypes.is_float(dtype) else dtypes.default_float()
+    return dtypes.to_inexact(dtype)
 
 
 def _user_dtype(dtype: Any) -> np.dtype | None:

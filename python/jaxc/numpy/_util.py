@@ -134,10 +134,11 @@ def promote_dtypes(fn: str, *args: Any) -> list[Any]:
 
 
 def promote_dtypes_inexact(fn: str, *args: Any) -> list[Any]:
-    """As `promote_dtypes`, then ints and bools become the default float."""
+    """As `promote_dtypes`, then ints and bools become floats
+    (`dtypes.to_inexact`: int32 -> float32, int64 -> float64)."""
     out = promote_dtypes(fn, *args)
     if out and not dtypes.is_float(out[0].dtype):
-        target = dtypes.default_float()
+        target = dtypes.to_inexact(out[0].dtype)
         weak = out[0].weak_type
         out = [lax.convert_element_type(a, target, weak) for a in out]
     return out

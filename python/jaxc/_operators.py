@@ -7,12 +7,13 @@ same.
 """
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any, Callable
 
 import numpy as np
 
-from ..core import ArrayBase
+from .core import ArrayBase
 
 
 def _forward(name: str) -> Callable:
@@ -35,20 +36,19 @@ _OPERAND_TYPES = (ArrayBase, int, float, bool, np.ndarray, np.generic, list, tup
 
 
 def _jnp():
-    return sys.modules["jaxc.numpy"]
+    module = sys.modules.get("jaxc.numpy")
+    return module if module is not None else importlib.import_module("jaxc.numpy")
 
 
 def _unary(name: str) -> Callable:
     def op(self: Any) -> Any:
-        from jaxc import numpy as jnp
-        return getattr(jnp, name)(self)
+        return getattr(_jnp(), name)(self)
     return op
 
 
 def _method(name: str) -> Callable:
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        from jaxc import numpy as jnp
-        return getattr(jnp, name)(self, *args, **kwargs)
+        return getattr(_jnp(), name)(self, *args, **kwargs)
     method.__name__ = name
     return method
 
@@ -88,7 +88,7 @@ def attach() -> None:
 
 
 def _indexing():
-    from . import _indexing as module
+    from .numpy import _indexing as module
     return module
 
 
