@@ -7,9 +7,10 @@ are replaced by the values scf provides; `jaxc.yield` becomes `scf.yield` (or
     %r = jaxc.cond %p (%x) : tensor<i1>, (tensor<f32>) -> tensor<f32> {A}, {B}
   ->
     %i = index of %p (false -> 0, true -> 1; integer indices are clamped)
-    %r = scf.index_switch %i -> tensor<f32>
-         case 0 { A with %x; scf.yield }
-         default { B with %x; scf.yield }
+    %r = scf.if (%i == 0) -> tensor<f32> { A with %x; scf.yield }
+         else { B with %x; scf.yield }
+
+(more branches nest: else { scf.if (%i - 1 == 0) ... }).
 
 scan becomes an scf.for over the leading axis whose iteration arguments are
 the carries and the stacked ys; x slices are rank-reducing extract_slices.
@@ -70,23 +71,44 @@ def _insert_at(piece: ir.Value, into: ir.Value, position: ir.Value) -> ir.Value:
 def cond(op) -> list[ir.Value]:
     branches = list(op.regions)
     t = operand_element(op, 0)
-    scalar = tensor.extract(op.operands[0], [])
-    if is_bool(t):  # stored as i8 0/1
-        index = arith.index_cast(ir.IndexType.get(), arith.extui(ir.IntegerType.get_signless(32), scalar))
-    else:  # lax.switch clamps the index into range
+    index = tensor.extract(op.operands[0], [])  # a bool is stored as i8 0/1
+    if not is_bool(t):  # lax.switch clamps the index into range
         last = scalar_const(t, len(branches) - 1)
-        clamped = arith.minui(scalar, last) if is_unsigned(t) else \
-            arith.minsi(arith.maxsi(scalar, scalar_const(t, 0)), last)
-        index = arith.index_cast(ir.IndexType.get(), clamped)
-    result_types = [signless(r.type) for r in op.results]
-    # The wrapper gives every region (default, case 0, case 1, ...) a block.
-    switch = scf.IndexSwitchOp(result_types, index, list(range(len(branches) - 1)))
-    regions = list(switch.regions)
-    targets = regions[1:] + regions[:1]  # branch k -> case k; the last -> default
+        index = arith.minui(index, last) if is_unsigned(t) else \
+            arith.minsi(arith.maxsi(index, scalar_const(t, 0)), last)
     operands = list(op.operands[1:])
-    for branch, target in zip(branches, targets):
-        move_region(branch.blocks[0], target.blocks[0], operands, lambda ys: scf.YieldOp(ys))
-    return list(switch.results)
+    if len(branches) == 1:
+        return _inline(branches[0].blocks[0], operands, op)
+    return _if_chain(index, branches, [signless(r.type) for r in op.results], operands)
+
+
+def _if_chain(index: ir.Value, branches: Sequence[ir.Region], result_types: list[ir.Type],
+              operands: list[ir.Value]) -> list[ir.Value]:
+    """`if index == 0 {branch 0} else if index == 1 {branch 1} ... else {last}`.
+    Not scf.index_switch: one-shot-bufferize misses the aliasing of its
+    results and overwrites a live buffer (docs/toolchain.md)."""
+    is_first = arith.cmpi(arith.CmpIPredicate.eq, index, arith.constant(index.type, 0))
+    branch = scf.IfOp(is_first, result_types, has_else=True)
+    move_region(branches[0].blocks[0], branch.then_block, operands, lambda ys: scf.YieldOp(ys))
+    if len(branches) == 2:
+        move_region(branches[1].blocks[0], branch.else_block, operands, lambda ys: scf.YieldOp(ys))
+    else:
+        with ir.InsertionPoint(branch.else_block):
+            shifted = arith.subi(index, arith.constant(index.type, 1))
+            scf.YieldOp(_if_chain(shifted, branches[1:], result_types, operands))
+    return list(branch.results)
+
+
+def _inline(block: ir.Block, operands: list[ir.Value], before: ir.Operation) -> list[ir.Value]:
+    """A one-branch switch: the branch's ops in place, its yielded values returned."""
+    for arg, value in zip(block.arguments, operands):
+        arg.replace_all_uses_with(value)
+    ops = list(block.operations)
+    yielded = list(ops[-1].operands)
+    for inner in ops[:-1]:
+        inner.move_before(before)
+    ops[-1].erase()
+    return yielded
 
 
 def _predicate(pred: ir.Value) -> ir.Value:

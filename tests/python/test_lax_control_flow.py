@@ -88,6 +88,33 @@ def test_switch_single_branch_and_python_index():
     assert_close(lax.switch(1, (lambda: X3, lambda: X3 * 2)), X3 * 2)
 
 
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_branch_result_survives_later_ops_of_its_shape(index):
+    """A branch result stays live while later ops fill buffers of the same
+    shape (scf.index_switch lost its result to the next op: docs/toolchain.md)."""
+    branches = [lambda m: m // 2, lambda m: 3 * m + 1, lambda m: m - 5][:max(index + 1, 2)]
+
+    def f(i, n, steps):
+        return lax.switch(i % 7, branches, n), steps + 1
+    expected = [27 // 2, 82, 22][index]
+    for out, count in both(f, np.int32(index), np.int32(27), np.int32(0)):
+        assert (int(out), int(count)) == (expected, 1)
+
+
+def test_collatz_cond_inside_while():
+    def steps(n):
+        def body(state):
+            n, count = state
+            return lax.cond(n % 2 == 0, lambda m: m // 2, lambda m: 3 * m + 1, n), count + 1
+        return lax.while_loop(lambda s: s[0] != 1, body, (n, 0))[1]
+    assert [int(s) for s in both(steps, np.int32(27))] == [111, 111]
+
+
+def test_traced_single_branch_switch():
+    for out in both(lambda i, x: lax.switch(i, [lambda a: a * 3.0], x), np.int32(4), X3):
+        assert_close(out, X3 * 3, rtol=1e-6)
+
+
 def test_python_if_on_traced_pred_in_branch_raises():
     def branch(x):
         if lax.reduce_sum(x, [0]) > 0:

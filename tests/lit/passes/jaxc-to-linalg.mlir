@@ -104,18 +104,18 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// cond: a predicate picks case 0 (false) or the default region (true).
+// cond: a predicate picks the first region (false) or the second (true),
+// as an scf.if on "index == 0" (not scf.index_switch: docs/toolchain.md).
 // CHECK-LABEL: func.func @cond
 // CHECK-SAME: (%[[P:[^:]+]]: tensor<i8> {bufferization.writable = false}, %[[X:[^:]+]]: tensor<3xf32> {bufferization.writable = false})
-// CHECK-NEXT: %[[B:.+]] = tensor.extract %[[P]][] : tensor<i8>
-// CHECK-NEXT: %[[W:.+]] = arith.extui %[[B]] : i8 to i32
-// CHECK-NEXT: %[[I:.+]] = arith.index_cast %[[W]] : i32 to index
-// CHECK-NEXT: %[[R:.+]] = scf.index_switch %[[I]] -> tensor<3xf32>
-// CHECK-NEXT: case 0 {
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i8
+// CHECK-DAG: %[[B:.+]] = tensor.extract %[[P]][] : tensor<i8>
+// CHECK: %[[IS0:.+]] = arith.cmpi eq, %[[B]], %[[ZERO]] : i8
+// CHECK-NEXT: %[[R:.+]] = scf.if %[[IS0]] -> (tensor<3xf32>) {
 // CHECK: math.absf
 // CHECK: scf.yield
-// CHECK: default {
-// CHECK: scf.yield %[[X]] : tensor<3xf32>
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[X]] : tensor<3xf32>
 // CHECK: return %[[R]] : tensor<3xf32>
 func.func @cond(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
   %r = jaxc.cond %p (%x) : tensor<i1>, (tensor<3xf32>) -> tensor<3xf32> {
