@@ -88,8 +88,12 @@ _CONTEXT_LOCK = threading.RLock()
 
 
 def context() -> ir.Context:
-    """The one context every trace builds its IR in."""
+    """The one context every trace builds its IR in (a pass that emits
+    through `emitting` builds in its module's context instead)."""
     global _CONTEXT
+    override = getattr(_STATE, "context", None)
+    if override is not None:
+        return override
     if _CONTEXT is None:
         from jaxc.dialect import make_context
         _CONTEXT = make_context()
@@ -142,6 +146,9 @@ def user_frame() -> tuple[str, int, int]:
 
 
 def user_location() -> ir.Location:
+    override = getattr(_STATE, "location", None)
+    if override is not None:
+        return override
     filename, line, column = user_frame()
     return ir.Location.file(filename, line, column, context=context())
 
@@ -287,6 +294,39 @@ def current_scope() -> "Scope | None":
     return stack[-1] if stack else None
 
 
+class emitting:
+    """Build ops with the lax/jnp functions from inside a pass: calls append
+    to `block`, in the block's context, at `location` (settable per op via
+    `.at(location)`); `.wrap(value)` makes an MLIR value a Tracer. Capturing
+    is an error: every value must already live in `block`'s function.
+
+        with emitting(block, op.location) as e:
+            t = e.wrap(tangent)
+            out = lax.mul(t, lax.cos(e.wrap(x))).value
+    """
+
+    def __init__(self, block: ir.Block, location: ir.Location) -> None:
+        self.scope = Scope(block, None, "emit")
+        self.location = location
+
+    def __enter__(self) -> "emitting":
+        self._saved = (getattr(_STATE, "context", None), getattr(_STATE, "location", None))
+        _STATE.context = self.location.context
+        _STATE.location = self.location
+        self.scope.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.scope.__exit__(*exc)
+        _STATE.context, _STATE.location = self._saved
+
+    def at(self, location: ir.Location) -> None:
+        _STATE.location = location
+
+    def wrap(self, value: ir.Value) -> "Tracer":
+        return self.scope.tracer(value)
+
+
 class Scope:
     """A block being traced into: the body of a function or of a region.
 
@@ -336,6 +376,8 @@ class Scope:
         return constant_value(np.asarray(x))
 
     def _capture(self, x: Any) -> ir.Value:
+        if self.kind == "emit":
+            raise TracerLeakError(f"a pass rule used a value from outside its block: {x!r}")
         inner = self._capture_index.get(id(x))
         if inner is None:
             loc = ir.Location.unknown(context())

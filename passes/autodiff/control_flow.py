@@ -1,0 +1,351 @@
+"""Derivative rules of control flow, calls and custom rules.
+
+Region bodies are outlined into private functions, and the derived op's
+regions hold *requests* on them, which later rounds of the pass expand (the
+pass repeats until no request is left):
+
+    cond (jvp)   a cond over (operands, tangents) whose branch k is
+                 `jaxc.jvp @branch_k`
+    cond (vjp)   the forward cond as it is; the adjoint is a cond on the same
+                 index whose branch k is `jaxc.vjp @branch_k` (it recomputes
+                 that branch's forward values)
+    while (jvp)  carries (primals, tangents); the body is `jaxc.jvp @body`
+    scan (jvp)   carries and xs paired with their tangents; `jaxc.jvp @body`
+    scan (vjp)   the forward scan also stacks the carry of every step; the
+                 adjoint is a scan the other way over (stacked carries, xs,
+                 output cotangents) whose body is `jaxc.vjp @body`
+    func.call    a request on the callee
+    custom_jvp_call  forward: the rule; reverse: the adjoint of the rule's
+                 tangent map (a vjp request on it)
+    custom_vjp_call  reverse: the fwd function, then the bwd function;
+                 forward mode is an error, as in JAX
+    while (vjp)  an error: the trip count is not static (use fori_loop with
+                 static bounds, or scan)
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from mlir import ir
+from mlir.dialects import func
+
+import jaxc.dialect as jd
+from jaxc import core
+
+from .ir_util import RuleError, finish_function, functions, inline_call, module_of, new_function, outline_region
+from .jvp import JVP_FULL, instantiate
+from .vjp import FORWARD, VJP
+
+
+def _scope():
+    return core.current_scope()
+
+
+def _emit(make) -> list[Any]:
+    """Build an op with `make()` at the end of the block being emitted and
+    return its results as tracers."""
+    scope = _scope()
+    with core.user_location(), ir.InsertionPoint(scope.block):
+        op = make()
+    return [scope.tracer(r) for r in op.results]
+
+
+def _values(xs: Sequence[Any]) -> list[ir.Value]:
+    return [_scope().value(x) for x in xs]
+
+
+def _types(xs: Sequence[Any]) -> list[ir.Type]:
+    return [_scope().value(x).type for x in xs]
+
+
+def _block(region: ir.Region, types: Sequence[ir.Type]) -> ir.Block:
+    return region.blocks.append(*types)
+
+
+def _request(kind, types, callee: str, primals, others) -> ir.Operation:
+    return kind(list(types), ir.FlatSymbolRefAttr.get(callee), list(primals), list(others))
+
+
+def _call_inline(callee: str, operands: Sequence[Any], result_types: Sequence[ir.Type]) -> list[Any]:
+    """`func.call @callee(operands)`, inlined at once; its results."""
+    scope = _scope()
+    module = module_of(scope.block.owner)
+    with core.user_location(), ir.InsertionPoint(scope.block):
+        call = func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(callee), _values(operands))
+    return [scope.tracer(v) for v in inline_call(call.operation, functions(module)[callee])]
+
+
+def _result_types(op) -> list[ir.Type]:
+    return [r.type for r in op.results]
+
+
+# --- cond -----------------------------------------------------------------
+
+def _branches(op) -> list[str]:
+    return [outline_region(op, k, "branch") for k in range(len(op.regions))]
+
+
+def _cond_jvp(op, xs, ts):
+    index, operands = xs[0], xs[1:]
+    tangents = [instantiate(t, x) for t, x in zip(ts[1:], operands)]
+    branches = _branches(op)
+    types = _result_types(op)
+    arg_types = _types(operands) * 2
+    n = len(operands)
+
+    def make():
+        cond = jd.CondOp(types + types, _scope().value(index), _values(operands + tangents), len(branches))
+        for region, name in zip(cond.regions, branches):
+            block = _block(region, arg_types)
+            with ir.InsertionPoint(block):
+                request = _request(jd.JvpOp, types + types, name, block.arguments[:n], block.arguments[n:])
+                jd.YieldOp(list(request.results))
+        return cond
+    outs = _emit(make)
+    return outs[:len(types)], outs[len(types):]
+
+
+def _cond_vjp(op, xs, ys, cts):
+    index, operands = xs[0], xs[1:]
+    cts = [instantiate(c, y) for c, y in zip(cts, ys)]
+    branches = _branches(op)
+    in_types, out_types = _types(operands), _result_types(op)
+    n = len(operands)
+
+    def make():
+        cond = jd.CondOp(in_types, _scope().value(index), _values(operands + cts), len(branches))
+        for region, name in zip(cond.regions, branches):
+            block = _block(region, in_types + out_types)
+            with ir.InsertionPoint(block):
+                request = _request(jd.VjpOp, out_types + in_types, name, block.arguments[:n],
+                                   block.arguments[n:])
+                jd.YieldOp(list(request.results)[len(out_types):])
+        return cond
+    return [None] + _emit(make)
+
+
+# --- while ----------------------------------------------------------------
+
+def _while_jvp(op, xs, ts):
+    tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
+    cond_fn, body_fn = outline_region(op, 0, "while_cond"), outline_region(op, 1, "while_body")
+    types = _types(xs)
+    n = len(xs)
+
+    def make():
+        loop = jd.WhileOp(types + types, _values(xs + tangents))
+        before = _block(loop.regions[0], types + types)
+        with ir.InsertionPoint(before):
+            call = func.CallOp([ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))],
+                               ir.FlatSymbolRefAttr.get(cond_fn), list(before.arguments[:n]))
+            jd.YieldOp(list(call.results))
+        after = _block(loop.regions[1], types + types)
+        with ir.InsertionPoint(after):
+            request = _request(jd.JvpOp, types + types, body_fn, after.arguments[:n], after.arguments[n:])
+            jd.YieldOp(list(request.results))
+        return loop
+    outs = _emit(make)
+    _inline_calls_to(cond_fn)
+    return outs[:n], outs[n:]
+
+
+def _inline_calls_to(name: str) -> None:
+    """Inline the calls to `name` that a rule just built (inside regions)."""
+    module = module_of(_scope().block.owner)
+    callee = functions(module)[name]
+    calls = []
+
+    def visit(child):
+        if child.name == "func.call" and ir.FlatSymbolRefAttr(child.attributes["callee"]).value == name:
+            calls.append(child)
+        return ir.WalkResult.ADVANCE
+    _scope().block.owner.walk(visit)
+    for call in calls:
+        inline_call(call, callee)
+
+
+def _while_vjp(op, xs, ys, cts):
+    raise RuleError(op, "jaxc-autodiff: reverse-mode differentiation of a while loop is not supported "
+                    "(its trip count is not static); use lax.fori_loop with static bounds or lax.scan")
+
+
+# --- scan -----------------------------------------------------------------
+
+def _scan_parts(op):
+    n_carry = len(op.init)
+    n_x = len(op.xs)
+    length = ir.IntegerAttr(op.attributes["length"]).value
+    reverse = "reverse" in op.attributes
+    return n_carry, n_x, length, reverse
+
+
+def _slice_types(types: Sequence[ir.Type]) -> list[ir.Type]:
+    out = []
+    for t in types:
+        ranked = ir.RankedTensorType(t)
+        out.append(ir.RankedTensorType.get(list(ranked.shape)[1:], ranked.element_type))
+    return out
+
+
+def _stacked_types(types: Sequence[ir.Type], length: int) -> list[ir.Type]:
+    return [ir.RankedTensorType.get([length] + list(ir.RankedTensorType(t).shape),
+                                    ir.RankedTensorType(t).element_type) for t in types]
+
+
+def _scan(types, init, xs, length, reverse):
+    return jd.ScanOp(list(types), _values(init), _values(xs), length, reverse=True if reverse else None)
+
+
+def _scan_jvp(op, xs, ts):
+    n_carry, n_x, length, reverse = _scan_parts(op)
+    body = outline_region(op, 0, "scan_body")
+    tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
+    carry, x_in = xs[:n_carry], xs[n_carry:]
+    t_carry, t_x = tangents[:n_carry], tangents[n_carry:]
+    result_types = _result_types(op)
+    carry_types, y_types = result_types[:n_carry], result_types[n_carry:]
+    x_types = _slice_types(_types(x_in))
+    y_slice_types = _slice_types(y_types)
+    body_out = carry_types + y_slice_types
+
+    def make():
+        scan = _scan(carry_types * 2 + y_types * 2, carry + t_carry, x_in + t_x, length, reverse)
+        block = _block(scan.regions[0], carry_types * 2 + x_types * 2)
+        args = list(block.arguments)
+        c, tc, x, tx = (args[:n_carry], args[n_carry:2 * n_carry], args[2 * n_carry:2 * n_carry + n_x],
+                        args[2 * n_carry + n_x:])
+        with ir.InsertionPoint(block):
+            r = list(_request(jd.JvpOp, body_out * 2, body, c + x, tc + tx).results)
+            m = len(body_out)
+            jd.YieldOp(r[:n_carry] + r[m:m + n_carry] + r[n_carry:m] + r[m + n_carry:])
+        return scan
+    outs = _emit(make)
+    n_y = len(y_types)
+    primal = outs[:n_carry] + outs[2 * n_carry:2 * n_carry + n_y]
+    tangent = outs[n_carry:2 * n_carry] + outs[2 * n_carry + n_y:]
+    return primal, tangent
+
+
+def _scan_forward(op, xs):
+    """The scan, also stacking each step's incoming carry (for the adjoint)."""
+    n_carry, n_x, length, reverse = _scan_parts(op)
+    body = outline_region(op, 0, "scan_body")
+    result_types = _result_types(op)
+    carry_types = result_types[:n_carry]
+    x_types = _slice_types(_types(xs[n_carry:]))
+    body_out = carry_types + _slice_types(result_types[n_carry:])
+
+    def make():
+        scan = _scan(result_types + _stacked_types(carry_types, length), xs[:n_carry], xs[n_carry:], length,
+                     reverse)
+        block = _block(scan.regions[0], carry_types + x_types)
+        with ir.InsertionPoint(block):
+            call = func.CallOp(body_out, ir.FlatSymbolRefAttr.get(body), list(block.arguments))
+            jd.YieldOp(list(call.results) + list(block.arguments[:n_carry]))
+        return scan
+    outs = _emit(make)
+    _inline_calls_to(body)
+    return outs
+
+
+def _scan_vjp(op, xs, ys, cts):
+    n_carry, n_x, length, reverse = _scan_parts(op)
+    body = outline_region(op, 0, "scan_body")
+    n_y = len(op.results) - n_carry
+    results = ys[:n_carry + n_y]
+    stacked_carries = ys[n_carry + n_y:]
+    cts = [instantiate(c, y) for c, y in zip(cts, results)]
+    carry_types = _types(xs[:n_carry])
+    x_stacked_types = _types(xs[n_carry:])
+    y_types = [r.type for r in op.results[n_carry:]]
+    x_types, y_slice_types = _slice_types(x_stacked_types), _slice_types(y_types)
+    body_out = carry_types + y_slice_types
+
+    def make():
+        scan = _scan(carry_types + x_stacked_types, cts[:n_carry],
+                     list(stacked_carries) + list(xs[n_carry:]) + cts[n_carry:], length, not reverse)
+        block = _block(scan.regions[0], carry_types * 2 + x_types + y_slice_types)
+        args = list(block.arguments)
+        ct_c, c, x, ct_y = (args[:n_carry], args[n_carry:2 * n_carry], args[2 * n_carry:2 * n_carry + n_x],
+                            args[2 * n_carry + n_x:])
+        with ir.InsertionPoint(block):
+            r = list(_request(jd.VjpOp, body_out + carry_types + x_types, body, c + x, ct_c + ct_y).results)
+            jd.YieldOp(r[len(body_out):])
+        return scan
+    return _emit(make)
+
+
+# --- calls and custom rules -----------------------------------------------
+
+def _callee(op, attribute="callee") -> str:
+    return ir.FlatSymbolRefAttr(op.attributes[attribute]).value
+
+
+def _call_jvp(op, xs, ts):
+    tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
+    types = _result_types(op)
+    outs = _emit(lambda: _request(jd.JvpOp, types + types, _callee(op), _values(xs), _values(tangents)))
+    return outs[:len(types)], outs[len(types):]
+
+
+def _call_vjp(op, xs, ys, cts):
+    cts = [instantiate(c, y) for c, y in zip(cts, ys)]
+    types = _result_types(op)
+    outs = _emit(lambda: _request(jd.VjpOp, types + _types(xs), _callee(op), _values(xs), _values(cts)))
+    return outs[len(types):]
+
+
+def _custom_jvp_jvp(op, xs, ts):
+    tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
+    types = _result_types(op)
+    outs = _call_inline(_callee(op, "jvp"), xs + tangents, types + types)
+    return outs[:len(types)], outs[len(types):]
+
+
+def _tangent_map(op) -> str:
+    """A function (primals..., tangents...) -> output tangents of the rule."""
+    module = module_of(op)
+    rule = _callee(op, "jvp")
+    arg_types = [v.type for v in op.operands] * 2
+    types = _result_types(op)
+    fn, block = new_function(module, f"{rule}_tangents", arg_types, op.location)
+    with op.location, ir.InsertionPoint(block):
+        call = func.CallOp(types + types, ir.FlatSymbolRefAttr.get(rule), list(block.arguments))
+    finish_function(fn, block, list(call.results)[len(types):], op.location)
+    return ir.StringAttr(fn.attributes["sym_name"]).value
+
+
+def _custom_jvp_vjp(op, xs, ys, cts):
+    cts = [instantiate(c, y) for c, y in zip(cts, ys)]
+    zeros = [instantiate(None, x) for x in xs]
+    tmap = _tangent_map(op)
+    in_types = _types(xs)
+    outs = _emit(lambda: _request(jd.VjpOp, _result_types(op) + in_types * 2, tmap, _values(xs + zeros),
+                                  _values(cts)))
+    return outs[len(op.results) + len(xs):]
+
+
+def _custom_vjp_jvp(op, xs, ts):
+    raise RuleError(op, "jaxc-autodiff: can't apply forward-mode autodiff (jvp) to a custom_vjp function")
+
+
+def _custom_vjp_forward(op, xs):
+    """fwd's outputs, then its residuals."""
+    module = module_of(op)
+    fwd = functions(module)[_callee(op, "fwd")]
+    types = list(ir.FunctionType(ir.TypeAttr(fwd.attributes["function_type"]).value).results)
+    return _call_inline(_callee(op, "fwd"), xs, types)
+
+
+def _custom_vjp_vjp(op, xs, ys, cts):
+    cts = [instantiate(c, y) for c, y in zip(cts, ys[:len(op.results)])]
+    residuals = ys[len(op.results):]
+    return _call_inline(_callee(op, "bwd"), list(residuals) + cts, _types(xs))
+
+
+JVP_FULL.update({"jaxc.cond": _cond_jvp, "jaxc.while": _while_jvp, "jaxc.scan": _scan_jvp,
+                 "func.call": _call_jvp, "jaxc.custom_jvp_call": _custom_jvp_jvp,
+                 "jaxc.custom_vjp_call": _custom_vjp_jvp})
+FORWARD.update({"jaxc.scan": _scan_forward, "jaxc.custom_vjp_call": _custom_vjp_forward})
+VJP.update({"jaxc.cond": _cond_vjp, "jaxc.while": _while_vjp, "jaxc.scan": _scan_vjp, "func.call": _call_vjp,
+            "jaxc.custom_jvp_call": _custom_jvp_vjp, "jaxc.custom_vjp_call": _custom_vjp_vjp})

@@ -1,0 +1,120 @@
+"""IR helpers shared by the autodiff interpreters: cloning an op onto new
+operands, outlining a region into a private function, inlining a call,
+unique symbol names, and the error type a rule raises."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from mlir import ir
+from mlir.dialects import func
+
+
+class RuleError(Exception):
+    """A rule cannot differentiate `op`; the pass reports `message` at the
+    op's location (the user's line, for traced code)."""
+
+    def __init__(self, op: ir.Operation, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+def module_of(op: ir.Operation) -> ir.Operation:
+    while op.name != "builtin.module":
+        op = op.parent
+    return op
+
+
+def symbol_name(op: ir.Operation) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def functions(module: ir.Operation) -> dict[str, ir.Operation]:
+    return {symbol_name(o.operation): o.operation for o in module.regions[0].blocks[0].operations
+            if o.operation.name == "func.func"}
+
+
+def unique_symbol(module: ir.Operation, base: str) -> str:
+    taken = {symbol_name(o.operation) for o in module.regions[0].blocks[0].operations
+             if "sym_name" in o.operation.attributes}
+    name, n = base, 1
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
+
+
+def new_function(module: ir.Operation, base: str, arg_types: Sequence[ir.Type],
+                 location: ir.Location) -> tuple[ir.Operation, ir.Block]:
+    """An empty private `func.func` (result types are set by `finish_function`)."""
+    name = unique_symbol(module, base)
+    with location, ir.InsertionPoint(module.regions[0].blocks[0]):
+        fn = func.FuncOp(name, ir.FunctionType.get(list(arg_types), []), visibility="private")
+        return fn.operation, fn.add_entry_block()
+
+
+def finish_function(fn: ir.Operation, block: ir.Block, results: Sequence[ir.Value],
+                    location: ir.Location) -> None:
+    with location, ir.InsertionPoint(block):
+        func.ReturnOp(list(results))
+    fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+        [a.type for a in block.arguments], [v.type for v in results]))
+
+
+def clone_into(op: ir.Operation, block: ir.Block, operands: Sequence[ir.Value]) -> ir.Operation:
+    """A copy of `op` (regions included) at the end of `block`, on `operands`."""
+    copy = op.clone(ip=ir.InsertionPoint(block))
+    for i, value in enumerate(operands):
+        copy.operands[i] = value
+    return copy
+
+
+def outline_region(op: ir.Operation, index: int, base: str) -> str:
+    """Copy region `index` of `op` into a new private function (its block
+    arguments become the parameters, its `jaxc.yield` the return); return
+    the function's name."""
+    module = module_of(op)
+    source = op.regions[index].blocks[0]
+    fn, entry = new_function(module, base, [a.type for a in source.arguments], op.location)
+    copy = op.clone(ip=ir.InsertionPoint(entry))
+    block = copy.regions[index].blocks[0]
+    for old, new in zip(block.arguments, entry.arguments):
+        old.replace_all_uses_with(new)
+    inner = list(block.operations)
+    for child in inner[:-1]:
+        child.move_before(copy)
+    yielded = list(inner[-1].operands)
+    finish_function(fn, entry, yielded, op.location)
+    copy.erase()
+    return symbol_name(fn)
+
+
+def inline_call(call: ir.Operation, callee: ir.Operation) -> list[ir.Value]:
+    """Replace `call` (any op whose operands are the callee's arguments and
+    whose results are its results) by a copy of the callee's body; return
+    the values that replace its results."""
+    copy = callee.clone(ip=ir.InsertionPoint(call))
+    block = copy.regions[0].blocks[0]
+    for arg, value in zip(block.arguments, call.operands):
+        arg.replace_all_uses_with(value)
+    inner = list(block.operations)
+    for child in inner[:-1]:
+        child.move_before(call)
+    returned = list(inner[-1].operands)
+    for result, value in zip(call.results, returned):
+        result.replace_all_uses_with(value)
+    copy.erase()
+    call.erase()
+    return returned
+
+
+def is_float(type_: ir.Type) -> bool:
+    element = ir.RankedTensorType(type_).element_type
+    return isinstance(element, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
+
+
+def ints(op: ir.Operation, name: str) -> list[int]:
+    """A DenseI64ArrayAttr attribute of `op` as a list."""
+    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def integer(op: ir.Operation, name: str) -> int:
+    return ir.IntegerAttr(op.attributes[name]).value

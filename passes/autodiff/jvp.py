@@ -1,0 +1,104 @@
+"""Forward mode: derive `@f_jvp(primals..., tangents...) -> (outs...,
+out tangents...)` from `@f` by walking its body once.
+
+Each op is copied onto the primal values, then its rule from `JVP` gives the
+tangents of its results from the primal operands and results and the
+operand tangents. A tangent is None while it is known to be zero (integer
+values, constants, `stop_gradient`), so zero tangents cost nothing; they are
+materialized only where a function returns them. Ops whose primal part
+changes too (control flow, custom rules) have a rule in `JVP_FULL` instead.
+
+    func.func @f(%x: tensor<f32>) -> tensor<f32> {
+      %0 = jaxc.sin %x : tensor<f32>
+      return %0 : tensor<f32>
+    }
+  ->
+    func.func private @f_jvp(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+      %0 = jaxc.sin %x : tensor<f32>
+      %1 = jaxc.cos %x : tensor<f32>
+      %2 = jaxc.mul %t, %1 : tensor<f32>
+      return %0, %2 : tensor<f32>, tensor<f32>
+    }
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from mlir import ir
+
+from .ir_util import RuleError, clone_into, finish_function, functions, is_float, module_of, new_function
+
+Tangent = Optional[Any]  # a Tracer, or None for a zero tangent
+
+# op name -> rule(op, xs, ys, ts) -> one tangent (or None) per result
+JVP: dict[str, Callable[..., list[Tangent]]] = {}
+# op name -> rule(op, xs, ts) -> (result tracers, tangents): builds the primal part itself
+JVP_FULL: dict[str, Callable[..., tuple[list[Any], list[Tangent]]]] = {}
+# ops whose results never carry a derivative (integer, boolean, random, constants)
+ZERO_DERIVATIVE: set[str] = set()
+
+
+def zeros_like(x: Any) -> Any:
+    from jaxc import lax
+    return lax.full(x.shape, 0, x.dtype)
+
+
+def instantiate(t: Tangent, like: Any) -> Any:
+    return zeros_like(like) if t is None else t
+
+
+def apply_op(op: ir.Operation, operands: list[Any]) -> list[Any]:
+    """`op` copied onto `operands` (tracers) in the block being emitted."""
+    from jaxc import core
+    scope = core.current_scope()
+    copy = clone_into(op, scope.block, [scope.value(x) for x in operands])
+    return [scope.tracer(r) for r in copy.results]
+
+
+def derive_jvp(callee: ir.Operation) -> str:
+    """Build `@<callee>_jvp` next to `callee`; return its name."""
+    from jaxc.core import emitting
+    module = module_of(callee)
+    body = callee.regions[0].blocks[0]
+    arg_types = [a.type for a in body.arguments]
+    fn, block = new_function(module, f"{_name(callee)}_jvp", arg_types + arg_types, callee.location)
+    n = len(arg_types)
+    with emitting(block, callee.location) as e:
+        primal = {}
+        tangent = {}
+        for arg, new, new_t in zip(body.arguments, block.arguments[:n], block.arguments[n:]):
+            primal[arg] = e.wrap(new)
+            tangent[arg] = e.wrap(new_t) if is_float(arg.type) else None
+        ops = list(body.operations)
+        for op in ops[:-1]:
+            e.at(op.location)
+            jvp_op(op, primal, tangent)
+        e.at(ops[-1].location)
+        outs = [primal[v] for v in ops[-1].operands]
+        touts = [instantiate(tangent.get(v), primal[v]) for v in ops[-1].operands]
+        results = [x.value for x in outs + touts]
+    finish_function(fn, block, results, callee.location)
+    return ir.StringAttr(fn.attributes["sym_name"]).value
+
+
+def jvp_op(op: ir.Operation, primal: dict, tangent: dict) -> None:
+    """Emit the primal and tangent computation of one op; record both."""
+    xs = [primal[v] for v in op.operands]
+    ts = [tangent.get(v) for v in op.operands]
+    if op.name in JVP_FULL:
+        ys, touts = JVP_FULL[op.name](op, xs, ts)
+    else:
+        ys = apply_op(op, xs)
+        if all(t is None for t in ts) or op.name in ZERO_DERIVATIVE:
+            touts = [None] * len(ys)
+        elif op.name in JVP:
+            touts = JVP[op.name](op, xs, ys, ts)
+        else:
+            raise RuleError(op, f"jaxc-autodiff: '{op.name}' has no forward-mode (jvp) rule")
+    for result, y, t in zip(op.results, ys, touts):
+        primal[result] = y
+        tangent[result] = t if is_float(result.type) else None
+
+
+def _name(fn: ir.Operation) -> str:
+    return ir.StringAttr(fn.attributes["sym_name"]).value

@@ -1,0 +1,174 @@
+"""Derivative rules of the shape and indexing ops.
+
+They are linear in their array operands, so forward mode applies the same op
+to the tangents (`apply_op`), and reverse mode needs only a transpose rule,
+written with lax functions:
+
+    broadcast_in_dim   <->  reduce sum over the new and the stretched dims
+    slice              <->  pad with zeros (interior padding undoes strides)
+    dynamic_slice      <->  dynamic_update_slice into zeros
+    gather             <->  scatter-add into zeros
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxc import lax
+from jaxc.lax import _ops
+
+from .ir_util import RuleError, integer, ints, is_float
+from .jvp import JVP, apply_op, instantiate
+from .vjp import VJP
+
+
+def _zeros(x):
+    return lax.full(x.shape, 0, x.dtype)
+
+
+def _float(x) -> bool:
+    return is_float(x.value.type)
+
+
+# ---------------------------------------------------------------------------
+# Forward mode: the op itself on the tangents of its linear operands
+# ---------------------------------------------------------------------------
+
+def _linear_in_first(op, xs, ys, ts):
+    """Ops linear in operand 0 whose other operands are indices."""
+    return apply_op(op, [ts[0]] + xs[1:]) if ts[0] is not None else [None] * len(ys)
+
+
+def _jointly_linear(count):
+    """Ops linear in their first `count` operands together (the rest are indices)."""
+    def rule(op, xs, ys, ts):
+        tangents = [instantiate(t, x) for t, x in zip(ts[:count], xs[:count])]
+        return apply_op(op, tangents + xs[count:])
+    return rule
+
+
+for _name in ("jaxc.broadcast_in_dim", "jaxc.reshape", "jaxc.transpose", "jaxc.reverse", "jaxc.slice",
+              "jaxc.squeeze", "jaxc.expand_dims", "jaxc.dynamic_slice", "jaxc.gather"):
+    JVP[_name] = _linear_in_first
+JVP["jaxc.pad"] = _jointly_linear(2)
+JVP["jaxc.dynamic_update_slice"] = _jointly_linear(2)
+JVP["jaxc.concatenate"] = lambda op, xs, ys, ts: apply_op(op, [instantiate(t, x) for t, x in zip(ts, xs)])
+
+
+def _scatter_kind(op) -> str:
+    """set or add, from the combiner region; other kinds are not linear."""
+    body = list(op.regions[0].blocks[0].operations)
+    if len(body) == 1:
+        return "set"
+    if len(body) == 2 and body[0].name == "jaxc.add":
+        return "add"
+    raise RuleError(op, f"jaxc-autodiff: scatter combining with '{body[0].name}' is not differentiable "
+                    "(only scatter and scatter_add are)")
+
+
+def _scatter_jvp(op, xs, ys, ts):
+    _scatter_kind(op)
+    return apply_op(op, [instantiate(ts[0], xs[0]), xs[1], instantiate(ts[2], xs[2])])
+
+
+JVP["jaxc.scatter"] = _scatter_jvp
+
+
+# ---------------------------------------------------------------------------
+# Reverse mode: transposes
+# ---------------------------------------------------------------------------
+
+def _unbroadcast(ct, x, dims):
+    """The transpose of broadcast_in_dim(x, ct.shape, dims)."""
+    summed = [d for d in range(ct.ndim) if d not in dims]
+    stretched = [d for i, d in enumerate(dims) if x.shape[i] == 1 and ct.shape[d] != 1]
+    out = lax.reduce_sum(ct, sorted(summed + stretched))
+    return lax.reshape(out, x.shape)
+
+
+def _slice_transpose(op, xs, ys, cts):
+    x, ct = xs[0], cts[0]
+    start, strides = ints(op, "start_indices"), ints(op, "strides")
+    real_limit = [s + (n - 1) * st + 1 if n else s for s, n, st in zip(start, ct.shape, strides)]
+    config = [(s, d - lim, st - 1) for s, d, lim, st in zip(start, x.shape, real_limit, strides)]
+    return [lax.pad(ct, lax.full((), 0, ct.dtype), config)]
+
+
+def _pad_transpose(op, xs, ys, cts):
+    x, ct = xs[0], cts[0]
+    low, high, interior = ints(op, "edge_padding_low"), ints(op, "edge_padding_high"), ints(op, "interior_padding")
+    unpadded = lax.pad(ct, lax.full((), 0, ct.dtype), [(-lo, -hi, 0) for lo, hi in zip(low, high)])
+    ct_x = lax.slice(unpadded, [0] * ct.ndim, unpadded.shape, [i + 1 for i in interior])
+    everything = tuple(range(ct.ndim))
+    return [ct_x, lax.sub(lax.reduce_sum(ct, everything), lax.reduce_sum(ct_x, everything))]
+
+
+def _concatenate_transpose(op, xs, ys, cts):
+    dim, ct, start, out = integer(op, "dimension"), cts[0], 0, []
+    for x in xs:
+        limit = list(ct.shape)
+        limit[dim] = start + x.shape[dim]
+        begin = [0] * ct.ndim
+        begin[dim] = start
+        out.append(lax.slice(ct, begin, limit) if _float(x) else None)
+        start += x.shape[dim]
+    return out
+
+
+def _dynamic_slice_transpose(op, xs, ys, cts):
+    return [lax.dynamic_update_slice(_zeros(xs[0]), cts[0], xs[1:])] + [None] * (len(xs) - 1)
+
+
+def _dynamic_update_slice_transpose(op, xs, ys, cts):
+    x, update, starts = xs[0], xs[1], xs[2:]
+    ct = cts[0]
+    return [lax.dynamic_update_slice(ct, _zeros(update), starts),
+            lax.dynamic_slice(ct, starts, update.shape)] + [None] * len(starts)
+
+
+def _gather_transpose(op, xs, ys, cts):
+    x, idx = xs
+    scattered = _ops.SCATTER.bind(_zeros(x), idx, cts[0], kind="add",
+                                  update_window_dims=tuple(ints(op, "offset_dims")),
+                                  inserted=tuple(ints(op, "collapsed_slice_dims")),
+                                  dims_map=tuple(ints(op, "start_index_map")),
+                                  index_vector_dim=integer(op, "index_vector_dim"))
+    return [scattered, None]
+
+
+def _scatter_transpose(op, xs, ys, cts):
+    x, idx, updates = xs
+    ct = cts[0]
+    window, inserted = ints(op, "update_window_dims"), ints(op, "inserted_window_dims")
+    dims_map, vector_dim = ints(op, "scatter_dims_to_operand_dims"), integer(op, "index_vector_dim")
+    sizes, k = [], 0
+    for d in range(x.ndim):
+        if d in inserted:
+            sizes.append(1)
+        else:
+            sizes.append(updates.shape[window[k]])
+            k += 1
+    ct_updates = _ops.GATHER.bind(ct, idx, offset_dims=tuple(window), collapsed=tuple(inserted),
+                                  start_map=tuple(dims_map), index_vector_dim=vector_dim,
+                                  slice_sizes=tuple(sizes))
+    if _scatter_kind(op) == "add":
+        return [ct, None, ct_updates]
+    ct_x = _ops.SCATTER.bind(ct, idx, _zeros(updates), kind="set", update_window_dims=tuple(window),
+                             inserted=tuple(inserted), dims_map=tuple(dims_map), index_vector_dim=vector_dim)
+    return [ct_x, None, ct_updates]
+
+
+VJP.update({
+    "jaxc.broadcast_in_dim": lambda op, xs, ys, cts: [_unbroadcast(cts[0], xs[0], ints(op, "broadcast_dimensions"))],
+    "jaxc.reshape": lambda op, xs, ys, cts: [lax.reshape(cts[0], xs[0].shape)],
+    "jaxc.squeeze": lambda op, xs, ys, cts: [lax.reshape(cts[0], xs[0].shape)],
+    "jaxc.expand_dims": lambda op, xs, ys, cts: [lax.reshape(cts[0], xs[0].shape)],
+    "jaxc.transpose": lambda op, xs, ys, cts: [lax.transpose(cts[0], np.argsort(ints(op, "permutation")).tolist())],
+    "jaxc.reverse": lambda op, xs, ys, cts: [lax.rev(cts[0], ints(op, "dimensions"))],
+    "jaxc.slice": _slice_transpose,
+    "jaxc.pad": _pad_transpose,
+    "jaxc.concatenate": _concatenate_transpose,
+    "jaxc.dynamic_slice": _dynamic_slice_transpose,
+    "jaxc.dynamic_update_slice": _dynamic_update_slice_transpose,
+    "jaxc.gather": _gather_transpose,
+    "jaxc.scatter": _scatter_transpose,
+})

@@ -1,0 +1,93 @@
+"""Reverse mode: derive `@f_vjp(primals..., cotangents...) -> (outs...,
+input cotangents...)` from `@f` with adjoint rules.
+
+The forward sweep copies every op onto the primal values (an op in
+`FORWARD` may also compute values its adjoint needs, e.g. a scan stacking
+its carries). The backward sweep visits the ops in reverse; for each op
+whose results have a cotangent, its rule in `VJP` returns one cotangent (or
+None) per operand, which are summed per value. Both sweeps live in one
+function, so the adjoint reads forward values directly (no residual
+plumbing), and canonicalize/CSE/DCE afterwards drop what is unused.
+
+    func.func @f(%x: tensor<f32>) -> tensor<f32> {
+      %0 = jaxc.sin %x : tensor<f32>
+      return %0 : tensor<f32>
+    }
+  ->
+    func.func private @f_vjp(%x: tensor<f32>, %ct: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+      %0 = jaxc.sin %x : tensor<f32>
+      %1 = jaxc.cos %x : tensor<f32>
+      %2 = jaxc.mul %ct, %1 : tensor<f32>
+      return %0, %2 : tensor<f32>, tensor<f32>
+    }
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from mlir import ir
+
+from .ir_util import RuleError, finish_function, is_float, module_of, new_function
+from .jvp import ZERO_DERIVATIVE, apply_op, instantiate
+
+Cotangent = Optional[Any]
+
+# op name -> rule(op, xs, ys, cts) -> one cotangent (or None) per operand;
+# `ys` holds the op's results followed by what its FORWARD rule saved.
+VJP: dict[str, Callable[..., list[Cotangent]]] = {}
+# op name -> rule(op, xs) -> results followed by values saved for VJP
+FORWARD: dict[str, Callable[..., list[Any]]] = {}
+
+
+def derive_vjp(callee: ir.Operation) -> str:
+    """Build `@<callee>_vjp` next to `callee`; return its name."""
+    from jaxc import lax
+    from jaxc.core import emitting
+    module = module_of(callee)
+    body = callee.regions[0].blocks[0]
+    ops = list(body.operations)
+    ret = ops[-1]
+    arg_types = [a.type for a in body.arguments]
+    out_types = [v.type for v in ret.operands]
+    fn, block = new_function(module, f"{_name(callee)}_vjp", arg_types + out_types, callee.location)
+    n = len(arg_types)
+    with emitting(block, callee.location) as e:
+        primal = {arg: e.wrap(new) for arg, new in zip(body.arguments, block.arguments[:n])}
+        tape = []
+        for op in ops[:-1]:
+            e.at(op.location)
+            xs = [primal[v] for v in op.operands]
+            ys = FORWARD[op.name](op, xs) if op.name in FORWARD else apply_op(op, xs)
+            for result, y in zip(op.results, ys):
+                primal[result] = y
+            tape.append((op, xs, ys))
+        e.at(ret.location)
+        cotangent: dict = {}
+        for value, ct in zip(ret.operands, block.arguments[n:]):
+            _accumulate(cotangent, value, e.wrap(ct))
+        for op, xs, ys in reversed(tape):
+            cts = [cotangent.pop(r, None) for r in op.results]
+            if all(c is None for c in cts) or op.name in ZERO_DERIVATIVE:
+                continue
+            if op.name not in VJP:
+                raise RuleError(op, f"jaxc-autodiff: '{op.name}' has no reverse-mode (vjp) rule")
+            e.at(op.location)
+            for operand, ct in zip(op.operands, VJP[op.name](op, xs, ys, cts)):
+                _accumulate(cotangent, operand, ct)
+        e.at(ret.location)
+        outs = [primal[v].value for v in ret.operands]
+        cts_in = [instantiate(cotangent.get(arg), primal[arg]).value for arg in body.arguments]
+    finish_function(fn, block, outs + cts_in, callee.location)
+    return ir.StringAttr(fn.attributes["sym_name"]).value
+
+
+def _accumulate(cotangent: dict, value: ir.Value, ct: Cotangent) -> None:
+    if ct is None or not is_float(value.type):
+        return
+    from jaxc import lax
+    old = cotangent.get(value)
+    cotangent[value] = ct if old is None else lax.add(old, ct)
+
+
+def _name(fn: ir.Operation) -> str:
+    return ir.StringAttr(fn.attributes["sym_name"]).value

@@ -1,0 +1,72 @@
+// jaxc-autodiff: jvp/vjp requests become derivative code (then jaxc-cleanup).
+// RUN: jaxc-opt %s --split-input-file --pass-pipeline='builtin.module(jaxc-autodiff,jaxc-cleanup)' | FileCheck %s
+
+// A chain of elementwise ops: one forward sweep, then the adjoints in
+// reverse; d/dx exp(sin x) * x = exp(sin x) + x exp(sin x) cos x.
+// CHECK-LABEL: func.func @chain_vjp
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<3xf32>, %[[CT:[^:]+]]: tensor<3xf32>)
+// CHECK-NEXT: %[[S:.+]] = jaxc.sin %[[X]] : tensor<3xf32>
+// CHECK-NEXT: %[[E:.+]] = jaxc.exp %[[S]] : tensor<3xf32>
+// CHECK-NEXT: %[[A:.+]] = jaxc.mul %[[CT]], %[[X]] : tensor<3xf32>
+// CHECK-NEXT: %[[B:.+]] = jaxc.mul %[[CT]], %[[E]] : tensor<3xf32>
+// CHECK-NEXT: %[[C:.+]] = jaxc.mul %[[A]], %[[E]] : tensor<3xf32>
+// CHECK-NEXT: %[[COS:.+]] = jaxc.cos %[[X]] : tensor<3xf32>
+// CHECK-NEXT: %[[D:.+]] = jaxc.mul %[[C]], %[[COS]] : tensor<3xf32>
+// CHECK-NEXT: %[[R:.+]] = jaxc.add %[[B]], %[[D]] : tensor<3xf32>
+// CHECK-NEXT: return %[[R]] : tensor<3xf32>
+// CHECK-NOT: func.func private
+func.func private @chain(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = jaxc.sin %x : tensor<3xf32>
+  %1 = jaxc.exp %0 : tensor<3xf32>
+  %2 = jaxc.mul %1, %x : tensor<3xf32>
+  return %2 : tensor<3xf32>
+}
+func.func @chain_vjp(%x: tensor<3xf32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
+  %y, %dx = jaxc.vjp @chain(%x) cotangents(%ct) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %dx : tensor<3xf32>
+}
+
+// -----
+
+// dot_general: the adjoint of each operand is one dot_general (an outer
+// product for the matrix, a vector-matrix product for the vector); forward
+// mode is the sum of two.
+// CHECK-LABEL: func.func @matvec_vjp
+// CHECK-SAME: (%[[W:[^:]+]]: tensor<2x3xf32>, %[[X:[^:]+]]: tensor<3xf32>, %[[CT:[^:]+]]: tensor<2xf32>)
+// CHECK-NEXT: %[[DW:.+]] = jaxc.dot_general %[[CT]], %[[X]], batch = [] x [], contract = [] x [] : (tensor<2xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[DX:.+]] = jaxc.dot_general %[[CT]], %[[W]], batch = [] x [], contract = [0] x [0] : (tensor<2xf32>, tensor<2x3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: return %[[DW]], %[[DX]]
+// CHECK-LABEL: func.func @matvec_jvp
+// CHECK-SAME: (%[[W:[^:]+]]: tensor<2x3xf32>, %[[X:[^:]+]]: tensor<3xf32>, %[[TW:[^:]+]]: tensor<2x3xf32>, %[[TX:[^:]+]]: tensor<3xf32>)
+// CHECK-NEXT: %[[A:.+]] = jaxc.dot_general %[[TW]], %[[X]]
+// CHECK-NEXT: %[[B:.+]] = jaxc.dot_general %[[W]], %[[TX]]
+// CHECK-NEXT: %[[T:.+]] = jaxc.add %[[A]], %[[B]] : tensor<2xf32>
+// CHECK-NEXT: return %[[T]] : tensor<2xf32>
+func.func private @matvec(%w: tensor<2x3xf32>, %x: tensor<3xf32>) -> tensor<2xf32> {
+  %0 = jaxc.dot_general %w, %x, batch = [] x [], contract = [1] x [0] : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+func.func @matvec_vjp(%w: tensor<2x3xf32>, %x: tensor<3xf32>, %ct: tensor<2xf32>) -> (tensor<2x3xf32>, tensor<3xf32>) {
+  %y, %dw, %dx = jaxc.vjp @matvec(%w, %x) cotangents(%ct) : (tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2x3xf32>, tensor<3xf32>)
+  return %dw, %dx : tensor<2x3xf32>, tensor<3xf32>
+}
+func.func @matvec_jvp(%w: tensor<2x3xf32>, %x: tensor<3xf32>, %tw: tensor<2x3xf32>, %tx: tensor<3xf32>) -> tensor<2xf32> {
+  %y, %t = jaxc.jvp @matvec(%w, %x) tangents(%tw, %tx) : (tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<3xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %t : tensor<2xf32>
+}
+
+// -----
+
+// A sum over a dimension: its adjoint broadcasts the cotangent back.
+// CHECK-LABEL: func.func @total_vjp
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x3xf32>, %[[CT:[^:]+]]: tensor<2xf32>)
+// CHECK-NEXT: %[[B:.+]] = jaxc.broadcast_in_dim %[[CT]], dims = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: return %[[B]] : tensor<2x3xf32>
+func.func private @total(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %0 = jaxc.reduce sum %x, dims = [1] : tensor<2x3xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+func.func @total_vjp(%x: tensor<2x3xf32>, %ct: tensor<2xf32>) -> tensor<2x3xf32> {
+  %y, %dx = jaxc.vjp @total(%x) cotangents(%ct) : (tensor<2x3xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2x3xf32>)
+  return %dx : tensor<2x3xf32>
+}
