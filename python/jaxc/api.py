@@ -216,8 +216,8 @@ class JitFunction:
                  donate_argnums: Sequence[int] = ()) -> None:
         if not callable(fun):
             raise TypeError(f"jit: expected a function, got {type(fun).__name__}")
+        functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: a wrapped jit's state
         self.fun = fun
-        functools.update_wrapper(self, fun)
         self._name = _symbol(fun)
         try:
             self._signature_obj = inspect.signature(fun)

@@ -313,11 +313,14 @@ class emitting:
         self._saved = (getattr(_STATE, "context", None), getattr(_STATE, "location", None))
         _STATE.context = self.location.context
         _STATE.location = self.location
+        self._x64 = dtypes.forced_x64()  # the IR may hold f64 whatever the user's setting
+        self._x64.__enter__()
         self.scope.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.scope.__exit__(*exc)
+        self._x64.__exit__(*exc)
         _STATE.context, _STATE.location = self._saved
 
     def at(self, location: ir.Location) -> None:

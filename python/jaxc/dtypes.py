@@ -13,6 +13,8 @@ int) and ``f*`` (Python float) between the concrete types::
 """
 from __future__ import annotations
 
+import threading
+
 import functools
 from typing import Any
 
@@ -56,8 +58,24 @@ if bfloat16 is not None:
     _LATTICE[bfloat16] = [float32]
 
 
+_THREAD = threading.local()
+
+
 def x64_enabled() -> bool:
-    return config.jax_enable_x64
+    """jax_enable_x64, or forced on in this thread (a pass emitting ops into
+    IR that may hold 64-bit types: `core.emitting`)."""
+    return config.jax_enable_x64 or getattr(_THREAD, "force_x64", False)
+
+
+class forced_x64:
+    """Within this context, this thread canonicalizes as if x64 were on."""
+
+    def __enter__(self) -> None:
+        self._saved = getattr(_THREAD, "force_x64", False)
+        _THREAD.force_x64 = True
+
+    def __exit__(self, *exc: Any) -> None:
+        _THREAD.force_x64 = self._saved
 
 
 def element_type(dtype: np.dtype) -> str:
