@@ -36,6 +36,16 @@ JVP: dict[str, Callable[..., list[Tangent]]] = {}
 JVP_FULL: dict[str, Callable[..., tuple[list[Any], list[Tangent]]]] = {}
 # ops whose results never carry a derivative (integer, boolean, random, constants)
 ZERO_DERIVATIVE: set[str] = set()
+# ops no rule differentiates, with the reason the error gives
+_COLLECTIVE = "collectives are differentiated inside pmap, which does not exist yet"
+NOT_DIFFERENTIABLE: dict[str, str] = {
+    "jaxc.vmap": "expand it with jaxc-batch first (that pass does not exist yet)",
+    "jaxc.jvp": "requests inside a callee are expanded first (this one should have been)",
+    "jaxc.vjp": "requests inside a callee are expanded first (this one should have been)",
+    "jaxc.yield": "a region terminator; its region's op is differentiated as a whole",
+    **{f"jaxc.{name}": _COLLECTIVE for name in ("psum", "pmax", "pmin", "pmean", "all_gather",
+                                                "all_to_all", "ppermute")},
+}
 
 
 def zeros_like(x: Any) -> Any:
@@ -94,10 +104,15 @@ def jvp_op(op: ir.Operation, primal: dict, tangent: dict) -> None:
         elif op.name in JVP:
             touts = JVP[op.name](op, xs, ys, ts)
         else:
-            raise RuleError(op, f"jaxc-autodiff: '{op.name}' has no forward-mode (jvp) rule")
+            raise RuleError(op, no_rule_message(op.name, "forward-mode (jvp)"))
     for result, y, t in zip(op.results, ys, touts):
         primal[result] = y
         tangent[result] = t if is_float(result.type) else None
+
+
+def no_rule_message(name: str, mode: str) -> str:
+    why = NOT_DIFFERENTIABLE.get(name)
+    return f"jaxc-autodiff: '{name}' has no {mode} rule" + (f": {why}" if why else "")
 
 
 def _name(fn: ir.Operation) -> str:

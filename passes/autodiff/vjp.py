@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional
 from mlir import ir
 
 from .ir_util import RuleError, finish_function, is_float, module_of, new_function
-from .jvp import ZERO_DERIVATIVE, apply_op, instantiate
+from .jvp import ZERO_DERIVATIVE, apply_op, instantiate, no_rule_message
 
 Cotangent = Optional[Any]
 
@@ -70,7 +70,7 @@ def derive_vjp(callee: ir.Operation) -> str:
             if all(c is None for c in cts) or op.name in ZERO_DERIVATIVE:
                 continue
             if op.name not in VJP:
-                raise RuleError(op, f"jaxc-autodiff: '{op.name}' has no reverse-mode (vjp) rule")
+                raise RuleError(op, no_rule_message(op.name, "reverse-mode (vjp)"))
             e.at(op.location)
             for operand, ct in zip(op.operands, VJP[op.name](op, xs, ys, cts)):
                 _accumulate(cotangent, operand, ct)
