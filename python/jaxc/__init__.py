@@ -46,6 +46,18 @@ _API = {
     "nn": (".nn", None),
     "scipy": (".scipy", None),
     "errors": (".errors", None),
+    "grad": ("._autodiff", "grad"),
+    "value_and_grad": ("._autodiff", "value_and_grad"),
+    "jvp": ("._autodiff", "jvp"),
+    "vjp": ("._autodiff", "vjp"),
+    "linearize": ("._autodiff", "linearize"),
+    "jacfwd": ("._autodiff", "jacfwd"),
+    "jacrev": ("._autodiff", "jacrev"),
+    "hessian": ("._autodiff", "hessian"),
+    "custom_jvp": ("._autodiff", "custom_jvp"),
+    "custom_vjp": ("._autodiff", "custom_vjp"),
+    "stop_gradient": ("._autodiff", "stop_gradient"),
+    "test_util": (".test_util", None),
 }
 
 __all__ = sorted(_API)

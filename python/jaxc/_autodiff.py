@@ -1,0 +1,908 @@
+"""Automatic differentiation: `grad`, `value_and_grad`, `jvp`, `vjp`,
+`linearize`, `jacfwd`, `jacrev`, `hessian`, `custom_jvp`, `custom_vjp`.
+
+Nothing is differentiated while tracing. Each function traces the user's
+function into a private `func.func` of the module being traced (the
+*callee*) and emits a request op that calls it; the `jaxc-autodiff` pass
+expands requests into ordinary ops before lowering, innermost first, so
+transformations compose by nesting (`grad(grad(f))`, `jit(grad(f))`,
+`jvp(grad(f), ...)`). `make_ir(grad(f))(2.0)` for ``f(x) = x ** 3``:
+
+    func.func @jit_grad_f(%arg0: tensor<f32>) -> tensor<f32> {
+      %0 = jaxc.constant dense<1.000000e+00> : tensor<f32>
+      %1:2 = jaxc.vjp @f_0(%arg0) cotangents(%0) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+      return %1#1 : tensor<f32>
+    }
+    func.func private @f_0(%arg0: tensor<f32>) -> tensor<f32> {
+      %0 = jaxc.constant dense<3.000000e+00> : tensor<f32>
+      %1 = jaxc.pow %arg0, %0 : tensor<f32>
+      return %1 : tensor<f32>
+    }
+
+What a callee closes over (outer tracers, concrete Arrays) becomes extra
+trailing arguments, passed by the request: a jvp gives them zero tangents,
+a vjp's cotangents for them are dropped. Called outside any trace, the
+transformed function runs through `jit` (cached per signature).
+
+`jacfwd` and `jacrev` loop in Python over basis vectors (one request per
+input or output element) and stack the results: `vmap` does not exist yet.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+import re
+import threading
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import mlir.ir as ir
+from mlir.dialects import func as func_d
+
+import jaxc.dialect as jd
+
+from . import core, dtypes, tree_util
+from .core import ShapedArray
+from .lax import _ops as lax
+from .lax._ops import stop_gradient
+
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian",
+           "custom_jvp", "custom_vjp", "stop_gradient"]
+
+
+def _name(fun: Any) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+# ---------------------------------------------------------------------------
+# Callees: Python functions traced into private functions of the module
+# ---------------------------------------------------------------------------
+
+def _trace_module(scope: core.Scope) -> ir.Operation:
+    """The module being traced. The outermost scope is the traced function
+    (a region's temporary block lives in a holder module that is discarded)."""
+    while scope.parent is not None:
+        scope = scope.parent
+    op = scope.block.owner.operation
+    while op.name != "builtin.module":
+        op = op.parent
+    return op
+
+
+def _fresh_symbol(module: ir.Operation, base: str) -> str:
+    """``<base>_<n>`` with the smallest n not yet a symbol of `module`."""
+    base = re.sub(r"[^A-Za-z0-9]+", "_", base).strip("_") or "fn"
+    table = ir.SymbolTable(module)
+    n = 0
+    while f"{base}_{n}" in table:
+        n += 1
+    return f"{base}_{n}"
+
+
+class _Callee:
+    """`fun(*tracers)` traced into a new private ``func.func`` of the module
+    being traced. Its arguments are one per aval of `in_avals`, then one per
+    object it `captured`; its results are the leaves of the output pytree
+    (`out_tree`, `out_avals`). `what` names the function in errors."""
+
+    def __init__(self, fun: Callable, in_avals: Sequence[ShapedArray], base: str, what: str) -> None:
+        outer = core.current_scope()
+        module = _trace_module(outer)
+        ctx = core.context()
+        with ctx, core.user_location():
+            self.symbol = _fresh_symbol(module, base)
+            arg_types = [core.ir_type(a.shape, a.dtype) for a in in_avals]
+            with ir.InsertionPoint(module.regions[0].blocks[0]):
+                self.func = func_d.FuncOp(self.symbol, ir.FunctionType.get(arg_types, []),
+                                          visibility="private")
+            self.block = self.func.add_entry_block()
+            scope = core.Scope(self.block, outer, "function")
+            with scope, ir.InsertionPoint(self.block):
+                args = [core.Tracer(scope, v, a) for v, a in zip(self.block.arguments, in_avals)]
+                leaves, self.out_tree = tree_util.tree_flatten(fun(*args))
+                outs = [core.as_operand(leaf, what) for leaf in leaves]
+                values = [scope.value(x) for x in outs]
+                func_d.ReturnOp(values)
+        self.n_in = len(in_avals)
+        self.out_avals = [x.aval for x in outs]
+        self.captured: list[Any] = list(scope.captured)
+        self._update_type()
+
+    def _update_type(self) -> None:
+        results = list(self.block.operations)[-1].operands
+        self.func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            [a.type for a in self.block.arguments], [v.type for v in results], core.context()))
+
+    def capture_spec(self, union: Sequence[Any]) -> list[int | ir.Type]:
+        """For each object of `union`, the index of this callee's argument
+        for it, or its type when this callee did not capture it."""
+        own = {id(c): self.n_in + i for i, c in enumerate(self.captured)}
+        with core.context():
+            return [own[id(c)] if id(c) in own else core.ir_type(c.aval.shape, c.aval.dtype)
+                    for c in union]
+
+    def set_arguments(self, spec: Sequence[int | ir.Type]) -> None:
+        """Make the arguments `spec`: an int moves that argument (with its
+        uses) there, a type adds an unused argument."""
+        old = list(self.block.arguments)
+        loc = ir.Location.unknown(core.context())
+        for s in spec:
+            if isinstance(s, int):
+                old[s].replace_all_uses_with(self.block.add_argument(old[s].type, loc))
+            else:
+                self.block.add_argument(s, loc)
+        for _ in old:
+            self.block.erase_argument(0)
+        self._update_type()
+
+    def append_results(self, extra: Sequence[ir.Value | ShapedArray]) -> None:
+        """Return `extra` after the results: values of this function, or
+        zeros of the given avals."""
+        ret = list(self.block.operations)[-1]
+        results = list(ret.operands)
+        ret.operation.erase()
+        scope = core.Scope(self.block, None, "function")
+        with core.context(), core.user_location(), scope, ir.InsertionPoint(self.block):
+            values = [v if isinstance(v, ir.Value) else scope.value(lax.full(v.shape, 0, v.dtype))
+                      for v in extra]
+            func_d.ReturnOp(results + values)
+        self._update_type()
+
+
+def _union(*lists: Sequence[Any]) -> list[Any]:
+    """Every object of `lists`, once, in first-seen order."""
+    seen: dict[int, Any] = {}
+    for objects in lists:
+        for obj in objects:
+            seen.setdefault(id(obj), obj)
+    return list(seen.values())
+
+
+# ---------------------------------------------------------------------------
+# Emitting requests
+# ---------------------------------------------------------------------------
+
+def _emit(make_op: Callable[[list[ir.Value], list[ir.Type]], Any], operands: Sequence[Any],
+          result_avals: Sequence[ShapedArray]) -> list[core.Tracer]:
+    """Build ``make_op(operand values, result types)`` in the current scope
+    at the user's line; its results as tracers of `result_avals`."""
+    scope = core.current_scope()
+    with core.context(), core.user_location(), ir.InsertionPoint(scope.block):
+        values = [scope.value(x) for x in operands]
+        op = make_op(values, [core.ir_type(a.shape, a.dtype) for a in result_avals])
+    return [scope.tracer(v, a.weak_type) for v, a in zip(op.results, result_avals)]
+
+
+def _zeros(aval: ShapedArray) -> Any:
+    return lax.full(aval.shape, 0, aval.dtype)
+
+
+def _jvp_call(callee: _Callee, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
+    """``jaxc.jvp @callee(primals, captured) tangents(tangents, zeros)``:
+    (outputs, output tangents)."""
+    caps = callee.captured
+    n = len(primals) + len(caps)
+    operands = [*primals, *caps, *tangents, *[_zeros(c.aval) for c in caps]]
+    outs = _emit(lambda v, t: jd.JvpOp(t, callee.symbol, v[:n], v[n:]), operands, callee.out_avals * 2)
+    k = len(callee.out_avals)
+    return outs[:k], outs[k:]
+
+
+def _vjp_call(callee: _Callee, primals: Sequence[Any], cts: Sequence[Any]) -> tuple[list, list]:
+    """``jaxc.vjp @callee(primals, captured) cotangents(cts)``: (outputs,
+    cotangents of `primals`; those of the captured values are dropped)."""
+    caps = callee.captured
+    n = len(primals) + len(caps)
+    in_avals = [x.aval for x in primals] + [c.aval for c in caps]
+    outs = _emit(lambda v, t: jd.VjpOp(t, callee.symbol, v[:n], v[n:]), [*primals, *caps, *cts],
+                 callee.out_avals + in_avals)
+    k = len(callee.out_avals)
+    return outs[:k], outs[k:k + len(primals)]
+
+
+# ---------------------------------------------------------------------------
+# Arguments and checks
+# ---------------------------------------------------------------------------
+
+def _operands(tree: Any, what: str) -> tuple[list[Any], Any]:
+    """The leaves of `tree` as arrays (Arrays or tracers), and its structure."""
+    leaves, treedef = tree_util.tree_flatten(tree)
+    return [core.as_operand(leaf, what) for leaf in leaves], treedef
+
+
+def _check_argnums(argnums: Any, what: str) -> int | tuple[int, ...]:
+    """`argnums` as an int or a tuple of ints (JAX accepts both)."""
+    try:
+        return operator.index(argnums)
+    except TypeError:
+        pass
+    try:
+        return tuple(operator.index(i) for i in argnums)
+    except TypeError:
+        raise TypeError(f"{what}: argnums must be an int or a sequence of ints, got "
+                        f"{argnums!r}") from None
+
+
+def _positions(argnums: int | tuple[int, ...], n_args: int, what: str, fun: Callable) -> tuple[int, ...]:
+    """The argument positions `argnums` names, negative ones resolved."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    for i in nums:
+        if not -n_args <= i < n_args:
+            raise TypeError(f"{core.where()}: {what}({_name(fun)}): differentiating with respect "
+                            f"to argnums={argnums} requires at least {max(i + 1, -i)} positional "
+                            f"arguments to be passed by the caller, but got only {n_args} "
+                            "positional arguments.")
+    return tuple(i % n_args for i in nums)
+
+
+def _substitute(args: tuple, positions: Sequence[int], values: Sequence[Any]) -> tuple:
+    new = list(args)
+    for i, v in zip(positions, values):
+        new[i] = v
+    return tuple(new)
+
+
+def _check_inputs(what: str, fun: Callable, leaves: Sequence[Any], floating_only: bool = False) -> None:
+    """Differentiated inputs must be floating point (as JAX, with its words)."""
+    for x in leaves:
+        if not dtypes.is_float(x.dtype):
+            kind = ("real-valued inputs (input dtype that is a sub-dtype of np.floating)"
+                    if floating_only else "real- or complex-valued inputs (input dtype that is a "
+                    "sub-dtype of np.inexact)")
+            raise TypeError(f"{core.where()}: {what} requires {kind}, but got {x.dtype.name} "
+                            f"(an argument of {_name(fun)}). If you want to use Boolean- or "
+                            "integer-valued inputs, use vjp, or convert the input to a float.")
+
+
+def _check_outputs(what: str, fun: Callable, leaves: Sequence[Any]) -> None:
+    for y in leaves:
+        if not dtypes.is_float(y.dtype):
+            raise TypeError(f"{core.where()}: {what} requires real-valued outputs (output dtype that "
+                            f"is a sub-dtype of np.floating), but got {y.dtype.name} from "
+                            f"{_name(fun)}. For integer outputs, use vjp directly.")
+
+
+def _split_aux(out: Any, has_aux: bool, what: str, fun: Callable) -> tuple[Any, Any]:
+    if not has_aux:
+        return out, None
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        got = "an array" if isinstance(out, core.ArrayBase) else type(out).__name__
+        raise TypeError(f"{core.where()}: {what} with has_aux=True requires {_name(fun)} to return "
+                        f"a pair (output, aux), got {got}")
+    return out[0], out[1]
+
+
+def _like(x: Any, aval: ShapedArray, what: str, kind: str) -> Any:
+    """`x` as a tangent / cotangent for a value of type `aval`: same shape
+    and dtype (a weakly typed scalar is converted); zeros for an integer or
+    boolean value, whose tangent does not matter."""
+    x = core.as_operand(x, what)
+    if x.shape != aval.shape:
+        raise ValueError(f"{core.where()}: {what}: {kind} of shape {x.shape} for a value of shape "
+                         f"{aval.shape} ({kind}s must have the shape and dtype of their value)")
+    if not dtypes.is_float(aval.dtype):
+        return _zeros(aval)
+    if x.dtype != aval.dtype:
+        if not x.weak_type:
+            raise TypeError(f"{core.where()}: {what}: {kind} of dtype {x.dtype.name} for a value of "
+                            f"dtype {aval.dtype.name} ({kind}s must have the dtype of their value)")
+        x = lax.convert_element_type(x, aval.dtype)
+    return x
+
+
+def _resolve_kwargs(fun: Callable, args: tuple, kwargs: dict) -> tuple:
+    """Keyword arguments moved to their positions (custom_jvp/custom_vjp
+    take positional arguments only, as in JAX)."""
+    if not kwargs:
+        return args
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise TypeError(f"{_name(fun)}: keyword arguments {sorted(bound.kwargs)} could not be "
+                        "resolved to positions")
+    return bound.args
+
+
+# ---------------------------------------------------------------------------
+# Running eagerly
+# ---------------------------------------------------------------------------
+
+class _Transformed:
+    """A function made by `grad`, `jacfwd`, ...: under a trace it emits its
+    requests; called eagerly it runs through a `jit` it keeps, so a second
+    call with the same avals does not retrace. Arguments that are not
+    arrays (a `self`, a config object) are static in that jit."""
+
+    def __init__(self, fun: Callable, what: str, impl: Callable) -> None:
+        self.__wrapped__ = fun
+        self.__name__ = f"{what}_{_name(fun)}"
+        self.__doc__ = getattr(fun, "__doc__", None)
+        self._impl = impl
+        self._jits: dict[tuple, Any] = {}  # (static positions, static names) -> jit
+
+    def __repr__(self) -> str:
+        return f"<jaxc {self.__name__}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if core.current_scope() is not None:
+            return self._impl(*args, **kwargs)
+        static = (tuple(i for i, a in enumerate(args) if not _is_arrays(a)),
+                  tuple(k for k, v in kwargs.items() if not _is_arrays(v)))
+        jitted = self._jits.get(static)
+        if jitted is None:
+            from .api import jit
+
+            def run(*a: Any, **k: Any) -> Any:
+                return self._impl(*a, **k)
+            run.__name__ = self.__name__
+            jitted = self._jits[static] = jit(run, static_argnums=static[0], static_argnames=static[1])
+        return jitted(*args, **kwargs)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    @property
+    def trace_count(self) -> int:
+        return sum(j.trace_count for j in self._jits.values())
+
+    def _cache_size(self) -> int:
+        return sum(j._cache_size() for j in self._jits.values())
+
+
+def _is_arrays(tree: Any) -> bool:
+    """Whether every leaf of `tree` is an array, a NumPy value or a Python number."""
+    return all(isinstance(x, (core.ArrayBase, np.ndarray, np.generic, bool, int, float, complex))
+               for x in tree_util.tree_leaves(tree))
+
+
+# fun -> {key: jit}; the jitted functions hold `fun` weakly, so entries go with it.
+_EAGER: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def _eager_call(fun: Callable, key: tuple, impl: Callable, *args: Any) -> Any:
+    """``impl(fun, *args)`` outside any trace, compiled by a `jit` cached per
+    (fun, key): repeated eager `jvp(f, ...)` calls trace once per signature.
+    `impl` must not hold `fun` (it is passed in)."""
+    from .api import jit
+    try:
+        per_fun = _EAGER.setdefault(fun, {})
+        fun_ref = weakref.ref(fun)
+    except TypeError:  # not hashable or not weakly referenceable: no cache
+        per_fun, fun_ref = {}, (lambda: fun)
+    jitted = per_fun.get(key)
+    if jitted is None:
+        def run(*a: Any) -> Any:
+            return impl(fun_ref(), *a)
+        run.__name__ = f"{key[0]}_{_name(fun)}"
+        jitted = per_fun[key] = jit(run)
+    return jitted(*args)
+
+
+# ---------------------------------------------------------------------------
+# grad and value_and_grad
+# ---------------------------------------------------------------------------
+
+def _value_and_grad(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what: str,
+                    args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    """((output or (output, aux)), gradient) under a trace: one vjp request
+    with cotangent 1 for the output and 0 for aux."""
+    positions = _positions(argnums, len(args), what, fun)
+    leaves, in_tree = _operands(tuple(args[i] for i in positions), what)
+    _check_inputs(what, fun, leaves)
+
+    def flat_fun(*xs: Any) -> Any:
+        out = fun(*_substitute(args, positions, tree_util.tree_unflatten(in_tree, xs)), **kwargs)
+        out, aux = _split_aux(out, has_aux, what, fun)
+        out_leaves = tree_util.tree_leaves(out)
+        if not tree_util.tree_structure(out).is_leaf() or not out_leaves:
+            raise TypeError(f"{core.where()}: {what} requires real scalar outputs, got "
+                            f"{type(out).__name__} from {_name(fun)}")
+        y = core.as_operand(out, what)
+        if y.shape != ():
+            raise TypeError(f"{core.where()}: {what} requires real scalar outputs, got shape "
+                            f"{y.shape} from {_name(fun)}. For a non-scalar output use vjp or "
+                            "jacrev, or reduce it (e.g. .sum()).")
+        _check_outputs(what, fun, [y])
+        return (y, aux) if has_aux else y
+
+    callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"{what}({_name(fun)})")
+    y_aval, aux_avals = callee.out_avals[0], callee.out_avals[1:]
+    cts = [lax.full((), 1, y_aval.dtype)] + [_zeros(a) for a in aux_avals]
+    outs, x_bars = _vjp_call(callee, leaves, cts)
+    grads = tree_util.tree_unflatten(in_tree, x_bars)
+    return tree_util.tree_unflatten(callee.out_tree, outs), grads[0] if isinstance(argnums, int) else grads
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """``f(*args) -> (fun(*args), gradient)``: the gradient of the real
+    scalar output of `fun` with respect to the arguments `argnums` (an int,
+    or a tuple giving a tuple of gradients). With `has_aux`, `fun` returns
+    (output, aux) and the value is that pair."""
+    argnums = _check_argnums(argnums, "value_and_grad")
+
+    def impl(*args: Any, **kwargs: Any) -> Any:
+        return _value_and_grad(fun, argnums, has_aux, "value_and_grad", args, kwargs)
+    return _Transformed(fun, "value_and_grad", impl)
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """The gradient of `fun`'s real scalar output with respect to the
+    arguments `argnums` (pytrees of float arrays); each gradient has its
+    argument's shape, dtype and weak type. With `has_aux`, `fun` returns
+    (output, aux) and the gradient function returns (gradient, aux)."""
+    argnums = _check_argnums(argnums, "grad")
+
+    def impl(*args: Any, **kwargs: Any) -> Any:
+        value, g = _value_and_grad(fun, argnums, has_aux, "grad", args, kwargs)
+        return (g, value[1]) if has_aux else g
+    return _Transformed(fun, "grad", impl)
+
+
+# ---------------------------------------------------------------------------
+# jvp, vjp, linearize
+# ---------------------------------------------------------------------------
+
+def _jvp_traced(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool) -> Any:
+    leaves, in_tree = _operands(tuple(primals), "jvp")
+    t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
+    if t_tree != in_tree:
+        raise TypeError(f"{core.where()}: jvp: primal and tangent arguments must have the same "
+                        f"tree structure, got {in_tree} and {t_tree}")
+    t_leaves = [_like(t, x.aval, "jvp", "tangent") for t, x in zip(t_leaves, leaves)]
+
+    def flat_fun(*xs: Any) -> Any:
+        return _split_aux(fun(*tree_util.tree_unflatten(in_tree, xs)), has_aux, "jvp", fun)
+
+    callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"jvp({_name(fun)})")
+    outs, out_dots = _jvp_call(callee, leaves, t_leaves)
+    out_tree, aux_tree = callee.out_tree.children()
+    n = out_tree.num_leaves
+    primal_out = tree_util.tree_unflatten(out_tree, outs[:n])
+    tangent_out = tree_util.tree_unflatten(out_tree, out_dots[:n])
+    if not has_aux:
+        return primal_out, tangent_out
+    return primal_out, tangent_out, tree_util.tree_unflatten(aux_tree, outs[n:])
+
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False) -> Any:
+    """``(fun(*primals), J(primals) @ tangents)``: the forward-mode derivative
+    along `tangents` (pytrees like `primals`). With `has_aux`, `fun` returns
+    (output, aux) and jvp returns (output, output tangent, aux)."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    if len(primals) != len(tangents):
+        raise TypeError(f"jvp: {len(primals)} primal arguments but {len(tangents)} tangents")
+    if core.current_scope() is None:
+        return _eager_call(fun, ("jvp", has_aux), functools.partial(_jvp_traced, has_aux=has_aux),
+                           tuple(primals), tuple(tangents))
+    return _jvp_traced(fun, primals, tangents, has_aux)
+
+
+def _vjp_traced(fun: Callable, primals: tuple, ct: Any, has_aux: bool) -> tuple:
+    leaves, in_tree = _operands(primals, "vjp")
+
+    def flat_fun(*xs: Any) -> Any:
+        return _split_aux(fun(*tree_util.tree_unflatten(in_tree, xs)), has_aux, "vjp", fun)[0]
+
+    callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"vjp({_name(fun)})")
+    ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+    if ct_tree != callee.out_tree:
+        raise TypeError(f"{core.where()}: vjp: tree structure of the cotangent {ct_tree} does not "
+                        f"match the structure of the primal output {callee.out_tree}")
+    cts = [_like(c, a, "vjp", "cotangent") for c, a in zip(ct_leaves, callee.out_avals)]
+    _, x_bars = _vjp_call(callee, leaves, cts)
+    return tree_util.tree_unflatten(in_tree, x_bars)
+
+
+class _VjpFunction:
+    """The `vjp_fn` of ``out, vjp_fn = vjp(fun, *primals)``: ``vjp_fn(ct)``
+    emits a vjp request (which recomputes the forward) and returns one
+    cotangent per primal, as a tuple."""
+
+    def __init__(self, fun: Callable, primals: tuple, has_aux: bool) -> None:
+        self.fun = fun
+        self.primals = primals
+        self.has_aux = has_aux
+
+    def __call__(self, ct: Any) -> tuple:
+        if core.current_scope() is None:
+            return _eager_call(self.fun, ("vjp", self.has_aux),
+                               functools.partial(_vjp_traced, has_aux=self.has_aux), self.primals, ct)
+        return _vjp_traced(self.fun, self.primals, ct, self.has_aux)
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
+    """``(fun(*primals), vjp_fn)`` where ``vjp_fn(ct)`` is the cotangent `ct`
+    (a pytree like the output) pulled back to the primals: a tuple with one
+    cotangent per primal. With `has_aux`, `fun` returns (output, aux) and
+    vjp returns (output, vjp_fn, aux)."""
+    out, aux = _split_aux(fun(*primals), has_aux, "vjp", fun)
+    vjp_fn = _VjpFunction(fun, primals, has_aux)
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+class _LinearizedFunction:
+    """The `f_jvp` of ``out, f_jvp = linearize(fun, *primals)``:
+    ``f_jvp(*tangents)`` emits a jvp request and returns the output tangent."""
+
+    def __init__(self, fun: Callable, primals: tuple, has_aux: bool) -> None:
+        self.fun = fun
+        self.primals = primals
+        self.has_aux = has_aux
+
+    def __call__(self, *tangents: Any) -> Any:
+        if len(tangents) != len(self.primals):
+            raise TypeError(f"linearized function {_name(self.fun)} called with {len(tangents)} "
+                            f"tangents for {len(self.primals)} primal arguments")
+        return jvp(self.fun, self.primals, tangents, has_aux=self.has_aux)[1]
+
+
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp of
+    `fun` at `primals` (each call emits a jvp request). With `has_aux`,
+    `fun` returns (output, aux) and linearize returns (output, f_jvp, aux)."""
+    out, aux = _split_aux(fun(*primals), has_aux, "linearize", fun)
+    f_jvp = _LinearizedFunction(fun, primals, has_aux)
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
+
+
+# ---------------------------------------------------------------------------
+# Jacobians
+# ---------------------------------------------------------------------------
+
+def _basis(aval: ShapedArray, j: int) -> np.ndarray:
+    """The j-th unit vector of `aval`'s shape and dtype."""
+    e = np.zeros(aval.size, aval.dtype)
+    e[j] = 1
+    return e.reshape(aval.shape)
+
+
+def _jacobian(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what: str,
+              args: tuple, kwargs: dict) -> Any:
+    """jacfwd / jacrev under a trace: one request per input element (fwd)
+    or output element (rev); each block J[o][i] has shape out + in."""
+    positions = _positions(argnums, len(args), what, fun)
+    leaves, in_tree = _operands(tuple(args[i] for i in positions), what)
+    _check_inputs(what, fun, leaves, floating_only=what == "jacfwd")
+
+    def flat_fun(*xs: Any) -> Any:
+        return fun(*_substitute(args, positions, tree_util.tree_unflatten(in_tree, xs)), **kwargs)
+
+    def main_fun(*xs: Any) -> Any:
+        return _split_aux(flat_fun(*xs), has_aux, what, fun)
+
+    callee = _Callee(main_fun, [x.aval for x in leaves], _name(fun), f"{what}({_name(fun)})")
+    out_tree = callee.out_tree.children()[0]
+    n_out = out_tree.num_leaves
+    out_avals, aux_avals = callee.out_avals[:n_out], callee.out_avals[n_out:]
+    in_avals = [x.aval for x in leaves]
+    outs = None
+    if what == "jacfwd":
+        columns = [[[] for _ in in_avals] for _ in out_avals]  # columns[o][i]: tangents of out o
+        zeros = [_zeros(a) for a in in_avals] if len(in_avals) > 1 else []
+        for i, a in enumerate(in_avals):
+            for j in range(a.size):
+                tangents = [_basis(a, j) if k == i else zeros[k] for k in range(len(in_avals))]
+                outs, y_dots = _jvp_call(callee, leaves, tangents)
+                for o in range(n_out):
+                    columns[o][i].append(y_dots[o])
+        blocks = [[_assemble(cols, out_avals[o], in_avals[i], axis=-1) for i, cols in enumerate(row)]
+                  for o, row in enumerate(columns)]
+    else:
+        _check_outputs(what, fun, out_avals)
+        rows = [[[] for _ in in_avals] for _ in out_avals]  # rows[o][i]: cotangents for out o
+        zeros = [_zeros(a) for a in callee.out_avals] if len(callee.out_avals) > 1 else []
+        for o, a in enumerate(out_avals):
+            for j in range(a.size):
+                cts = [_basis(a, j) if k == o else zeros[k] for k in range(len(callee.out_avals))]
+                outs, x_bars = _vjp_call(callee, leaves, cts)
+                for i in range(len(in_avals)):
+                    rows[o][i].append(x_bars[i])
+        blocks = [[_assemble(r, out_avals[o], in_avals[i], axis=0) for i, r in enumerate(row)]
+                  for o, row in enumerate(rows)]
+    per_out = [tree_util.tree_unflatten(in_tree, row) for row in blocks]
+    jac = tree_util.tree_unflatten(out_tree, [p[0] if isinstance(argnums, int) else p for p in per_out])
+    if not has_aux:
+        return jac
+    if outs is None:  # no element to differentiate: nothing was emitted
+        aux = _split_aux(flat_fun(*leaves), True, what, fun)[1]
+    else:
+        aux = tree_util.tree_unflatten(callee.out_tree.children()[1], outs[n_out:])
+    return jac, aux
+
+
+def _assemble(parts: list[Any], out: ShapedArray, in_: ShapedArray, axis: int) -> Any:
+    """Stack one derivative per element of the input (axis -1) or output
+    (axis 0) and shape the block as ``out.shape + in_.shape``."""
+    from . import numpy as jnp
+    if not parts:
+        return jnp.zeros(out.shape + in_.shape, out.dtype if axis == -1 else in_.dtype)
+    return jnp.reshape(jnp.stack(parts, axis=axis), out.shape + in_.shape)
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """The Jacobian of `fun` with respect to the arguments `argnums`, by
+    forward mode: one jvp per input element (a Python loop; vmap does not
+    exist yet). For an output of shape S and an input of shape T the block
+    has shape S + T."""
+    argnums = _check_argnums(argnums, "jacfwd")
+
+    def impl(*args: Any, **kwargs: Any) -> Any:
+        return _jacobian(fun, argnums, has_aux, "jacfwd", args, kwargs)
+    return _Transformed(fun, "jacfwd", impl)
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """The Jacobian of `fun` with respect to the arguments `argnums`, by
+    reverse mode: one vjp per output element (a Python loop; vmap does not
+    exist yet). Same layout as `jacfwd`."""
+    argnums = _check_argnums(argnums, "jacrev")
+
+    def impl(*args: Any, **kwargs: Any) -> Any:
+        return _jacobian(fun, argnums, has_aux, "jacrev", args, kwargs)
+    return _Transformed(fun, "jacrev", impl)
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """``jacfwd(jacrev(fun, argnums), argnums)``: for a scalar function of an
+    input of shape T, an array of shape T + T."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+
+
+# ---------------------------------------------------------------------------
+# Custom derivative rules
+# ---------------------------------------------------------------------------
+
+_RULES = threading.local()  # ids of the custom functions whose rules are being traced
+
+
+class _tracing_rule:
+    """While a custom function's own rule is traced, calls of the function
+    (``f(x)`` inside its jvp rule or fwd, as JAX's docs write them) evaluate
+    its plain body instead of emitting another call with a rule."""
+
+    def __init__(self, owner: Any) -> None:
+        self.owner = owner
+
+    def __enter__(self) -> None:
+        if not hasattr(_RULES, "ids"):
+            _RULES.ids = set()
+        _RULES.ids.add(id(self.owner))
+
+    def __exit__(self, *exc: Any) -> None:
+        _RULES.ids.discard(id(self.owner))
+
+    @staticmethod
+    def active(owner: Any) -> bool:
+        return id(owner) in getattr(_RULES, "ids", ())
+
+
+def _split_nondiff(args: tuple, nondiff: tuple[int, ...]) -> tuple[list[Any], list[int], list[Any]]:
+    """(non-differentiable values, positions of the others, their values)."""
+    positions = [i for i in range(len(args)) if i not in nondiff]
+    return [args[i] for i in nondiff], positions, [args[i] for i in positions]
+
+
+def _check_pair(out: Any, what: str) -> tuple[Any, Any]:
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"{core.where()}: {what} must return a pair (a tuple of length two), got "
+                        f"{type(out).__name__}")
+    return out[0], out[1]
+
+
+def _match(leaves: Sequence[Any], tree: Any, avals: Sequence[ShapedArray], expected_tree: Any,
+           what: str, kind: str) -> list[Any]:
+    """Leaves that must have the structure and types of the function's
+    outputs (weakly typed scalars are converted)."""
+    if tree != expected_tree:
+        raise TypeError(f"{core.where()}: {what} must produce {kind} with the structure of the "
+                        f"function's output {expected_tree}, got {tree}")
+    out = []
+    for x, a in zip(leaves, avals):
+        x = core.as_operand(x, what)
+        if x.shape != a.shape or (x.dtype != a.dtype and not x.weak_type):
+            raise TypeError(f"{core.where()}: {what} must produce {kind} of the function's output "
+                            f"types, expected {a.str_short()} but got {x.aval.str_short()}")
+        out.append(lax.convert_element_type(x, a.dtype) if x.dtype != a.dtype else x)
+    return out
+
+
+class custom_jvp:
+    """A function with a custom forward-mode derivative rule, as in JAX:
+
+        @custom_jvp
+        def f(x):
+            return jnp.log1p(jnp.exp(x))
+
+        @f.defjvp
+        def f_jvp(primals, tangents):
+            (x,), (x_dot,) = primals, tangents
+            return f(x), x_dot * jax.nn.sigmoid(x)
+
+    Under a trace a call emits ``jaxc.custom_jvp_call @f_0(...) jvp =
+    @f_jvp_0``; the rule receives the primals and tangents of the
+    differentiable arguments (`nondiff_argnums` ones are passed first, as
+    plain values). Values the function closes over get no derivative.
+    Called eagerly, it just runs `fun`."""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self._fun = fun  # not `fun`: jit copies a wrapped object's __dict__ over its own
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp: Callable | None = None
+
+    def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``."""
+        if symbolic_zeros:
+            raise NotImplementedError("custom_jvp.defjvp: symbolic_zeros=True is not supported")
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps: Callable | None) -> None:
+        """One rule per argument, ``jvps[i](x_dot, primal_out, *primals)``
+        (None: no dependence); the output tangent is their sum."""
+        if self.nondiff_argnums:
+            raise TypeError("custom_jvp.defjvps cannot be used with nondiff_argnums")
+
+        def rule(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+            out = self._fun(*primals)
+            parts = [f(t, out, *primals) for f, t in zip(jvps, tangents) if f is not None]
+            if not parts:
+                return out, tree_util.tree_map(lambda y: lax.full_like(y, 0), out)
+            return out, tree_util.tree_map(lambda *ts: functools.reduce(operator.add, ts), *parts)
+        self.defjvp(rule)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {_name(self._fun)} using "
+                                 "defjvp.")
+        args = _resolve_kwargs(self._fun, args, kwargs)
+        if core.current_scope() is None or _tracing_rule.active(self):
+            return self._fun(*args)
+        nondiff, positions, diff = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = _operands(tuple(diff), f"custom_jvp {_name(self._fun)}")
+        n = len(leaves)
+        avals = [x.aval for x in leaves]
+
+        def flat_fun(*xs: Any) -> Any:
+            return self._fun(*_substitute(args, positions, tree_util.tree_unflatten(in_tree, xs)))
+
+        callee = _Callee(flat_fun, avals, _name(self._fun), f"custom_jvp {_name(self._fun)}")
+        what = f"the custom_jvp rule {_name(self.jvp)}"
+
+        def flat_rule(*xts: Any) -> list[Any]:
+            primals = tree_util.tree_unflatten(in_tree, xts[:n])
+            tangents = tree_util.tree_unflatten(in_tree, xts[n:])
+            out, out_dot = _check_pair(self.jvp(*nondiff, primals, tangents), what)
+            p_leaves, p_tree = tree_util.tree_flatten(out)
+            t_leaves, t_tree = tree_util.tree_flatten(out_dot)
+            p = _match(p_leaves, p_tree, callee.out_avals, callee.out_tree, what, "primal outputs")
+            t = _match(t_leaves, t_tree, callee.out_avals, callee.out_tree, what, "tangent outputs")
+            return p + t
+
+        with _tracing_rule(self):
+            rule = _Callee(flat_rule, avals + avals, f"{_name(self._fun)}_jvp", what)
+        union = _union(callee.captured, rule.captured)
+        callee.set_arguments([*range(n), *callee.capture_spec(union)])
+        cap_types = [core.ir_type(c.aval.shape, c.aval.dtype) for c in union]
+        rule.set_arguments([*range(n), *rule.capture_spec(union), *range(n, 2 * n), *cap_types])
+        outs = _emit(lambda v, t: jd.CustomJvpCallOp(t, callee.symbol, rule.symbol, v),
+                     [*leaves, *union], callee.out_avals)
+        return tree_util.tree_unflatten(callee.out_tree, outs)
+
+
+class custom_vjp:
+    """A function with a custom reverse-mode derivative rule, as in JAX:
+
+        @custom_vjp
+        def f(x, y):
+            return jnp.sin(x) * y
+
+        def f_fwd(x, y):
+            return f(x, y), (jnp.cos(x), jnp.sin(x), y)
+
+        def f_bwd(res, g):
+            cos_x, sin_x, y = res
+            return (cos_x * g * y, sin_x * g)
+
+        f.defvjp(f_fwd, f_bwd)
+
+    Under a trace a call emits ``jaxc.custom_vjp_call @f_0(...) fwd =
+    @f_fwd_0 bwd = @f_bwd_0``. `fwd` takes the arguments and returns
+    (output, residuals); `bwd` takes (residuals, output cotangent) (after the
+    `nondiff_argnums` values) and returns a tuple with one cotangent per
+    differentiable argument (None for zero). Values the functions close over
+    get no derivative. Called eagerly, it just runs `fun`."""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd: Callable | None = None
+        self.bwd: Callable | None = None
+
+    def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
+               optimize_remat: bool = False) -> None:
+        """Set the rules ``fwd(*args) -> (out, residuals)`` and
+        ``bwd(residuals, ct) -> tuple of argument cotangents``."""
+        if symbolic_zeros:
+            raise NotImplementedError("custom_vjp.defvjp: symbolic_zeros=True is not supported")
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {_name(self._fun)} using "
+                                 "defvjp.")
+        args = _resolve_kwargs(self._fun, args, kwargs)
+        if core.current_scope() is None or _tracing_rule.active(self):
+            return self._fun(*args)
+        nondiff, positions, diff = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = _operands(tuple(diff), f"custom_vjp {_name(self._fun)}")
+        n = len(leaves)
+        avals = [x.aval for x in leaves]
+
+        def full_args(xs: Sequence[Any]) -> tuple:
+            return _substitute(args, positions, tree_util.tree_unflatten(in_tree, xs))
+
+        callee = _Callee(lambda *xs: self._fun(*full_args(xs)), avals, _name(self._fun),
+                         f"custom_vjp {_name(self._fun)}")
+        fwd_what = f"the custom_vjp fwd rule {_name(self.fwd)}"
+        bwd_what = f"the custom_vjp bwd rule {_name(self.bwd)}"
+        res_tree: list[Any] = []
+
+        def flat_fwd(*xs: Any) -> list[Any]:
+            out, res = _check_pair(self.fwd(*full_args(xs)), fwd_what)
+            p_leaves, p_tree = tree_util.tree_flatten(out)
+            r_leaves, r_tree = _operands(res, fwd_what)
+            res_tree.append(r_tree)
+            return _match(p_leaves, p_tree, callee.out_avals, callee.out_tree, fwd_what,
+                          "primal outputs") + r_leaves
+
+        def flat_bwd(*rcs: Any) -> list[Any]:
+            res = tree_util.tree_unflatten(res_tree[0], rcs[:n_res])
+            ct = tree_util.tree_unflatten(callee.out_tree, rcs[n_res:])
+            return _bwd_leaves(self.bwd(*nondiff, res, ct), diff, avals, bwd_what)
+
+        with _tracing_rule(self):
+            fwd = _Callee(flat_fwd, avals, f"{_name(self._fun)}_fwd", fwd_what)
+            n_res = len(fwd.out_avals) - len(callee.out_avals)
+            bwd = _Callee(flat_bwd, fwd.out_avals[len(callee.out_avals):] + callee.out_avals,
+                          f"{_name(self._fun)}_bwd", bwd_what)
+        union = _union(callee.captured, fwd.captured, bwd.captured)
+        callee.set_arguments([*range(n), *callee.capture_spec(union)])
+        fwd.set_arguments([*range(n), *fwd.capture_spec(union)])
+        # What bwd closes over becomes extra residuals, returned by fwd;
+        # bwd returns zero cotangents for the captured values.
+        position = {id(c): n + k for k, c in enumerate(union)}
+        fwd.append_results([fwd.block.arguments[position[id(c)]] for c in bwd.captured])
+        n_ct = len(callee.out_avals)
+        bwd.set_arguments([*range(n_res), *range(n_res + n_ct, bwd.n_in + len(bwd.captured)),
+                           *range(n_res, n_res + n_ct)])
+        bwd.append_results([c.aval for c in union])
+        outs = _emit(lambda v, t: jd.CustomVjpCallOp(t, callee.symbol, fwd.symbol, bwd.symbol, v),
+                     [*leaves, *union], callee.out_avals)
+        return tree_util.tree_unflatten(callee.out_tree, outs)
+
+
+def _bwd_leaves(cts: Any, diff: Sequence[Any], avals: Sequence[ShapedArray], what: str) -> list[Any]:
+    """The flat input cotangents from a bwd rule's output: a tuple with one
+    entry per differentiable argument, each like that argument (None: zero)."""
+    if not isinstance(cts, (tuple, list)) or len(cts) != len(diff):
+        raise TypeError(f"{core.where()}: {what} must return a tuple with one cotangent per "
+                        f"differentiable argument ({len(diff)}), got {type(cts).__name__}"
+                        + (f" of length {len(cts)}" if isinstance(cts, (tuple, list)) else ""))
+    leaves: list[Any] = []
+    for k, (ct, arg) in enumerate(zip(cts, diff)):
+        arg_tree = tree_util.tree_structure(arg)
+        if ct is None:
+            leaves += [None] * arg_tree.num_leaves
+            continue
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct, is_leaf=lambda x: x is None)
+        if ct_tree != arg_tree:
+            raise TypeError(f"{core.where()}: {what}: cotangent {k} has structure {ct_tree}, but "
+                            f"the argument has structure {arg_tree}")
+        leaves += ct_leaves
+    return [_zeros(a) if ct is None else _like(ct, a, what, "cotangent") for ct, a in zip(leaves, avals)]
