@@ -96,12 +96,36 @@ def control_flow() -> None:
         print("Python `if` on a traced value ->", type(error).__name__ + ":", str(error)[:100] + "...")
 
 
+def derivatives() -> None:
+    section("Derivatives: grad and friends are requests the jaxc-autodiff pass expands")
+
+    def f(x):
+        return x ** 3 + 2 * x
+
+    d1, d2, d3 = jax.grad(f), jax.grad(jax.grad(f)), jax.grad(jax.grad(jax.grad(f)))
+    print(f"f(x) = x**3 + 2x at 2.0: f' = {float(d1(2.0))}, f'' = {float(d2(2.0))}, "
+          f"f''' = {float(d3(2.0))}")
+
+    def loss(w, x):
+        return jnp.mean(jnp.tanh(x @ w) ** 2)
+
+    w, x = jnp.ones((3, 2)) * 0.1, jnp.arange(12.0).reshape(4, 3) / 10
+    value, dw = jax.jit(jax.value_and_grad(loss))(w, x)
+    print("value_and_grad of a tiny tanh layer:", round(float(value), 6), [[round(float(v), 6) for v in row] for row in np.asarray(dw)])
+    text = str(jax.make_ir(jax.grad(f))(2.0))
+    print("the request, before expansion:")
+    print("\n".join(line for line in text.splitlines() if "jaxc.vjp" in line))
+    print("grad(f) after jaxc-autodiff and the cleanup (the optimized stage):")
+    print(jax.jit(jax.grad(f)).lower(2.0).as_text(stage="optimized"))
+
+
 def main() -> None:
     start = time.perf_counter()
     eager()
     jit_and_cache()
     stages()
     control_flow()
+    derivatives()
     print(f"\n(tour done in {time.perf_counter() - start:.1f} s)")
 
 

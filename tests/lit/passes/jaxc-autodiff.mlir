@@ -70,3 +70,58 @@ func.func @total_vjp(%x: tensor<2x3xf32>, %ct: tensor<2xf32>) -> tensor<2x3xf32>
   %y, %dx = jaxc.vjp @total(%x) cotangents(%ct) : (tensor<2x3xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2x3xf32>)
   return %dx : tensor<2x3xf32>
 }
+
+// -----
+
+// A strided slice: its adjoint pads the cotangent back with zeros (the
+// interior padding undoes the stride).
+// CHECK-LABEL: func.func @window_vjp
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<5xf32>, %[[CT:[^:]+]]: tensor<2xf32>)
+// CHECK-NEXT: %[[ZERO:.+]] = jaxc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[DX:.+]] = jaxc.pad %[[CT]], %[[ZERO]], low = [1], high = [1], interior = [1] : (tensor<2xf32>, tensor<f32>) -> tensor<5xf32>
+// CHECK-NEXT: return %[[DX]] : tensor<5xf32>
+func.func private @window(%x: tensor<5xf32>) -> tensor<2xf32> {
+  %0 = jaxc.slice %x, start = [1], limit = [5], strides = [2] : tensor<5xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+func.func @window_vjp(%x: tensor<5xf32>, %ct: tensor<2xf32>) -> tensor<5xf32> {
+  %y, %dx = jaxc.vjp @window(%x) cotangents(%ct) : (tensor<5xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<5xf32>)
+  return %dx : tensor<5xf32>
+}
+
+// -----
+
+// cond in forward mode: one cond carrying (operand, tangent); each branch is
+// the jvp of the original branch (a request on the outlined branch, expanded
+// in the next round). The boolean predicate gets no tangent.
+// CHECK-LABEL: func.func @pick_jvp
+// CHECK-SAME: (%[[P:[^:]+]]: tensor<i1>, %[[X:[^:]+]]: tensor<f32>, %[[TP:[^:]+]]: tensor<i1>, %[[T:[^:]+]]: tensor<f32>)
+// CHECK-NEXT: %[[R:.+]]:2 = jaxc.cond %[[P]](%[[X]], %[[T]]) : tensor<i1>, (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: tensor<f32>, %[[TA:[^:]+]]: tensor<f32>):
+// CHECK-NEXT: %[[S:.+]] = jaxc.sin %[[A]]
+// CHECK-NEXT: %[[C:.+]] = jaxc.cos %[[A]]
+// CHECK-NEXT: %[[TS:.+]] = jaxc.mul %[[TA]], %[[C]]
+// CHECK-NEXT: jaxc.yield %[[S]], %[[TS]]
+// CHECK: ^bb0(%[[B:[^:]+]]: tensor<f32>, %[[TB:[^:]+]]: tensor<f32>):
+// CHECK-NEXT: %[[M:.+]] = jaxc.mul %[[B]], %[[B]]
+// CHECK-NEXT: %[[P1:.+]] = jaxc.mul %[[TB]], %[[B]]
+// CHECK-NEXT: %[[TM:.+]] = jaxc.add %[[P1]], %[[P1]]
+// CHECK-NEXT: jaxc.yield %[[M]], %[[TM]]
+// CHECK: return %[[R]]#1 : tensor<f32>
+// CHECK-NOT: func.func private
+func.func private @pick(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
+  %r = jaxc.cond %p (%x) : tensor<i1>, (tensor<f32>) -> tensor<f32> {
+  ^bb0(%a: tensor<f32>):
+    %n = jaxc.sin %a : tensor<f32>
+    jaxc.yield %n : tensor<f32>
+  }, {
+  ^bb0(%a: tensor<f32>):
+    %m = jaxc.mul %a, %a : tensor<f32>
+    jaxc.yield %m : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+func.func @pick_jvp(%p: tensor<i1>, %x: tensor<f32>, %tp: tensor<i1>, %t: tensor<f32>) -> tensor<f32> {
+  %y, %ty = jaxc.jvp @pick(%p, %x) tangents(%tp, %t) : (tensor<i1>, tensor<f32>, tensor<i1>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %ty : tensor<f32>
+}
