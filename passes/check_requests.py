@@ -20,6 +20,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
+from .autodiff.ir_util import ops_named
 from .registry import register_pass
 
 # request op -> the pass that expands it
@@ -36,14 +37,7 @@ EXPANDED_BY = {
                "fail if a transformation request (jvp, vjp, vmap, custom_*_call) remains")
 def check_no_requests(op: ir.Operation, pass_: ExternalPass) -> None:
     """Emit one error per request op under `op`; fail if there was any."""
-    found = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name in EXPANDED_BY:
-            found.append(child)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
+    found = ops_named(op, EXPANDED_BY)
     for request in found:
         expander = EXPANDED_BY[request.name]
         exists = _is_registered(expander)

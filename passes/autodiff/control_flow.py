@@ -32,7 +32,8 @@ from mlir.dialects import func
 import jaxc.dialect as jd
 from jaxc import core
 
-from .ir_util import RuleError, finish_function, functions, inline_call, module_of, new_function, outline_region
+from .ir_util import (RuleError, finish_function, functions, inline_call, module_of, new_function, ops_named,
+                      outline_region, symbol_name)
 from .jvp import JVP_FULL, instantiate
 from .vjp import FORWARD, VJP
 
@@ -151,17 +152,11 @@ def _while_jvp(op, xs, ts):
 
 def _inline_calls_to(name: str) -> None:
     """Inline the calls to `name` that a rule just built (inside regions)."""
-    module = module_of(_scope().block.owner)
-    callee = functions(module)[name]
-    calls = []
-
-    def visit(child):
-        if child.name == "func.call" and ir.FlatSymbolRefAttr(child.attributes["callee"]).value == name:
-            calls.append(child)
-        return ir.WalkResult.ADVANCE
-    _scope().block.owner.walk(visit)
-    for call in calls:
-        inline_call(call, callee)
+    function = _scope().block.owner
+    callee = functions(module_of(function))[name]
+    for call in ops_named(function, ("func.call",)):
+        if _callee(call) == name:
+            inline_call(call, callee)
 
 
 def _while_vjp(op, xs, ys, cts):
@@ -312,7 +307,7 @@ def _tangent_map(op) -> str:
     with op.location, ir.InsertionPoint(block):
         call = func.CallOp(types + types, ir.FlatSymbolRefAttr.get(rule), list(block.arguments))
     finish_function(fn, block, list(call.results)[len(types):], op.location)
-    return ir.StringAttr(fn.attributes["sym_name"]).value
+    return symbol_name(fn)
 
 
 def _custom_jvp_vjp(op, xs, ys, cts):

@@ -30,7 +30,7 @@ from mlir import ir
 from mlir.passmanager import ExternalPass
 
 from ..registry import register_pass
-from .ir_util import RuleError, functions, inline_call
+from .ir_util import RuleError, functions, inline_call, ops_named
 
 REQUESTS = ("jaxc.jvp", "jaxc.vjp")
 CUSTOM_CALLS = ("jaxc.custom_jvp_call", "jaxc.custom_vjp_call")
@@ -66,17 +66,6 @@ def _run(op: ir.Operation, pass_: ExternalPass, max_rounds: int) -> None:
         pass_.signal_pass_failure()
 
 
-def _walk(op: ir.Operation, names: tuple[str, ...]) -> list[ir.Operation]:
-    found = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name in names:
-            found.append(child)
-        return ir.WalkResult.ADVANCE
-    op.walk(visit)
-    return found
-
-
 def _referenced(op: ir.Operation) -> list[str]:
     return [ir.FlatSymbolRefAttr(op.attributes[a]).value for a in _CALLEE_ATTRIBUTES
             if a in op.attributes]
@@ -86,7 +75,7 @@ def _expand_ready_requests(module: ir.Operation) -> bool:
     """Expand every request whose callee reaches no request; False when
     there was none at all. A request that can never be ready (its callee
     reaches itself) is an error at the request."""
-    requests = _walk(module, REQUESTS)
+    requests = ops_named(module, REQUESTS)
     if not requests:
         return False
     derive = _derivers()
@@ -114,7 +103,7 @@ def _reaches_request(funcs: dict[str, ir.Operation]) -> dict[str, bool]:
     direct: dict[str, bool] = {}
     calls: dict[str, list[str]] = {}
     for name, fn in funcs.items():
-        ops = _walk(fn, REQUESTS + CUSTOM_CALLS + ("func.call",))
+        ops = ops_named(fn, REQUESTS + CUSTOM_CALLS + ("func.call",))
         direct[name] = any(o.name in REQUESTS for o in ops)
         calls[name] = [callee for o in ops for callee in _referenced(o)]
     reaches = dict(direct)
@@ -129,9 +118,9 @@ def _reaches_request(funcs: dict[str, ir.Operation]) -> dict[str, bool]:
 
 def _inline_custom_calls(module: ir.Operation) -> None:
     """Inline custom calls (their callees may hold more) until none is left."""
-    calls = _walk(module, CUSTOM_CALLS)
+    calls = ops_named(module, CUSTOM_CALLS)
     while calls:
         funcs = functions(module)
         for call in calls:
             inline_call(call, funcs[_referenced(call)[0]])
-        calls = _walk(module, CUSTOM_CALLS)
+        calls = ops_named(module, CUSTOM_CALLS)

@@ -24,6 +24,18 @@ def module_of(op: ir.Operation) -> ir.Operation:
     return op
 
 
+def ops_named(op: ir.Operation, names: Sequence[str]) -> list[ir.Operation]:
+    """Every op under `op` (itself included) whose name is in `names`."""
+    found = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        if child.name in names:
+            found.append(child)
+        return ir.WalkResult.ADVANCE
+    op.walk(visit)
+    return found
+
+
 def symbol_name(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
@@ -75,16 +87,21 @@ def outline_region(op: ir.Operation, index: int, base: str) -> str:
     source = op.regions[index].blocks[0]
     fn, entry = new_function(module, base, [a.type for a in source.arguments], op.location)
     copy = op.clone(ip=ir.InsertionPoint(entry))
-    block = copy.regions[index].blocks[0]
-    for old, new in zip(block.arguments, entry.arguments):
-        old.replace_all_uses_with(new)
-    inner = list(block.operations)
-    for child in inner[:-1]:
-        child.move_before(copy)
-    yielded = list(inner[-1].operands)
+    yielded = _splice(copy.regions[index].blocks[0], list(entry.arguments), copy)
     finish_function(fn, entry, yielded, op.location)
     copy.erase()
     return symbol_name(fn)
+
+
+def _splice(block: ir.Block, arg_values: Sequence[ir.Value], before: ir.Operation) -> list[ir.Value]:
+    """Move `block`'s ops but its terminator before `before`, its arguments
+    replaced by `arg_values`; return what the terminator yields."""
+    for arg, value in zip(block.arguments, arg_values):
+        arg.replace_all_uses_with(value)
+    inner = list(block.operations)
+    for child in inner[:-1]:
+        child.move_before(before)
+    return list(inner[-1].operands)
 
 
 def inline_call(call: ir.Operation, callee: ir.Operation) -> list[ir.Value]:
@@ -92,13 +109,7 @@ def inline_call(call: ir.Operation, callee: ir.Operation) -> list[ir.Value]:
     whose results are its results) by a copy of the callee's body; return
     the values that replace its results."""
     copy = callee.clone(ip=ir.InsertionPoint(call))
-    block = copy.regions[0].blocks[0]
-    for arg, value in zip(block.arguments, call.operands):
-        arg.replace_all_uses_with(value)
-    inner = list(block.operations)
-    for child in inner[:-1]:
-        child.move_before(call)
-    returned = list(inner[-1].operands)
+    returned = _splice(copy.regions[0].blocks[0], list(call.operands), call)
     for result, value in zip(call.results, returned):
         result.replace_all_uses_with(value)
     copy.erase()

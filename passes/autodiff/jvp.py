@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 from mlir import ir
 
-from .ir_util import RuleError, clone_into, finish_function, functions, is_float, module_of, new_function
+from .ir_util import RuleError, clone_into, finish_function, is_float, module_of, new_function, symbol_name
 
 Tangent = Optional[Any]  # a Tracer, or None for a zero tangent
 
@@ -71,7 +71,7 @@ def derive_jvp(callee: ir.Operation) -> str:
     module = module_of(callee)
     body = callee.regions[0].blocks[0]
     arg_types = [a.type for a in body.arguments]
-    fn, block = new_function(module, f"{_name(callee)}_jvp", arg_types + arg_types, callee.location)
+    fn, block = new_function(module, f"{symbol_name(callee)}_jvp", arg_types + arg_types, callee.location)
     n = len(arg_types)
     with emitting(block, callee.location) as e:
         primal = {}
@@ -88,7 +88,7 @@ def derive_jvp(callee: ir.Operation) -> str:
         touts = [instantiate(tangent.get(v), primal[v]) for v in ops[-1].operands]
         results = [x.value for x in outs + touts]
     finish_function(fn, block, results, callee.location)
-    return ir.StringAttr(fn.attributes["sym_name"]).value
+    return symbol_name(fn)
 
 
 def jvp_op(op: ir.Operation, primal: dict, tangent: dict) -> None:
@@ -114,6 +114,3 @@ def no_rule_message(name: str, mode: str) -> str:
     why = NOT_DIFFERENTIABLE.get(name)
     return f"jaxc-autodiff: '{name}' has no {mode} rule" + (f": {why}" if why else "")
 
-
-def _name(fn: ir.Operation) -> str:
-    return ir.StringAttr(fn.attributes["sym_name"]).value

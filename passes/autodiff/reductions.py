@@ -21,7 +21,7 @@ from mlir import ir
 from jaxc import lax
 
 from .ir_util import RuleError, integer, ints, is_float
-from .jvp import JVP, JVP_FULL, ZERO_DERIVATIVE, apply_op, instantiate
+from .jvp import JVP, JVP_FULL, ZERO_DERIVATIVE, apply_op
 from .vjp import FORWARD, VJP
 
 ZERO_DERIVATIVE.update({"jaxc.argmax", "jaxc.argmin"})

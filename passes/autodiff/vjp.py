@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional
 
 from mlir import ir
 
-from .ir_util import RuleError, finish_function, is_float, module_of, new_function
+from .ir_util import RuleError, finish_function, is_float, module_of, new_function, symbol_name
 from .jvp import ZERO_DERIVATIVE, apply_op, instantiate, no_rule_message
 
 Cotangent = Optional[Any]
@@ -41,7 +41,6 @@ FORWARD: dict[str, Callable[..., list[Any]]] = {}
 
 def derive_vjp(callee: ir.Operation) -> str:
     """Build `@<callee>_vjp` next to `callee`; return its name."""
-    from jaxc import lax
     from jaxc.core import emitting
     module = module_of(callee)
     body = callee.regions[0].blocks[0]
@@ -49,7 +48,7 @@ def derive_vjp(callee: ir.Operation) -> str:
     ret = ops[-1]
     arg_types = [a.type for a in body.arguments]
     out_types = [v.type for v in ret.operands]
-    fn, block = new_function(module, f"{_name(callee)}_vjp", arg_types + out_types, callee.location)
+    fn, block = new_function(module, f"{symbol_name(callee)}_vjp", arg_types + out_types, callee.location)
     n = len(arg_types)
     with emitting(block, callee.location) as e:
         primal = {arg: e.wrap(new) for arg, new in zip(body.arguments, block.arguments[:n])}
@@ -78,7 +77,7 @@ def derive_vjp(callee: ir.Operation) -> str:
         outs = [primal[v].value for v in ret.operands]
         cts_in = [instantiate(cotangent.get(arg), primal[arg]).value for arg in body.arguments]
     finish_function(fn, block, outs + cts_in, callee.location)
-    return ir.StringAttr(fn.attributes["sym_name"]).value
+    return symbol_name(fn)
 
 
 def _accumulate(cotangent: dict, value: ir.Value, ct: Cotangent) -> None:
@@ -88,6 +87,3 @@ def _accumulate(cotangent: dict, value: ir.Value, ct: Cotangent) -> None:
     old = cotangent.get(value)
     cotangent[value] = ct if old is None else lax.add(old, ct)
 
-
-def _name(fn: ir.Operation) -> str:
-    return ir.StringAttr(fn.attributes["sym_name"]).value
