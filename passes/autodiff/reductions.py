@@ -1,4 +1,4 @@
-"""Derivative rules of reductions, cumulative ops, sort and contractions.
+"""Derivative rules of reductions, sort and contractions.
 
     reduce sum      linear: forward applies it to the tangent, the adjoint
                     broadcasts the cotangent back
@@ -20,7 +20,7 @@ from mlir import ir
 
 from jaxc import lax
 
-from .ir_util import RuleError, integer, ints, is_float
+from .ir_util import integer, ints, is_float
 from .jvp import JVP, JVP_FULL, ZERO_DERIVATIVE, apply_op
 from .vjp import FORWARD, VJP
 
@@ -94,22 +94,6 @@ def _reduce_vjp(op, xs, ys, cts):
     return [None]
 
 
-def _cumulative_check(op):
-    kind = kind_of(op)
-    if kind != "sum":
-        raise RuleError(op, f"jaxc-autodiff: cumulative {kind} is not differentiable yet (only cumsum is)")
-
-
-def _cumulative_jvp(op, xs, ys, ts):
-    _cumulative_check(op)
-    return apply_op(op, [ts[0]])
-
-
-def _cumulative_vjp(op, xs, ys, cts):
-    _cumulative_check(op)
-    return [lax.cumsum(cts[0], integer(op, "axis"), reverse="reverse" not in op.attributes)]
-
-
 # --- sort -----------------------------------------------------------------
 
 def _sort_params(op):
@@ -181,9 +165,9 @@ def _dot_vjp(op, xs, ys, cts):
     return [ct_a, ct_b]
 
 
-JVP.update({"jaxc.reduce": _reduce_jvp, "jaxc.cumulative": _cumulative_jvp, "jaxc.dot_general": _dot_jvp,
+JVP.update({"jaxc.reduce": _reduce_jvp, "jaxc.dot_general": _dot_jvp,
             "jaxc.conv_general_dilated": _dot_jvp})
 JVP_FULL["jaxc.sort"] = _sort_jvp_full
 FORWARD["jaxc.sort"] = _sort_forward
-VJP.update({"jaxc.reduce": _reduce_vjp, "jaxc.cumulative": _cumulative_vjp, "jaxc.sort": _sort_vjp,
+VJP.update({"jaxc.reduce": _reduce_vjp, "jaxc.sort": _sort_vjp,
             "jaxc.dot_general": _dot_vjp})

@@ -1,5 +1,5 @@
-"""Derivative rules of convolutions (reverse mode) and cumulative prod, max
-and min (both modes).
+"""Derivative rules of convolutions (reverse mode) and cumulative ops (both
+modes).
 
     conv_general_dilated  bilinear (forward mode is in reductions.py). The
                   adjoint of each operand is one more convolution, as in
@@ -8,7 +8,8 @@ and min (both modes).
                   swap); for the rhs, the lhs convolved with the cotangent
                   (strides and rhs dilation swap). Feature groups become
                   batch groups in the rhs adjoint and the other way round.
-    cumulative    sum is linear (reductions.py). prod, max and min are
+    cumulative    sum is linear (the op on the tangent; its transpose runs
+                  the other way). prod, max and min are
                   solved as first-order linear recurrences
                   h[i] = a[i] * h[i-1] + b[i] along the axis (in scan
                   order, so `reverse` only flips the direction), with a
@@ -55,7 +56,7 @@ from jaxc import lax
 
 from . import reductions
 from .ir_util import integer, ints, is_float
-from .jvp import JVP
+from .jvp import JVP, apply_op
 from .vjp import VJP
 
 
@@ -188,8 +189,8 @@ def _extreme_terms(x, y, axis, reverse):
 
 def _cumulative_jvp(op, xs, ys, ts):
     kind = reductions.kind_of(op)
-    if kind == "sum":
-        return reductions._cumulative_jvp(op, xs, ys, ts)
+    if kind == "sum":  # linear
+        return apply_op(op, [ts[0]])
     x, y, t = xs[0], ys[0], ts[0]
     axis, reverse = integer(op, "axis"), "reverse" in op.attributes
     if kind == "prod":
@@ -200,8 +201,8 @@ def _cumulative_jvp(op, xs, ys, ts):
 
 def _cumulative_vjp(op, xs, ys, cts):
     kind = reductions.kind_of(op)
-    if kind == "sum":
-        return reductions._cumulative_vjp(op, xs, ys, cts)
+    if kind == "sum":  # the transpose of a running sum runs the other way
+        return [lax.cumsum(cts[0], integer(op, "axis"), reverse="reverse" not in op.attributes)]
     x, y, ct = xs[0], ys[0], cts[0]
     axis, reverse = integer(op, "axis"), "reverse" in op.attributes
     if kind == "prod":
