@@ -1,6 +1,6 @@
 """The autodiff API (jaxc/_autodiff.py, jaxc/test_util.py): the requests it
-emits (IR), its errors (message and the user's line) and, once the
-`jaxc-autodiff` pass expands requests, its numbers."""
+emits (IR), its errors (message and the user's line) and, through the
+`jaxc-autodiff` pass that expands the requests, its numbers."""
 from __future__ import annotations
 
 import inspect
