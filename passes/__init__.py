@@ -17,3 +17,4 @@ from . import jaxc_to_linalg  # noqa: E402,F401  jaxc-to-linalg
 from . import widen_i1_memrefs  # noqa: E402,F401  jaxc-widen-i1-memrefs
 from . import distinct_results  # noqa: E402,F401  jaxc-distinct-results
 from . import autodiff  # noqa: E402,F401  jaxc-autodiff
+from . import batching  # noqa: E402,F401  jaxc-batch

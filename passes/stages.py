@@ -52,8 +52,8 @@ class Stage:
 
 CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),
-    Stage("transformed", ("jaxc-autodiff", "jaxc-check-no-requests"),
-          "jvp/vjp requests expanded, custom rules inlined (vmap: fails until jaxc-batch exists)"),
+    Stage("transformed", ("jaxc-batch", "jaxc-autodiff", "jaxc-check-no-requests"),
+          "vmap requests batched, then jvp/vjp requests expanded and custom rules inlined"),
     Stage("optimized", ("jaxc-cleanup",), "canonicalize, CSE and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),

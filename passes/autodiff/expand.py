@@ -30,11 +30,10 @@ from mlir import ir
 from mlir.passmanager import ExternalPass
 
 from ..registry import register_pass
-from .ir_util import RuleError, functions, inline_call, ops_named
+from .ir_util import RuleError, functions, inline_call, ops_named, reaching, referenced
 
 REQUESTS = ("jaxc.jvp", "jaxc.vjp")
 CUSTOM_CALLS = ("jaxc.custom_jvp_call", "jaxc.custom_vjp_call")
-_CALLEE_ATTRIBUTES = ("callee", "jvp", "fwd", "bwd")
 
 
 @register_pass("jaxc-autodiff", "expand jaxc.jvp and jaxc.vjp requests into derivative code")
@@ -66,11 +65,6 @@ def _run(op: ir.Operation, pass_: ExternalPass, max_rounds: int) -> None:
         pass_.signal_pass_failure()
 
 
-def _referenced(op: ir.Operation) -> list[str]:
-    return [ir.FlatSymbolRefAttr(op.attributes[a]).value for a in _CALLEE_ATTRIBUTES
-            if a in op.attributes]
-
-
 def _expand_ready_requests(module: ir.Operation) -> bool:
     """Expand every request whose callee reaches no request; False when
     there was none at all. A request that can never be ready (its callee
@@ -80,14 +74,14 @@ def _expand_ready_requests(module: ir.Operation) -> bool:
         return False
     derive = _derivers()
     funcs = functions(module)
-    reaches = _reaches_request(funcs)
-    ready = [r for r in requests if not any(reaches.get(name, False) for name in _referenced(r))]
+    reaches = reaching(funcs, REQUESTS)
+    ready = [r for r in requests if not any(reaches.get(name, False) for name in referenced(r))]
     if not ready:
         raise RuleError(requests[0], f"jaxc-autodiff: '{requests[0].name}' cannot be expanded: its "
                         "callee is recursive or differentiates itself")
     derived: dict[tuple[str, str], str] = {}
     for request in ready:
-        callee = _referenced(request)[0]
+        callee = referenced(request)[0]
         if callee not in funcs:
             raise RuleError(request, f"jaxc-autodiff: no function named @{callee}")
         key = (request.name, callee)
@@ -98,29 +92,11 @@ def _expand_ready_requests(module: ir.Operation) -> bool:
     return True
 
 
-def _reaches_request(funcs: dict[str, ir.Operation]) -> dict[str, bool]:
-    """name -> whether the function's body reaches a jvp/vjp request."""
-    direct: dict[str, bool] = {}
-    calls: dict[str, list[str]] = {}
-    for name, fn in funcs.items():
-        ops = ops_named(fn, REQUESTS + CUSTOM_CALLS + ("func.call",))
-        direct[name] = any(o.name in REQUESTS for o in ops)
-        calls[name] = [callee for o in ops for callee in _referenced(o)]
-    reaches = dict(direct)
-    changed = True
-    while changed:
-        changed = False
-        for name in funcs:
-            if not reaches[name] and any(reaches.get(c, False) for c in calls[name]):
-                reaches[name] = changed = True
-    return reaches
-
-
 def _inline_custom_calls(module: ir.Operation) -> None:
     """Inline custom calls (their callees may hold more) until none is left."""
     calls = ops_named(module, CUSTOM_CALLS)
     while calls:
         funcs = functions(module)
         for call in calls:
-            inline_call(call, funcs[_referenced(call)[0]])
+            inline_call(call, funcs[referenced(call)[0]])
         calls = ops_named(module, CUSTOM_CALLS)

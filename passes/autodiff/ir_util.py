@@ -45,6 +45,35 @@ def functions(module: ir.Operation) -> dict[str, ir.Operation]:
             if o.operation.name == "func.func"}
 
 
+_CALLEE_ATTRIBUTES = ("callee", "jvp", "fwd", "bwd")
+_CALLERS = ("func.call", "jaxc.jvp", "jaxc.vjp", "jaxc.vmap", "jaxc.custom_jvp_call", "jaxc.custom_vjp_call")
+
+
+def referenced(op: ir.Operation) -> list[str]:
+    """The functions a call, request or custom call names (callee first)."""
+    return [ir.FlatSymbolRefAttr(op.attributes[a]).value for a in _CALLEE_ATTRIBUTES
+            if a in op.attributes]
+
+
+def reaching(funcs: dict[str, ir.Operation], names: Sequence[str]) -> dict[str, bool]:
+    """function name -> whether its body holds an op in `names`, directly or
+    through the functions it calls or names in requests and custom calls."""
+    direct: dict[str, bool] = {}
+    calls: dict[str, list[str]] = {}
+    for name, fn in funcs.items():
+        ops = ops_named(fn, _CALLERS + tuple(names))
+        direct[name] = any(o.name in names for o in ops)
+        calls[name] = [callee for o in ops for callee in referenced(o)]
+    reaches = dict(direct)
+    changed = True
+    while changed:
+        changed = False
+        for name in funcs:
+            if not reaches[name] and any(reaches.get(c, False) for c in calls[name]):
+                reaches[name] = changed = True
+    return reaches
+
+
 def unique_symbol(module: ir.Operation, base: str) -> str:
     taken = {symbol_name(o.operation) for o in module.regions[0].blocks[0].operations
              if "sym_name" in o.operation.attributes}

@@ -39,7 +39,7 @@ ZERO_DERIVATIVE: set[str] = set()
 # ops no rule differentiates, with the reason the error gives
 _COLLECTIVE = "collectives are differentiated inside pmap, which does not exist yet"
 NOT_DIFFERENTIABLE: dict[str, str] = {
-    "jaxc.vmap": "expand it with jaxc-batch first (that pass does not exist yet)",
+    "jaxc.vmap": "expand it with jaxc-batch first (the transformed stage runs jaxc-batch before jaxc-autodiff)",
     "jaxc.jvp": "requests inside a callee are expanded first (this one should have been)",
     "jaxc.vjp": "requests inside a callee are expanded first (this one should have been)",
     "jaxc.yield": "a region terminator; its region's op is differentiated as a whole",

@@ -57,6 +57,7 @@ _API = {
     "custom_jvp": ("._autodiff", "custom_jvp"),
     "custom_vjp": ("._autodiff", "custom_vjp"),
     "stop_gradient": ("._autodiff", "stop_gradient"),
+    "vmap": ("._batching", "vmap"),
     "test_util": (".test_util", None),
 }
 

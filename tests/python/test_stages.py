@@ -53,16 +53,23 @@ def test_run_stages_calls_back_after_each_stage():
     assert "_mlir_ciface_f:" in asm
 
 
-def test_check_no_requests_names_the_op_and_the_missing_pass():
+def test_check_no_requests_names_the_op_and_the_pass_that_expands_it():
     text = """
     func.func private @g(%x: tensor<f32>) -> tensor<f32> { return %x : tensor<f32> }
     func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
       %y = jaxc.vmap @g(%x) in_axes = [0] out_axes = [0] axis_size = 4 : (tensor<4xf32>) -> tensor<4xf32>
       return %y : tensor<4xf32>
     }"""
-    result = subprocess.run([sys.executable, "-m", "jaxc.tools.jaxc_opt", "--stage=transformed", "-"],
+    result = subprocess.run([sys.executable, "-m", "jaxc.tools.jaxc_opt",
+                             "--pass-pipeline=builtin.module(jaxc-check-no-requests)", "-"],
                             input=text, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
     assert "<stdin>:4:" in result.stderr
+    assert "'jaxc.vmap' request cannot be expanded yet: the jaxc-batch pass did not expand it" \
+        in result.stderr
+    expanded = subprocess.run([sys.executable, "-m", "jaxc.tools.jaxc_opt", "--stage=transformed", "-"],
+                              input=text, capture_output=True, text=True, timeout=120)
+    assert expanded.returncode == 0, expanded.stderr
+    assert "jaxc.vmap" not in expanded.stdout
     assert "'jaxc.vmap' request cannot be expanded yet: the jaxc-batch pass does not exist yet" \
         in result.stderr

@@ -1,0 +1,94 @@
+"""`jaxc-batch`: replace every `jaxc.vmap` request by the body of a batched
+function, innermost first, until none is left.
+
+    func.func private @dot(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> {
+      %0 = jaxc.dot_general %x, %w, contracting_dims = [0] x [0] : ...
+      return %0 : tensor<f32>
+    }
+    %y = jaxc.vmap @dot(%m, %w) in_axes = [0, -1] out_axes = [0] axis_size = 4
+           : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4xf32>
+  ->
+    %y = jaxc.dot_general %m, %w, contracting_dims = [1] x [0] : ... -> tensor<4xf32>
+
+A request is ready when its callee reaches no vmap request (through calls,
+requests and custom rules). Expanding it derives `@f_vmap` once per (callee,
+in_axes, out_axes, axis_size, axis_name) and inlines it at the request.
+Rules may leave new requests: control flow batches its regions through vmap
+requests on outlined functions, and a jvp/vjp request (vmap of grad) becomes
+a request on a batched callee; later rounds expand the vmaps, and
+`jaxc-autodiff` (after this pass in the `transformed` stage) the rest.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.passmanager import ExternalPass
+
+from ..autodiff.ir_util import RuleError, functions, inline_call, ops_named, reaching, referenced
+from ..registry import register_pass
+
+REQUEST = "jaxc.vmap"
+
+
+@register_pass("jaxc-batch", "expand jaxc.vmap requests into batched code")
+def batch(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100) -> None:
+    with op.context, op.location:
+        try:
+            for _ in range(max_rounds):
+                if not _expand_ready_requests(op):
+                    return
+            op.location.emit_error(f"jaxc-batch: vmap requests remain after {max_rounds} rounds")
+            pass_.signal_pass_failure()
+        except RuleError as error:
+            error.op.location.emit_error(str(error))
+            pass_.signal_pass_failure()
+
+
+def _derive():
+    """The deriving function (loads the rule tables)."""
+    from . import collectives, control_flow, elementwise, linalg, random, reductions, shape  # noqa: F401
+    from .batch import derive_vmap
+    return derive_vmap
+
+
+def _key(request: ir.Operation) -> tuple:
+    attrs = request.attributes
+    return (referenced(request)[0], str(attrs["in_axes"]), str(attrs["out_axes"]), str(attrs["axis_size"]),
+            str(attrs["axis_name"]) if "axis_name" in attrs else None,
+            tuple(str(v.type) for v in request.operands))
+
+
+def _expand_ready_requests(module: ir.Operation) -> bool:
+    """Expand every vmap whose callee reaches no vmap; False when there was
+    none. One that can never be ready (a recursive callee) is an error."""
+    requests = ops_named(module, (REQUEST,))
+    if not requests:
+        return False
+    derive = _derive()
+    funcs = functions(module)
+    reaches = reaching(funcs, (REQUEST,))
+    ready = [r for r in requests if not reaches.get(referenced(r)[0], False)]
+    if not ready:
+        raise RuleError(requests[0], "jaxc-batch: 'jaxc.vmap' cannot be expanded: its callee is "
+                        "recursive or maps itself")
+    derived: dict[tuple, str] = {}
+    for request in ready:
+        callee = referenced(request)[0]
+        if callee not in funcs:
+            raise RuleError(request, f"jaxc-batch: no function named @{callee}")
+        key = _key(request)
+        if key not in derived:
+            derived[key] = derive(request, funcs[callee])
+            funcs = functions(module)
+        fn = funcs[derived[key]]
+        _check_results(request, fn)
+        inline_call(request, fn)
+    return True
+
+
+def _check_results(request: ir.Operation, fn: ir.Operation) -> None:
+    got = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
+    want = [r.type for r in request.results]
+    if [str(t) for t in got] != [str(t) for t in want]:
+        raise RuleError(request, "jaxc-batch: the request's result types "
+                        f"({', '.join(map(str, want))}) are not those of the mapped callee "
+                        f"({', '.join(map(str, got))})")
