@@ -71,5 +71,3 @@ def test_check_no_requests_names_the_op_and_the_pass_that_expands_it():
                               input=text, capture_output=True, text=True, timeout=120)
     assert expanded.returncode == 0, expanded.stderr
     assert "jaxc.vmap" not in expanded.stdout
-    assert "'jaxc.vmap' request cannot be expanded yet: the jaxc-batch pass does not exist yet" \
-        in result.stderr
