@@ -1,1 +1,293 @@
-"""placeholder"""
+"""Batching rules of control flow, calls, requests and custom rules.
+
+Region bodies are outlined into private functions and the batched op holds
+*vmap requests* on them, which later rounds of `jaxc-batch` expand (the pass
+repeats until no vmap is left); the outputs of these ops are always batched.
+
+    cond, unbatched index   the same cond; branch k is `jaxc.vmap @branch_k`
+    cond, batched index     every branch runs (a vmap request each) and a
+                            select per lane picks the result: lane i gets
+                            branch index[i] (clamped, as lax.switch)
+    while                   the carry is batched; the loop runs while any
+                            lane's predicate holds, and a lane whose
+                            predicate is false keeps its carry (a select)
+    scan                    the carry is batched, batched xs are moved to
+                            (length, batch, ...), the body is a vmap request;
+                            stacked ys come back as (batch, length, ...)
+    func.call               a vmap request on the callee
+    jvp / vjp request       the same request on `@f_batched`, a function
+                            holding `jaxc.vmap @f` (every input mapped);
+                            jaxc-autodiff expands it after this pass
+    custom_jvp_call         the callee and the rule both batched that way
+    custom_vjp_call         the callee, fwd and bwd batched that way
+
+    %r = jaxc.cond %p (%x) ... (p batched)
+  ->
+    %a = jaxc.vmap @branch(%xs) in_axes = [0] out_axes = [0] axis_size = 8 ...
+    %b = jaxc.vmap @branch_0(%xs) in_axes = [0] out_axes = [0] axis_size = 8 ...
+    %r = jaxc.select %p8, %b, %a : tensor<8x3xi1>, tensor<8x3xf32>
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from mlir import ir
+from mlir.dialects import func
+
+import jaxc.dialect as jd
+from jaxc import core, lax
+
+from ..autodiff.ir_util import finish_function, functions, module_of, new_function, outline_region, referenced
+from .batch import BATCH, Axis, batched_all, batched_type, broadcast_batch, moveaxis
+
+
+def _scope():
+    return core.current_scope()
+
+
+def _value(x: Any) -> ir.Value:
+    return _scope().value(x)
+
+
+def _emit(make) -> list[Any]:
+    """Build an op with `make()` at the end of the block being emitted; its results as tracers."""
+    scope = _scope()
+    with core.user_location(), ir.InsertionPoint(scope.block):
+        op = make()
+    return [scope.tracer(r) for r in op.results]
+
+
+def _vmap_op(callee: str, operands: Sequence[ir.Value], batched: Sequence[bool], result_types: Sequence[ir.Type],
+             axis: Axis) -> ir.Operation:
+    """`jaxc.vmap @callee(operands)`: batched operands mapped at 0, every
+    result batched at 0 (`result_types` are the unbatched types)."""
+    name = None if axis.name is None else ir.StringAttr.get(axis.name)
+    return jd.VmapOp([batched_type(t, axis.size) for t in result_types], callee, list(operands),
+                     [0 if b else -1 for b in batched], [0] * len(result_types), axis.size,
+                     axis_name=name).operation
+
+
+def _function_results(name: str) -> list[ir.Type]:
+    fn = functions(module_of(_scope().block.owner))[name]
+    return list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
+
+
+def _function_inputs(name: str) -> list[ir.Type]:
+    fn = functions(module_of(_scope().block.owner))[name]
+    return list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
+
+
+def _mapped(xs: Sequence[Any], batched: Sequence[bool], callee: str, axis: Axis) -> list[Any]:
+    """`jaxc.vmap @callee(xs)` in the block being emitted."""
+    return _emit(lambda: _vmap_op(callee, [_value(x) for x in xs], batched, _function_results(callee), axis))
+
+
+def _block(region: ir.Region, types: Sequence[ir.Type]) -> ir.Block:
+    return region.blocks.append(*types)
+
+
+def _yield(block: ir.Block, values: Sequence[ir.Value]) -> None:
+    with core.user_location(), ir.InsertionPoint(block):
+        jd.YieldOp(list(values))
+
+
+def _batched_function(name: str, axis: Axis) -> str:
+    """`@<name>_batched`: every input and output gains a leading batch axis;
+    its body is `jaxc.vmap @name`, which a later round expands."""
+    scope = _scope()
+    module = module_of(scope.block.owner)
+    inputs, results = _function_inputs(name), _function_results(name)
+    location = core.user_location()
+    fn, block = new_function(module, f"{name}_batched", [batched_type(t, axis.size) for t in inputs], location)
+    with location, ir.InsertionPoint(block):
+        request = _vmap_op(name, list(block.arguments), [True] * len(inputs), results, axis)
+    finish_function(fn, block, list(request.results), location)
+    return ir.StringAttr(fn.attributes["sym_name"]).value
+
+
+def _result_types(op: ir.Operation, axis: Axis) -> list[ir.Type]:
+    return [batched_type(r.type, axis.size) for r in op.results]
+
+
+# --- cond -----------------------------------------------------------------
+
+def _cond(op, xs, batched, axis: Axis):
+    index, operands, flags = xs[0], xs[1:], batched[1:]
+    branches = [outline_region(op, k, "branch") for k in range(len(op.regions))]
+    if batched[0]:
+        return _cond_batched_index(index, operands, flags, branches, axis), [True] * len(op.results)
+    types = [r.type for r in op.results]
+    arg_types = [_value(x).type for x in operands]
+
+    def make():
+        cond = jd.CondOp([batched_type(t, axis.size) for t in types], _value(index),
+                         [_value(x) for x in operands], len(branches))
+        for region, name in zip(cond.regions, branches):
+            block = _block(region, arg_types)
+            with ir.InsertionPoint(block):
+                request = _vmap_op(name, list(block.arguments), flags, types, axis)
+            _yield(block, list(request.results))
+        return cond
+    return _emit(make), [True] * len(op.results)
+
+
+def _cond_batched_index(index, operands, flags, branches, axis: Axis) -> list[Any]:
+    """Every branch, then per lane the result of branch index[lane]."""
+    outs = [_mapped(operands, flags, name, axis) for name in branches]
+    if index.dtype == bool:
+        choose = [index]  # branch 1 where true
+    else:
+        last = len(branches) - 1
+        clamped = lax.clamp(lax.full((), 0, index.dtype), index, lax.full((), last, index.dtype))
+        choose = [lax.eq(clamped, lax.full((), k, index.dtype)) for k in range(1, last + 1)]
+    results = outs[0]
+    for pred, branch_outs in zip(choose, outs[1:]):
+        results = [lax.select(lax.broadcast_in_dim(pred, y.shape, (0,)), y, r)
+                   for y, r in zip(branch_outs, results)]
+    return results
+
+
+# --- while ----------------------------------------------------------------
+
+def _while(op, xs, batched, axis: Axis):
+    cond_fn, body_fn = outline_region(op, 0, "while_cond"), outline_region(op, 1, "while_body")
+    carry = batched_all(xs, batched, axis.size)
+    types = [_value(x).type for x in carry]
+    flags = [True] * len(carry)
+    location = core.user_location()
+
+    def make():
+        loop = jd.WhileOp(types, [_value(x) for x in carry])
+        before = _block(loop.regions[0], types)
+        with core.emitting(before, location) as e:
+            pred = _mapped([e.wrap(a) for a in before.arguments], flags, cond_fn, axis)[0]
+            any_lane = lax.reduce_or(pred, (0,)).value
+        _yield(before, [any_lane])
+        body = _block(loop.regions[1], types)
+        with core.emitting(body, location) as e:
+            args = [e.wrap(a) for a in body.arguments]
+            pred = _mapped(args, flags, cond_fn, axis)[0]
+            new = _mapped(args, flags, body_fn, axis)
+            kept = [lax.select(lax.broadcast_in_dim(pred, n.shape, (0,)), n, a).value
+                    for n, a in zip(new, args)]
+        _yield(body, kept)
+        return loop
+    return _emit(make), flags
+
+
+# --- scan -----------------------------------------------------------------
+
+def _scan(op, xs, batched, axis: Axis):
+    n_init = _n_init(op)
+    body_fn = outline_region(op, 0, "scan_body")
+    init = batched_all(xs[:n_init], batched[:n_init], axis.size)
+    seqs = [moveaxis(x, 0, 1) if b else x for x, b in zip(xs[n_init:], batched[n_init:])]
+    seq_flags = list(batched[n_init:])
+    flags = [True] * n_init + seq_flags
+    body_types = ([_value(x).type for x in init]
+                  + [_slice_type(_value(x).type) for x in seqs])
+    unbatched_results = _function_results(body_fn)
+    length = ir.IntegerAttr(op.attributes["length"]).value
+    result_types = ([batched_type(t, axis.size) for t in unbatched_results[:n_init]]
+                    + [_stacked_type(batched_type(t, axis.size), length) for t in unbatched_results[n_init:]])
+
+    def make():
+        scan = jd.ScanOp(result_types, [_value(x) for x in init], [_value(x) for x in seqs], length,
+                         reverse=op.attributes["reverse"] if "reverse" in op.attributes else None)
+        block = _block(scan.regions[0], body_types)
+        with ir.InsertionPoint(block):
+            request = _vmap_op(body_fn, list(block.arguments), flags, unbatched_results, axis)
+        _yield(block, list(request.results))
+        return scan
+    outs = _emit(make)
+    ys = [moveaxis(y, 1, 0) for y in outs[n_init:]]
+    return outs[:n_init] + ys, [True] * len(outs)
+
+
+def _n_init(op: ir.Operation) -> int:
+    return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[0]
+
+
+def _slice_type(type_: ir.Type) -> ir.Type:
+    t = ir.RankedTensorType(type_)
+    return ir.RankedTensorType.get(t.shape[1:], t.element_type)
+
+
+def _stacked_type(type_: ir.Type, length: int) -> ir.Type:
+    t = ir.RankedTensorType(type_)
+    return ir.RankedTensorType.get([length, *t.shape], t.element_type)
+
+
+# --- calls, requests, custom rules -----------------------------------------
+
+def _call(op, xs, batched, axis: Axis):
+    return _mapped(xs, batched, referenced(op)[0], axis), [True] * len(op.results)
+
+
+def _jvp_request(op, xs, batched, axis: Axis):
+    n = len(xs) // 2
+    pair = [bp or bt for bp, bt in zip(batched[:n], batched[n:])]
+    primals = _batched_where(xs[:n], batched[:n], pair, axis)
+    tangents = _batched_where(xs[n:], batched[n:], pair, axis)
+    callee = _batched_function(referenced(op)[0], axis) if all(pair) else _partly_batched(op, pair, axis)
+    types = _result_types(op, axis)
+    return _emit(lambda: jd.JvpOp(types, callee, [_value(x) for x in primals],
+                                  [_value(x) for x in tangents])), [True] * len(op.results)
+
+
+def _batched_where(xs, batched, wanted, axis: Axis) -> list[Any]:
+    """`xs` with the unbatched ones broadcast where `wanted`."""
+    return [broadcast_batch(x, axis.size) if w and not b else x for x, b, w in zip(xs, batched, wanted)]
+
+
+def _partly_batched(op: ir.Operation, pair: Sequence[bool], axis: Axis) -> str:
+    """A jvp callee mapping only the inputs whose primal or tangent is
+    batched (the others stay as they are: their tangent is the same in every
+    lane, which forward mode handles without broadcasting)."""
+    name = referenced(op)[0]
+    module = module_of(_scope().block.owner)
+    inputs, results = _function_inputs(name), _function_results(name)
+    location = core.user_location()
+    arg_types = [batched_type(t, axis.size) if b else t for t, b in zip(inputs, pair)]
+    fn, block = new_function(module, f"{name}_batched", arg_types, location)
+    with location, ir.InsertionPoint(block):
+        request = _vmap_op(name, list(block.arguments), pair, results, axis)
+    finish_function(fn, block, list(request.results), location)
+    return ir.StringAttr(fn.attributes["sym_name"]).value
+
+
+def _vjp_request(op, xs, batched, axis: Axis):
+    n = _n_primals(op)
+    operands = batched_all(xs, batched, axis.size)  # every primal mapped: input cotangents are per lane
+    callee = _batched_function(referenced(op)[0], axis)
+    types = _result_types(op, axis)
+    return _emit(lambda: jd.VjpOp(types, callee, [_value(x) for x in operands[:n]],
+                                  [_value(x) for x in operands[n:]])), [True] * len(op.results)
+
+
+def _n_primals(op: ir.Operation) -> int:
+    return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[0]
+
+
+def _custom_jvp_call(op, xs, batched, axis: Axis):
+    operands = batched_all(xs, batched, axis.size)
+    callee = _batched_function(referenced(op)[0], axis)
+    rule = _batched_function(ir.FlatSymbolRefAttr(op.attributes["jvp"]).value, axis)
+    types = _result_types(op, axis)
+    return _emit(lambda: jd.CustomJvpCallOp(types, callee, rule, [_value(x) for x in operands])), \
+        [True] * len(op.results)
+
+
+def _custom_vjp_call(op, xs, batched, axis: Axis):
+    operands = batched_all(xs, batched, axis.size)
+    callee = _batched_function(referenced(op)[0], axis)
+    fwd = _batched_function(ir.FlatSymbolRefAttr(op.attributes["fwd"]).value, axis)
+    bwd = _batched_function(ir.FlatSymbolRefAttr(op.attributes["bwd"]).value, axis)
+    types = _result_types(op, axis)
+    return _emit(lambda: jd.CustomVjpCallOp(types, callee, fwd, bwd, [_value(x) for x in operands])), \
+        [True] * len(op.results)
+
+
+BATCH.update({"jaxc.cond": _cond, "jaxc.while": _while, "jaxc.scan": _scan, "func.call": _call,
+              "jaxc.jvp": _jvp_request, "jaxc.vjp": _vjp_request,
+              "jaxc.custom_jvp_call": _custom_jvp_call, "jaxc.custom_vjp_call": _custom_vjp_call})

@@ -24,8 +24,8 @@ trailing arguments, passed by the request: a jvp gives them zero tangents,
 a vjp's cotangents for them are dropped. Called outside any trace, the
 transformed function runs through `jit` (cached per signature).
 
-`jacfwd` and `jacrev` loop in Python over basis vectors (one request per
-input or output element) and stack the results: `vmap` does not exist yet.
+`jacfwd` and `jacrev` map one jvp / vjp request over the basis vectors of
+the inputs / outputs with `vmap` (one request each, whatever the size).
 """
 from __future__ import annotations
 
@@ -553,17 +553,11 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
 # Jacobians
 # ---------------------------------------------------------------------------
 
-def _basis(aval: ShapedArray, j: int) -> np.ndarray:
-    """The j-th unit vector of `aval`'s shape and dtype."""
-    e = np.zeros(aval.size, aval.dtype)
-    e[j] = 1
-    return e.reshape(aval.shape)
-
-
 def _jacobian(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what: str,
               args: tuple, kwargs: dict) -> Any:
-    """jacfwd / jacrev under a trace: one request per input element (fwd)
-    or output element (rev); each block J[o][i] has shape out + in."""
+    """jacfwd / jacrev under a trace: a jvp request mapped over the basis of
+    the inputs (fwd) or a vjp request mapped over the basis of the outputs
+    (rev), by one vmap; each block J[o][i] has shape out + in."""
     positions = _positions(argnums, len(args), what, fun)
     leaves, in_tree = _operands(tuple(args[i] for i in positions), what)
     _check_inputs(what, fun, leaves, floating_only=what == "jacfwd")
@@ -579,54 +573,62 @@ def _jacobian(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what
     n_out = out_tree.num_leaves
     out_avals, aux_avals = callee.out_avals[:n_out], callee.out_avals[n_out:]
     in_avals = [x.aval for x in leaves]
-    outs = None
     if what == "jacfwd":
-        columns = [[[] for _ in in_avals] for _ in out_avals]  # columns[o][i]: tangents of out o
-        zeros = [_zeros(a) for a in in_avals] if len(in_avals) > 1 else []
-        for i, a in enumerate(in_avals):
-            for j in range(a.size):
-                tangents = [_basis(a, j) if k == i else zeros[k] for k in range(len(in_avals))]
-                outs, y_dots = _jvp_call(callee, leaves, tangents)
-                for o in range(n_out):
-                    columns[o][i].append(y_dots[o])
-        blocks = [[_assemble(cols, out_avals[o], in_avals[i], axis=-1) for i, cols in enumerate(row)]
-                  for o, row in enumerate(columns)]
+        blocks = _jacobian_blocks(in_avals, out_avals, lambda ts: _jvp_call(callee, leaves, ts)[1][:n_out],
+                                  forward=True)
     else:
         _check_outputs(what, fun, out_avals)
-        rows = [[[] for _ in in_avals] for _ in out_avals]  # rows[o][i]: cotangents for out o
-        zeros = [_zeros(a) for a in callee.out_avals] if len(callee.out_avals) > 1 else []
-        for o, a in enumerate(out_avals):
-            for j in range(a.size):
-                cts = [_basis(a, j) if k == o else zeros[k] for k in range(len(callee.out_avals))]
-                outs, x_bars = _vjp_call(callee, leaves, cts)
-                for i in range(len(in_avals)):
-                    rows[o][i].append(x_bars[i])
-        blocks = [[_assemble(r, out_avals[o], in_avals[i], axis=0) for i, r in enumerate(row)]
-                  for o, row in enumerate(rows)]
+        def pull(cts: list) -> list:
+            return _vjp_call(callee, leaves, cts + [_zeros(a) for a in aux_avals])[1]
+        blocks = _jacobian_blocks(out_avals, in_avals, pull, forward=False)
     per_out = [tree_util.tree_unflatten(in_tree, row) for row in blocks]
     jac = tree_util.tree_unflatten(out_tree, [p[0] if isinstance(argnums, int) else p for p in per_out])
     if not has_aux:
         return jac
-    if outs is None:  # no element to differentiate: nothing was emitted
-        aux = _split_aux(flat_fun(*leaves), True, what, fun)[1]
-    else:
-        aux = tree_util.tree_unflatten(callee.out_tree.children()[1], outs[n_out:])
-    return jac, aux
+    return jac, _split_aux(flat_fun(*leaves), True, what, fun)[1]
 
 
-def _assemble(parts: list[Any], out: ShapedArray, in_: ShapedArray, axis: int) -> Any:
-    """Stack one derivative per element of the input (axis -1) or output
-    (axis 0) and shape the block as ``out.shape + in_.shape``."""
+def _basis_stack(avals: Sequence[ShapedArray], k: int) -> np.ndarray:
+    """Rows of the identity over every element of `avals` together, the
+    columns of input `k` shaped as it: shape (total size,) + avals[k].shape."""
+    total = sum(a.size for a in avals)
+    offset = sum(a.size for a in avals[:k])
+    rows = np.zeros((total, avals[k].size), avals[k].dtype)
+    rows[offset:offset + avals[k].size] = np.eye(avals[k].size, dtype=avals[k].dtype)
+    return rows.reshape((total,) + avals[k].shape)
+
+
+def _jacobian_blocks(seed_avals: Sequence[ShapedArray], result_avals: Sequence[ShapedArray],
+                     linear_map: Callable[[list], list], forward: bool) -> list[list[Any]]:
+    """J[o][i] of shape out_o + in_i, by mapping `linear_map` (a jvp of
+    tangents, or a vjp of cotangents) over every basis vector at once with
+    one vmap. Forward mode seeds the inputs (`seed_avals`) and gets output
+    columns; reverse mode seeds the outputs and gets input rows."""
     from . import numpy as jnp
-    if not parts:
-        return jnp.zeros(out.shape + in_.shape, out.dtype if axis == -1 else in_.dtype)
-    return jnp.reshape(jnp.stack(parts, axis=axis), out.shape + in_.shape)
+    from ._batching import vmap
+    total = sum(a.size for a in seed_avals)
+    if total == 0:
+        mapped = [jnp.zeros((0,) + r.shape, r.dtype) for r in result_avals]
+    else:
+        mapped = vmap(lambda *seeds: linear_map(list(seeds)))(*[_basis_stack(seed_avals, k)
+                                                                 for k in range(len(seed_avals))])
+    blocks = []  # blocks[s][r]: (seed s's elements) x result r
+    offset = 0
+    for s in seed_avals:
+        rows = [lax.slice_in_dim(m, offset, offset + s.size, axis=0).reshape(s.shape + r.shape)
+                for m, r in zip(mapped, result_avals)]
+        blocks.append(rows)
+        offset += s.size
+    if forward:  # blocks[i][o] has shape in_i + out_o: move the input dims last
+        return [[jnp.moveaxis(blocks[i][o], tuple(range(seed_avals[i].ndim)),
+                              tuple(range(-seed_avals[i].ndim, 0)))
+                 for i in range(len(seed_avals))] for o in range(len(result_avals))]
+    return blocks
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of `fun` with respect to the arguments `argnums`, by
-    forward mode: one jvp per input element (a Python loop; vmap does not
-    exist yet). For an output of shape S and an input of shape T the block
+    forward mode: a jvp mapped (vmap) over the basis of the inputs. For an output of shape S and an input of shape T the block
     has shape S + T."""
     argnums = _check_argnums(argnums, "jacfwd")
 
@@ -637,8 +639,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of `fun` with respect to the arguments `argnums`, by
-    reverse mode: one vjp per output element (a Python loop; vmap does not
-    exist yet). Same layout as `jacfwd`."""
+    reverse mode: a vjp mapped (vmap) over the basis of the outputs. Same layout as `jacfwd`."""
     argnums = _check_argnums(argnums, "jacrev")
 
     def impl(*args: Any, **kwargs: Any) -> Any:
