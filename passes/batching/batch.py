@@ -51,6 +51,11 @@ Rule = Callable[[ir.Operation, list, list, Axis], tuple[list, list]]
 BATCH: dict[str, Rule] = {}
 # ops that go to their rule even when no operand is batched
 AXIS_OPS: set[str] = set()
+# ops without operands: the same value in every lane, never batched
+NEVER_BATCHED: dict[str, str] = {
+    "jaxc.constant": "no operands: the same value in every lane",
+    "jaxc.iota": "no operands: the same value in every lane",
+}
 # ops no rule batches, with the reason the error gives
 NOT_BATCHABLE: dict[str, str] = {
     "jaxc.vmap": "requests inside a callee are expanded first (this one should have been)",
@@ -132,7 +137,7 @@ def i64(value: int) -> ir.Attribute:
     return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
 
 
-__all__ = ["Axis", "BATCH", "AXIS_OPS", "NOT_BATCHABLE", "RuleError", "moveaxis", "broadcast_batch",
+__all__ = ["Axis", "BATCH", "AXIS_OPS", "NEVER_BATCHED", "NOT_BATCHABLE", "RuleError", "moveaxis", "broadcast_batch",
            "batched_all", "batched_type", "rebuild", "same_op", "i64_array", "i64", "ints", "integer",
            "derive_vmap", "batch_op"]
 
