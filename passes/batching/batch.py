@@ -155,7 +155,6 @@ def derive_vmap(request: ir.Operation, callee: ir.Operation) -> str:
     axis = Axis(integer(request, "axis_size"), _axis_name(request))
     body = callee.regions[0].blocks[0]
     ops = list(body.operations)
-    _check_request(request, callee, in_axes, out_axes, len(ops[-1].operands))
     module = module_of(callee)
     arg_types = [v.type for v in request.operands]
     fn, block = new_function(module, f"{symbol_name(callee)}_vmap", arg_types, request.location)
@@ -199,24 +198,3 @@ def batch_op(op: ir.Operation, env: dict, axis: Axis) -> None:
 
 def _axis_name(request: ir.Operation) -> Optional[str]:
     return ir.StringAttr(request.attributes["axis_name"]).value if "axis_name" in request.attributes else None
-
-
-def _check_request(request, callee, in_axes, out_axes, n_out) -> None:
-    """The request's attributes against its operands and callee (the
-    verifier cannot see the callee's body)."""
-    name = symbol_name(callee)
-    if len(in_axes) != len(request.operands):
-        raise RuleError(request, f"jaxc-batch: in_axes has {len(in_axes)} entries for "
-                        f"{len(request.operands)} inputs")
-    if len(out_axes) != n_out or len(request.results) != n_out:
-        raise RuleError(request, f"jaxc-batch: out_axes has {len(out_axes)} entries and the request "
-                        f"{len(request.results)} results for the {n_out} results of @{name}")
-    size = integer(request, "axis_size")
-    for i, (value, in_axis) in enumerate(zip(request.operands, in_axes)):
-        shape = ir.RankedTensorType(value.type).shape
-        if in_axis >= len(shape) or in_axis < -1:
-            raise RuleError(request, f"jaxc-batch: in_axes[{i}] = {in_axis} is out of range for input "
-                            f"{i} of rank {len(shape)}")
-        if in_axis >= 0 and shape[in_axis] != size:
-            raise RuleError(request, f"jaxc-batch: input {i} has size {shape[in_axis]} along its mapped "
-                            f"axis {in_axis}, but axis_size is {size}")

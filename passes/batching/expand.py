@@ -79,16 +79,5 @@ def _expand_ready_requests(module: ir.Operation) -> bool:
         if key not in derived:
             derived[key] = derive(request, funcs[callee])
             funcs = functions(module)
-        fn = funcs[derived[key]]
-        _check_results(request, fn)
-        inline_call(request, fn)
+        inline_call(request, funcs[derived[key]])
     return True
-
-
-def _check_results(request: ir.Operation, fn: ir.Operation) -> None:
-    got = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
-    want = [r.type for r in request.results]
-    if [str(t) for t in got] != [str(t) for t in want]:
-        raise RuleError(request, "jaxc-batch: the request's result types "
-                        f"({', '.join(map(str, want))}) are not those of the mapped callee "
-                        f"({', '.join(map(str, got))})")
