@@ -9,12 +9,17 @@ operand (no loop, no copy of the other operand):
   ->
     %0 = jaxc.dot_general %xs, %w, batch = [] x [], contract = [1] x [0]
            : tensor<8x3xf32>, tensor<3xf32> -> tensor<8xf32>
+
+conv_general_dilated folds the batch axis into one of its own dimensions:
+a batched lhs into the conv's batch dimension, a batched rhs into its output
+features, both into features with B times the groups (as JAX does); batch
+or feature groups stay outermost in the folded dimension.
 """
 from __future__ import annotations
 
 from mlir import ir
 
-from .batch import BATCH, Axis, i64_array, ints, moveaxis, rebuild
+from .batch import BATCH, Axis, i64, i64_array, integer, ints, moveaxis, rebuild
 
 
 def _shift(dims) -> list[int]:
@@ -47,3 +52,71 @@ def _dot_general(op, xs, batched, axis: Axis):
 
 
 BATCH["jaxc.dot_general"] = _dot_general
+
+
+def _fold(x, dim: int, groups: int):
+    """Batched `x` (batch axis leading) with the batch axis folded into its
+    dimension `dim` (counted without the batch axis): that dimension, seen
+    as (groups, rest), becomes (groups, batch, rest) flattened, so groups
+    stay outermost."""
+    from jaxc import lax
+    size, shape = x.shape[0], list(x.shape[1:])
+    if groups > 1:
+        x = lax.reshape(x, (size, *shape[:dim], groups, shape[dim] // groups, *shape[dim + 1:]))
+    x = moveaxis(x, 0, dim + (groups > 1))
+    return lax.reshape(x, (*shape[:dim], shape[dim] * size, *shape[dim + 1:]))
+
+
+def _unfold(y, dim: int, groups: int, size: int, unbatched: int):
+    """The inverse of `_fold`: dimension `dim` of `y` (`unbatched` elements
+    per lane), seen as (groups, size, rest), gives up its `size` part as a
+    leading batch axis."""
+    from jaxc import lax
+    shape = list(y.shape)
+    rest = unbatched // groups
+    split = [groups, size, rest] if groups > 1 else [size, rest]
+    y = lax.reshape(y, (*shape[:dim], *split, *shape[dim + 1:]))
+    y = moveaxis(y, dim + (groups > 1), 0)
+    return lax.reshape(y, (size, *shape[:dim], groups * rest, *shape[dim + 1:]))
+
+
+def _conv(op, xs, batched, axis: Axis):
+    """One convolution for the whole batch:
+
+    - lhs batched: the batch axis joins the lhs batch dimension (inside each
+      of the batch groups) and leaves the output batch dimension;
+    - rhs batched: it joins the rhs output features (inside each feature or
+      batch group) and leaves the output features;
+    - both: it joins the lhs features (feature_group_count times B) or, with
+      batch groups, the lhs batch (batch_group_count times B), and the rhs
+      output features; each lane is then its own group.
+    """
+    lhs, rhs = xs
+    size = axis.size
+    lhs_spec, rhs_spec, out_spec = ints(op, "lhs_spec"), ints(op, "rhs_spec"), ints(op, "out_spec")
+    groups, batch_groups = (integer(op, name) if name in op.attributes else 1
+                            for name in ("feature_group_count", "batch_group_count"))
+    attrs = {}
+    if all(batched):
+        if batch_groups > 1:
+            lhs = _fold(lhs, lhs_spec[0], 1)
+            attrs["batch_group_count"] = i64(batch_groups * size)
+        else:
+            lhs = _fold(lhs, lhs_spec[1], 1)
+            attrs["feature_group_count"] = i64(groups * size)
+        rhs = _fold(rhs, rhs_spec[0], 1)
+        out_dim, out_groups = out_spec[1], 1
+    elif batched[0]:
+        lhs = _fold(lhs, lhs_spec[0], batch_groups)
+        out_dim, out_groups = out_spec[0], 1
+    else:
+        rhs = _fold(rhs, rhs_spec[0], groups * batch_groups)  # one of them is 1
+        out_dim, out_groups = out_spec[1], groups * batch_groups
+    result = ir.RankedTensorType(op.results[0].type)
+    shape = list(result.shape)
+    shape[out_dim] *= size
+    out = rebuild(op, [lhs, rhs], [ir.RankedTensorType.get(shape, result.element_type)], **attrs)[0]
+    return [_unfold(out, out_dim, out_groups, size, result.shape[out_dim])], [True]
+
+
+BATCH["jaxc.conv_general_dilated"] = _conv
