@@ -52,6 +52,9 @@ class Workload:
     rtol: float = 1e-5
     atol: float = 1e-5
     flops: float | None = None                           # for GFLOP/s
+    # ... or a function written with the jaxc front end: (jaxc, jnp) -> a
+    # function of the inputs, run under jaxc.jit (transformations included)
+    frontend: Callable[[Any, Any], Callable] | None = None
     missing: str | None = None                           # why it cannot run yet
     predicted_first_call_s: float | None = None          # filled in by the harness (matmul sweep)
 
@@ -271,14 +274,92 @@ def tiny_add(n: int = 4) -> Workload:
         reference=lambda a, b: a.astype(np.float64) + b, rtol=1e-6, atol=0)
 
 
+# --- transformations (written with the front end; the same code runs on JAX) ---
+
+def _wiggle(np_or_jnp):
+    """A scalar function with a few transcendental ops."""
+    def f(x):
+        return np_or_jnp.sin(3.0 * x) * np_or_jnp.tanh(x) + 0.1 * x * x * x
+    return f
+
+
+def _wiggle_grad(x):
+    """d/dx of _wiggle, by hand, in float64."""
+    x = np.asarray(x, np.float64)
+    t = np.tanh(x)
+    return 3.0 * np.cos(3.0 * x) * t + np.sin(3.0 * x) * (1 - t * t) + 0.3 * x * x
+
+
+def grad_scalar() -> Workload:
+    return Workload(
+        name="jit(grad(f)) scalar",
+        make_inputs=lambda rng: [np.float32(0.7)],
+        frontend=lambda jx, jnp: jx.grad(_wiggle(jnp)),
+        numpy=lambda x: np.float32(_wiggle_grad(x)),
+        jax=lambda jax, jnp: jax.grad(_wiggle(jnp)),
+        reference=_wiggle_grad, rtol=1e-5, atol=1e-6)
+
+
+def vmap_grad(points: int) -> Workload:
+    return Workload(
+        name=f"jit(vmap(grad(f))) {points} points",
+        make_inputs=lambda rng: [rng.uniform(-2, 2, points).astype(np.float32)],
+        frontend=lambda jx, jnp: jx.vmap(jx.grad(_wiggle(jnp))),
+        numpy=lambda x: _wiggle_grad(x).astype(np.float32),
+        jax=lambda jax, jnp: jax.vmap(jax.grad(_wiggle(jnp))),
+        reference=_wiggle_grad, rtol=1e-5, atol=1e-5)
+
+
+def _mlp_loss(jnp):
+    def loss(w1, b1, w2, b2, x, y):
+        hidden = jnp.tanh(x @ w1 + b1)
+        return jnp.mean((hidden @ w2 + b2 - y) ** 2)
+    return loss
+
+
+def _mlp_step(jx, jnp, lr=0.01):
+    """One SGD step; the updated parameters flattened into one vector."""
+    def step(w1, b1, w2, b2, x, y):
+        grads = jx.grad(_mlp_loss(jnp), argnums=(0, 1, 2, 3))(w1, b1, w2, b2, x, y)
+        new = [p - lr * g for p, g in zip((w1, b1, w2, b2), grads)]
+        return jnp.concatenate([p.reshape(-1) for p in new])
+    return step
+
+
+def _mlp_step_numpy(w1, b1, w2, b2, x, y, lr=0.01, dtype=np.float32):
+    """The same step with backpropagation written by hand."""
+    w1, b1, w2, b2, x, y = (np.asarray(a, dtype) for a in (w1, b1, w2, b2, x, y))
+    hidden = np.tanh(x @ w1 + b1)
+    err = hidden @ w2 + b2 - y
+    d_out = (2.0 / err.size) * err
+    d_hidden = (d_out @ w2.T) * (1 - hidden * hidden)
+    grads = (x.T @ d_hidden, d_hidden.sum(0), hidden.T @ d_out, d_out.sum(0))
+    return np.concatenate([(p - lr * g).reshape(-1) for p, g in zip((w1, b1, w2, b2), grads)])
+
+
+def mlp_step(n_in: int, n_hidden: int, n_out: int, batch: int) -> Workload:
+    def inputs(rng):
+        return [(rng.normal(size=(n_in, n_hidden)) / np.sqrt(n_in)).astype(np.float32),
+                np.zeros(n_hidden, np.float32),
+                (rng.normal(size=(n_hidden, n_out)) / np.sqrt(n_hidden)).astype(np.float32),
+                np.zeros(n_out, np.float32),
+                rng.normal(size=(batch, n_in)).astype(np.float32),
+                rng.normal(size=(batch, n_out)).astype(np.float32)]
+    flops = 2.0 * batch * (n_in * n_hidden + n_hidden * n_out) * 3
+    return Workload(
+        name=f"MLP step {n_in}-{n_hidden}-{n_out} b{batch}", make_inputs=inputs,
+        frontend=lambda jx, jnp: _mlp_step(jx, jnp),
+        numpy=_mlp_step_numpy,
+        jax=lambda jax, jnp: _mlp_step(jax, jnp),
+        reference=lambda *a: _mlp_step_numpy(*a, dtype=np.float64), rtol=1e-4, atol=1e-5, flops=flops)
+
+
 # --- not possible yet ---------------------------------------------------------------
 
 def missing(name: str, why: str) -> Workload:
     return Workload(name=name, missing=why)
 
 
-NEEDS_AD = "n/a (needs jaxc-autodiff)"
-NEEDS_AD_BATCH = "n/a (needs jaxc-autodiff / jaxc-batch)"
 
 
 def suite(quick: bool) -> list[Workload]:
@@ -292,8 +373,7 @@ def suite(quick: bool) -> list[Workload]:
         ws = [tiny_add(), matmul(1000), sin_loop((1000, 1000)), sin_loop_op_by_op((1000, 1000)),
               normalize(10000, 100), selu(10 ** 6), total(4096, 4096), softmax(4096, 1024)]
         sweep = [256, 512, 1024, 2048]
-    ws += [missing("jit(grad(f)) scalar", NEEDS_AD),
-           missing("jit(vmap(grad(f))) 1000 points", NEEDS_AD_BATCH),
-           missing("MLP step 784-512-10 b128", NEEDS_AD)]
+    ws += ([grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16)] if quick else
+           [grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128)])
     ws += [matmul(n, f"matmul sweep {n}") for n in sweep]
     return ws
