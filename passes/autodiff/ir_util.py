@@ -74,6 +74,23 @@ def reaching(funcs: dict[str, ir.Operation], names: Sequence[str]) -> dict[str, 
     return reaches
 
 
+def erase_unused_private_functions(module: ir.Operation) -> None:
+    """Erase private functions nothing else names (callees of expanded
+    requests, outlined regions), until none is left: a leftover request in
+    one of them must not reach the next pass."""
+    while True:
+        funcs = functions(module)
+        used = {name for fn_name, fn in funcs.items() for o in ops_named(fn, _CALLERS)
+                for name in referenced(o) if name != fn_name}
+        unused = [fn for name, fn in funcs.items() if name not in used
+                  and "sym_visibility" in fn.attributes
+                  and ir.StringAttr(fn.attributes["sym_visibility"]).value == "private"]
+        if not unused:
+            return
+        for fn in unused:
+            fn.erase()
+
+
 def unique_symbol(module: ir.Operation, base: str) -> str:
     taken = {symbol_name(o.operation) for o in module.regions[0].blocks[0].operations
              if "sym_name" in o.operation.attributes}

@@ -33,8 +33,8 @@ from typing import Any, Callable, Optional, Sequence
 
 from mlir import ir
 
-from ..autodiff.ir_util import (RuleError, finish_function, integer, ints, module_of, new_function,
-                                symbol_name)
+from ..autodiff.ir_util import (RuleError, finish_function, functions, integer, ints, module_of, new_function,
+                                ops_named, reaching, referenced, symbol_name)
 from ..autodiff.jvp import apply_op
 
 
@@ -44,6 +44,8 @@ class Axis:
 
     size: int
     name: Optional[str] = None
+    # functions whose bodies reach an op of AXIS_OPS (through calls and requests)
+    functions_using_axis: frozenset = frozenset()
 
 
 Rule = Callable[[ir.Operation, list, list, Axis], tuple[list, list]]
@@ -152,10 +154,12 @@ def derive_vmap(request: ir.Operation, callee: ir.Operation) -> str:
     return its name."""
     from jaxc.core import emitting
     in_axes, out_axes = ints(request, "in_axes"), ints(request, "out_axes")
-    axis = Axis(integer(request, "axis_size"), _axis_name(request))
+    module = module_of(callee)
+    using = reaching(functions(module), tuple(AXIS_OPS)) if AXIS_OPS else {}
+    axis = Axis(integer(request, "axis_size"), _axis_name(request),
+                frozenset(name for name, uses in using.items() if uses))
     body = callee.regions[0].blocks[0]
     ops = list(body.operations)
-    module = module_of(callee)
     arg_types = [v.type for v in request.operands]
     fn, block = new_function(module, f"{symbol_name(callee)}_vmap", arg_types, request.location)
     with emitting(block, request.location) as e:
@@ -185,7 +189,7 @@ def batch_op(op: ir.Operation, env: dict, axis: Axis) -> None:
     """Emit the batched form of one op; record its results in `env`."""
     xs = [env[v][0] for v in op.operands]
     batched = [env[v][1] for v in op.operands]
-    if not any(batched) and op.name not in AXIS_OPS:
+    if not any(batched) and not _uses_axis(op, axis):
         ys, out_batched = apply_op(op, xs), [False] * len(op.results)
     elif op.name in BATCH:
         ys, out_batched = BATCH[op.name](op, xs, batched, axis)
@@ -194,6 +198,16 @@ def batch_op(op: ir.Operation, env: dict, axis: Axis) -> None:
         raise RuleError(op, f"jaxc-batch: '{op.name}' has no batching rule" + (f": {why}" if why else ""))
     for result, y, b in zip(op.results, ys, out_batched):
         env[result] = (y, b)
+
+
+def _uses_axis(op: ir.Operation, axis: Axis) -> bool:
+    """Whether `op` depends on the mapped axis even with unbatched operands:
+    an axis op itself, or a region or callee holding one (a psum in a cond)."""
+    if op.name in AXIS_OPS:
+        return True
+    if len(op.regions) and ops_named(op, tuple(AXIS_OPS)):
+        return True
+    return any(name in axis.functions_using_axis for name in referenced(op))
 
 
 def _axis_name(request: ir.Operation) -> Optional[str]:

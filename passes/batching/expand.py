@@ -12,7 +12,9 @@ function, innermost first, until none is left.
 
 A request is ready when its callee reaches no vmap request (through calls,
 requests and custom rules). Expanding it derives `@f_vmap` once per (callee,
-in_axes, out_axes, axis_size, axis_name) and inlines it at the request.
+in_axes, out_axes, axis_size, axis_name) and inlines it at the request. At
+the end, private functions nothing names any more are erased (a request left
+in one must not reach jaxc-autodiff).
 Rules may leave new requests: control flow batches its regions through vmap
 requests on outlined functions, and a jvp/vjp request (vmap of grad) becomes
 a request on a batched callee; later rounds expand the vmaps, and
@@ -23,7 +25,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from ..autodiff.ir_util import RuleError, functions, inline_call, ops_named, reaching, referenced
+from ..autodiff.ir_util import (RuleError, erase_unused_private_functions, functions, inline_call, ops_named,
+                                reaching, referenced)
 from ..registry import register_pass
 
 REQUEST = "jaxc.vmap"
@@ -35,6 +38,7 @@ def batch(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100) -> No
         try:
             for _ in range(max_rounds):
                 if not _expand_ready_requests(op):
+                    erase_unused_private_functions(op)
                     return
             op.location.emit_error(f"jaxc-batch: vmap requests remain after {max_rounds} rounds")
             pass_.signal_pass_failure()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import threading
 from typing import Any, Callable
 
 import mlir.ir as ir
@@ -43,6 +44,17 @@ class _Unmapped:
 
 
 _UNMAPPED = _Unmapped()
+
+# (axis_name, size) of the vmaps whose callee is being traced, innermost
+# last: the collectives in `lax` look their axis up here
+_AXES = threading.local()
+
+
+def bound_axes() -> list[tuple[str, int]]:
+    """The named axes bound by the enclosing vmaps, innermost last."""
+    if not hasattr(_AXES, "stack"):
+        _AXES.stack = []
+    return _AXES.stack
 
 
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None,
@@ -136,7 +148,14 @@ def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axi
         a, k = tree_util.tree_unflatten(in_tree, xs)
         return fun(*a, **k)
 
-    callee = _Callee(flat_fun, slice_avals, _name(fun), what)
+    axes_bound = bound_axes()
+    if axis_name is not None:
+        axes_bound.append((axis_name, size))
+    try:
+        callee = _Callee(flat_fun, slice_avals, _name(fun), what)
+    finally:
+        if axis_name is not None:
+            axes_bound.pop()
     out_leaf_axes = _broadcast_axes(out_axes, tree_util.tree_unflatten(callee.out_tree, callee.out_avals),
                                     "out_axes")
     out_leaf_axes = [_normalize_out_axis(a, y, what) for a, y in zip(out_leaf_axes, callee.out_avals)]

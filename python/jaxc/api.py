@@ -154,10 +154,13 @@ class Compiled:
             raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
         self.function = executable[traced.name]
         self.out_avals = traced.out_avals
+        self._inline: bool | None = None  # small enough to run on the caller's thread (first run decides)
 
     def run(self, leaves: Sequence[Any]) -> Any:
         inputs = list(leaves) + self.traced.consts
-        outs = dispatch.run(self.function, inputs, self.out_avals, self.traced.label)
+        if self._inline is None:
+            self._inline = dispatch.runs_inline(inputs, self.out_avals)
+        outs = dispatch.run(self.function, inputs, self.out_avals, self.traced.label, inline=self._inline)
         return tree_util.tree_unflatten(self.traced.out_tree, outs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

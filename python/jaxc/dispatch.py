@@ -6,6 +6,13 @@ a task and returns at once; the task's results become the values of the
 so an input made by an earlier task is ready when a later one starts. The
 compiled call releases the GIL (ctypes), so Python keeps going meanwhile.
 
+Small programs (at most `INLINE_MAX_ELEMENTS` input and output elements)
+run on the calling thread when their device's executor has nothing pending:
+handing a task to the executor thread and waking the caller costs tens of
+microseconds, more than such a program runs. The semantics are the same
+(tasks of a device still run in order; an error still surfaces at the next
+synchronization), only the caller waits for the few microseconds of work.
+
 Eager primitives: ``apply_eager(prim, operands, params)`` looks up a kernel
 compiled once per (primitive, operand shapes and dtypes, parameters),
 
@@ -93,12 +100,20 @@ class Executor:
 
     def __init__(self, name: str) -> None:
         self._queue: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
+        self._pending = 0  # tasks submitted and not yet run
+        self._count_lock = threading.Lock()
         self._thread = threading.Thread(target=self._work, name=name, daemon=True)
         self._thread.start()
 
     def submit(self, task: Task) -> Task:
+        with self._count_lock:
+            self._pending += 1
         self._queue.put(task)
         return task
+
+    def idle(self) -> bool:
+        """Whether no submitted task is waiting or running."""
+        return self._pending == 0
 
     def _work(self) -> None:
         while True:
@@ -106,6 +121,8 @@ class Executor:
             if task is None:
                 return
             task.run()
+            with self._count_lock:
+                self._pending -= 1
 
 
 class Device:
@@ -146,12 +163,28 @@ def default_device() -> Device:
     return devices()[0]
 
 
+INLINE_MAX_ELEMENTS = 1 << 14
+
+
+def runs_inline(inputs: Sequence[Any], out_avals: Sequence[core.ShapedArray]) -> bool:
+    """Whether a program with these inputs (arrays, avals or scalars) and
+    results is small enough to run on the caller's thread."""
+    return (sum(getattr(x, "size", 1) for x in inputs) + sum(a.size for a in out_avals)
+            <= INLINE_MAX_ELEMENTS)
+
+
 def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
-        out_avals: Sequence[core.ShapedArray], what: str, device: Device | None = None) -> list[Any]:
-    """Enqueue `fn(*inputs)` on `device` and return its results as Arrays at once."""
+        out_avals: Sequence[core.ShapedArray], what: str, device: Device | None = None,
+        inline: bool = False) -> list[Any]:
+    """Enqueue `fn(*inputs)` on `device` and return its results as Arrays at
+    once; with `inline` (a small program) run it here if the device is idle."""
     device = device or _device_of(inputs)
     task = Task(fn, inputs, what, core.where())
-    device.executor.submit(task)
+    executor = device.executor
+    if inline and executor.idle():
+        task.run()
+    else:
+        executor.submit(task)
     pending = _Array._pending
     return [pending(aval, task, i, device) for i, aval in enumerate(out_avals)]
 
@@ -170,10 +203,12 @@ def _device_of(inputs: Sequence[Any]) -> Device:
 class Kernel:
     """A compiled one-primitive function and the avals of its results."""
 
-    __slots__ = ("function", "out_avals", "weak_out_avals", "name")
+    __slots__ = ("function", "out_avals", "weak_out_avals", "name", "inline")
 
-    def __init__(self, function: Any, out_avals: list[core.ShapedArray], name: str) -> None:
+    def __init__(self, function: Any, out_avals: list[core.ShapedArray], name: str,
+                 inline: bool = False) -> None:
         self.function = function
+        self.inline = inline
         self.out_avals = out_avals
         self.weak_out_avals = [core.ShapedArray(a.shape, a.dtype, True) for a in out_avals]
         self.name = name
@@ -197,7 +232,8 @@ def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> 
     if kernel is None:
         kernel = _compile_kernel(prim, avals, params, key)
     weak = prim.weak(avals, **params)
-    outs = run(kernel.function, arrays, kernel.weak_out_avals if weak else kernel.out_avals, prim.name)
+    outs = run(kernel.function, arrays, kernel.weak_out_avals if weak else kernel.out_avals, prim.name,
+               inline=kernel.inline)
     return outs if prim.multiple_results else outs[0]
 
 
@@ -228,7 +264,7 @@ def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], par
         except CompileError as error:
             raise core.JaxcTypeError(f"{core.where()}: cannot compile {prim.name} for "
                                      f"{', '.join(a.str_short() for a in avals)}: {error}") from None
-        kernel = Kernel(executable[name], out_avals, name)
+        kernel = Kernel(executable[name], out_avals, name, runs_inline(avals, out_avals))
         _KERNELS[key] = kernel
     return kernel
 

@@ -205,3 +205,19 @@ def test_lax_op_errors_name_the_op_and_the_types() -> None:
         lax.reshape(jnp.asarray(np.ones(2, np.float32)), (3,))
     with pytest.raises(TypeError, match="test_array.py:\\d+: transpose cannot be applied to"):
         lax.transpose(jnp.asarray(np.ones((2, 3), np.float32)), (0, 0))
+
+
+def test_small_programs_run_on_the_calling_thread_when_the_device_is_idle() -> None:
+    """A small jit program is done when the call returns (no executor
+    hand-off); a large one is still handed to the executor."""
+    f = jaxc.jit(lambda a: a * 2.0 + 1.0)
+    small = np.ones(8, np.float32)
+    f(small).block_until_ready()
+    y = f(small)
+    assert y.is_ready()
+    np.testing.assert_array_equal(np.asarray(y), 3 * small)
+    large = np.ones(dispatch.INLINE_MAX_ELEMENTS + 1, np.float32)
+    compiled = jaxc.jit(lambda a: a * 2.0 + 1.0).lower(large).compile()
+    z = compiled(large)
+    assert compiled._inline is False and next(iter(f._cache.values()))._inline is True
+    np.testing.assert_array_equal(np.asarray(z), 3 * large)

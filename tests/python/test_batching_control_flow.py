@@ -109,3 +109,17 @@ def test_vmap_of_grad_through_cond_and_scan():
     xs = np.array([-1.0, 0.5, 2.0], np.float32)
     loop = np.array([float(jaxc.grad(f)(x)) for x in xs], np.float32)
     np.testing.assert_allclose(jaxc.vmap(jaxc.grad(f))(xs), loop, rtol=1e-5)
+
+
+def test_a_collective_inside_a_cond_with_unbatched_operands_still_sees_the_lanes():
+    v, w = np.arange(4.0, dtype=np.float32), np.float32(2.0)
+    f = jaxc.vmap(lambda v, w: lax.cond(True, lambda u: lax.psum(u, "i"), lambda u: u, w) + v,
+                  in_axes=(0, None), axis_name="i")
+    np.testing.assert_allclose(f(v, w), 4 * w + v)
+
+
+def test_vmap_of_grad_of_a_psum_leaves_no_request_behind():
+    v = np.arange(4.0, dtype=np.float32)
+    g = jaxc.vmap(jaxc.grad(lambda x: lax.psum(x * x, "i")), axis_name="i")
+    # psum's cotangent is summed over the lanes, as JAX's psum transpose does
+    np.testing.assert_allclose(g(v), 2 * v * 4)

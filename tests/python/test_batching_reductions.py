@@ -25,9 +25,9 @@ def _ints(*shape, high=4):
 
 
 def _vmapped_ir(f, args, in_axes=0, out_axes=0) -> str:
-    """The derived @..._vmap function's text (after jaxc-batch)."""
+    """The public function's text after jaxc-batch (the request inlined)."""
     text = jaxc.jit(jaxc.vmap(f, in_axes=in_axes, out_axes=out_axes)).lower(*args).as_text("transformed")
-    start = text.index("_vmap(")
+    start = text.index("func.func @")
     return text[start:text.index("\n  }", start)]
 
 

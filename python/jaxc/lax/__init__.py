@@ -8,3 +8,5 @@ from ._ops import *  # noqa: F401,F403
 from ._ops import (GatherDimensionNumbers, ScatterDimensionNumbers, _with_weak, abs, max, min, pow,  # noqa: F401
                    round, slice)
 from ._control_flow import *  # noqa: F401,F403
+from ._parallel import (all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute,  # noqa: F401
+                        psum)
