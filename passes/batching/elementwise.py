@@ -19,8 +19,10 @@ UNARY = ("neg abs exp log sin cos tanh sqrt not sign exp2 expm1 log1p tan asin a
          "stop_gradient round is_finite convert bitcast_convert").split()
 BINARY = ("add sub mul div max min and or xor rem pow atan2 shift_left shift_right_logical "
           "shift_right_arithmetic nextafter compare").split()
-# op -> operand positions that may stay 0-d next to larger operands
-SCALAR_OPERANDS = {"jaxc.select": (0,), "jaxc.clamp": (0, 2), "jaxc.threefry2x32": (0, 1)}
+# op -> groups of operand positions that may stay 0-d next to larger
+# operands; a group stays 0-d only while all its members do (threefry's two
+# keys must have one type)
+SCALAR_OPERANDS = {"jaxc.select": ((0,),), "jaxc.clamp": ((0,), (2,)), "jaxc.threefry2x32": ((0, 1),)}
 
 
 def _elementwise(op, xs, batched, axis: Axis):
@@ -28,7 +30,8 @@ def _elementwise(op, xs, batched, axis: Axis):
     along the element shape; then the op itself."""
     shapes = [tuple(x.shape[1:]) if b else tuple(x.shape) for x, b in zip(xs, batched)]
     shape = max(shapes, key=len)
-    keep_scalar = SCALAR_OPERANDS.get(op.name, ())
+    keep_scalar = {i for group in SCALAR_OPERANDS.get(op.name, ())
+                   if all(not batched[i] and shapes[i] == () for i in group) for i in group}
     operands = []
     for i, (x, b, s) in enumerate(zip(xs, batched, shapes)):
         if not b and not (s == () and i in keep_scalar):
