@@ -91,16 +91,18 @@ def _yield(block: ir.Block, values: Sequence[ir.Value]) -> None:
         jd.YieldOp(list(values))
 
 
-def _batched_function(name: str, axis: Axis) -> str:
-    """`@<name>_batched`: every input and output gains a leading batch axis;
-    its body is `jaxc.vmap @name`, which a later round expands."""
-    scope = _scope()
-    module = module_of(scope.block.owner)
+def _batched_function(name: str, axis: Axis, mapped: Sequence[bool] | None = None) -> str:
+    """`@<name>_batched`: the inputs in `mapped` (default: all) and every
+    output gain a leading batch axis; its body is `jaxc.vmap @name`, which a
+    later round expands."""
+    module = module_of(_scope().block.owner)
     inputs, results = _function_inputs(name), _function_results(name)
+    mapped = [True] * len(inputs) if mapped is None else list(mapped)
     location = core.user_location()
-    fn, block = new_function(module, f"{name}_batched", [batched_type(t, axis.size) for t in inputs], location)
+    arg_types = [batched_type(t, axis.size) if m else t for t, m in zip(inputs, mapped)]
+    fn, block = new_function(module, f"{name}_batched", arg_types, location)
     with location, ir.InsertionPoint(block):
-        request = _vmap_op(name, list(block.arguments), [True] * len(inputs), results, axis)
+        request = _vmap_op(name, list(block.arguments), mapped, results, axis)
     finish_function(fn, block, list(request.results), location)
     return ir.StringAttr(fn.attributes["sym_name"]).value
 
@@ -229,7 +231,9 @@ def _jvp_request(op, xs, batched, axis: Axis):
     pair = [bp or bt for bp, bt in zip(batched[:n], batched[n:])]
     primals = _batched_where(xs[:n], batched[:n], pair, axis)
     tangents = _batched_where(xs[n:], batched[n:], pair, axis)
-    callee = _batched_function(referenced(op)[0], axis) if all(pair) else _partly_batched(op, pair, axis)
+    # only inputs whose primal or tangent is batched are mapped: a tangent that
+    # is the same in every lane needs no broadcast in forward mode
+    callee = _batched_function(referenced(op)[0], axis, pair)
     types = _result_types(op, axis)
     return _emit(lambda: jd.JvpOp(types, callee, [_value(x) for x in primals],
                                   [_value(x) for x in tangents])), [True] * len(op.results)
@@ -238,22 +242,6 @@ def _jvp_request(op, xs, batched, axis: Axis):
 def _batched_where(xs, batched, wanted, axis: Axis) -> list[Any]:
     """`xs` with the unbatched ones broadcast where `wanted`."""
     return [broadcast_batch(x, axis.size) if w and not b else x for x, b, w in zip(xs, batched, wanted)]
-
-
-def _partly_batched(op: ir.Operation, pair: Sequence[bool], axis: Axis) -> str:
-    """A jvp callee mapping only the inputs whose primal or tangent is
-    batched (the others stay as they are: their tangent is the same in every
-    lane, which forward mode handles without broadcasting)."""
-    name = referenced(op)[0]
-    module = module_of(_scope().block.owner)
-    inputs, results = _function_inputs(name), _function_results(name)
-    location = core.user_location()
-    arg_types = [batched_type(t, axis.size) if b else t for t, b in zip(inputs, pair)]
-    fn, block = new_function(module, f"{name}_batched", arg_types, location)
-    with location, ir.InsertionPoint(block):
-        request = _vmap_op(name, list(block.arguments), pair, results, axis)
-    finish_function(fn, block, list(request.results), location)
-    return ir.StringAttr(fn.attributes["sym_name"]).value
 
 
 def _vjp_request(op, xs, batched, axis: Axis):
