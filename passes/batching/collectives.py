@@ -38,7 +38,7 @@ from jaxc import lax
 from ..autodiff.ir_util import module_of, ops_named
 from ..autodiff.jvp import apply_op
 from .batch import (AXIS_OPS, BATCH, Axis, RuleError, batched_type, broadcast_batch, i64, integer,
-                    moveaxis, rebuild, same_op)
+                    moveaxis, rebuild)
 
 
 def _names(op: ir.Operation) -> list[str]:

@@ -32,7 +32,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from mlir import ir
-from mlir.dialects import func
 
 import jaxc.dialect as jd
 from jaxc import core, lax
