@@ -32,8 +32,8 @@ from mlir.dialects import func
 import jaxc.dialect as jd
 from jaxc import core
 
-from .ir_util import (RuleError, finish_function, functions, inline_call, module_of, new_function, ops_named,
-                      outline_region, symbol_name)
+from .ir_util import (RuleError, append_block, emit_op, finish_function, functions, inline_call, module_of,
+                      new_function, ops_named, outline_region, symbol_name)
 from .jvp import JVP_FULL, instantiate
 from .vjp import FORWARD, VJP
 
@@ -42,25 +42,12 @@ def _scope():
     return core.current_scope()
 
 
-def _emit(make) -> list[Any]:
-    """Build an op with `make()` at the end of the block being emitted and
-    return its results as tracers."""
-    scope = _scope()
-    with core.user_location(), ir.InsertionPoint(scope.block):
-        op = make()
-    return [scope.tracer(r) for r in op.results]
-
-
 def _values(xs: Sequence[Any]) -> list[ir.Value]:
     return [_scope().value(x) for x in xs]
 
 
 def _types(xs: Sequence[Any]) -> list[ir.Type]:
     return [_scope().value(x).type for x in xs]
-
-
-def _block(region: ir.Region, types: Sequence[ir.Type]) -> ir.Block:
-    return region.blocks.append(*types)
 
 
 def _request(kind, types, callee: str, primals, others) -> ir.Operation:
@@ -97,12 +84,12 @@ def _cond_jvp(op, xs, ts):
     def make():
         cond = jd.CondOp(types + types, _scope().value(index), _values(operands + tangents), len(branches))
         for region, name in zip(cond.regions, branches):
-            block = _block(region, arg_types)
+            block = append_block(region, arg_types)
             with ir.InsertionPoint(block):
                 request = _request(jd.JvpOp, types + types, name, block.arguments[:n], block.arguments[n:])
                 jd.YieldOp(list(request.results))
         return cond
-    outs = _emit(make)
+    outs = emit_op(make)
     return outs[:len(types)], outs[len(types):]
 
 
@@ -116,13 +103,13 @@ def _cond_vjp(op, xs, ys, cts):
     def make():
         cond = jd.CondOp(in_types, _scope().value(index), _values(operands + cts), len(branches))
         for region, name in zip(cond.regions, branches):
-            block = _block(region, in_types + out_types)
+            block = append_block(region, in_types + out_types)
             with ir.InsertionPoint(block):
                 request = _request(jd.VjpOp, out_types + in_types, name, block.arguments[:n],
                                    block.arguments[n:])
                 jd.YieldOp(list(request.results)[len(out_types):])
         return cond
-    return [None] + _emit(make)
+    return [None] + emit_op(make)
 
 
 # --- while ----------------------------------------------------------------
@@ -135,17 +122,17 @@ def _while_jvp(op, xs, ts):
 
     def make():
         loop = jd.WhileOp(types + types, _values(xs + tangents))
-        before = _block(loop.regions[0], types + types)
+        before = append_block(loop.regions[0], types + types)
         with ir.InsertionPoint(before):
             call = func.CallOp([ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))],
                                ir.FlatSymbolRefAttr.get(cond_fn), list(before.arguments[:n]))
             jd.YieldOp(list(call.results))
-        after = _block(loop.regions[1], types + types)
+        after = append_block(loop.regions[1], types + types)
         with ir.InsertionPoint(after):
             request = _request(jd.JvpOp, types + types, body_fn, after.arguments[:n], after.arguments[n:])
             jd.YieldOp(list(request.results))
         return loop
-    outs = _emit(make)
+    outs = emit_op(make)
     _inline_calls_to(cond_fn)
     return outs[:n], outs[n:]
 
@@ -205,7 +192,7 @@ def _scan_jvp(op, xs, ts):
 
     def make():
         scan = _scan(carry_types * 2 + y_types * 2, carry + t_carry, x_in + t_x, length, reverse)
-        block = _block(scan.regions[0], carry_types * 2 + x_types * 2)
+        block = append_block(scan.regions[0], carry_types * 2 + x_types * 2)
         args = list(block.arguments)
         c, tc, x, tx = (args[:n_carry], args[n_carry:2 * n_carry], args[2 * n_carry:2 * n_carry + n_x],
                         args[2 * n_carry + n_x:])
@@ -214,7 +201,7 @@ def _scan_jvp(op, xs, ts):
             m = len(body_out)
             jd.YieldOp(r[:n_carry] + r[m:m + n_carry] + r[n_carry:m] + r[m + n_carry:])
         return scan
-    outs = _emit(make)
+    outs = emit_op(make)
     n_y = len(y_types)
     primal = outs[:n_carry] + outs[2 * n_carry:2 * n_carry + n_y]
     tangent = outs[n_carry:2 * n_carry] + outs[2 * n_carry + n_y:]
@@ -233,12 +220,12 @@ def _scan_forward(op, xs):
     def make():
         scan = _scan(result_types + _stacked_types(carry_types, length), xs[:n_carry], xs[n_carry:], length,
                      reverse)
-        block = _block(scan.regions[0], carry_types + x_types)
+        block = append_block(scan.regions[0], carry_types + x_types)
         with ir.InsertionPoint(block):
             call = func.CallOp(body_out, ir.FlatSymbolRefAttr.get(body), list(block.arguments))
             jd.YieldOp(list(call.results) + list(block.arguments[:n_carry]))
         return scan
-    outs = _emit(make)
+    outs = emit_op(make)
     _inline_calls_to(body)
     return outs
 
@@ -259,7 +246,7 @@ def _scan_vjp(op, xs, ys, cts):
     def make():
         scan = _scan(carry_types + x_stacked_types, cts[:n_carry],
                      list(stacked_carries) + list(xs[n_carry:]) + cts[n_carry:], length, not reverse)
-        block = _block(scan.regions[0], carry_types * 2 + x_types + y_slice_types)
+        block = append_block(scan.regions[0], carry_types * 2 + x_types + y_slice_types)
         args = list(block.arguments)
         ct_c, c, x, ct_y = (args[:n_carry], args[n_carry:2 * n_carry], args[2 * n_carry:2 * n_carry + n_x],
                             args[2 * n_carry + n_x:])
@@ -267,7 +254,7 @@ def _scan_vjp(op, xs, ys, cts):
             r = list(_request(jd.VjpOp, body_out + carry_types + x_types, body, c + x, ct_c + ct_y).results)
             jd.YieldOp(r[len(body_out):])
         return scan
-    return _emit(make)
+    return emit_op(make)
 
 
 # --- calls and custom rules -----------------------------------------------
@@ -279,14 +266,14 @@ def _callee(op, attribute="callee") -> str:
 def _call_jvp(op, xs, ts):
     tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
     types = _result_types(op)
-    outs = _emit(lambda: _request(jd.JvpOp, types + types, _callee(op), _values(xs), _values(tangents)))
+    outs = emit_op(lambda: _request(jd.JvpOp, types + types, _callee(op), _values(xs), _values(tangents)))
     return outs[:len(types)], outs[len(types):]
 
 
 def _call_vjp(op, xs, ys, cts):
     cts = [instantiate(c, y) for c, y in zip(cts, ys)]
     types = _result_types(op)
-    outs = _emit(lambda: _request(jd.VjpOp, types + _types(xs), _callee(op), _values(xs), _values(cts)))
+    outs = emit_op(lambda: _request(jd.VjpOp, types + _types(xs), _callee(op), _values(xs), _values(cts)))
     return outs[len(types):]
 
 
@@ -315,7 +302,7 @@ def _custom_jvp_vjp(op, xs, ys, cts):
     zeros = [instantiate(None, x) for x in xs]
     tmap = _tangent_map(op)
     in_types = _types(xs)
-    outs = _emit(lambda: _request(jd.VjpOp, _result_types(op) + in_types * 2, tmap, _values(xs + zeros),
+    outs = emit_op(lambda: _request(jd.VjpOp, _result_types(op) + in_types * 2, tmap, _values(xs + zeros),
                                   _values(cts)))
     return outs[len(op.results) + len(xs):]
 

@@ -3,7 +3,7 @@ operands, outlining a region into a private function, inlining a call,
 unique symbol names, and the error type a rule raises."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from mlir import ir
 from mlir.dialects import func
@@ -161,6 +161,21 @@ def inline_call(call: ir.Operation, callee: ir.Operation) -> list[ir.Value]:
     copy.erase()
     call.erase()
     return returned
+
+
+def emit_op(make: Callable[[], ir.OpView]) -> list:
+    """Build an op with `make()` at the end of the block being emitted (see
+    `jaxc.core.emitting`), at the current location; its results as tracers."""
+    from jaxc import core
+    scope = core.current_scope()
+    with core.user_location(), ir.InsertionPoint(scope.block):
+        op = make()
+    return [scope.tracer(r) for r in op.results]
+
+
+def append_block(region: ir.Region, types: Sequence[ir.Type]) -> ir.Block:
+    """A new block with arguments of `types` at the end of `region`."""
+    return region.blocks.append(*types)
 
 
 def is_float(type_: ir.Type) -> bool:

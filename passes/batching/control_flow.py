@@ -36,7 +36,8 @@ from mlir import ir
 import jaxc.dialect as jd
 from jaxc import core, lax
 
-from ..autodiff.ir_util import finish_function, functions, module_of, new_function, outline_region, referenced
+from ..autodiff.ir_util import (append_block, emit_op, finish_function, functions, module_of, new_function,
+                                outline_region, referenced)
 from .batch import BATCH, Axis, batched_all, batched_type, broadcast_batch, moveaxis
 
 
@@ -46,14 +47,6 @@ def _scope():
 
 def _value(x: Any) -> ir.Value:
     return _scope().value(x)
-
-
-def _emit(make) -> list[Any]:
-    """Build an op with `make()` at the end of the block being emitted; its results as tracers."""
-    scope = _scope()
-    with core.user_location(), ir.InsertionPoint(scope.block):
-        op = make()
-    return [scope.tracer(r) for r in op.results]
 
 
 def _vmap_op(callee: str, operands: Sequence[ir.Value], batched: Sequence[bool], result_types: Sequence[ir.Type],
@@ -78,11 +71,7 @@ def _function_inputs(name: str) -> list[ir.Type]:
 
 def _mapped(xs: Sequence[Any], batched: Sequence[bool], callee: str, axis: Axis) -> list[Any]:
     """`jaxc.vmap @callee(xs)` in the block being emitted."""
-    return _emit(lambda: _vmap_op(callee, [_value(x) for x in xs], batched, _function_results(callee), axis))
-
-
-def _block(region: ir.Region, types: Sequence[ir.Type]) -> ir.Block:
-    return region.blocks.append(*types)
+    return emit_op(lambda: _vmap_op(callee, [_value(x) for x in xs], batched, _function_results(callee), axis))
 
 
 def _yield(block: ir.Block, values: Sequence[ir.Value]) -> None:
@@ -124,12 +113,12 @@ def _cond(op, xs, batched, axis: Axis):
         cond = jd.CondOp([batched_type(t, axis.size) for t in types], _value(index),
                          [_value(x) for x in operands], len(branches))
         for region, name in zip(cond.regions, branches):
-            block = _block(region, arg_types)
+            block = append_block(region, arg_types)
             with ir.InsertionPoint(block):
                 request = _vmap_op(name, list(block.arguments), flags, types, axis)
             _yield(block, list(request.results))
         return cond
-    return _emit(make), [True] * len(op.results)
+    return emit_op(make), [True] * len(op.results)
 
 
 def _cond_batched_index(index, operands, flags, branches, axis: Axis) -> list[Any]:
@@ -159,12 +148,12 @@ def _while(op, xs, batched, axis: Axis):
 
     def make():
         loop = jd.WhileOp(types, [_value(x) for x in carry])
-        before = _block(loop.regions[0], types)
+        before = append_block(loop.regions[0], types)
         with core.emitting(before, location) as e:
             pred = _mapped([e.wrap(a) for a in before.arguments], flags, cond_fn, axis)[0]
             any_lane = lax.reduce_or(pred, (0,)).value
         _yield(before, [any_lane])
-        body = _block(loop.regions[1], types)
+        body = append_block(loop.regions[1], types)
         with core.emitting(body, location) as e:
             args = [e.wrap(a) for a in body.arguments]
             pred = _mapped(args, flags, cond_fn, axis)[0]
@@ -173,13 +162,13 @@ def _while(op, xs, batched, axis: Axis):
                     for n, a in zip(new, args)]
         _yield(body, kept)
         return loop
-    return _emit(make), flags
+    return emit_op(make), flags
 
 
 # --- scan -----------------------------------------------------------------
 
 def _scan(op, xs, batched, axis: Axis):
-    n_init = _n_init(op)
+    n_init = _first_segment(op)
     body_fn = outline_region(op, 0, "scan_body")
     init = batched_all(xs[:n_init], batched[:n_init], axis.size)
     seqs = [moveaxis(x, 0, 1) if b else x for x, b in zip(xs[n_init:], batched[n_init:])]
@@ -195,17 +184,18 @@ def _scan(op, xs, batched, axis: Axis):
     def make():
         scan = jd.ScanOp(result_types, [_value(x) for x in init], [_value(x) for x in seqs], length,
                          reverse=op.attributes["reverse"] if "reverse" in op.attributes else None)
-        block = _block(scan.regions[0], body_types)
+        block = append_block(scan.regions[0], body_types)
         with ir.InsertionPoint(block):
             request = _vmap_op(body_fn, list(block.arguments), flags, unbatched_results, axis)
         _yield(block, list(request.results))
         return scan
-    outs = _emit(make)
+    outs = emit_op(make)
     ys = [moveaxis(y, 1, 0) for y in outs[n_init:]]
     return outs[:n_init] + ys, [True] * len(outs)
 
 
-def _n_init(op: ir.Operation) -> int:
+def _first_segment(op: ir.Operation) -> int:
+    """How many operands the first variadic group has (scan's init, a vjp's primals)."""
     return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[0]
 
 
@@ -234,7 +224,7 @@ def _jvp_request(op, xs, batched, axis: Axis):
     # is the same in every lane needs no broadcast in forward mode
     callee = _batched_function(referenced(op)[0], axis, pair)
     types = _result_types(op, axis)
-    return _emit(lambda: jd.JvpOp(types, callee, [_value(x) for x in primals],
+    return emit_op(lambda: jd.JvpOp(types, callee, [_value(x) for x in primals],
                                   [_value(x) for x in tangents])), [True] * len(op.results)
 
 
@@ -244,16 +234,12 @@ def _batched_where(xs, batched, wanted, axis: Axis) -> list[Any]:
 
 
 def _vjp_request(op, xs, batched, axis: Axis):
-    n = _n_primals(op)
+    n = _first_segment(op)
     operands = batched_all(xs, batched, axis.size)  # every primal mapped: input cotangents are per lane
     callee = _batched_function(referenced(op)[0], axis)
     types = _result_types(op, axis)
-    return _emit(lambda: jd.VjpOp(types, callee, [_value(x) for x in operands[:n]],
+    return emit_op(lambda: jd.VjpOp(types, callee, [_value(x) for x in operands[:n]],
                                   [_value(x) for x in operands[n:]])), [True] * len(op.results)
-
-
-def _n_primals(op: ir.Operation) -> int:
-    return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[0]
 
 
 def _custom_jvp_call(op, xs, batched, axis: Axis):
@@ -261,7 +247,7 @@ def _custom_jvp_call(op, xs, batched, axis: Axis):
     callee = _batched_function(referenced(op)[0], axis)
     rule = _batched_function(ir.FlatSymbolRefAttr(op.attributes["jvp"]).value, axis)
     types = _result_types(op, axis)
-    return _emit(lambda: jd.CustomJvpCallOp(types, callee, rule, [_value(x) for x in operands])), \
+    return emit_op(lambda: jd.CustomJvpCallOp(types, callee, rule, [_value(x) for x in operands])), \
         [True] * len(op.results)
 
 
@@ -271,7 +257,7 @@ def _custom_vjp_call(op, xs, batched, axis: Axis):
     fwd = _batched_function(ir.FlatSymbolRefAttr(op.attributes["fwd"]).value, axis)
     bwd = _batched_function(ir.FlatSymbolRefAttr(op.attributes["bwd"]).value, axis)
     types = _result_types(op, axis)
-    return _emit(lambda: jd.CustomVjpCallOp(types, callee, fwd, bwd, [_value(x) for x in operands])), \
+    return emit_op(lambda: jd.CustomVjpCallOp(types, callee, fwd, bwd, [_value(x) for x in operands])), \
         [True] * len(op.results)
 
 
