@@ -20,8 +20,8 @@ collectives naming it) are in `AXIS_OPS` and always go to their rule.
             : (tensor<3x8xf32>, tensor<3xf32>) -> tensor<8x3xf32>
   ->
     func.func private @f_vmap(%xs: tensor<3x8xf32>, %w: tensor<3xf32>) -> tensor<8x3xf32> {
-      %0 = jaxc.transpose %xs, permutation = [1, 0] : tensor<3x8xf32> -> tensor<8x3xf32>
-      %1 = jaxc.broadcast_in_dim %w, dims = [1] : tensor<3xf32> -> tensor<8x3xf32>
+      %0 = jaxc.transpose %xs, perm = [1, 0] : tensor<3x8xf32> -> tensor<8x3xf32>
+      %1 = jaxc.broadcast_in_dim %w, dims = [1] : (tensor<3xf32>) -> tensor<8x3xf32>
       %2 = jaxc.mul %0, %1 : tensor<8x3xf32>
       return %2 : tensor<8x3xf32>
     }

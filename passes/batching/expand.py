@@ -2,13 +2,13 @@
 function, innermost first, until none is left.
 
     func.func private @dot(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> {
-      %0 = jaxc.dot_general %x, %w, contracting_dims = [0] x [0] : ...
+      %0 = jaxc.dot_general %x, %w, batch = [] x [], contract = [0] x [0] : ...
       return %0 : tensor<f32>
     }
     %y = jaxc.vmap @dot(%m, %w) in_axes = [0, -1] out_axes = [0] axis_size = 4
            : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4xf32>
   ->
-    %y = jaxc.dot_general %m, %w, contracting_dims = [1] x [0] : ... -> tensor<4xf32>
+    %y = jaxc.dot_general %m, %w, batch = [] x [], contract = [1] x [0] : ... -> tensor<4xf32>
 
 A request is ready when its callee reaches no vmap request (through calls,
 requests and custom rules). Expanding it derives `@f_vmap` once per (callee,
