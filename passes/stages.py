@@ -1,4 +1,4 @@
-"""Stages: the named points of the CPU pipeline, defined once as data.
+"""Stages: the named points of the CPU and CUDA pipelines, defined once as data.
 
 A stage is a name, the pipeline that produces it from the stage before, and
 a one-line description. `jaxc-opt --stage=NAME` runs every stage up to and
@@ -21,10 +21,23 @@ pinned ``llc -O3`` for the host CPU.
     llvm          LLVM dialect; functions carry llvm.emit_c_interface
     llvmir        LLVM IR text
     asm           x86-64 assembly
+
+The CUDA target (`target_stages("cuda", chip)`, docs/gpu.md) shares the
+stages up to `bufferized`, then:
+
+    gpu           loop nests outlined into gpu.module kernels, launched with
+                  gpu.launch_func; host buffers in CUDA managed memory
+    nvvm          kernels in the NVVM/LLVM dialects with an #nvvm.target for
+                  the chip; host code in the LLVM dialect
+    ptx           the PTX of every kernel module (text, from libdevice-linked LLVM)
+    binary        every gpu.module serialized (cubin from ptxas when there is
+                  one, else PTX the driver compiles) into a gpu.binary
+    llvmir        the host's LLVM IR, the binaries embedded
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import subprocess
 from typing import Any, Callable, Sequence
@@ -33,7 +46,9 @@ from mlir import ir
 
 from . import pipeline
 
-MLIR, LLVMIR, ASM = "mlir", "llvmir", "asm"
+MLIR, LLVMIR, ASM, PTX = "mlir", "llvmir", "asm", "ptx"
+TARGETS = ("cpu", "cuda")
+DEFAULT_CHIP = "sm_90"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +58,7 @@ class Stage:
     name: str
     passes: tuple[str, ...]
     description: str
-    kind: str = MLIR  # MLIR (a pass pipeline), LLVMIR or ASM (text, not IR)
+    kind: str = MLIR  # MLIR (a pass pipeline); LLVMIR, ASM or PTX (text, not IR)
 
     def pipeline_text(self) -> str:
         """The stage's passes as one textual pipeline (empty for no passes)."""
@@ -90,27 +105,123 @@ CPU_STAGES: tuple[Stage, ...] = (
 )
 
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in CPU_STAGES)
+_SHARED_STAGES = CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1]
+
+GPU_BLOCK_SIZE = 256  # threads per block of every kernel
+
+# Host lowering after the kernels are NVVM: the CPU `llvm` stage's math
+# handling, then the gpu ops become calls into MLIR's CUDA runtime wrappers.
+_CUDA_HOST_TO_LLVM = (
+    "func.func(llvm-request-c-wrappers)",
+    "math-extend-to-supported-types",
+    "jaxc-expm1-log1p-to-libm",
+    "convert-math-to-funcs",
+    "convert-math-to-llvm{approximate-log1p=false}",
+    "convert-math-to-libm",
+    "expand-strided-metadata",
+    "lower-affine",  # expand-strided-metadata makes affine.apply of subview offsets
+    "gpu-to-llvm",
+    "finalize-memref-to-llvm",
+    "convert-to-llvm",
+    "reconcile-unrealized-casts",
+    "canonicalize", "cse")
+
+
+@functools.lru_cache(maxsize=None)
+def cuda_stages(chip: str = "sm_90") -> tuple[Stage, ...]:
+    """The stages for an NVIDIA GPU of compute capability `chip` (checked
+    against `gpu.targets.CHIP_PTX`; a `StageError` lists the valid ones)."""
+    from .gpu import targets
+
+    try:
+        features = targets.ptx_features(chip)
+    except targets.GpuTargetError as error:
+        raise StageError(str(error)) from None
+    return _SHARED_STAGES + (
+        Stage("gpu", (
+            "jaxc-gpu-host-shared-memory",
+            "func.func(convert-linalg-to-parallel-loops)",
+            "jaxc-gpu-copy-kernels",
+            "jaxc-gpu-sequential-kernels",
+            "jaxc-gpu-linearize-parallel-loops",
+            f"func.func(scf-parallel-loop-tiling{{parallel-loop-tile-sizes={GPU_BLOCK_SIZE} "
+            "no-min-max-bounds})",
+            "func.func(gpu-map-parallel-loops)",
+            "func.func(convert-parallel-loops-to-gpu)",
+            "gpu-kernel-outlining",
+            "canonicalize", "cse"),
+              f"kernels in gpu.module ops ({GPU_BLOCK_SIZE} threads a block), launched by the host; "
+              "buffers in managed memory"),
+        Stage("nvvm", (
+            f"nvvm-attach-target{{chip={chip} features={features} O=3}}",
+            "lower-affine",
+            "convert-scf-to-cf",
+            "gpu.module(convert-gpu-to-nvvm)",
+            "gpu.module(canonicalize,cse,reconcile-unrealized-casts)",
+            *_CUDA_HOST_TO_LLVM),
+              f"kernels in the NVVM dialect for {chip} (PTX {features[4]}.{features[5:]}); "
+              "host code in the LLVM dialect"),
+        Stage("ptx", (), "the PTX of every kernel module (libdevice linked)", kind=PTX),
+        Stage("binary", (_module_to_binary(),),
+              "each gpu.module serialized to a gpu.binary: a cubin where ptxas is found, else PTX"),
+        Stage("llvmir", (), "the host's LLVM IR with the GPU binaries embedded", kind=LLVMIR),
+    )
+
+
+def _module_to_binary() -> str:
+    """`gpu-module-to-binary` with the CUDA toolkit found here: a cubin when
+    ptxas is there, else PTX (the driver compiles it when it is loaded)."""
+    from .gpu import targets
+
+    toolkit = targets.toolkit_path()
+    options = ["format=" + ("bin" if targets.ptxas_path() else "isa")]
+    if toolkit:
+        options.append(f"toolkit={toolkit}")
+    return f"gpu-module-to-binary{{{' '.join(options)}}}"
+
+
+def target_stages(target: str = "cpu", chip: str = "sm_90") -> tuple[Stage, ...]:
+    """Every stage of `target` ("cpu" or "cuda") in order."""
+    if target == "cpu":
+        return CPU_STAGES
+    if target == "cuda":
+        return cuda_stages(chip)
+    raise StageError(f"unknown target '{target}'; the targets are: {', '.join(TARGETS)}")
+
+
+GPU_ONLY_STAGES = ("gpu", "nvvm", "ptx", "binary")
+
+
+def target_of_stage(name: str) -> str:
+    """The target a stage name implies: "cuda" for the GPU-only stages, else "cpu"."""
+    return "cuda" if name in GPU_ONLY_STAGES else "cpu"
 
 
 class StageError(ValueError):
     """An unknown stage name, or a stage that failed (the message says which)."""
 
 
-def lookup_stage(name: str) -> Stage:
+def lookup_stage(name: str, target: str = "cpu", chip: str = "sm_90") -> Stage:
     """The stage called `name`; a `StageError` listing the valid names otherwise."""
-    for stage in CPU_STAGES:
+    table = target_stages(target, chip)
+    for stage in table:
         if stage.name == name:
             return stage
-    raise StageError(f"unknown stage '{name}'; the stages are: {', '.join(STAGE_NAMES)}")
+    names = ", ".join(stage.name for stage in table)
+    where = "" if target == "cpu" else f" of target '{target}'"
+    raise StageError(f"unknown stage '{name}'{where}; the stages are: {names}")
 
 
-def stages_between(first: str | None, last: str) -> list[Stage]:
+def stages_between(first: str | None, last: str, target: str = "cpu",
+                   chip: str = "sm_90") -> list[Stage]:
     """The stages after `first` (None: from the beginning) up to and including `last`."""
-    end = STAGE_NAMES.index(lookup_stage(last).name) + 1
-    start = 0 if first is None else STAGE_NAMES.index(lookup_stage(first).name) + 1
+    table = target_stages(target, chip)
+    names = [stage.name for stage in table]
+    end = names.index(lookup_stage(last, target, chip).name) + 1
+    start = 0 if first is None else names.index(lookup_stage(first, target, chip).name) + 1
     if start > end:
         raise StageError(f"stage '{last}' comes before stage '{first}'")
-    return list(CPU_STAGES[start:end])
+    return list(table[start:end])
 
 
 def mlir_pipeline_text(stages: Sequence[Stage]) -> str:
@@ -132,31 +243,37 @@ def build_stage_pass_manager(stage: Stage, context: ir.Context):
 
 def run_stages(module: ir.Module, last: str, *, first: str | None = None,
                each: Callable[[Stage, ir.Module | str], None] | None = None,
-               pass_managers: dict[str, Any] | None = None) -> ir.Module | str:
+               pass_managers: dict[str, Any] | None = None, target: str = "cpu",
+               chip: str = "sm_90") -> ir.Module | str:
     """Lower `module` (which is at stage `first`, None: traced) in place
     through stage `last`; returns the module, or the text for llvmir/asm.
 
     `each(stage, module_or_text)` is called after every stage. MLIR failures
     raise `ir.MLIRError` (diagnostics attached); text stages raise `StageError`.
-    `pass_managers` (stage name -> pass manager, for the module's context)
+    `pass_managers` (pipeline text -> pass manager, for the module's context)
     lets a caller that compiles many modules in one context build each
     stage's pass manager once.
     """
     result: ir.Module | str = module
-    for stage in stages_between(first, last):
-        if stage.name == "llvm":
+    for stage in stages_between(first, last, target, chip):
+        if stage.name in ("llvm", "nvvm"):
             check_llvm_lowerable(module)
         if stage.kind == MLIR:
+            key = stage.pipeline_text()
             if pass_managers is None:
                 pm = build_stage_pass_manager(stage, module.context)
-            elif stage.name in pass_managers:
-                pm = pass_managers[stage.name]
+            elif key in pass_managers:
+                pm = pass_managers[key]
             else:
-                pm = pass_managers[stage.name] = build_stage_pass_manager(stage, module.context)
+                pm = pass_managers[key] = build_stage_pass_manager(stage, module.context)
             if pm is not None:
                 pm.run(module.operation)
+            result = module
         elif stage.kind == LLVMIR:
             result = to_llvm_ir(module)
+        elif stage.kind == PTX:
+            from .gpu import serialize
+            result = serialize.ptx_text(module)
         else:
             result = to_asm(result if isinstance(result, str) else to_llvm_ir(module))
         if each is not None:
@@ -164,10 +281,33 @@ def run_stages(module: ir.Module, last: str, *, first: str | None = None,
     return result
 
 
+# Ops that LLVM IR translation takes besides the llvm dialect's own.
+_TRANSLATABLE = frozenset({"builtin.module", "gpu.binary", "gpu.launch_func"})
+
+
+def check_translatable(module: ir.Module) -> None:
+    """Refuse a module with an op LLVM IR translation does not take (a failed
+    translation crashes the LLVM 22.1.8 bindings instead of raising): a
+    `StageError` naming the first such op and its location."""
+    left: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if not op.name.startswith("llvm.") and op.name not in _TRANSLATABLE:
+            left.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if left:
+        raise StageError(f"{left[0].location}: the lowering left '{left[0].name}', which LLVM IR "
+                         "translation does not take (a gap in the pipeline for this target)")
+
+
 def to_llvm_ir(module: ir.Module) -> str:
     """LLVM IR text for a module in the LLVM dialect (translated in-process)."""
     from mlir.dialects import llvm
 
+    check_translatable(module)
     try:
         return str(llvm.translate_module_to_llvmir(module.operation))
     except Exception as error:  # noqa: BLE001 -- the bindings raise various types

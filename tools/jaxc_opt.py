@@ -47,6 +47,7 @@ examples:
   jaxc-opt --mlir-print-ir-after-all --jaxc-cleanup in.mlir
   jaxc-opt --stage=bufferized in.mlir                run the stages up to bufferized
   jaxc-opt --stages in.mlir                          print every stage
+  jaxc-opt --stages --target=cuda --chip=sm_80 in.mlir   ... down to the GPU's PTX
   jaxc-opt --run=f --arg='[[1,2],[3,4]]:f32' in.mlir  run @f on the CPU
   jaxc-opt --list-passes"""
 
@@ -82,6 +83,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
                          help="print every stage in order, each under a '// ===== stage: NAME' line")
     staging.add_argument("--list-stages", action="store_true",
                          help="list the stages with their pipelines and exit")
+    staging.add_argument("--target", choices=("cpu", "cuda"),
+                         help="the stages' target (default: cpu, or cuda when --stage names a "
+                              "GPU stage: gpu, nvvm, ptx, binary)")
+    staging.add_argument("--chip", metavar="SM", default=None,
+                         help="--target=cuda: the compute capability to compile for (default: sm_90)")
     staging.add_argument("--run", metavar="FUNC",
                          help="compile through the llvm stage, run @FUNC on the CPU, print its results")
     staging.add_argument("--input", dest="run_input", metavar="FILE.npz",
@@ -207,7 +213,7 @@ def select_pipeline(args: argparse.Namespace, pass_flags: list[tuple[str, str | 
     if staged or args.run_input is not None or args.run_args:
         try:
             return stage_runner.make_request(args.stage, args.stages, args.run, args.run_input,
-                                             args.run_args)
+                                             args.run_args, target=args.target, chip=args.chip)
         except ValueError as error:  # StageError included
             raise UsageError(str(error)) from None
     if args.pass_pipeline is not None and pass_flags:
@@ -397,7 +403,10 @@ def _main(argv: list[str]) -> int:
             return _fail(f"cannot list upstream passes: {error}")
         return 0
     if args.list_stages:
-        stage_runner.list_stages(sys.stdout)
+        try:
+            stage_runner.list_stages(sys.stdout, args.target or "cpu", args.chip)
+        except ValueError as error:  # StageError: an unsupported chip
+            return _fail(str(error))
         return 0
     try:
         request = select_pipeline(args, pass_flags)

@@ -39,8 +39,14 @@ class StageRequest:
 
 
 def make_request(stage: str | None, all_stages: bool, run: str | None,
-                 npz: str | None, arg_texts: list[str] | None) -> StageRequest:
+                 npz: str | None, arg_texts: list[str] | None, *, target: str | None = None,
+                 chip: str | None = None) -> StageRequest:
     """Check the options; raises `stage_table.StageError` or ValueError."""
+    if target is None:
+        target = stage_table.target_of_stage(stage) if stage is not None else "cpu"
+    if chip is not None and target != "cuda":
+        raise ValueError("'--chip' needs '--target=cuda' (or a GPU stage)")
+    chip = chip or stage_table.DEFAULT_CHIP
     chosen = [name for name, on in (("--stage", stage is not None), ("--stages", all_stages),
                                     ("--run", run is not None)) if on]
     if len(chosen) > 1:
@@ -50,11 +56,14 @@ def make_request(stage: str | None, all_stages: bool, run: str | None,
     if npz is not None and arg_texts:
         raise ValueError("give the arguments either with '--input FILE.npz' or with '--arg', not both")
     if run is not None:
+        if target != "cpu":
+            raise ValueError("'--run' runs on the CPU only; jit on a GPU device runs CUDA programs")
         request = StageRequest(stage_table.stages_between(None, "llvm"), run=run)
         request.inputs = _load_npz(npz) if npz is not None else [_split_arg(t) for t in arg_texts or []]
         return request
-    last = stage if stage is not None else stage_table.STAGE_NAMES[-1]
-    return StageRequest(stage_table.stages_between(None, last), print_each=all_stages)
+    table = stage_table.target_stages(target, chip)
+    last = stage if stage is not None else table[-1].name
+    return StageRequest(stage_table.stages_between(None, last, target, chip), print_each=all_stages)
 
 
 def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
@@ -100,7 +109,7 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
 
 
 def _run_stage(stage, module: ir.Module, previous_text: str, configure):
-    if stage.name == "llvm":
+    if stage.name in ("llvm", "nvvm"):
         stage_table.check_llvm_lowerable(module)
     if stage.kind == stage_table.MLIR:
         try:
@@ -115,6 +124,12 @@ def _run_stage(stage, module: ir.Module, previous_text: str, configure):
         return module
     if stage.kind == stage_table.LLVMIR:
         return stage_table.to_llvm_ir(module)
+    if stage.kind == stage_table.PTX:
+        from jaxc.passes.gpu import serialize
+        try:
+            return serialize.ptx_text(module)
+        except ValueError as error:  # SerializeError: no libdevice
+            raise stage_table.StageError(str(error)) from None
     return stage_table.to_asm(previous_text or stage_table.to_llvm_ir(module))
 
 
@@ -178,9 +193,9 @@ def _load_npz(path: str) -> list[np.ndarray]:
         raise ValueError(f"cannot read --input '{path}': {error}") from None
 
 
-def list_stages(out) -> None:
-    """``--list-stages``: each stage, its description and its pipeline."""
-    for stage in stage_table.CPU_STAGES:
+def list_stages(out, target: str = "cpu", chip: str | None = None) -> None:
+    """``--list-stages``: each stage of `target`, its description and its pipeline."""
+    for stage in stage_table.target_stages(target, chip or stage_table.DEFAULT_CHIP):
         out.write(f"{stage.name:<12} {stage.description}\n")
         if stage.kind == stage_table.MLIR and stage.passes:
             out.write(f"{'':<12}   {stage.pipeline_text()}\n")
