@@ -73,9 +73,11 @@ class Array(ArrayBase):
             if not info.min <= x <= info.max:
                 raise OverflowError(f"Python int {x} is too large for {np.dtype(dtype).name}")
         value = np.array(x, dtype=dtype, copy=True, order="C")
-        value.flags.writeable = False
         from .dispatch import default_device
-        return cls._ready(value, ShapedArray(value.shape, dtype, weak), device or default_device())
+        device = device or default_device()
+        value = device.place(value)
+        value.flags.writeable = False
+        return cls._ready(value, ShapedArray(value.shape, dtype, weak), device)
 
     # -- synchronization ---------------------------------------------------
 

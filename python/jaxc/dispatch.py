@@ -130,6 +130,13 @@ class Device:
 
     platform = "cpu"
     device_kind = "cpu"
+    target = "cpu"  # the stages' target (jaxc.passes.stages)
+    chip = "sm_90"  # unused on the CPU
+
+    @staticmethod
+    def place(value: np.ndarray) -> np.ndarray:
+        """`value` in this device's memory (the CPU: host memory, as it is)."""
+        return value
 
     def __init__(self, id: int) -> None:
         self.id = id
@@ -148,7 +155,39 @@ class Device:
         return f"CpuDevice(id={self.id})"
 
 
+class GpuDevice(Device):
+    """An NVIDIA GPU (CUDA device 0): programs compile for its chip and run
+    through MLIR's CUDA runtime wrappers; its arrays live in managed memory."""
+
+    platform = "gpu"
+    target = "cuda"
+
+    def __init__(self, id: int, ordinal: int) -> None:
+        from jaxc.runtime import cuda
+        super().__init__(id)
+        self.ordinal = ordinal
+        self.device_kind = cuda.device_name(ordinal)
+        self.chip = cuda.chip(ordinal)
+
+    @staticmethod
+    def place(value: np.ndarray) -> np.ndarray:
+        from jaxc.runtime import cuda
+        return cuda.to_managed(value)
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            with self._lock:
+                if self._executor is None:
+                    self._executor = Executor(f"jaxc-gpu-{self.id}")
+        return self._executor
+
+    def __repr__(self) -> str:
+        return f"CudaDevice(id={self.id})"
+
+
 _DEVICES: list[Device] = []
+_GPU_DEVICES: list[GpuDevice] = []
 
 
 def devices() -> list[Device]:
@@ -157,6 +196,14 @@ def devices() -> list[Device]:
     while len(_DEVICES) < wanted:
         _DEVICES.append(Device(len(_DEVICES)))
     return _DEVICES[:wanted]
+
+
+def gpu_devices() -> list[GpuDevice]:
+    """The GPU devices: CUDA device 0 where a driver reports one, else none."""
+    from jaxc.runtime import cuda
+    if not _GPU_DEVICES and cuda.available():
+        _GPU_DEVICES.append(GpuDevice(0, 0))
+    return list(_GPU_DEVICES)
 
 
 def default_device() -> Device:
@@ -226,19 +273,20 @@ def kernel_cache_info() -> dict[str, int]:
 def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> Any:
     arrays = [x if type(x) is _Array else _Array._from_value(x) for x in operands]
     avals = [a.aval for a in arrays]
+    device = _device_of(arrays)
     key = (prim, *[a.strong for a in avals], *(sorted(params.items()) if params else ()),
-           config.jaxc_eager_opt_level)
+           config.jaxc_eager_opt_level, device.target)
     kernel = _KERNELS.get(key)
     if kernel is None:
-        kernel = _compile_kernel(prim, avals, params, key)
+        kernel = _compile_kernel(prim, avals, params, key, device)
     weak = prim.weak(avals, **params)
     outs = run(kernel.function, arrays, kernel.weak_out_avals if weak else kernel.out_avals, prim.name,
-               inline=kernel.inline)
+               device, inline=kernel.inline)
     return outs if prim.multiple_results else outs[0]
 
 
 def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], params: dict,
-                    key: tuple) -> Kernel:
+                    key: tuple, device: Device) -> Kernel:
     from jaxc.runtime import CompileError, compile_module
     ctx = core.context()
     name = "jaxc_" + prim.name.replace(".", "_")  # never a C library name (`sin`)
@@ -260,7 +308,8 @@ def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], par
         out_avals = [core.aval_of_type(r.type) for r in results]
         try:
             executable = compile_module(module.operation.get_asm(enable_debug_info=True),
-                                        opt_level=min(config.jaxc_eager_opt_level, 3))
+                                        opt_level=min(config.jaxc_eager_opt_level, 3),
+                                        target=device.target, chip=device.chip)
         except CompileError as error:
             raise core.JaxcTypeError(f"{core.where()}: cannot compile {prim.name} for "
                                      f"{', '.join(a.str_short() for a in avals)}: {error}") from None

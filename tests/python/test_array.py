@@ -179,8 +179,13 @@ def test_devices_and_device_put() -> None:
     assert jaxc.block_until_ready(tree) is tree
     with pytest.raises(TypeError, match="is not a device"):
         jaxc.device_put(np.ones(2), "gpu")
-    with pytest.raises(RuntimeError, match="unknown backend 'gpu'"):
-        jaxc.devices("gpu")
+    with pytest.raises(RuntimeError, match="unknown backend 'tpu'"):
+        jaxc.devices("tpu")
+    from jaxc.runtime import cuda
+    if not cuda.available():  # a GPU machine lists its GPU (tests/python/test_gpu.py)
+        assert all(d.platform == "cpu" for d in devices)
+        with pytest.raises(RuntimeError, match="backend 'gpu' requested, but no GPU is present"):
+            jaxc.devices("gpu")
 
 
 def test_eager_kernels_are_compiled_once_per_signature() -> None:

@@ -129,8 +129,9 @@ class Function:
     def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}() takes {len(self.args)} arguments, got {len(args)}")
-        inputs = [self._check(i, spec, value) for i, (spec, value) in enumerate(zip(self.args, args))]
-        outputs = [np.empty(spec.shape, dtype) for spec, dtype in zip(self.results, self._out_dtypes)]
+        inputs = [self._place(self._check(i, spec, value))
+                  for i, (spec, value) in enumerate(zip(self.args, args))]
+        outputs = [self._empty(spec.shape, dtype) for spec, dtype in zip(self.results, self._out_dtypes)]
         desc, slots = self._desc, self._slots
         with self._lock:
             for slot, array in zip(slots, inputs + outputs):
@@ -139,6 +140,13 @@ class Function:
         if self._view_results:
             outputs = [out.view(spec.dtype) for out, spec in zip(outputs, self.results)]
         return tuple(outputs)
+
+    # Where buffers live: host memory here; `cuda.CudaFunction` uses managed memory.
+    _empty = staticmethod(np.empty)
+
+    @staticmethod
+    def _place(array: np.ndarray) -> np.ndarray:
+        return array
 
     def _check(self, index: int, spec: ArgSpec, value: Any) -> np.ndarray:
         """`value` as a C-contiguous array of `spec`'s shape and dtype (never cast)."""
@@ -158,7 +166,8 @@ class Executable:
     """A module compiled by the execution engine; ``exe["f"]`` is a `Function`."""
 
     def __init__(self, engine: Any, module: ir.Module,
-                 signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]]) -> None:
+                 signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
+                 function_class: type = Function) -> None:
         self.engine = engine
         self.module = module  # the LLVM-dialect module (keeps its context alive)
         self.functions: dict[str, Function] = {}
@@ -166,7 +175,7 @@ class Executable:
             address = engine.raw_lookup("_mlir_ciface_" + name)
             if not address:
                 raise CompileError(f"function '{name}' has no C interface after compilation")
-            self.functions[name] = Function(name, address, args, results, self)
+            self.functions[name] = function_class(name, address, args, results, self)
 
     def __getitem__(self, name: str) -> Function:
         try:
@@ -183,22 +192,24 @@ class Executable:
 # Compilation
 # ----------------------------------------------------------------------------
 
-_CACHE: dict[tuple[str, str | None, int], Executable] = {}
+_CACHE: dict[tuple, Executable] = {}
 _CACHE_LOCK = threading.Lock()
 compile_count = 0  # how many modules were actually compiled (tests check the cache)
 
 
 def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
-                   opt_level: int = 3) -> Executable:
+                   opt_level: int = 3, target: str = "cpu", chip: str = "sm_90") -> Executable:
     """Compile `module` (text or `ir.Module`, at stage `first_stage`; None:
-    traced) through the `llvm` stage and JIT it. The same text is compiled
-    only once per process. Raises `CompileError`."""
+    traced) through the `llvm` stage and JIT it; for ``target="cuda"``
+    through the `binary` stage for `chip`, linked to MLIR's CUDA runtime
+    wrappers (`jaxc.runtime.cuda`). The same text is compiled only once per
+    process and target. Raises `CompileError`."""
     text = module if isinstance(module, str) else str(module)
-    key = (text, first_stage, opt_level)
+    key = (text, first_stage, opt_level, target, chip if target == "cuda" else None)
     with _CACHE_LOCK:
         executable = _CACHE.get(key)
         if executable is None:
-            executable = _compile(text, first_stage, opt_level)
+            executable = _compile(text, first_stage, opt_level, target, chip)
             _CACHE[key] = executable
     return executable
 
@@ -206,7 +217,8 @@ def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
 _COMPILE_CONTEXT: dict[str, Any] = {}  # "context" and its stage "pass_managers", made once
 
 
-def _compile(text: str, first_stage: str | None, opt_level: int) -> Executable:
+def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "cpu",
+             chip: str = "sm_90") -> Executable:
     """Parse and lower `text` in the one compile context (creating a context
     and the stages' pass managers costs more than lowering a small module);
     callers hold `_CACHE_LOCK`."""
@@ -220,31 +232,46 @@ def _compile(text: str, first_stage: str | None, opt_level: int) -> Executable:
         try:
             module = ir.Module.parse(text, context)
             signatures = function_signatures(module)
-            stages.run_stages(module, "llvm", first=first_stage,
-                              pass_managers=_COMPILE_CONTEXT["pass_managers"])
+            stages.run_stages(module, "llvm" if target == "cpu" else "binary", first=first_stage,
+                              pass_managers=_COMPILE_CONTEXT["pass_managers"],
+                              target=target, chip=chip)
+            stages.check_translatable(module)
         except ir.MLIRError as error:
-            raise CompileError("cannot compile the module for the CPU",
+            raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}",
                                _format_error(error, diags)) from None
         except (pipeline.PipelineError, stages.StageError) as error:
-            raise CompileError(f"cannot compile the module for the CPU: {error}",
+            raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}: {error}",
                                "\n".join(diags)) from None
-    return jit_lowered(module, signatures, opt_level=opt_level)
+    if target == "cpu":
+        return jit_lowered(module, signatures, opt_level=opt_level)
+    from . import cuda
+    return jit_lowered(module, signatures, opt_level=opt_level, shared_libs=cuda.runtime_libraries(),
+                       function_class=cuda.CudaFunction, initialize=True)
+
+
+_DEVICE_NAMES = {"cpu": "CPU", "cuda": "GPU"}
 
 
 def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
-                *, opt_level: int = 3) -> Executable:
-    """JIT a module already at the `llvm` stage. `signatures` come from
-    `function_signatures` of the module *before* lowering. Not cached."""
+                *, opt_level: int = 3, shared_libs: list[str] | None = None,
+                function_class: type = Function, initialize: bool = False) -> Executable:
+    """JIT a module already at the `llvm` stage (CUDA: `binary`). `signatures`
+    come from `function_signatures` of the module *before* lowering. Not cached.
+    `initialize` runs the module's global constructors (a CUDA program's
+    constructors load its kernels with ``mgpuModuleLoad``)."""
     global compile_count
     from mlir.execution_engine import ExecutionEngine
 
     try:
-        engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=runtime_libraries(),
+        engine = ExecutionEngine(module, opt_level=opt_level,
+                                 shared_libs=runtime_libraries() if shared_libs is None else shared_libs,
                                  enable_object_dump=False)
+        if initialize:
+            engine.initialize()
     except Exception as error:  # noqa: BLE001 -- the bindings raise RuntimeError and others
         raise CompileError(f"the execution engine rejected the module: {error}") from None
     compile_count += 1
-    return Executable(engine, module, signatures)
+    return Executable(engine, module, signatures, function_class)
 
 
 def function_signatures(module: ir.Module) -> dict[str, tuple[list[ArgSpec], list[ArgSpec]]]:
