@@ -135,6 +135,21 @@ def batching() -> None:
           [round(float(d), 6) for d in np.asarray(jax.jit(jax.vmap(jax.grad(f)))(xs))])
 
 
+def gpu() -> None:
+    section("NVIDIA GPUs: the same function as PTX (no GPU needed), and on a GPU if present")
+    x = jnp.linspace(-1.0, 1.0, 1000)
+    ptx = jax.jit(lambda v: jnp.tanh(v) * 2.0).lower(x).as_text(stage="ptx", chip="sm_90")
+    lines = [line for line in ptx.splitlines() if line.startswith((".version", ".target", "// -----"))]
+    print(f"as_text(stage='ptx'): {len(ptx.splitlines())} lines; per kernel module:")
+    print("\n".join("  " + line for line in lines))
+    gpus = [d for d in jax.devices() if d.platform == "gpu"]
+    if gpus:
+        y = jax.jit(lambda v: jnp.tanh(v) * 2.0)(jax.device_put(x, gpus[0]))
+        print(f"on {gpus[0]} ({gpus[0].device_kind}):", np.asarray(y)[:3].tolist())
+    else:
+        print("no CUDA GPU here: jax.devices() is", jax.devices())
+
+
 def main() -> None:
     start = time.perf_counter()
     eager()
@@ -143,6 +158,7 @@ def main() -> None:
     control_flow()
     derivatives()
     batching()
+    gpu()
     print(f"\n(tour done in {time.perf_counter() - start:.1f} s)")
 
 

@@ -153,6 +153,7 @@ class Compiled:
         except CompileError as error:
             raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
         self.function = executable[traced.name]
+        self._gpu_functions: dict[str, Any] = {}  # chip -> the program compiled for a GPU
         self.out_avals = traced.out_avals
         self._inline: bool | None = None  # small enough to run on the caller's thread (first run decides)
 
@@ -160,8 +161,25 @@ class Compiled:
         inputs = list(leaves) + self.traced.consts
         if self._inline is None:
             self._inline = dispatch.runs_inline(inputs, self.out_avals)
-        outs = dispatch.run(self.function, inputs, self.out_avals, self.traced.label, inline=self._inline)
+        device = dispatch._device_of(inputs)
+        function = self.function if device.target == "cpu" else self._gpu_function(device)
+        outs = dispatch.run(function, inputs, self.out_avals, self.traced.label, device,
+                            inline=self._inline)
         return tree_util.tree_unflatten(self.traced.out_tree, outs)
+
+    def _gpu_function(self, device: dispatch.Device) -> Any:
+        """The program compiled for `device`'s chip (once per chip)."""
+        from jaxc.runtime import CompileError, compile_module
+        function = self._gpu_functions.get(device.chip)
+        if function is None:
+            try:
+                executable = compile_module(self.traced.text(debug_info=True), target=device.target,
+                                            chip=device.chip)
+            except CompileError as error:
+                raise core.JaxcTypeError(f"{self.traced.label}: cannot compile for {device}: "
+                                         f"{error}") from None
+            function = self._gpu_functions[device.chip] = executable[self.traced.name]
+        return function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._jitted is None:
@@ -172,8 +190,8 @@ class Compiled:
                             "than it was lowered for")
         return self.run(leaves)
 
-    def as_text(self, stage: str = "traced") -> str:
-        return Lowered(self.traced).as_text(stage)
+    def as_text(self, stage: str = "traced", *, chip: str | None = None) -> str:
+        return Lowered(self.traced).as_text(stage, chip=chip)
 
 
 class Lowered:
@@ -184,12 +202,17 @@ class Lowered:
         self._jitted = jitted
         self._key = key
 
-    def as_text(self, stage: str = "traced", *, debug_info: bool = False) -> str:
-        """The module at `stage` (see `jaxc-opt --list-stages`)."""
+    def as_text(self, stage: str = "traced", *, debug_info: bool = False,
+                chip: str | None = None) -> str:
+        """The module at `stage` (see `jaxc-opt --list-stages`). The GPU stages
+        (`gpu`, `nvvm`, `ptx`, `binary`) lower for CUDA `chip` (default sm_90)."""
         from jaxc.passes import stages
-        names = [s.name for s in stages.CPU_STAGES]
+        names = [s.name for s in stages.CPU_STAGES + stages.cuda_stages()]
         if stage not in names:
-            raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(names)})")
+            raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(dict.fromkeys(names))})")
+        target = stages.target_of_stage(stage)
+        if chip is not None and target != "cuda":
+            raise ValueError(f"chip={chip!r} applies to the GPU stages only, not to {stage!r}")
         ctx = core.context()
         text = self.traced.text(debug_info=True)
         if stage == "traced":
@@ -198,13 +221,27 @@ class Lowered:
         context = make_context()
         module = ir.Module.parse(text, context)
         try:
-            result = stages.run_stages(module, stage)
-        except stages.StageError as error:
+            result = stages.run_stages(module, stage, target=target,
+                                       chip=chip or stages.DEFAULT_CHIP)
+        except (stages.StageError, ValueError) as error:
             raise core.JaxcTypeError(f"lowering {self.traced.name} to stage {stage!r}: {error}") from None
         del ctx
         if isinstance(result, str):
             return result
         return module.operation.get_asm(enable_debug_info=debug_info)
+
+    def export(self, path: Any, *, target: str = "cpu", chip: str | None = None) -> None:
+        """Compile ahead of time for `target` ("cpu", or "cuda" for `chip`,
+        default sm_90) and write one file that `jaxc_aot.load(path)` runs
+        without the compiler (docs/aot.md). The exported function is named
+        like the traced one and takes the flattened argument leaves."""
+        from jaxc.runtime import aot
+        from jaxc.passes import stages
+        if self.traced.consts:
+            raise ValueError(f"{self.traced.label}: cannot export a function that closes over "
+                             f"{len(self.traced.consts)} array(s); pass them as arguments")
+        aot.export_module(self.traced.text(debug_info=True), path, target=target,
+                          chip=chip or stages.DEFAULT_CHIP)
 
     def compile(self) -> Compiled:
         compiled = Compiled(self.traced, self._jitted)
@@ -375,9 +412,20 @@ def make_ir(fun: Callable, *, static_argnums: Any = (), static_argnames: Any = (
 # ---------------------------------------------------------------------------
 
 def devices(backend: str | None = None) -> list[dispatch.Device]:
-    if backend not in (None, "cpu"):
-        raise RuntimeError(f"unknown backend {backend!r}; available: cpu")
-    return dispatch.devices()
+    """The devices of `backend` ("cpu", "gpu"/"cuda"); None: the CPU devices,
+    then the GPU where a CUDA driver reports one (docs/gpu.md)."""
+    if backend is None:
+        return dispatch.devices() + dispatch.gpu_devices()
+    if backend == "cpu":
+        return dispatch.devices()
+    if backend in ("gpu", "cuda"):
+        gpus = dispatch.gpu_devices()
+        if not gpus:
+            raise RuntimeError(f"backend {backend!r} requested, but no GPU is present: the NVIDIA "
+                               "driver (libcuda.so.1) is not loadable or reports no device")
+        return gpus
+    raise RuntimeError(f"unknown backend {backend!r}; available: "
+                       + ", ".join(["cpu"] + (["gpu"] if dispatch.gpu_devices() else [])))
 
 
 def local_devices(backend: str | None = None) -> list[dispatch.Device]:
@@ -385,7 +433,7 @@ def local_devices(backend: str | None = None) -> list[dispatch.Device]:
 
 
 def device_count() -> int:
-    return len(dispatch.devices())
+    return len(devices())
 
 
 def default_backend() -> str:
@@ -403,7 +451,8 @@ def device_put(x: Any, device: dispatch.Device | None = None) -> Any:
         if isinstance(leaf, Array):
             if device is None or leaf.device is device:
                 return leaf
-            value = leaf._ready_value()
+            value = device.place(leaf._ready_value())
+            value.flags.writeable = False
             return Array._ready(value, leaf.aval, device)
         return Array._from_value(leaf, device=device)
     return tree_util.tree_map(put, x)
