@@ -123,6 +123,40 @@ def test_every_op_group_assembles_for_sm90(group):
     assert "@mgpuLaunchKernel" in host and "@mgpuModuleLoad" in host
 
 
+def _kernel_loops_pipeline() -> str:
+    """The `gpu` stage's passes up to (not including) the conversion to gpu
+    ops, without managed memory: loops shaped as the kernels will be, which
+    still lower and run on the CPU."""
+    passes = [p for p in stages.lookup_stage("gpu", "cuda").passes
+              if p != "jaxc-gpu-host-shared-memory"]
+    passes = passes[:passes.index("func.func(convert-parallel-loops-to-gpu)")]
+    return f"builtin.module({','.join(passes)},lower-affine,canonicalize,cse)"
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_kernel_shaped_loops_compute_the_expected_values_on_the_cpu(group):
+    """Runs the GPU passes' loop structure (copies and sequential code wrapped,
+    loops linearized, tiled by 256 with guards, mapped) on the CPU: the
+    index arithmetic of every kernel, checked against NumPy's values."""
+    from jaxc.passes import pipeline
+    from jaxc.runtime import cpu
+    cases = GROUPS[group]
+    text, args, _ = numerics.module_text(cases)
+    module = ir.Module.parse(text, make_context())
+    signatures = cpu.function_signatures(module)
+    stages.run_stages(module, "bufferized")
+    pipeline.build_pass_manager(pipeline.parse_pipeline(_kernel_loops_pipeline()),
+                                module.context).run(module.operation)
+    stages.run_stages(module, "llvm", first="loops")
+    outs = cpu.jit_lowered(module, signatures)["main"](*[a.copy() for a in args])
+    for case, got in zip(cases, outs):
+        if case.tol is None:
+            np.testing.assert_array_equal(got, case.expected, err_msg=case.id, strict=True)
+        else:
+            np.testing.assert_allclose(got, case.expected, rtol=case.tol[0], atol=case.tol[1],
+                                       equal_nan=True, err_msg=case.id)
+
+
 @NEEDS_PTXAS
 @pytest.mark.parametrize("group", ["unary-f32", "binary-f64", "reduce-f32", "dot-f16", "control"])
 def test_op_groups_assemble_for_sm80(group):
