@@ -246,6 +246,20 @@ def test_whole_programs_assemble(name):
     assemble_all([serialize.KernelPtx(m, c, t) for m, c, t in sections], "sm_90")
 
 
+@NEEDS_PTXAS
+def test_binary_stage_embeds_a_cubin_for_the_chip():
+    from mlir.dialects.gpu import ObjectAttr
+    module = group_module("unary-f32")
+    stages.run_stages(module, "binary", target="cuda", chip="sm_80")
+    binaries = [op.operation for op in module.body.operations if op.operation.name == "gpu.binary"]
+    assert binaries
+    for binary in binaries:
+        (attr,) = ir.ArrayAttr(binary.attributes["objects"])
+        obj = ObjectAttr(attr)
+        assert obj.object[:4] == b"\x7fELF" and 'chip = "sm_80"' in str(obj.target)
+    assert not [op for op in module.body.operations if op.operation.name == "gpu.module"]
+
+
 def test_whole_programs_and_op_groups_cover_every_lowering_rule():
     from jaxc.passes.lowering import RULES
 
