@@ -148,7 +148,7 @@ class Device:
         if self._executor is None:
             with self._lock:
                 if self._executor is None:
-                    self._executor = Executor(f"jaxc-cpu-{self.id}")
+                    self._executor = Executor(f"jaxc-{self.platform}-{self.id}")
         return self._executor
 
     def __repr__(self) -> str:
@@ -173,14 +173,6 @@ class GpuDevice(Device):
     def place(value: np.ndarray) -> np.ndarray:
         from jaxc.runtime import cuda
         return cuda.to_managed(value)
-
-    @property
-    def executor(self) -> Executor:
-        if self._executor is None:
-            with self._lock:
-                if self._executor is None:
-                    self._executor = Executor(f"jaxc-gpu-{self.id}")
-        return self._executor
 
     def __repr__(self) -> str:
         return f"CudaDevice(id={self.id})"
