@@ -109,22 +109,11 @@ _SHARED_STAGES = CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1]
 
 GPU_BLOCK_SIZE = 256  # threads per block of every kernel
 
-# Host lowering after the kernels are NVVM: the CPU `llvm` stage's math
-# handling, then the gpu ops become calls into MLIR's CUDA runtime wrappers.
-_CUDA_HOST_TO_LLVM = (
-    "func.func(llvm-request-c-wrappers)",
-    "math-extend-to-supported-types",
-    "jaxc-expm1-log1p-to-libm",
-    "convert-math-to-funcs",
-    "convert-math-to-llvm{approximate-log1p=false}",
-    "convert-math-to-libm",
-    "expand-strided-metadata",
-    "lower-affine",  # expand-strided-metadata makes affine.apply of subview offsets
-    "gpu-to-llvm",
-    "finalize-memref-to-llvm",
-    "convert-to-llvm",
-    "reconcile-unrealized-casts",
-    "canonicalize", "cse")
+# Host lowering after the kernels are NVVM: the CPU `llvm` stage, with the
+# gpu ops becoming calls into MLIR's CUDA runtime wrappers before memrefs do.
+_CPU_TO_LLVM = CPU_STAGES[STAGE_NAMES.index("llvm")].passes
+_CUDA_HOST_TO_LLVM = (*_CPU_TO_LLVM[:_CPU_TO_LLVM.index("finalize-memref-to-llvm")], "gpu-to-llvm",
+                      *_CPU_TO_LLVM[_CPU_TO_LLVM.index("finalize-memref-to-llvm"):])
 
 
 @functools.lru_cache(maxsize=None)
@@ -162,22 +151,10 @@ def cuda_stages(chip: str = "sm_90") -> tuple[Stage, ...]:
               f"kernels in the NVVM dialect for {chip} (PTX {features[4]}.{features[5:]}); "
               "host code in the LLVM dialect"),
         Stage("ptx", (), "the PTX of every kernel module (libdevice linked)", kind=PTX),
-        Stage("binary", (_module_to_binary(),),
+        Stage("binary", (targets.module_to_binary_pass(),),
               "each gpu.module serialized to a gpu.binary: a cubin where ptxas is found, else PTX"),
         Stage("llvmir", (), "the host's LLVM IR with the GPU binaries embedded", kind=LLVMIR),
     )
-
-
-def _module_to_binary() -> str:
-    """`gpu-module-to-binary` with the CUDA toolkit found here: a cubin when
-    ptxas is there, else PTX (the driver compiles it when it is loaded)."""
-    from .gpu import targets
-
-    toolkit = targets.toolkit_path()
-    options = ["format=" + ("bin" if targets.ptxas_path() else "isa")]
-    if toolkit:
-        options.append(f"toolkit={toolkit}")
-    return f"gpu-module-to-binary{{{' '.join(options)}}}"
 
 
 def target_stages(target: str = "cpu", chip: str = "sm_90") -> tuple[Stage, ...]:
@@ -256,8 +233,7 @@ def run_stages(module: ir.Module, last: str, *, first: str | None = None,
     """
     result: ir.Module | str = module
     for stage in stages_between(first, last, target, chip):
-        if stage.name in ("llvm", "nvvm"):
-            check_llvm_lowerable(module)
+        pm = None
         if stage.kind == MLIR:
             key = stage.pipeline_text()
             if pass_managers is None:
@@ -266,19 +242,32 @@ def run_stages(module: ir.Module, last: str, *, first: str | None = None,
                 pm = pass_managers[key]
             else:
                 pm = pass_managers[key] = build_stage_pass_manager(stage, module.context)
-            if pm is not None:
-                pm.run(module.operation)
-            result = module
-        elif stage.kind == LLVMIR:
-            result = to_llvm_ir(module)
-        elif stage.kind == PTX:
-            from .gpu import serialize
-            result = serialize.ptx_text(module)
-        else:
-            result = to_asm(result if isinstance(result, str) else to_llvm_ir(module))
+        result = run_stage(stage, module, result, pm)
         if each is not None:
             each(stage, result)
     return result
+
+
+def run_stage(stage: Stage, module: ir.Module, previous: ir.Module | str, pm) -> ir.Module | str:
+    """Run one stage on `module` (which is at the stage before; `previous` is
+    that stage's result, text for llvmir): an MLIR stage runs `pm` (its pass
+    manager, None when it has no passes) in place and returns the module; a
+    text stage returns its text. Raises `ir.MLIRError` or `StageError`."""
+    if stage.name in ("llvm", "nvvm"):
+        check_llvm_lowerable(module)
+    if stage.kind == MLIR:
+        if pm is not None:
+            pm.run(module.operation)
+        return module
+    if stage.kind == LLVMIR:
+        return to_llvm_ir(module)
+    if stage.kind == PTX:
+        from .gpu import serialize
+        try:
+            return serialize.ptx_text(module)
+        except serialize.SerializeError as error:  # no libdevice for the kernels' math
+            raise StageError(str(error)) from None
+    return to_asm(previous if isinstance(previous, str) else to_llvm_ir(module))
 
 
 # Ops that LLVM IR translation takes besides the llvm dialect's own.

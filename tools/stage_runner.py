@@ -87,8 +87,9 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
                 f"--run: no public function '@{request.run}' with a body (functions: {known})")
     parts: list[str] = []
     text = ""
+    result: ir.Module | str = module
     for i, stage in enumerate(request.stages):
-        result = _run_stage(stage, module, text, configure)
+        result = stage_table.run_stage(stage, module, result, _pass_manager(stage, module, configure))
         last = i == len(request.stages) - 1
         if isinstance(result, str):  # llvmir, asm (asm reads the llvmir text)
             text = result
@@ -108,29 +109,20 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
     return "".join(f"result {i}: {array_repr(r)}\n" for i, r in enumerate(results))
 
 
-def _run_stage(stage, module: ir.Module, previous_text: str, configure):
-    if stage.name in ("llvm", "nvvm"):
-        stage_table.check_llvm_lowerable(module)
-    if stage.kind == stage_table.MLIR:
-        try:
-            pm = stage_table.build_stage_pass_manager(stage, module.context)
-        except ValueError as error:  # pipeline.PipelineError
-            raise stage_table.StageError(f"stage '{stage.name}': {error}") from None
-        if pm is not None:
-            if configure is not None:
-                configure(pm)
-            sys.stderr.flush()
-            pm.run(module.operation)
-        return module
-    if stage.kind == stage_table.LLVMIR:
-        return stage_table.to_llvm_ir(module)
-    if stage.kind == stage_table.PTX:
-        from jaxc.passes.gpu import serialize
-        try:
-            return serialize.ptx_text(module)
-        except ValueError as error:  # SerializeError: no libdevice
-            raise stage_table.StageError(str(error)) from None
-    return stage_table.to_asm(previous_text or stage_table.to_llvm_ir(module))
+def _pass_manager(stage, module: ir.Module, configure):
+    """The stage's pass manager with jaxc-opt's printing options (`configure`);
+    None for a text stage or a stage without passes."""
+    if stage.kind != stage_table.MLIR:
+        return None
+    try:
+        pm = stage_table.build_stage_pass_manager(stage, module.context)
+    except ValueError as error:  # pipeline.PipelineError
+        raise stage_table.StageError(f"stage '{stage.name}': {error}") from None
+    if pm is not None:
+        if configure is not None:
+            configure(pm)
+        sys.stderr.flush()
+    return pm
 
 
 def array_repr(array: np.ndarray) -> str:

@@ -223,7 +223,7 @@ class Lowered:
         try:
             result = stages.run_stages(module, stage, target=target,
                                        chip=chip or stages.DEFAULT_CHIP)
-        except (stages.StageError, ValueError) as error:
+        except ValueError as error:  # StageError, an unsupported chip, a pipeline error
             raise core.JaxcTypeError(f"lowering {self.traced.name} to stage {stage!r}: {error}") from None
         del ctx
         if isinstance(result, str):
