@@ -27,20 +27,15 @@ from mlir import ir
 from mlir.dialects import arith, memref
 from mlir.passmanager import ExternalPass
 
+from ..autodiff.ir_util import ops_named
 from ..registry import register_pass
 from . import buffers, loops
 
 @register_pass("jaxc-gpu-copy-kernels",
                "turn memref.copy between device buffers into a parallel loop of loads and stores")
 def copy_kernels(op: ir.Operation, pass_: ExternalPass) -> None:
-    copies: list[ir.Operation] = []
-
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        if inner.name == "memref.copy" and not buffers.in_host_memory(inner.operands[0]):
-            copies.append(inner)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
+    copies = [copy for copy in ops_named(op, ["memref.copy"])
+              if not buffers.in_host_memory(copy.operands[0])]
     with op.context:
         for copy in copies:
             _to_loop(copy)

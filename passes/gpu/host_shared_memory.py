@@ -36,29 +36,23 @@ from mlir import ir
 from mlir.dialects import gpu, memref
 from mlir.passmanager import ExternalPass
 
+from ..autodiff.ir_util import ops_named
 from ..registry import register_pass
 
 
 @register_pass("jaxc-gpu-host-shared-memory",
                "allocate every host buffer (and a copy of every constant) in CUDA managed memory")
 def host_shared_memory(op: ir.Operation, pass_: ExternalPass) -> None:
-    found: dict[str, list[ir.Operation]] = {"memref.alloc": [], "memref.dealloc": [],
-                                            "memref.get_global": []}
-
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        if inner.name in found:
-            found[inner.name].append(inner)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
+    allocs, deallocs, constants = (ops_named(op, [name]) for name in (
+        "memref.alloc", "memref.dealloc", "memref.get_global"))
     with op.context:
-        for alloc in found["memref.alloc"]:
+        for alloc in allocs:
             _replace_alloc(alloc)
-        for dealloc in found["memref.dealloc"]:
+        for dealloc in deallocs:
             with ir.InsertionPoint(dealloc), dealloc.location:
                 _free(dealloc.operands[0])
             dealloc.erase()
-        for get_global in found["memref.get_global"]:
+        for get_global in constants:
             _copy_constant(get_global)
 
 

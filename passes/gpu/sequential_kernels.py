@@ -38,6 +38,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import ExternalPass
 
+from ..autodiff.ir_util import ops_named
 from ..registry import register_pass
 from . import buffers, loops
 
@@ -88,7 +89,7 @@ def _device_runs(block: ir.Block) -> list[list[ir.Operation]]:
 def _device_able(op: ir.Operation) -> bool:
     name = op.name
     if name in ("memref.load", "memref.store"):
-        return not buffers.in_host_memory(op.operands[0 if name == "memref.load" else 1])
+        return not _touches_host_memory(op)
     if name.startswith("math.") or (name.startswith("arith.") and name != "arith.constant"):
         return True
     if name in _CONTROL_OPS:
@@ -101,19 +102,16 @@ def _does_work(op: ir.Operation) -> bool:
     return op.name in ("memref.store", *_CONTROL_OPS)
 
 
+def _touches_host_memory(op: ir.Operation) -> bool:
+    """A load or store of a host buffer (a stack buffer or a global)."""
+    if op.name == "memref.load":
+        return buffers.in_host_memory(op.operands[0])
+    return op.name == "memref.store" and buffers.in_host_memory(op.operands[1])
+
+
 def _contains_host_work(root: ir.Operation) -> bool:
-    found = []
-
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        if inner.name in _STAYS_ON_HOST or (
-                inner.name in ("memref.load", "memref.store") and
-                buffers.in_host_memory(inner.operands[0 if inner.name == "memref.load" else 1])):
-            found.append(inner)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
-    return bool(found)
+    return any(inner.name in _STAYS_ON_HOST or _touches_host_memory(inner)
+               for inner in ops_named(root, [*_STAYS_ON_HOST, "memref.load", "memref.store"]))
 
 
 def _split_at_host_uses(run: list[ir.Operation]) -> list[list[ir.Operation]]:

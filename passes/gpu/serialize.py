@@ -42,16 +42,7 @@ def check_libdevice(module: ir.Module) -> None:
 
     module.operation.walk(visit)
     if calls:
-        raise SerializeError(f"kernels call libdevice's {calls[0]}, but "
-                             + str(_missing_toolkit()))
-
-
-def _missing_toolkit() -> targets.GpuTargetError:
-    try:
-        targets.require_toolkit()
-    except targets.GpuTargetError as error:
-        return error
-    raise AssertionError("unreachable: a toolkit was found")
+        raise SerializeError(f"kernels call libdevice's {calls[0]}, but {targets.MISSING_TOOLKIT}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,11 +60,9 @@ def kernel_ptx(module: ir.Module) -> list[KernelPtx]:
 
     check_libdevice(module)
     copy = module.operation.clone()
-    toolkit = targets.toolkit_path()
-    options = "format=isa" + (f" toolkit={toolkit}" if toolkit else "")
     try:
         with module.context:
-            PassManager.parse(f"builtin.module(gpu-module-to-binary{{{options}}})").run(copy)
+            PassManager.parse(f"builtin.module({targets.module_to_binary_pass('isa')})").run(copy)
         kernels = []
         for op in copy.regions[0].blocks[0].operations:
             if op.operation.name != "gpu.binary":

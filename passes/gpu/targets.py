@@ -73,12 +73,16 @@ def ptxas_path() -> str | None:
     return shutil.which("ptxas")
 
 
-def require_toolkit() -> str:
-    """`toolkit_path()`, or a `GpuTargetError` saying how to get one."""
-    root = toolkit_path()
-    if root is None:
-        raise GpuTargetError(
-            "no CUDA toolkit with libdevice found (kernels call libdevice for exp, sin, ...): "
-            "`pip install nvidia-cuda-nvcc-cu12` (make test does), or set "
-            f"{ENV_TOOLKIT} to a CUDA toolkit root")
-    return root
+MISSING_TOOLKIT = ("no CUDA toolkit with libdevice found (kernels call libdevice for exp, sin, "
+                   "...): `pip install nvidia-cuda-nvcc-cu12` (make test does), or set "
+                   f"{ENV_TOOLKIT} to a CUDA toolkit root")
+
+
+def module_to_binary_pass(output: str | None = None) -> str:
+    """`gpu-module-to-binary` with the CUDA toolkit found here (libdevice,
+    ptxas). `output` is its format; None: a cubin ("bin") when ptxas is
+    there, else PTX ("isa"), which the driver compiles when it loads it."""
+    if output is None:
+        output = "bin" if ptxas_path() else "isa"
+    toolkit = toolkit_path()
+    return f"gpu-module-to-binary{{format={output}{f' toolkit={toolkit}' if toolkit else ''}}}"
