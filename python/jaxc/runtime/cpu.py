@@ -24,34 +24,22 @@ import os
 import threading
 from typing import Any, Sequence
 
+import jaxc_aot
 import numpy as np
+from jaxc_aot import BF16_BITS, c_strides as _c_strides
 from mlir import ir
 
-try:  # NumPy has no bfloat16; ml_dtypes (JAX's) does, when it is installed
-    import ml_dtypes as _ml_dtypes
-except ImportError:  # pragma: no cover - depends on the environment
-    _ml_dtypes = None
-
-# MLIR element type -> NumPy dtype. Signless integers are signed (dialect
-# convention); bf16 travels as its 16 raw bits (see `bf16_dtype`).
-_DTYPES = {
-    "f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-    "i1": np.dtype(np.bool_),
-    "i8": np.dtype(np.int8), "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
-    "si8": np.dtype(np.int8), "si16": np.dtype(np.int16),
-    "si32": np.dtype(np.int32), "si64": np.dtype(np.int64),
-    "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16),
-    "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64),
-}
-BF16_BITS = np.dtype(np.uint16)
+# MLIR element type -> NumPy dtype: the table of the AOT loader, which
+# calls compiled functions the same way (bf16 travels as its 16 raw bits,
+# see `bf16_dtype`).
+_DTYPES = jaxc_aot.DTYPES
 
 
 def bf16_dtype() -> np.dtype:
     """The dtype of bf16 results: ``ml_dtypes.bfloat16`` when ml_dtypes is
     installed, else ``uint16`` holding the raw bits (bf16 = the top half of an
     f32: ``(x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)``)."""
-    return np.dtype(_ml_dtypes.bfloat16) if _ml_dtypes is not None else BF16_BITS
+    return jaxc_aot.BF16
 
 
 def numpy_dtype(element_type: str) -> np.dtype:
@@ -129,7 +117,7 @@ class Function:
     def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}() takes {len(self.args)} arguments, got {len(args)}")
-        inputs = [self._place(self._check(i, spec, value))
+        inputs = [self._place(jaxc_aot.checked_argument(self.name, i, spec, value))
                   for i, (spec, value) in enumerate(zip(self.args, args))]
         outputs = [self._empty(spec.shape, dtype) for spec, dtype in zip(self.results, self._out_dtypes)]
         desc, slots = self._desc, self._slots
@@ -146,19 +134,6 @@ class Function:
 
     @staticmethod
     def _place(array: np.ndarray) -> np.ndarray:
-        return array
-
-    def _check(self, index: int, spec: ArgSpec, value: Any) -> np.ndarray:
-        """`value` as a C-contiguous array of `spec`'s shape and dtype (never cast)."""
-        array = value if type(value) is np.ndarray else np.asarray(value)
-        if not spec.accepts(array.dtype):
-            raise TypeError(f"{self.name}(): argument {index} has dtype {array.dtype}, "
-                            f"expected {spec.dtype} for {spec!r}")
-        if array.shape != spec.shape:
-            raise TypeError(f"{self.name}(): argument {index} has shape {array.shape}, "
-                            f"expected {spec.shape} for {spec!r}")
-        if not array.flags.c_contiguous:
-            array = np.ascontiguousarray(array).reshape(spec.shape)  # ascontiguousarray: ndim >= 1
         return array
 
 
@@ -300,14 +275,6 @@ def _spec(func: str, what: str, index: int, type_: ir.Type) -> ArgSpec:
         return ArgSpec(tuple(type_.shape), str(type_.element_type))
     except TypeError as error:
         raise CompileError(f"@{func}: {what} {index}: {error}") from None
-
-
-def _c_strides(shape: tuple[int, ...]) -> list[int]:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return strides[::-1]
 
 
 def runtime_libraries() -> list[str]:

@@ -23,6 +23,7 @@ import functools
 import os
 import weakref
 
+import jaxc_aot
 import numpy as np
 
 from .cpu import Function, runtime_libraries as _cpu_libraries
@@ -112,12 +113,7 @@ def _wrappers() -> ctypes.CDLL:
     if not available():
         raise CudaError("no CUDA GPU: the NVIDIA driver (libcuda.so.1) is not loadable "
                         "or reports no device")
-    library = ctypes.CDLL(wrappers_path(), mode=ctypes.RTLD_GLOBAL)
-    library.mgpuMemAlloc.restype = ctypes.c_void_p
-    library.mgpuMemAlloc.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_bool]
-    library.mgpuMemFree.restype = None
-    library.mgpuMemFree.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    return library
+    return jaxc_aot.open_cuda_wrappers(wrappers_path())
 
 
 def managed_empty(shape, dtype) -> np.ndarray:
