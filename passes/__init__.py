@@ -19,3 +19,5 @@ from . import distinct_results  # noqa: E402,F401  jaxc-distinct-results
 from . import autodiff  # noqa: E402,F401  jaxc-autodiff
 from . import batching  # noqa: E402,F401  jaxc-batch
 from . import gpu  # noqa: E402,F401  jaxc-gpu-* (passes/gpu/)
+from . import schedule  # noqa: E402,F401  jaxc-schedule
+from . import vector_math  # noqa: E402,F401  jaxc-vector-math-to-libmvec

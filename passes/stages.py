@@ -65,6 +65,11 @@ class Stage:
         return f"{pipeline.ROOT_OP}({','.join(self.passes)})" if self.passes else ""
 
 
+# The first passes of the `scheduled` stage: every linalg op becomes a generic
+# and elementwise producers fuse into their consumers (one loop nest, no
+# temporaries); `jaxc-opt --print-schedule` prints the schedules of what they leave.
+FUSION = ("linalg-generalize-named-ops", "linalg-fuse-elementwise-ops", "canonicalize", "cse")
+
 CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),
     Stage("transformed", ("jaxc-batch", "jaxc-autodiff", "jaxc-check-no-requests"),
@@ -72,6 +77,11 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("optimized", ("jaxc-cleanup",), "canonicalize, CSE and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
+    Stage("scheduled", (
+        *FUSION,
+        "jaxc-schedule",  # tile, vectorize, parallelize each kernel (transform dialect)
+        "canonicalize", "cse"),
+          "elementwise chains fused; each kernel tiled, vectorized and split over threads"),
     Stage("bufferized", (
         "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map "
@@ -83,12 +93,21 @@ CPU_STAGES: tuple[Stage, ...] = (
         "jaxc-widen-i1-memrefs",  # dealloc ownership flags: LLVM asserts on i1
         "canonicalize", "cse"),
           "memrefs with identity layouts; results are out-params; every alloc is freed"),
-    Stage("loops", ("func.func(convert-linalg-to-loops)", "lower-affine", "canonicalize", "cse"),
-          "linalg ops become scf.for loop nests over memref loads and stores"),
+    Stage("loops", (
+        "scf-forall-to-parallel",
+        "convert-scf-to-openmp",  # thread count set at run time (omp_set_num_threads)
+        "func.func(convert-linalg-to-loops)",
+        "convert-vector-to-scf{full-unroll=true}",
+        "func.func(lower-vector-multi-reduction)",
+        "lower-affine", "canonicalize", "cse"),
+          "linalg ops become scf.for loop nests; vector transfers stay; parallel loops are OpenMP"),
     Stage("llvm", (
         "func.func(llvm-request-c-wrappers)",  # first: not on the libm declarations below
         "math-extend-to-supported-types",
+        "jaxc-vector-math-to-libmvec",
         "jaxc-expm1-log1p-to-libm",
+        "convert-vector-to-llvm{vector-contract-lowering=outerproduct}",
+        "convert-openmp-to-llvm",
         "convert-math-to-funcs",
         "convert-math-to-llvm{approximate-log1p=false}",
         "convert-math-to-libm",
@@ -105,7 +124,9 @@ CPU_STAGES: tuple[Stage, ...] = (
 )
 
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in CPU_STAGES)
-_SHARED_STAGES = CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1]
+# The GPU shares the stages up to `bufferized`, without the CPU's `scheduled`.
+_SHARED_STAGES = tuple(stage for stage in CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1]
+                       if stage.name != "scheduled")
 
 GPU_BLOCK_SIZE = 256  # threads per block of every kernel
 
@@ -270,7 +291,7 @@ def run_stage(stage: Stage, module: ir.Module, previous: ir.Module | str, pm) ->
     return to_asm(previous if isinstance(previous, str) else to_llvm_ir(module))
 
 
-# Ops that LLVM IR translation takes besides the llvm dialect's own.
+# Ops that LLVM IR translation takes besides the llvm and omp dialects' own.
 _TRANSLATABLE = frozenset({"builtin.module", "gpu.binary", "gpu.launch_func"})
 
 
@@ -281,7 +302,7 @@ def check_translatable(module: ir.Module) -> None:
     left: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if not op.name.startswith("llvm.") and op.name not in _TRANSLATABLE:
+        if not op.name.startswith(("llvm.", "omp.")) and op.name not in _TRANSLATABLE:
             left.append(op)
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE

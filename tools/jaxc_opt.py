@@ -81,6 +81,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
                          help="run the stages up to and including NAME and print that stage")
     staging.add_argument("--stages", action="store_true",
                          help="print every stage in order, each under a '// ===== stage: NAME' line")
+    staging.add_argument("--print-schedule", action="store_true",
+                         help="print the transform-dialect schedule of every kernel (the input "
+                              "lowered to linalg and fused) instead of the IR")
     staging.add_argument("--list-stages", action="store_true",
                          help="list the stages with their pipelines and exit")
     staging.add_argument("--target", choices=("cpu", "cuda"),
@@ -207,13 +210,15 @@ def select_pipeline(args: argparse.Namespace, pass_flags: list[tuple[str, str | 
     Raises `UsageError` or `pipeline.PipelineError`.
     """
     staged = [name for name, on in (("--stage", args.stage is not None), ("--stages", args.stages),
-                                    ("--run", args.run is not None)) if on]
+                                    ("--run", args.run is not None),
+                                    ("--print-schedule", args.print_schedule)) if on]
     if staged and (args.pass_pipeline is not None or pass_flags):
         raise UsageError(f"'{staged[0]}' can't be used with '--pass-pipeline' or individual pass options")
     if staged or args.run_input is not None or args.run_args:
         try:
             return stage_runner.make_request(args.stage, args.stages, args.run, args.run_input,
-                                             args.run_args, target=args.target, chip=args.chip)
+                                             args.run_args, target=args.target, chip=args.chip,
+                                             print_schedule=args.print_schedule)
         except ValueError as error:  # StageError included
             raise UsageError(str(error)) from None
     if args.pass_pipeline is not None and pass_flags:

@@ -35,13 +35,20 @@ class StageRequest:
     stages: list  # the stages to run, in order
     print_each: bool = False  # --stages
     run: str | None = None  # --run=FUNC
+    print_schedule: bool = False  # --print-schedule
     inputs: list[np.ndarray | tuple[str, str | None]] = dataclasses.field(default_factory=list)
 
 
 def make_request(stage: str | None, all_stages: bool, run: str | None,
                  npz: str | None, arg_texts: list[str] | None, *, target: str | None = None,
-                 chip: str | None = None) -> StageRequest:
+                 chip: str | None = None, print_schedule: bool = False) -> StageRequest:
     """Check the options; raises `stage_table.StageError` or ValueError."""
+    if print_schedule:
+        if stage is not None or all_stages or run is not None or (target or "cpu") != "cpu":
+            raise ValueError("'--print-schedule' prints the CPU schedules of the input; "
+                             "it takes no '--stage', '--stages', '--run' or '--target'")
+        fusion = stage_table.Stage("fused", stage_table.FUSION, "the scheduled stage's fusion")
+        return StageRequest(stage_table.stages_between(None, "linalg") + [fusion], print_schedule=True)
     if target is None:
         target = stage_table.target_of_stage(stage) if stage is not None else "cpu"
     if chip is not None and target != "cuda":
@@ -97,6 +104,9 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
             text = module.operation.get_asm(**asm_flags) + "\n"  # printed only when shown
         if request.print_each:
             parts.append(HEADER.format(stage.name) + "\n" + text)
+    if request.print_schedule:
+        from jaxc.passes import schedule
+        return schedule.schedule_text(module.operation) or "// no kernel to schedule\n"
     if request.run is None:
         return "".join(parts) if request.print_each else text
     try:

@@ -3,6 +3,7 @@
     jaxc.config.update("jax_enable_x64", True)   # 64-bit types by default
     jaxc.config.jax_enable_x64                   # -> True
     jaxc.config.update("jax_num_cpu_devices", 4) # how many CPU devices devices() lists
+    jaxc.config.update("jax_compilation_cache_dir", "/tmp/jaxc-cache")  # persistent cache (None: off)
 
 Only the options below exist; an unknown name or a value of the wrong type
 raises at once. As in JAX, an environment variable named like the option in
@@ -19,6 +20,16 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     "jax_num_cpu_devices": (1, int, 1, "number of CPU devices that jaxc.devices() lists"),
     "jaxc_eager_opt_level": (3, int, 0, "LLVM optimization level (0-3) of eager one-op kernels; "
                                         "0 compiles about 5x faster, 3 runs faster (jit always uses 3)"),
+    "jaxc_cpu_threads": (0, int, 0, "threads of parallel CPU kernels (OpenMP); 0: every core "
+                                    "this process may use"),
+    # The persistent compilation cache (jaxc/runtime/compile_cache.py); a
+    # None default makes None a valid value too (the cache is off).
+    "jax_compilation_cache_dir": (None, str, 0, "directory of the persistent compilation cache "
+                                                "(None: off)"),
+    "jax_persistent_cache_min_compile_time_secs": (0.1, float, 0, "cache only programs that took "
+                                                   "at least this long to compile (JAX: 1.0)"),
+    "jax_persistent_cache_min_entry_size_bytes": (0, int, -1, "cache only entries at least this "
+                                                  "large (0 or -1: any size)"),
 }
 
 
@@ -28,6 +39,8 @@ def _from_environment(name: str, default: Any, kind: type) -> Any:
         return default
     if kind is bool:
         return text.strip().lower() in ("1", "true", "yes", "on")
+    if default is None and not text:
+        return None  # an empty variable leaves an optional option unset
     return kind(text)
 
 
@@ -45,10 +58,14 @@ class Config:
     def update(self, name: str, value: Any) -> None:
         if name not in OPTIONS:
             raise AttributeError(f"jaxc.config has no option '{name}' (options: {', '.join(OPTIONS)})")
-        _, kind, smallest, _ = OPTIONS[name]
-        if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-            raise TypeError(f"jaxc.config.update('{name}', {value!r}): expected a {kind.__name__}")
-        if kind is int and value < smallest:
+        default, kind, smallest, _ = OPTIONS[name]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)  # a float option takes an int, as in JAX
+        optional = default is None and value is None  # an option whose default is None takes None
+        if not optional and (kind in (int, float) and isinstance(value, bool) or not isinstance(value, kind)):
+            expected = f"a {kind.__name__}" + (" or None" if default is None else "")
+            raise TypeError(f"jaxc.config.update('{name}', {value!r}): expected {expected}")
+        if kind in (int, float) and value < smallest:
             raise ValueError(f"jaxc.config.update('{name}', {value!r}): must be at least {smallest}")
         self._values[name] = value
         object.__setattr__(self, name, value)

@@ -12,6 +12,12 @@ device's executor. The signature is the input pytree structure, each leaf's
 aval (shape, dtype, weak type), the static arguments and the x64 flag; a
 second call with the same signature reuses the compiled function
 (`f.trace_count`, `f._cache_size()` show it).
+
+Fast path: a call with positional jaxc Arrays only, whose signature ran
+before as a small program on the CPU, is handled by `_fastcall.JitCache`
+(C): it compares the avals, checks that the inputs are ready and the device
+idle, calls the compiled code and wraps the results as Arrays, all without
+the Python path below. Anything else takes that path (docs/frontend.md).
 """
 from __future__ import annotations
 
@@ -22,12 +28,18 @@ import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
+import optree
 import mlir.ir as ir
 from mlir.dialects import func as func_d
 
 from . import core, dispatch, dtypes, tree_util
 from .array import Array
 from .core import ArrayBase, ShapedArray
+from .runtime import _fastcall
+
+# (leaves, treedef) of a call's positional arguments, for the fast path's pytree signatures.
+_flatten_arguments = functools.partial(optree.tree_flatten, none_is_leaf=False,
+                                       namespace=tree_util.NAMESPACE)
 
 
 # ---------------------------------------------------------------------------
@@ -156,6 +168,7 @@ class Compiled:
         self._gpu_functions: dict[str, Any] = {}  # chip -> the program compiled for a GPU
         self.out_avals = traced.out_avals
         self._inline: bool | None = None  # small enough to run on the caller's thread (first run decides)
+        self._fast_ok: bool | None = None  # may take the C fast path (JitFunction._add_fast decides)
 
     def run(self, leaves: Sequence[Any]) -> Any:
         inputs = list(leaves) + self.traced.consts
@@ -249,13 +262,16 @@ class Lowered:
         return compiled
 
 
-class JitFunction:
-    """The callable `jit(f)` returns."""
+class JitFunction(_fastcall.JitCache):
+    """The callable `jit(f)` returns. Calling it runs `_fastcall.JitCache`'s
+    fast path (C) for signatures registered by `_add_fast`, else `_call_slow`."""
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int] = (), static_argnames: Sequence[str] = (),
                  donate_argnums: Sequence[int] = ()) -> None:
         if not callable(fun):
             raise TypeError(f"jit: expected a function, got {type(fun).__name__}")
+        # Signatures that skip the Python path: positional Arrays, or pytrees of Arrays.
+        super().__init__(_flatten_arguments)
         functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: a wrapped jit's state
         self.fun = fun
         self._name = _symbol(fun)
@@ -290,6 +306,13 @@ class JitFunction:
         if obj is None:
             return self
         return functools.partial(self, obj)
+
+    # A jit function is an immutable callable (its caches aside): copies are itself.
+    def __copy__(self) -> "JitFunction":
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "JitFunction":
+        return self
 
     def _signature(self, args: tuple, kwargs: dict) -> tuple[Any, list[Any], Callable]:
         """(cache key, flat dynamic leaves, rebuild) for a call; `rebuild(tracers)`
@@ -338,12 +361,41 @@ class JitFunction:
         self.trace_count += 1
         return trace_function(self.fun, key[1], rebuild, self._name)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    # __call__ is JitCache's (C): a registered signature runs there, anything else here.
+    def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
         if core.current_scope() is not None:
             # Inside another trace: inline (the outer jit compiles it all).
             return self.fun(*args, **kwargs)
         compiled, leaves = self._compiled(args, kwargs)
-        return compiled.run(leaves)
+        out = compiled.run(leaves)
+        if not kwargs and compiled._fast_ok is not False:
+            self._add_fast(compiled, args, leaves)
+        return out
+
+    def _add_fast(self, compiled: Compiled, args: tuple, leaves: list) -> None:
+        """Let the next calls with this signature take the C fast path when
+        it allows: positional arguments only, none static, whose leaves are
+        Arrays; a small program on a CPU device."""
+        if compiled._fast_ok is None:
+            compiled._fast_ok = bool(
+                compiled._inline and getattr(compiled.function, "_host", False)
+                and compiled.traced.out_tree.num_leaves > 0
+                and all(type(c) is Array for c in compiled.traced.consts))
+            if not compiled._fast_ok:
+                return
+        if (any(type(x) is not Array for x in leaves)
+                or any(i < len(args) for i in self.static_argnums)):
+            return
+        consts = tuple(compiled.traced.consts)
+        device = dispatch._device_of(tuple(leaves) + consts)
+        if device.target != "cpu":
+            return
+        positional = len(leaves) == len(args) and all(type(a) is Array for a in args)
+        out_tree = compiled.traced.out_tree
+        self._fast_add(tuple(x.aval for x in leaves), dtypes.x64_enabled(), compiled.function._entry,
+                       consts, tuple(compiled.out_avals), device,
+                       None if out_tree.is_leaf() else out_tree.unflatten,
+                       None if positional else _flatten_arguments(args)[1])
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         key, _, rebuild = self._signature(args, kwargs)
@@ -356,6 +408,7 @@ class JitFunction:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast_clear()
 
 
 def _as_tuple(x: Any) -> tuple:

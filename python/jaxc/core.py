@@ -533,7 +533,7 @@ def bind(prim: Primitive, *operands: Any, **params: Any) -> Any:
                 raise TracerLeakError(
                     f"{where()}: {prim.name} got a traced value {x.aval.str_short()} outside the "
                     "trace that created it; return it from the jit / lax function instead")
-        from . import dispatch
+        dispatch = sys.modules.get("jaxc.dispatch") or _import_dispatch()
         return dispatch.apply_eager(prim, operands, params)
     ctx = context()
     with ctx, user_location(), ir.InsertionPoint(scope.block):
@@ -542,6 +542,11 @@ def bind(prim: Primitive, *operands: Any, **params: Any) -> Any:
     weak = prim.weak([x.aval for x in operands], **params)
     tracers = [scope.tracer(v, weak) for v in results]
     return tracers if prim.multiple_results else tracers[0]
+
+
+def _import_dispatch() -> Any:
+    from . import dispatch  # imports this module: not at the top
+    return dispatch
 
 
 def build_checked(prim: Primitive, values: Sequence[ir.Value], params: dict) -> list[ir.Value]:

@@ -12,6 +12,9 @@ handing a task to the executor thread and waking the caller costs tens of
 microseconds, more than such a program runs. The semantics are the same
 (tasks of a device still run in order; an error still surfaces at the next
 synchronization), only the caller waits for the few microseconds of work.
+When such a program's inputs are ready Arrays, the C extension
+(`jaxc.runtime._fastcall`) runs it and wraps the results without a `Task`:
+`Entry.run_ready` for eager kernels here, `JitCache` for jit (api.py).
 
 Eager primitives: ``apply_eager(prim, operands, params)`` looks up a kernel
 compiled once per (primitive, operand shapes and dtypes, parameters),
@@ -48,12 +51,14 @@ class JaxcRuntimeError(RuntimeError):
 # ---------------------------------------------------------------------------
 
 class Task:
-    """One enqueued call: `run()` fills `values` or `error`, then `done` is set."""
+    """One enqueued call: `run()` fills `values` or `error`, then `done` is set.
+    `where` (the user's line, for error messages) may be None while the task
+    has not failed: a task run inline finds it after the fact (see `run`)."""
 
     __slots__ = ("fn", "inputs", "values", "error", "_lock", "what", "where")
 
     def __init__(self, fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any], what: str,
-                 where: str) -> None:
+                 where: str | None) -> None:
         self.fn = fn
         self.inputs = inputs
         self.values: Sequence[np.ndarray] | None = None
@@ -218,12 +223,16 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
     """Enqueue `fn(*inputs)` on `device` and return its results as Arrays at
     once; with `inline` (a small program) run it here if the device is idle."""
     device = device or _device_of(inputs)
-    task = Task(fn, inputs, what, core.where())
     executor = device.executor
     if inline and executor.idle():
+        task = Task(fn, inputs, what, None)
         task.run()
+        if task.error is None:
+            ready = _Array._ready
+            return [ready(value, aval, device) for value, aval in zip(task.values, out_avals)]
+        task.where = core.where()  # the caller's frames are still the launching ones
     else:
-        executor.submit(task)
+        task = executor.submit(Task(fn, inputs, what, core.where()))
     pending = _Array._pending
     return [pending(aval, task, i, device) for i, aval in enumerate(out_avals)]
 
@@ -240,17 +249,20 @@ def _device_of(inputs: Sequence[Any]) -> Device:
 # ---------------------------------------------------------------------------
 
 class Kernel:
-    """A compiled one-primitive function and the avals of its results."""
+    """A compiled one-primitive function and the avals of its results;
+    `entry` is its C entry point when a small program on the host may take
+    the fast path (`Entry.run_ready`), else None."""
 
-    __slots__ = ("function", "out_avals", "weak_out_avals", "name", "inline")
+    __slots__ = ("function", "out_avals", "weak_out_avals", "name", "inline", "entry")
 
-    def __init__(self, function: Any, out_avals: list[core.ShapedArray], name: str,
+    def __init__(self, function: Any, out_avals: Sequence[core.ShapedArray], name: str,
                  inline: bool = False) -> None:
         self.function = function
         self.inline = inline
-        self.out_avals = out_avals
-        self.weak_out_avals = [core.ShapedArray(a.shape, a.dtype, True) for a in out_avals]
+        self.out_avals = tuple(out_avals)
+        self.weak_out_avals = tuple(core.ShapedArray(a.shape, a.dtype, True) for a in out_avals)
         self.name = name
+        self.entry = function._entry if inline and getattr(function, "_host", False) else None
 
 
 _KERNELS: dict[tuple, Kernel] = {}
@@ -271,9 +283,12 @@ def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> 
     kernel = _KERNELS.get(key)
     if kernel is None:
         kernel = _compile_kernel(prim, avals, params, key, device)
-    weak = prim.weak(avals, **params)
-    outs = run(kernel.function, arrays, kernel.weak_out_avals if weak else kernel.out_avals, prim.name,
-               device, inline=kernel.inline)
+    out_avals = kernel.weak_out_avals if prim.weak(avals, **params) else kernel.out_avals
+    if kernel.entry is not None:
+        outs = kernel.entry.run_ready(arrays, out_avals, device)  # None: pending inputs, busy device
+        if outs is not None:
+            return outs if prim.multiple_results else outs[0]
+    outs = run(kernel.function, arrays, out_avals, prim.name, device, inline=kernel.inline)
     return outs if prim.multiple_results else outs[0]
 
 
@@ -311,3 +326,6 @@ def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], par
 
 
 from .array import Array as _Array  # noqa: E402 -- array imports this module lazily
+from .runtime import _fastcall  # noqa: E402
+
+_fastcall.configure(_Array, core.ShapedArray, config, core._STATE)

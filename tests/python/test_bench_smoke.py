@@ -1,5 +1,8 @@
 """`bench/run.py --quick` runs every workload on tiny shapes and checks each
-jaxc result against NumPy before timing; it must keep working."""
+jaxc result against NumPy before timing; it must keep working. JAX is left
+out (--no-jax) and never needed; the chart is drawn only where matplotlib
+happens to be installed."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -7,13 +10,23 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def test_bench_quick_runs_and_checks_every_workload():
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "run.py"), "--quick",
-                           "--no-jax"], capture_output=True, text=True, timeout=300)
+def test_bench_quick_runs_and_checks_every_workload(tmp_path):
+    markdown = tmp_path / "results" / "latest.md"
+    command = [sys.executable, os.path.join(ROOT, "bench", "run.py"), "--quick", "--no-jax",
+               "--threads", "1", "--markdown", str(markdown)]
+    png = tmp_path / "results" / "latest.png"
+    if importlib.util.find_spec("matplotlib") is not None:
+        command += ["--png", str(png)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "jaxc/numpy" in done.stdout
-    for workload in ("matmul", "softmax", "SELU", "sum"):
+    assert "threads: 1 (JAXC_CPU_THREADS=1" in done.stdout
+    for workload in ("dispatch: jit add", "matmul", "softmax", "SELU", "sum", "MLP step", "MNIST MLP"):
         assert workload in done.stdout
+    text = markdown.read_text()
+    assert "| workload | jaxc med |" in text and "| MNIST MLP" in text
+    if "--png" in command:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_gpu_bench_runs_small_or_says_there_is_no_gpu():

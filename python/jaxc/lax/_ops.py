@@ -77,6 +77,14 @@ def _same(what: str, *xs: Any) -> list[Any]:
     (when its kind fits); as in JAX, a 0-d operand broadcasts, and so do
     size-1 dimensions between operands of equal rank (no new leading
     dimensions)."""
+    first = xs[0]
+    if isinstance(first, ArrayBase):  # the common case: arrays of one shape and dtype
+        strong = first.aval.strong
+        for x in xs[1:]:
+            if not isinstance(x, ArrayBase) or x.aval.strong != strong:
+                break
+        else:
+            return list(xs)
     kinds = [_scalar_kind(x) for x in xs]
     arrays = [x if kind else _array(x, what) for x, kind in zip(xs, kinds)]
     like = next((a.dtype for a, kind in zip(arrays, kinds) if not kind), None)

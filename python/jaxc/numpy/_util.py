@@ -117,6 +117,14 @@ def broadcast_to(x: Any, shape: Sequence[int], fn: str = "broadcast_to") -> Any:
 def promote_dtypes(fn: str, *args: Any) -> list[Any]:
     """Convert `args` to arrays of their common dtype (JAX's promotion;
     weak Python scalars adapt to the arrays)."""
+    first = args[0] if args else None
+    if isinstance(first, ArrayBase) and not first.aval.weak_type:
+        # The common case: strong arrays of one canonical dtype (64-bit ones
+        # become 32-bit without x64) need nothing.
+        dtype = first.aval.dtype
+        if (all(isinstance(a, ArrayBase) and a.aval.dtype == dtype and not a.aval.weak_type
+                for a in args[1:]) and (dtype.itemsize < 8 or dtypes.x64_enabled())):
+            return list(args)
     typed = [dtypes.dtype_and_weak(a) for a in args]
     dtype, weak = dtypes.promote(*typed)
     out = []

@@ -49,7 +49,7 @@ def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: s
     names it) and write the archive to `path`. Raises `CompileError` naming
     what failed."""
     from jaxc.dialect import make_context
-    from jaxc.passes import pipeline, stages
+    from jaxc.passes import host, pipeline, stages
     from jaxc.passes.gpu import targets
 
     if target not in aot_loader.TARGETS:
@@ -71,7 +71,9 @@ def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: s
             if not signatures:
                 raise CompileError("cannot export: the module has no public function with a body")
             names = [stage.name for stage in stages.target_stages(target, chip)]
-            stages.run_stages(parsed, names[names.index("llvmir") - 1], target=target, chip=chip)
+            # the named CPU's vector width, one thread: no OpenMP runtime needed to load it
+            with host.override(vector_bits=host.vector_bits_of_cpu(cpu), threads=1):
+                stages.run_stages(parsed, names[names.index("llvmir") - 1], target=target, chip=chip)
             llvm_ir = stages.to_llvm_ir(parsed)
         except ir.MLIRError as error:
             raise CompileError(f"cannot compile the module for {what}",
@@ -101,12 +103,12 @@ def _build_library(llvm_ir: str, tmp: str, *, target: str, cpu: str) -> str:
         f.write(llvm_ir)
     _run("llc", [_llc_path(), "-O3", "-filetype=obj", "-relocation-model=pic", f"-mtriple={TRIPLE}",
                  f"-mcpu={cpu}", "-o", obj, source])
-    # -z defs: a CPU program may need libc and libm only (and libgcc's f16
+    # -z defs: a CPU program may need libc, libm and libmvec only (and libgcc's f16
     # helpers, linked in statically); cuda programs call the mgpu* wrappers.
     strict = ["-Wl,-z,defs"] if target == "cpu" else []
     _run("linking program.so", [*_c_compiler(), "-shared", "-fPIC", "-O2", "-std=c11",
                                 "-static-libgcc", *strict, "-o", library, obj, SUPPORT_SOURCE,
-                                "-Wl,--as-needed", "-lm"])
+                                "-Wl,--as-needed", "-lmvec", "-lm"])
     return library
 
 

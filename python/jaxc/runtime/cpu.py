@@ -14,20 +14,23 @@ calls the wrapper with an argument array built once per function:
 
 Shapes are static, so offsets, sizes and strides are written once too; a call
 only stores two data pointers per array (inputs made contiguous, outputs
-allocated here with `np.empty`) and makes one ctypes call, which releases the
-GIL while the compiled code runs.
+allocated) and calls the wrapper with the GIL released. That call is the C
+extension `jaxc.runtime._fastcall` (`_fastcall.c`): about 0.2 µs for a tiny
+function, where building the arguments with ctypes took several µs.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import threading
+import time
 from typing import Any, Sequence
 
 import jaxc_aot
 import numpy as np
-from jaxc_aot import BF16_BITS, c_strides as _c_strides
+from jaxc_aot import BF16_BITS
 from mlir import ir
+
+from . import _fastcall
 
 # MLIR element type -> NumPy dtype: the table of the AOT loader, which
 # calls compiled functions the same way (bf16 travels as its 16 raw bits,
@@ -82,7 +85,17 @@ class ArgSpec:
 
 class Function:
     """A compiled function: call it with NumPy arrays (or anything
-    `np.asarray` takes, of the right dtype); returns a tuple of arrays."""
+    `np.asarray` takes, of the right dtype); returns a tuple of arrays.
+
+    The call itself is `_fastcall.Entry.call` (C): it takes ndarrays of
+    exactly the right dtype and shape, C-contiguous, allocates the results,
+    fills the descriptors and calls with the GIL released. Anything else
+    (lists, scalars, strided views, the wrong count, dtype or shape) goes
+    through `_checked_call`, which converts or raises."""
+
+    # Where results live: host memory (the extension allocates them);
+    # `cuda.CudaFunction` allocates managed memory itself and sets this False.
+    _host = True
 
     def __init__(self, name: str, address: int, args: Sequence[ArgSpec],
                  results: Sequence[ArgSpec], owner: "Executable") -> None:
@@ -90,44 +103,41 @@ class Function:
         self.args = tuple(args)
         self.results = tuple(results)
         self._owner = owner  # keeps the JIT (and so `address`) alive
-        self._call = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
-        specs = self.args + self.results
-        # One int64 buffer holds every descriptor: [alloc, aligned, offset, sizes, strides].
-        self._slots: list[int] = []  # index of `allocated` for each memref
-        words: list[int] = []
-        for spec in specs:
-            self._slots.append(len(words))
-            strides = _c_strides(spec.shape)
-            words += [0, 0, 0, *spec.shape, *strides]
-        self._desc = (ctypes.c_int64 * max(len(words), 1))(*words)
-        base = ctypes.addressof(self._desc)
-        self._cells = (ctypes.c_void_p * max(len(specs), 1))(*[base + 8 * s for s in self._slots])
-        cells = ctypes.addressof(self._cells)
-        self._packed = (ctypes.c_void_p * max(len(specs), 1))(*[cells + 8 * i for i in range(len(specs))])
-        self._lock = threading.Lock()
+        # bf16 travels as its raw bits: a uint16 argument is accepted too.
+        self._entry = _fastcall.Entry(
+            address,
+            [(spec.shape, spec.dtype, BF16_BITS if spec.element_type == "bf16" else None)
+             for spec in self.args],
+            [(spec.shape, spec.dtype) for spec in self.results], owner)
         self._out_dtypes = tuple(
             BF16_BITS if spec.element_type == "bf16" else spec.dtype for spec in self.results)
-        # bf16 results are written as raw bits and viewed as the result dtype.
-        self._view_results = self._out_dtypes != tuple(spec.dtype for spec in self.results)
 
     def __repr__(self) -> str:
         return (f"<jaxc.runtime.Function {self.name}({', '.join(map(repr, self.args))}) -> "
                 f"({', '.join(map(repr, self.results))})>")
 
     def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
+        if self._host:
+            outputs = self._entry.call(*args)
+            if outputs is not None:
+                return outputs
+        return self._checked_call(args)
+
+    def _checked_call(self, args: Sequence[Any]) -> tuple[np.ndarray, ...]:
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}() takes {len(self.args)} arguments, got {len(args)}")
         inputs = [self._place(jaxc_aot.checked_argument(self.name, i, spec, value))
                   for i, (spec, value) in enumerate(zip(self.args, args))]
+        if self._host:
+            outputs = self._entry.call(*inputs)
+            if outputs is None:  # checked_argument returns exact, contiguous ndarrays
+                raise TypeError(f"{self.name}(): the arguments do not fit the compiled signature")
+            return outputs
         outputs = [self._empty(spec.shape, dtype) for spec, dtype in zip(self.results, self._out_dtypes)]
-        desc, slots = self._desc, self._slots
-        with self._lock:
-            for slot, array in zip(slots, inputs + outputs):
-                desc[slot] = desc[slot + 1] = array.ctypes.data
-            self._call(self._packed)
-        if self._view_results:
-            outputs = [out.view(spec.dtype) for out, spec in zip(outputs, self.results)]
-        return tuple(outputs)
+        self._entry.call_into(inputs, outputs)
+        # bf16 results are written as raw bits and viewed as the result dtype.
+        return tuple(out.view(spec.dtype) if out.dtype != spec.dtype else out
+                     for out, spec in zip(outputs, self.results))
 
     # Where buffers live: host memory here; `cuda.CudaFunction` uses managed memory.
     _empty = staticmethod(np.empty)
@@ -138,9 +148,14 @@ class Function:
 
 
 class Executable:
-    """A module compiled by the execution engine; ``exe["f"]`` is a `Function`."""
+    """A module compiled by the execution engine; ``exe["f"]`` is a `Function`.
 
-    def __init__(self, engine: Any, module: ir.Module,
+    `engine` is anything with the engine's ``raw_lookup(name)`` (the address
+    of the packed wrapper of ``name``, 0 if absent): an ExecutionEngine, or a
+    `compile_cache.CachedLibrary` loaded from the persistent compilation
+    cache (then `module` is None). The Executable keeps it alive."""
+
+    def __init__(self, engine: Any, module: ir.Module | None,
                  signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
                  function_class: type = Function) -> None:
         self.engine = engine
@@ -170,6 +185,7 @@ class Executable:
 _CACHE: dict[tuple, Executable] = {}
 _CACHE_LOCK = threading.Lock()
 compile_count = 0  # how many modules were actually compiled (tests check the cache)
+cache_load_count = 0  # how many were loaded from the persistent compilation cache instead
 
 
 def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
@@ -178,7 +194,9 @@ def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
     traced) through the `llvm` stage and JIT it; for ``target="cuda"``
     through the `binary` stage for `chip`, linked to MLIR's CUDA runtime
     wrappers (`jaxc.runtime.cuda`). The same text is compiled only once per
-    process and target. Raises `CompileError`."""
+    process and target; with ``jax_compilation_cache_dir`` set, a CPU program
+    compiled by an earlier process is loaded from disk instead
+    (`compile_cache`). Raises `CompileError`."""
     text = module if isinstance(module, str) else str(module)
     key = (text, first_stage, opt_level, target, chip if target == "cuda" else None)
     with _CACHE_LOCK:
@@ -196,7 +214,14 @@ def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "
              chip: str = "sm_90") -> Executable:
     """Parse and lower `text` in the one compile context (creating a context
     and the stages' pass managers costs more than lowering a small module);
-    callers hold `_CACHE_LOCK`."""
+    callers hold `_CACHE_LOCK`. A CPU program is first looked up in the
+    persistent compilation cache and written there after compiling."""
+    cache_key = _cache_key(text, first_stage, opt_level, target)
+    if cache_key is not None:
+        executable = _load_cached(cache_key)
+        if executable is not None:
+            return executable
+    started = time.perf_counter()
     from jaxc.dialect import make_context
     from jaxc.passes import pipeline, stages
 
@@ -218,7 +243,13 @@ def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "
             raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}: {error}",
                                "\n".join(diags)) from None
     if target == "cpu":
-        return jit_lowered(module, signatures, opt_level=opt_level)
+        executable = jit_lowered(module, signatures, opt_level=opt_level,
+                                 object_dump=cache_key is not None)
+        if cache_key is not None:
+            from . import compile_cache
+            compile_cache.store(cache_key, executable.engine, signatures,
+                                time.perf_counter() - started)
+        return executable
     from . import cuda
     return jit_lowered(module, signatures, opt_level=opt_level, shared_libs=cuda.runtime_libraries(),
                        function_class=cuda.CudaFunction, initialize=True)
@@ -227,20 +258,50 @@ def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "
 _DEVICE_NAMES = {"cpu": "CPU", "cuda": "GPU"}
 
 
+def _cache_key(text: str, first_stage: str | None, opt_level: int, target: str) -> Any:
+    """The persistent cache's key for this compilation, or None when the
+    cache is off (``jax_compilation_cache_dir`` unset) or the target is not the CPU."""
+    from . import compile_cache
+
+    if not compile_cache.enabled(target):
+        return None
+    return compile_cache.key_for(text, first_stage, opt_level, target)
+
+
+def _load_cached(key: Any) -> Executable | None:
+    """The Executable of `key`'s cache entry, or None (a bad entry warns)."""
+    global cache_load_count
+    from . import compile_cache
+
+    def build(library: Any, stored: dict) -> Executable:
+        signatures = {name: ([ArgSpec(tuple(shape), element) for shape, element in args],
+                             [ArgSpec(tuple(shape), element) for shape, element in results])
+                      for name, (args, results) in stored.items()}
+        return Executable(library, None, signatures)
+
+    executable = compile_cache.load(key, build)
+    if executable is not None:
+        cache_load_count += 1
+    return executable
+
+
 def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
                 *, opt_level: int = 3, shared_libs: list[str] | None = None,
-                function_class: type = Function, initialize: bool = False) -> Executable:
+                function_class: type = Function, initialize: bool = False,
+                object_dump: bool = False) -> Executable:
     """JIT a module already at the `llvm` stage (CUDA: `binary`). `signatures`
     come from `function_signatures` of the module *before* lowering. Not cached.
     `initialize` runs the module's global constructors (a CUDA program's
-    constructors load its kernels with ``mgpuModuleLoad``)."""
+    constructors load its kernels with ``mgpuModuleLoad``). `object_dump`
+    keeps the object code, position independent, for
+    ``engine.dump_to_object_file`` (the persistent compilation cache links it)."""
     global compile_count
     from mlir.execution_engine import ExecutionEngine
 
     try:
         engine = ExecutionEngine(module, opt_level=opt_level,
                                  shared_libs=runtime_libraries() if shared_libs is None else shared_libs,
-                                 enable_object_dump=False)
+                                 enable_object_dump=object_dump, enable_pic=object_dump)
         if initialize:
             engine.initialize()
     except Exception as error:  # noqa: BLE001 -- the bindings raise RuntimeError and others
@@ -278,14 +339,22 @@ def _spec(func: str, what: str, index: int, type_: ir.Type) -> ArgSpec:
 
 
 def runtime_libraries() -> list[str]:
-    """MLIR's C runner utilities (memrefCopy and friends) from the pinned wheel."""
+    """The shared libraries compiled CPU code calls: MLIR's C runner utilities
+    (memrefCopy and friends, from the pinned wheel), glibc's libmvec (vector
+    math, `jaxc-vector-math-to-libmvec`) and the OpenMP runtime of the
+    intel-openmp wheel (parallel kernels; `openmp.py`)."""
     import mlir
 
+    from . import openmp
+
+    libraries = []
     for root in mlir.__path__:
         path = os.path.join(root, "lib", "libmlir_c_runner_utils.so")
         if os.path.exists(path):
-            return [path]
-    return []
+            libraries.append(path)
+            break
+    libraries += [path for path in (openmp.libmvec_path(), openmp.load()) if path]
+    return libraries
 
 
 class _captured_diagnostics:

@@ -150,5 +150,6 @@ def to_managed(array: np.ndarray) -> np.ndarray:
 class CudaFunction(Function):
     """A compiled CUDA program: like `cpu.Function`, with buffers in managed memory."""
 
+    _host = False  # results are allocated in managed memory, not by the extension
     _empty = staticmethod(managed_empty)
     _place = staticmethod(to_managed)

@@ -12,8 +12,10 @@
 // CHECK: // ===== stage: optimized =====
 // CHECK: // ===== stage: linalg =====
 // CHECK: linalg.add
+// CHECK: // ===== stage: scheduled =====
+// CHECK: linalg.generic
 // CHECK: // ===== stage: bufferized =====
-// CHECK: memref.dealloc
+// CHECK-NOT: memref.alloc
 // CHECK: // ===== stage: loops =====
 // CHECK: scf.for
 // CHECK: // ===== stage: llvm =====
@@ -23,24 +25,26 @@
 // CHECK: // ===== stage: asm =====
 // CHECK: _mlir_ciface_f:
 
+// The `scheduled` stage fused exp, exp and add into one loop nest (too
+// small to tile: under 1024 elements), so there is no temporary buffer.
 // BUF-LABEL: func.func @f(
 // BUF-SAME: %[[X:.*]]: memref<16xf32>, %[[OUT:.*]]: memref<16xf32>) {
-// BUF-NEXT: %[[TMP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
-// BUF-NEXT: linalg.exp ins(%[[X]] : memref<16xf32>) outs(%[[TMP]] : memref<16xf32>)
-// BUF-NEXT: linalg.exp ins(%[[TMP]] : memref<16xf32>) outs(%[[OUT]] : memref<16xf32>)
-// BUF-NEXT: linalg.add ins(%[[TMP]], %[[OUT]] : memref<16xf32>, memref<16xf32>) outs(%[[OUT]] : memref<16xf32>)
-// BUF-NEXT: memref.dealloc %[[TMP]] : memref<16xf32>
-// BUF-NEXT: return
+// BUF-NEXT: linalg.generic {{.*}} ins(%[[X]] : memref<16xf32>) outs(%[[OUT]] : memref<16xf32>)
+// BUF-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// BUF-NEXT: %[[E:.*]] = math.exp %[[IN]] : f32
+// BUF-NEXT: %[[EE:.*]] = math.exp %[[E]] : f32
+// BUF-NEXT: %[[S:.*]] = arith.addf %[[E]], %[[EE]] : f32
+// BUF-NEXT: linalg.yield %[[S]] : f32
+// BUF: return
 
 // LLVM-LABEL: llvm.func @f(
-// LLVM: llvm.call @malloc
-// LLVM: llvm.call @free
+// LLVM-NOT: llvm.call @malloc
 // LLVM-LABEL: llvm.func @_mlir_ciface_f(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {llvm.emit_c_interface}
 
 // ASM-LABEL: _mlir_ciface_f:
 // ASM: {{(call|jmp)[lq]?}}
 
-// BAD: jaxc-opt: error: unknown stage 'nope'; the stages are: traced, transformed, optimized, linalg, bufferized, loops, llvm, llvmir, asm
+// BAD: jaxc-opt: error: unknown stage 'nope'; the stages are: traced, transformed, optimized, linalg, scheduled, bufferized, loops, llvm, llvmir, asm
 // MIX: jaxc-opt: error: '--stage' can't be used with '--pass-pipeline' or individual pass options
 
 func.func @f(%x: tensor<16xf32>) -> tensor<16xf32> {

@@ -1,0 +1,193 @@
+"""`jaxc-schedule`: tile, vectorize and parallelize every linalg.generic by
+its kernel class, through transform-dialect scripts generated from static
+shapes (`passes/schedules/`: elementwise, reduction, contraction).
+
+Each generic gets a `jaxc.kernel` id; the class's generator writes a
+transform script for it (`schedule_scripts(module)` returns them, and
+``jaxc-opt --print-schedule`` prints them); the transform interpreter applies
+each one. A kernel whose class has no schedule, or whose script the
+interpreter refuses, stays as it is and becomes scalar loops later.
+
+Before::
+
+    %0 = linalg.generic {iterator_types = ["parallel"]} ins(%x : tensor<1024xf32>) ... {
+      math.sin ...
+    }
+
+After (AVX2: 8 lanes, tiles of 16)::
+
+    %0 = scf.for %i = %c0 to %c1024 step %c16 iter_args(%acc = %e) -> (tensor<1024xf32>) {
+      %v = vector.transfer_read %x[%i], %pad {in_bounds = [true]} : tensor<1024xf32>, vector<16xf32>
+      %s = math.sin %v : vector<16xf32>
+      ...
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from mlir import ir
+from mlir.dialects.transform import interpreter
+from mlir.passmanager import ExternalPass
+
+from . import host
+from .registry import register_pass
+from .schedules import contraction, elementwise, reduction, rows
+from .schedules.kernel import Kernel, describe
+from .schedules.script import Plan, canonicalize_script, vectorize_script
+
+KERNEL_ATTR = "jaxc.kernel"  # on every generic (and its tiles) while the pass runs
+VECTORIZE_ATTR = "jaxc.vectorize"  # on the tiles with static shapes
+
+MIN_ELEMENTS = 1024  # iteration space below which a kernel stays scalar
+
+# Kernel class -> script generator; the first that returns a script wins.
+GENERATORS: tuple[tuple[str, Callable], ...] = (
+    ("contraction", contraction.schedule),
+    ("reduction", reduction.schedule),
+    ("elementwise", elementwise.schedule),
+)
+
+
+@register_pass("jaxc-schedule", "tile, vectorize and parallelize linalg.generic ops (transform dialect)")
+def schedule(op: ir.Operation, pass_: ExternalPass, *, vector_bits: int = 0, threads: int = 0) -> None:
+    """Options (0: the host's, `jaxc.passes.host`): `vector-bits` 128/256/512, `threads`."""
+    target = host.target()
+    target = host.Target(vector_bits or target.vector_bits, threads or target.threads, target.features)
+    with op.context, op.location:
+        apply_schedules(op, target)
+
+
+def kernels_of(root: ir.Operation) -> list[Kernel]:
+    """Every statically shaped linalg.generic under `root`, numbered in walk order."""
+    found: list[ir.Operation] = []
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        if inner.name == "linalg.generic":
+            found.append(inner)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    kernels = []
+    for op in found:
+        kernel = describe(op, len(kernels))
+        if kernel is not None:
+            kernels.append(kernel)
+    return kernels
+
+
+def schedule_plans(root: ir.Operation, target: host.Target | None = None,
+                   refused: frozenset[int] = frozenset()) -> list[tuple[Kernel, str, Plan]]:
+    """(kernel, class name, plan) for every kernel that has a schedule."""
+    target = target or host.target()
+    plans = []
+    kernels = [k for k in kernels_of(root) if k.size >= MIN_ELEMENTS or not k.reduction]
+    grouped: set[int] = set()
+    for group in rows.groups(kernels):
+        if group[-1].ident in refused:
+            continue  # refused as a group: its kernels are scheduled one by one
+        plans.append((group[-1], "fused rows", rows.schedule(group, target)))
+        grouped.update(k.ident for k in group)
+    for kernel in kernels_of(root):
+        if kernel.ident in grouped:
+            continue
+        if kernel.size < MIN_ELEMENTS:
+            continue  # small (and 0-d, empty) kernels: scalar loops run as fast, compile faster
+        if contraction.rows_of_b_contiguous(kernel):
+            kernel = describe(kernel.op, kernel.ident)
+        for name, generate in GENERATORS:
+            plan = generate(kernel, target)
+            if plan is not None:
+                plans.append((kernel, name, plan))
+                break
+    return plans
+
+
+def schedule_text(root: ir.Operation, target: host.Target | None = None) -> str:
+    """Every kernel's schedule as transform-dialect text (``jaxc-opt --print-schedule``)."""
+    parts = []
+    for kernel, name, plan in schedule_plans(root, target):
+        parts.append(f"// kernel {kernel.ident}: {name}, loops {list(kernel.ranges)} "
+                     f"{list(kernel.iterators)} at {kernel.op.location}\n{plan.tiling}"
+                     f"// then: vectorize the static tiles, {', '.join(plan.patterns + ('canonicalization',))}, "
+                     "hoist loop-invariant transfers\n")
+    return "\n".join(parts)
+
+
+def apply_schedules(module: ir.Operation, target: host.Target | None = None) -> None:
+    """Apply every kernel's plan. When the interpreter refuses one, the
+    module goes back to how it was and is scheduled again without that
+    kernel, which becomes scalar loops (rare: one copy of the module is kept
+    for it)."""
+    refused: set[int] = set()
+    while True:
+        plans = [p for p in schedule_plans(module, target, frozenset(refused)) if p[0].ident not in refused]
+        if not plans:
+            return
+        backup = module.clone()
+        failed = _apply_plans(module, plans)
+        if failed is None:
+            backup.erase()
+            return
+        _restore(module, backup)
+        backup.erase()
+        refused.add(failed)
+
+
+def _apply_plans(module: ir.Operation, plans: list[tuple[Kernel, str, Plan]]) -> int | None:
+    """Apply the plans in order; the id of the first refused kernel, or None."""
+    i64 = ir.IntegerType.get_signless(64)
+    for kernel in kernels_of(module):  # every kernel: a plan may match its producers too
+        kernel.op.attributes[KERNEL_ATTR] = ir.IntegerAttr.get(i64, kernel.ident)
+    for kernel, _, plan in plans:
+        try:
+            _apply(module, plan.tiling)
+            _apply(module, canonicalize_script(kernel.ident))
+            if _mark_static_tiles(module, kernel.ident):
+                _apply(module, vectorize_script(kernel.ident, plan.patterns))
+        except Exception:  # noqa: BLE001 -- the interpreter refused this kernel's plan
+            return kernel.ident
+    _strip(module, (KERNEL_ATTR, VECTORIZE_ATTR, "jaxc.row_op"))
+    return None
+
+
+def _mark_static_tiles(module: ir.Operation, ident: int) -> bool:
+    """Mark the kernel's tiles whose operands all have static shapes."""
+    marked = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if (op.name == "linalg.generic" and KERNEL_ATTR in op.attributes
+                and ir.IntegerAttr(op.attributes[KERNEL_ATTR]).value == ident
+                and all(not isinstance(v.type, ir.ShapedType) or v.type.has_static_shape
+                        for v in op.operands)):
+            marked.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    for op in marked:
+        op.attributes[VECTORIZE_ATTR] = op.attributes[KERNEL_ATTR]
+    return bool(marked)
+
+
+def _apply(module: ir.Operation, text: str) -> None:
+    script = ir.Module.parse(text)
+    entry = next(op for op in script.body.operations
+                 if op.operation.name == "transform.named_sequence")
+    interpreter.apply_named_sequence(module, entry, script)
+
+
+def _restore(module: ir.Operation, backup: ir.Operation) -> None:
+    body = module.regions[0].blocks[0]
+    for inner in list(body.operations):
+        inner.erase()
+    for inner in list(backup.regions[0].blocks[0].operations):
+        body.append(inner)
+
+
+def _strip(module: ir.Operation, names: tuple[str, ...]) -> None:
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        for name in names:
+            if name in inner.attributes:
+                del inner.attributes[name]
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)

@@ -1,0 +1,141 @@
+"""Contractions (dot_general: A·B, Aᵀ·B, A·Bᵀ, batched): cache tiles, a
+register tile of accumulators kept across the k loop, vectorized as
+outer products (one FMA per accumulator register per k step).
+
+Loops are (batch..., m, n, k) as `jaxc-to-linalg` emits them. The schedule:
+
+    forall over row blocks of m (threads)          tile_using_forall
+      for n0, k0, m0 in cache tiles [MC, NC, KC]   tile_using_for, interchange
+        for m1, n1 in register tiles [MR, NR], k1  tile_using_for (peeled when MR/NR
+                                                   do not divide; the rest stays scalar)
+          vector.contract  vector<MRx1> * vector<1xNR> + vector<MRxNR>
+
+The register tile fills the vector registers: AVX2 (16 ymm) MR=6, NR=16
+(12 accumulators); AVX-512 (32 zmm) MR=8, NR=32 (16 accumulators).
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import linalg, tensor
+
+from ..host import Target
+from .kernel import Kernel
+from .script import Plan, Script
+
+PARALLEL_MIN_FLOPS = 1 << 21  # below this one thread is faster than a fork/join
+REGISTERS = {512: 32, 256: 16, 128: 16}  # vector registers by vector width (zmm, ymm, xmm)
+CACHE_TILE = (128, 1024, 128)  # about MC, NC, KC (tiles that divide the sizes are preferred)
+# After vectorization: the register tile's multiply-adds become one vector.contract.
+CONTRACT_PATTERNS = ("vector.reduction_to_contract", "vector.transfer_permutation_patterns")
+
+
+def schedule(kernel: Kernel, target: Target) -> Plan | None:
+    if not kernel.is_contraction or len(kernel.reduction) != 1:
+        return None
+    n_loops = len(kernel.ranges)
+    batch = n_loops - 3
+    if batch < 0 or kernel.parallel != tuple(range(n_loops - 1)):
+        return None  # one m, one n, one k: other shapes stay scalar for now
+    m_dim, n_dim, k_dim = batch, batch + 1, batch + 2
+    lhs, rhs, out = kernel.maps
+    if sorted(lhs[batch:]) != [m_dim, k_dim] or sorted(rhs[batch:]) != [n_dim, k_dim]:
+        return None
+    if rhs[-1] != n_dim:
+        return None  # B read across n with a stride: not vectorizable as rows (A·Bᵀ)
+    m, n, k = kernel.ranges[m_dim], kernel.ranges[n_dim], kernel.ranges[k_dim]
+    lanes = target.lanes(kernel.element_bits)
+    if n < lanes or m * n * k < 4096:
+        return None
+    mr, nr = register_tile(m, n, lanes, target.vector_bits)
+    flops = 2 * m * n * k
+    threads = target.threads if flops >= PARALLEL_MIN_FLOPS else 1
+    rows = m  # rows of one thread's block
+    if threads > 1 and m >= threads * mr:
+        rows = m // threads if m % (threads * mr) == 0 else _round_up(-(-m // threads), mr)
+    mc = _tile(rows, mr, CACHE_TILE[0])
+    nc = _tile(n, nr, CACHE_TILE[1])
+    kc = _tile(k, 1, CACHE_TILE[2]) if k > 2 * CACHE_TILE[2] else k
+    s = Script(kernel.ident)
+    op = s.match_kernel()
+    zeros = [0] * batch
+    if batch:
+        op, _ = s.tile(op, [1] * batch + [0, 0, 0])
+    if rows < m:
+        op, _ = s.tile_forall_sizes(op, zeros + [rows, 0, 0])
+    op, _ = s.tile(op, zeros + [mc, nc, kc], interchange=list(range(batch)) + [batch + 1, batch + 2, batch])
+    # register tiles: n outer, m inner, so one NR-wide panel of B (KC rows) stays
+    # in L1 while the MR-row panels of A stream through it
+    _, loops = s.tile(op, zeros + [mr, nr, 1], interchange=list(range(batch)) + [batch + 1, batch, batch + 2])
+    n_loop, m_loop = loops[0], loops[1]
+    # Where the tiles do not divide, the last partial tiles are peeled off and stay
+    # scalar (sizes with a divisor never get here: the tiles are chosen to divide).
+    if m % rows or rows % mc or mc % mr:
+        s.peel(m_loop)
+    if n % nc or nc % nr:
+        s.peel(n_loop)
+    return Plan(s.text(), CONTRACT_PATTERNS)
+
+
+def register_tile(m: int, n: int, lanes: int, vector_bits: int) -> tuple[int, int]:
+    """(MR, NR): MR rows of A times NR = v vectors of B into MR x v accumulator
+    registers, plus v registers of B and one broadcast of A. The best tile has
+    the most multiply-adds per load, MR*v / (MR + v), among those that divide
+    m and n (so no scalar remainder is left); one that does not divide counts
+    at half. AVX2 (16 registers) on 1000 x 1000: 10 x 8 (10 accumulators);
+    on 128 x 512: 4 x 16."""
+    registers = REGISTERS[vector_bits]
+    best, best_score = (1, lanes), -1.0
+    for v in (1, 2, 4):  # powers of two: LLVM splits other vector lengths badly (spills)
+        nr = lanes * v
+        if nr > n:
+            break
+        for mr in range(1, min(m, 12) + 1):
+            if mr * v + v + 1 > registers:
+                break
+            score = mr * v / (mr + v) * (1.0 if m % mr == 0 and n % nr == 0 else 0.5)
+            if score > best_score:
+                best, best_score = (mr, nr), score
+    return best
+
+
+def _tile(extent: int, multiple: int, target: int) -> int:
+    """The largest multiple of `multiple` up to about `target` that divides
+    `extent`; else `target` rounded to the multiple (the last tile is partial)."""
+    for size in range(_round_up(min(target, extent), multiple), multiple - 1, -multiple):
+        if extent % size == 0 and size >= min(target, extent) // 4:
+            return size
+    return min(_round_up(target, multiple), _round_up(extent, multiple))
+
+
+def rows_of_b_contiguous(kernel: Kernel) -> bool:
+    """A·Bᵀ (B read as (n, k)): put a transpose of B before the kernel so
+    that the register tile reads rows of B (the transpose is one pass over
+    B; the k·m reads it saves are strided). Returns whether it rewrote."""
+    if not kernel.is_contraction or len(kernel.reduction) != 1:
+        return False
+    n_loops = len(kernel.ranges)
+    batch = n_loops - 3
+    rhs = kernel.maps[1]
+    if batch < 0 or rhs is None or sorted(rhs[batch:]) != [batch + 1, batch + 2] or rhs[-1] != batch + 2:
+        return False
+    op = kernel.op
+    b = op.operands[1]
+    b_type = ir.RankedTensorType(b.type)
+    perm = list(range(len(rhs) - 2)) + [len(rhs) - 1, len(rhs) - 2]
+    shape = [b_type.shape[p] for p in perm]
+    with ir.InsertionPoint(op), op.location:
+        empty = tensor.EmptyOp(shape, b_type.element_type).result
+        transposed = linalg.transpose(b, outs=[empty], permutation=perm)
+        transposed = transposed if isinstance(transposed, ir.Value) else transposed.results[0]
+        maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+        old = ir.AffineMapAttr(maps[1]).value
+        results = list(old.results)
+        results[-2], results[-1] = results[-1], results[-2]
+        maps[1] = ir.AffineMapAttr.get(ir.AffineMap.get(old.n_dims, old.n_symbols, results))
+        op.attributes["indexing_maps"] = ir.ArrayAttr.get(maps)
+    op.operands[1] = transposed
+    return True
+
+
+def _round_up(x: int, multiple: int) -> int:
+    return -(-x // multiple) * multiple

@@ -1,0 +1,103 @@
+"""What a schedule needs to know about one linalg.generic: loop ranges,
+iterator kinds, indexing maps, element width and the ops of its body.
+
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)],
+                         iterator_types = ["parallel", "reduction"]} ...
+    -> Kernel(ranges=(4096, 1024), parallel=(0,), reduction=(1,), ...)
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from mlir import ir
+
+CONTRACTION_BODIES = ({"arith.mulf", "arith.addf"}, {"arith.muli", "arith.addi"})
+
+
+@dataclasses.dataclass
+class Kernel:
+    op: ir.Operation
+    ident: int
+    ranges: tuple[int, ...]  # static trip count of each loop
+    iterators: tuple[str, ...]  # "parallel" / "reduction" per loop
+    maps: list[list[int] | None]  # per operand: loop dims its results read (None: not a projection)
+    n_inputs: int
+    n_outputs: int
+    element_bits: int  # widest element type among operands
+    body_ops: tuple[str, ...]
+
+    @property
+    def parallel(self) -> tuple[int, ...]:
+        return tuple(i for i, it in enumerate(self.iterators) if it == "parallel")
+
+    @property
+    def reduction(self) -> tuple[int, ...]:
+        return tuple(i for i, it in enumerate(self.iterators) if it == "reduction")
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for r in self.ranges:
+            n *= r
+        return n
+
+    def is_identity(self, operand: int) -> bool:
+        return self.maps[operand] == list(range(len(self.ranges)))
+
+    @property
+    def is_contraction(self) -> bool:
+        body = set(self.body_ops) - {"linalg.yield", "arith.extf", "arith.extsi", "arith.sitofp"}
+        return (self.n_inputs == 2 and self.n_outputs == 1 and len(self.reduction) >= 1
+                and body in CONTRACTION_BODIES and all(m is not None for m in self.maps))
+
+
+def describe(op: ir.Operation, ident: int) -> Kernel | None:
+    """The kernel of a linalg.generic with static shapes (None otherwise)."""
+    attrs = op.attributes
+    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(attrs["indexing_maps"])]
+    iterators = tuple(str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(attrs["iterator_types"]))
+    n_loops = len(iterators)
+    ranges: list[int | None] = [None] * n_loops
+    dims: list[list[int] | None] = []
+    bits = 0
+    for value, amap in zip(op.operands, maps):
+        t = value.type
+        if isinstance(t, ir.ShapedType):
+            if not t.has_static_shape:
+                return None
+            shape, element = list(t.shape), t.element_type
+        else:
+            shape, element = [], t
+        bits = max(bits, _bits(element))
+        read: list[int] | None = []
+        for size, expr in zip(shape, amap.results):
+            if isinstance(expr, ir.AffineDimExpr):
+                d = expr.position
+                ranges[d] = size
+                read.append(d)
+            else:
+                read = None
+                break
+        dims.append(read)
+    if any(r is None for r in ranges) or bits == 0:
+        return None
+    body = tuple(inner.operation.name for inner in op.regions[0].blocks[0].operations)
+    n_outputs = len(op.results)
+    return Kernel(op, ident, tuple(ranges), iterators, dims, len(maps) - n_outputs, n_outputs,
+                  bits, body)
+
+
+def _bits(t: ir.Type) -> int:
+    for cls in (ir.F16Type, ir.BF16Type):
+        if isinstance(t, cls):
+            return 16
+    if isinstance(t, ir.F32Type):
+        return 32
+    if isinstance(t, ir.F64Type):
+        return 64
+    if isinstance(t, ir.IntegerType):
+        w = ir.IntegerType(t).width
+        return 8 if w == 1 else w
+    if isinstance(t, ir.IndexType):
+        return 64
+    return 0

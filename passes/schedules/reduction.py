@@ -1,0 +1,83 @@
+"""Reductions: rows (the innermost loop reduces: sum over the last axis,
+softmax's max and sum, a full sum) and columns (an outer loop reduces:
+``X.mean(0)``).
+
+Rows: split the parallel loops over the threads, one row per tile, and
+split the row into W = 4 vector registers of independent partial sums
+(`tile_reduction_using_for`): W lanes add in parallel, each over 1/W of the
+row, then the W partials are combined -- faster, and more accurate than one
+running sum. A full reduction splits its outer loop over the threads
+(`tile_reduction_using_forall`) first, each thread keeping its own partials.
+
+    for row:                                   // forall over threads
+      %p = fill 0 : vector<32xf32>
+      for k in 0..1024 step 32:  %p += x[row, k:k+32]
+      out[row] = reduce(%p)
+
+Columns: tile the innermost parallel loop by two vector registers and keep
+the reduction loops inside, so the accumulator stays in registers.
+"""
+from __future__ import annotations
+
+from ..host import Target
+from .kernel import Kernel
+from .script import Plan, Script
+
+PARALLEL_MIN_ELEMENTS = 1 << 15
+PARTIAL_VECTORS = 4  # vector registers of partial sums in a row
+
+
+def schedule(kernel: Kernel, target: Target) -> Plan | None:
+    if not kernel.reduction or kernel.n_outputs != 1 or any(m is None for m in kernel.maps):
+        return None
+    lanes = target.lanes(kernel.element_bits)
+    inner = len(kernel.ranges) - 1
+    if kernel.iterators[inner] == "reduction":
+        return _rows(kernel, target, lanes)
+    return _columns(kernel, target, lanes)
+
+
+def _rows(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
+    ranges, rank = kernel.ranges, len(kernel.ranges)
+    width = lanes * PARTIAL_VECTORS
+    while width > lanes and ranges[-1] < width:
+        width //= 2
+    if ranges[-1] < width:
+        return None
+    s = Script(kernel.ident)
+    op = s.match_kernel()
+    parallel = kernel.parallel
+    threads = target.threads if kernel.size >= PARALLEL_MIN_ELEMENTS else 1
+    if parallel:
+        if parallel != tuple(range(len(parallel))):
+            return None  # parallel loops inside reduction loops: left scalar
+        if threads > 1 and ranges[0] >= threads:
+            op, _ = s.tile_forall(op, [threads] + [0] * (rank - 1))
+        op, _ = s.tile(op, [1] * len(parallel) + [0] * (rank - len(parallel)))
+    elif threads > 1 and rank > 1 and ranges[0] >= threads:
+        _, op, _, _ = s.tile_reduction_forall(op, [threads] + [0] * (rank - 1))
+    n_reduction = rank - len(parallel)
+    if n_reduction > 1:  # outer reduction loops one step at a time: each row has its own partials
+        op, _ = s.tile(op, [0] * len(parallel) + [1] * (n_reduction - 1) + [0])
+    _, partial, _, loop = s.tile_reduction(op, [0] * (rank - 1) + [width])
+    s.annotate(partial)
+    if ranges[-1] % width:
+        s.peel(loop)
+    return Plan(s.text())
+
+
+def _columns(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
+    ranges, rank = kernel.ranges, len(kernel.ranges)
+    step = lanes * 2
+    if ranges[-1] < lanes:
+        return None
+    step = min(step, lanes * (ranges[-1] // lanes))
+    s = Script(kernel.ident)
+    op = s.match_kernel()
+    sizes = [1] * (rank - 1) + [step]
+    # loops in the order: parallel ones first (outermost), reductions innermost
+    order = list(kernel.parallel) + list(kernel.reduction)
+    _, loops = s.tile(op, sizes, interchange=order)
+    if ranges[-1] % step:
+        s.peel(loops[order.index(rank - 1)])
+    return Plan(s.text())

@@ -1,0 +1,116 @@
+"""Fused row-wise reductions (softmax, log-softmax, layer norm): an
+elementwise kernel over rows and every reduction over those rows that feeds
+it (max, exp, sum, ...) become one loop over the rows, each row's
+reductions and elementwise ops tiled and vectorized inside it. A row is
+read from memory once per pass over it while it sits in the L1 cache,
+instead of once per kernel from RAM.
+
+    softmax: m = max(x, 1); e = exp(x - m); s = sum(e, 1); y = e / s
+    ->  scf.forall (%row) in (4096) {       // OpenMP splits the rows over the threads
+          m = max of the row       (32 partial maxima in registers)
+          e = exp(row - m)         (16 lanes a step)
+          s = sum of e             (32 partial sums)
+          y[row] = e / s
+        }
+"""
+from __future__ import annotations
+
+from ..host import Target
+from .kernel import Kernel
+from .script import Plan, Script
+from . import elementwise, reduction
+
+MIN_ROW = 64  # shorter rows: the per-row overhead costs more than the fusion saves
+
+
+def groups(kernels: list[Kernel]) -> list[list[Kernel]]:
+    """Each group: an elementwise consumer last, its row-shaped producers before it
+    (in program order), at least one of them a reduction over the last dimension."""
+    by_result = {}
+    for kernel in kernels:
+        for result in kernel.op.results:
+            by_result[result] = kernel
+    found, taken = [], set()
+    for consumer in reversed(kernels):
+        if consumer.ident in taken or not _is_row_elementwise(consumer):
+            continue
+        rows = consumer.ranges[:-1]
+        members = {consumer.ident: consumer}
+        stack = [consumer]
+        while stack:
+            kernel = stack.pop()
+            for operand in kernel.op.operands:
+                producer = by_result.get(operand)
+                if (producer is None or producer.ident in members or producer.ident in taken
+                        or not _row_shaped(producer, rows, consumer.ranges[-1])):
+                    continue
+                members[producer.ident] = producer
+                stack.append(producer)
+        group = sorted(members.values(), key=lambda k: k.ident)
+        if any(k.reduction for k in group) and consumer.ranges[-1] >= MIN_ROW:
+            found.append(group)
+            taken.update(members)
+    return found
+
+
+def _is_row_elementwise(kernel: Kernel) -> bool:
+    return (not kernel.reduction and len(kernel.ranges) >= 2 and kernel.n_outputs == 1
+            and kernel.is_identity(len(kernel.maps) - 1))
+
+
+def _row_shaped(kernel: Kernel, rows: tuple[int, ...], width: int) -> bool:
+    """Elementwise over (rows..., width) or (rows...), or a reduction of (rows..., width) to (rows...)."""
+    if kernel.n_outputs != 1 or any(m is None for m in kernel.maps):
+        return False
+    if not kernel.reduction:
+        return kernel.ranges in (rows + (width,), rows) and kernel.is_identity(len(kernel.maps) - 1)
+    return (kernel.ranges == rows + (width,) and kernel.reduction == (len(rows),)
+            and kernel.maps[-1] == list(range(len(rows))))
+
+
+def schedule(group: list[Kernel], target: Target) -> Plan:
+    """The consumer tiled one row per forall iteration, the producers fused
+    into that loop (latest first), then each op tiled inside the row."""
+    consumer = group[-1]
+    s = Script(consumer.ident)
+    rank = len(consumer.ranges)
+    ops = {}
+    for kernel in group:
+        h = s.fresh("g")
+        s.emit(f'{h} = transform.structured.match ops{{["linalg.generic"]}} '
+               f'attributes {{jaxc.kernel = {kernel.ident} : i64}} in %root : (!transform.any_op) -> !transform.any_op')
+        ops[kernel.ident] = h
+    tiled, forall = s.tile_forall_sizes(ops[consumer.ident], [1] * (rank - 1) + [0])
+    fused = {consumer.ident: tiled}
+    for kernel in reversed(group[:-1]):
+        h, forall = s.fuse_into(ops[kernel.ident], forall)
+        fused[kernel.ident] = h
+    # A producer used twice in the row (exp by the sum and by the division) was
+    # fused once per use; CSE merges the copies (marked alike) before each op
+    # is tiled, and each op is found again by its mark.
+    for kernel in group:
+        s.annotate(fused[kernel.ident], "jaxc.row_op", kernel.ident)
+        s.annotate(fused[kernel.ident])  # every op of the row joins the consumer's kernel id
+    func = s.parent_func(forall)
+    s.cse(func)
+    for kernel in group:
+        h = s.fresh("r")
+        s.emit(f'{h} = transform.structured.match ops{{["linalg.generic"]}} '
+               f'attributes {{jaxc.row_op = {kernel.ident} : i64}} in {func} : (!transform.any_op) -> !transform.any_op')
+        if kernel.ranges == consumer.ranges[:-1]:
+            continue  # one value per row (a fill of the accumulators): nothing to tile
+        lanes = target.lanes(kernel.element_bits)
+        if kernel.reduction:
+            width = lanes * reduction.PARTIAL_VECTORS
+            while width > lanes and kernel.ranges[-1] < width:
+                width //= 2
+            _, partial, _, loop = s.tile_reduction(h, [0] * (rank - 1) + [width])
+            s.annotate(partial)
+            if kernel.ranges[-1] % width:
+                s.peel(loop)
+        else:
+            step = lanes * elementwise.UNROLL
+            _, loops = s.tile(h, [0] * (rank - 1) + [step])
+            if kernel.ranges[-1] % step:
+                s.peel(loops[-1])
+    return Plan(s.text())

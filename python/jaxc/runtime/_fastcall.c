@@ -1,0 +1,981 @@
+/* jaxc.runtime._fastcall: the per-call path from Python into compiled code.
+ *
+ * A compiled function `f` is entered through the execution engine's packed
+ * wrapper `_mlir__mlir_ciface_f(void **args)`; args[i] points to a cell that
+ * holds the address of memref descriptor i, {allocated, aligned, offset,
+ * sizes[rank], strides[rank]} (arguments first, then the results, which are
+ * out-parameters the caller allocates). Shapes are static, so an `Entry`
+ * keeps a template of every descriptor; a call copies the template to the
+ * stack, stores two data pointers per memref, releases the GIL and jumps.
+ * Nothing is shared between calls, so calls from several threads need no lock.
+ *
+ *   Entry(address, arg_specs, result_specs, owner)
+ *       arg_specs: ((shape, dtype, also_accepted_dtype_or_None), ...)
+ *       result_specs: ((shape, dtype), ...)
+ *   entry.call(*arrays)           -> tuple of new arrays, or None when an
+ *                                    argument is not an ndarray of exactly the
+ *                                    spec's dtype and shape, C-contiguous (the
+ *                                    caller then checks and converts: cpu.Function)
+ *   entry.call_into(ins, outs)    -> run on buffers the caller allocated
+ *   entry.run_ready(arrays, out_avals, device)
+ *                                 -> ready jaxc Arrays, or None (see below)
+ *
+ * The jaxc side (dispatch.py, api.py) adds two fast paths that skip the
+ * executor when a small program's inputs are ready jaxc Arrays and their
+ * device's executor is idle (the same condition as `dispatch.run(inline=True)`):
+ * `Entry.run_ready` for eager kernels, and `JitCache`, the base class of
+ * `jit`'s JitFunction: calling it looks the positional arguments' avals (and
+ * their treedef, for pytrees) up among the signatures registered with
+ * `_fast_add`, and runs the entry, all in C; anything else (a new signature,
+ * keyword arguments, a trace in progress, a pending input, a busy executor)
+ * goes to `self._call_slow(*args, **kwargs)`, the Python path with all its
+ * checks. `configure(Array, ShapedArray, config, trace_state)` tells the
+ * module jaxc's classes (their slots are read and written at their offsets),
+ * jaxc.config (for jax_enable_x64) and core's thread-local trace state.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <stdint.h>
+#include <string.h>
+
+typedef void (*PackedFunction)(void **);
+
+/* ------------------------------------------------------------------------ */
+/* Module state: the Array class and its slots                              */
+/* ------------------------------------------------------------------------ */
+
+static PyTypeObject *array_type = NULL;  /* jaxc.Array */
+static PyTypeObject *aval_type = NULL;   /* jaxc.core.ShapedArray */
+static PyObject *jaxc_config = NULL;     /* jaxc.config */
+static PyObject *trace_state = NULL;     /* jaxc.core._STATE: `.stack`, the scopes traced in this thread */
+static Py_ssize_t off_aval = -1, off_value = -1, off_task = -1, off_index = -1, off_device = -1;
+static Py_ssize_t off_shape = -1, off_dtype = -1, off_weak = -1;
+static PyObject *str_executor, *str_pending, *str_x64, *str_stack, *str_call_slow;
+
+#define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
+
+static Py_ssize_t slot_offset(PyTypeObject *type, const char *name) {
+  PyObject *descr = PyDict_GetItemString(type->tp_dict, name); /* borrowed */
+  if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
+    PyErr_Format(PyExc_TypeError, "_fastcall.configure: %s.%s is not a slot", type->tp_name, name);
+    return -1;
+  }
+  PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+  if (member->type != T_OBJECT_EX && member->type != T_OBJECT) {
+    PyErr_Format(PyExc_TypeError, "_fastcall.configure: %s.%s is not an object slot", type->tp_name,
+                 name);
+    return -1;
+  }
+  return member->offset;
+}
+
+static PyObject *configure(PyObject *module, PyObject *args) {
+  PyObject *type, *avals, *config, *state;
+  if (!PyArg_ParseTuple(args, "O!O!OO:configure", &PyType_Type, &type, &PyType_Type, &avals, &config,
+                        &state))
+    return NULL;
+  PyTypeObject *t = (PyTypeObject *)type, *a = (PyTypeObject *)avals;
+  Py_ssize_t offsets[8];
+  const char *names[8] = {"aval", "_value", "_task", "_index", "device", "shape", "dtype", "weak_type"};
+  for (int i = 0; i < 8; i++)
+    if ((offsets[i] = slot_offset(i < 5 ? t : a, names[i])) < 0) return NULL;
+  off_aval = offsets[0], off_value = offsets[1], off_task = offsets[2], off_index = offsets[3],
+  off_device = offsets[4], off_shape = offsets[5], off_dtype = offsets[6], off_weak = offsets[7];
+  Py_INCREF(type);
+  Py_XSETREF(array_type, t);
+  Py_INCREF(avals);
+  Py_XSETREF(aval_type, a);
+  Py_INCREF(config);
+  Py_XSETREF(jaxc_config, config);
+  Py_INCREF(state);
+  Py_XSETREF(trace_state, state);
+  Py_RETURN_NONE;
+}
+
+/* Whether two avals are equal: shape, dtype and weak type of ShapedArrays
+ * compared here (no Python code runs), anything else with `==`. -1: error. */
+static int aval_equal(PyObject *a, PyObject *b) {
+  if (a == b) return 1;
+  if (a == NULL || b == NULL) return 0;
+  if (Py_TYPE(a) != aval_type || Py_TYPE(b) != aval_type) return PyObject_RichCompareBool(a, b, Py_EQ);
+  PyObject *da = SLOT(a, off_dtype), *db = SLOT(b, off_dtype);
+  PyObject *sa = SLOT(a, off_shape), *sb = SLOT(b, off_shape);
+  if (SLOT(a, off_weak) != SLOT(b, off_weak) || !da || !db || !sa || !sb) return 0;
+  if (da != db) {
+    if (!PyArray_DescrCheck(da) || !PyArray_DescrCheck(db)) return PyObject_RichCompareBool(a, b, Py_EQ);
+    if (!PyArray_EquivTypes((PyArray_Descr *)da, (PyArray_Descr *)db)) return 0;
+  }
+  if (sa == sb) return 1;
+  if (!PyTuple_CheckExact(sa) || !PyTuple_CheckExact(sb)) return PyObject_RichCompareBool(a, b, Py_EQ);
+  Py_ssize_t n = PyTuple_GET_SIZE(sa);
+  if (PyTuple_GET_SIZE(sb) != n) return 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x = PyTuple_GET_ITEM(sa, i), *y = PyTuple_GET_ITEM(sb, i);
+    if (x == y) continue;
+    if (!PyLong_CheckExact(x) || !PyLong_CheckExact(y)) return PyObject_RichCompareBool(a, b, Py_EQ);
+    int eq = PyObject_RichCompareBool(x, y, Py_EQ); /* ints: no Python code */
+    if (eq <= 0) return eq;
+  }
+  return 1;
+}
+
+/* A ready jaxc Array holding `value` (a reference is stolen). */
+static PyObject *new_array(PyObject *aval, PyObject *value, PyObject *device) {
+  PyObject *self = array_type->tp_alloc(array_type, 0);
+  if (self == NULL) {
+    Py_DECREF(value);
+    return NULL;
+  }
+  Py_INCREF(aval);
+  SLOT(self, off_aval) = aval;
+  SLOT(self, off_value) = value;
+  Py_INCREF(Py_None);
+  SLOT(self, off_task) = Py_None;
+  SLOT(self, off_index) = PyLong_FromLong(0); /* a cached small int: cannot fail */
+  Py_INCREF(device);
+  SLOT(self, off_device) = device;
+  return self;
+}
+
+/* Whether `device`'s executor has no task waiting or running (no executor yet: idle). */
+static int device_idle(PyObject *device) {
+  PyObject *executor = PyObject_GetAttr(device, str_executor);
+  if (executor == NULL) {
+    PyErr_Clear();
+    return 0;
+  }
+  int idle = 1;
+  if (executor != Py_None) {
+    PyObject *pending = PyObject_GetAttr(executor, str_pending);
+    if (pending == NULL) {
+      PyErr_Clear();
+      idle = 0;
+    } else {
+      idle = PyLong_CheckExact(pending) && PyLong_AsLong(pending) == 0;
+      Py_DECREF(pending);
+    }
+  }
+  Py_DECREF(executor);
+  return idle;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry: one compiled function                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  int ndim;
+  npy_intp *shape;        /* into Entry.dims */
+  npy_intp nbytes;        /* of a C-contiguous buffer of this type */
+  PyArray_Descr *dtype;   /* expected (arguments) or allocated (results) */
+  PyArray_Descr *also;    /* an argument dtype also accepted (bf16 as its raw bits), or NULL */
+} Spec;
+
+typedef struct {
+  PyObject_HEAD
+  PackedFunction function;
+  Py_ssize_t nargs, nresults;
+  Spec *specs;            /* nargs + nresults */
+  npy_intp *dims;
+  int64_t *words;         /* every descriptor, back to back: the template */
+  Py_ssize_t nwords;
+  Py_ssize_t *slots;      /* word index of each descriptor's `allocated` */
+  PyObject *owner;        /* keeps the code alive (the execution engine) */
+} Entry;
+
+static PyTypeObject EntryType;
+
+#define STACK_WORDS 512
+#define STACK_MEMREFS 64
+
+/* Run the function on `buffers` (nargs + nresults arrays, already checked). */
+static int invoke(Entry *self, PyArrayObject **buffers) {
+  int64_t stack_words[STACK_WORDS];
+  void *stack_cells[2 * STACK_MEMREFS];
+  Py_ssize_t n = self->nargs + self->nresults;
+  int64_t *words = stack_words;
+  void **cells = stack_cells;
+  if (self->nwords > STACK_WORDS || n > STACK_MEMREFS) {
+    words = PyMem_Malloc(sizeof(int64_t) * (size_t)self->nwords + 2 * sizeof(void *) * (size_t)n);
+    if (words == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    cells = (void **)(words + self->nwords);
+  }
+  void **packed = cells + n;
+  memcpy(words, self->words, sizeof(int64_t) * (size_t)self->nwords);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    int64_t *descriptor = words + self->slots[i];
+    descriptor[0] = descriptor[1] = (int64_t)(intptr_t)PyArray_DATA(buffers[i]);
+    cells[i] = descriptor;
+    packed[i] = &cells[i];
+  }
+  PackedFunction function = self->function;
+  Py_BEGIN_ALLOW_THREADS
+  function(packed);
+  Py_END_ALLOW_THREADS
+  if (words != stack_words) PyMem_Free(words);
+  return 0;
+}
+
+/* Whether `obj` is an ndarray of exactly `spec` (dtype, shape), C-contiguous. */
+static inline int matches(const Spec *spec, PyObject *obj) {
+  if (!PyArray_CheckExact(obj)) return 0;
+  PyArrayObject *array = (PyArrayObject *)obj;
+  PyArray_Descr *dtype = PyArray_DESCR(array);
+  if (dtype != spec->dtype && dtype != spec->also && !PyArray_EquivTypes(dtype, spec->dtype) &&
+      !(spec->also != NULL && PyArray_EquivTypes(dtype, spec->also)))
+    return 0;
+  if (PyArray_NDIM(array) != spec->ndim) return 0;
+  const npy_intp *dims = PyArray_DIMS(array);
+  for (int k = 0; k < spec->ndim; k++)
+    if (dims[k] != spec->shape[k]) return 0;
+  return PyArray_IS_C_CONTIGUOUS(array);
+}
+
+/* New uninitialized result arrays into buffers[nargs:]; -1 on failure (none left). */
+static int allocate_results(Entry *self, PyArrayObject **buffers) {
+  for (Py_ssize_t j = 0; j < self->nresults; j++) {
+    Spec *spec = &self->specs[self->nargs + j];
+    Py_INCREF(spec->dtype);
+    PyObject *out = PyArray_NewFromDescr(&PyArray_Type, spec->dtype, spec->ndim, spec->shape, NULL,
+                                         NULL, 0, NULL);
+    if (out == NULL) {
+      for (Py_ssize_t k = 0; k < j; k++) Py_DECREF(buffers[self->nargs + k]);
+      return -1;
+    }
+    buffers[self->nargs + j] = (PyArrayObject *)out;
+  }
+  return 0;
+}
+
+static int parse_specs(PyObject *seq, Py_ssize_t count, Spec *specs, npy_intp **dims_cursor,
+                       int is_result) {
+  for (Py_ssize_t i = 0; i < count; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    PyObject *shape, *dtype, *also = Py_None;
+    if (is_result) {
+      if (!PyArg_ParseTuple(item, "OO:result spec", &shape, &dtype)) return -1;
+    } else if (!PyArg_ParseTuple(item, "OO|O:argument spec", &shape, &dtype, &also)) {
+      return -1;
+    }
+    Spec *spec = &specs[i];
+    if (!PyArray_DescrConverter(dtype, &spec->dtype)) return -1;
+    if (also != Py_None && !PyArray_DescrConverter(also, &spec->also)) return -1;
+    PyObject *fast = PySequence_Fast(shape, "a spec's shape must be a sequence");
+    if (fast == NULL) return -1;
+    spec->ndim = (int)PySequence_Fast_GET_SIZE(fast);
+    spec->shape = *dims_cursor;
+    npy_intp size = 1;
+    for (int k = 0; k < spec->ndim; k++) {
+      npy_intp d = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fast, k));
+      if (d < 0) {
+        Py_DECREF(fast);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "negative dimension");
+        return -1;
+      }
+      spec->shape[k] = d;
+      size *= d;
+    }
+    Py_DECREF(fast);
+    *dims_cursor += spec->ndim;
+    spec->nbytes = size * (npy_intp)PyDataType_ELSIZE(spec->dtype);
+  }
+  return 0;
+}
+
+static Py_ssize_t total_rank(PyObject *seq, Py_ssize_t count) {
+  Py_ssize_t total = 0;
+  for (Py_ssize_t i = 0; i < count; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) < 2) {
+      PyErr_SetString(PyExc_TypeError, "a spec is a tuple (shape, dtype[, also accepted dtype])");
+      return -1;
+    }
+    Py_ssize_t rank = PyObject_Length(PyTuple_GET_ITEM(item, 0));
+    if (rank < 0) return -1;
+    total += rank;
+  }
+  return total;
+}
+
+static int Entry_init(Entry *self, PyObject *args, PyObject *kwargs) {
+  static char *keywords[] = {"address", "args", "results", "owner", NULL};
+  PyObject *address, *arg_specs, *result_specs, *owner = Py_None;
+  if (self->specs != NULL) {
+    PyErr_SetString(PyExc_TypeError, "Entry is already initialized");
+    return -1;
+  }
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|O:Entry", keywords, &address, &arg_specs,
+                                   &result_specs, &owner))
+    return -1;
+  void *pointer = PyLong_AsVoidPtr(address);
+  if (pointer == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Entry: null function address");
+    return -1;
+  }
+  PyObject *a = PySequence_Fast(arg_specs, "Entry: args must be a sequence of specs");
+  if (a == NULL) return -1;
+  PyObject *r = PySequence_Fast(result_specs, "Entry: results must be a sequence of specs");
+  if (r == NULL) {
+    Py_DECREF(a);
+    return -1;
+  }
+  int status = -1;
+  Py_ssize_t nargs = PySequence_Fast_GET_SIZE(a), nresults = PySequence_Fast_GET_SIZE(r);
+  Py_ssize_t rank_a = total_rank(a, nargs), rank_r = rank_a < 0 ? -1 : total_rank(r, nresults);
+  if (rank_a < 0 || rank_r < 0) goto done;
+  Py_ssize_t n = nargs + nresults;
+  self->specs = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(Spec));
+  self->dims = PyMem_Calloc((size_t)(rank_a + rank_r + 1), sizeof(npy_intp));
+  self->slots = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(Py_ssize_t));
+  self->nwords = 3 * n + 2 * (rank_a + rank_r);
+  self->words = PyMem_Calloc((size_t)(self->nwords > 0 ? self->nwords : 1), sizeof(int64_t));
+  if (!self->specs || !self->dims || !self->slots || !self->words) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  self->nargs = nargs;
+  self->nresults = nresults;
+  npy_intp *cursor = self->dims;
+  if (parse_specs(a, nargs, self->specs, &cursor, 0) < 0) goto done;
+  if (parse_specs(r, nresults, self->specs + nargs, &cursor, 1) < 0) goto done;
+  /* The descriptor template: {0, 0, 0, sizes, row-major strides (a size-0 dim counts as 1)}. */
+  Py_ssize_t w = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    Spec *spec = &self->specs[i];
+    self->slots[i] = w;
+    int64_t *d = self->words + w;
+    d[0] = d[1] = d[2] = 0;
+    int64_t step = 1;
+    for (int k = spec->ndim - 1; k >= 0; k--) {
+      d[3 + k] = spec->shape[k];
+      d[3 + spec->ndim + k] = step;
+      step *= spec->shape[k] > 0 ? spec->shape[k] : 1;
+    }
+    w += 3 + 2 * spec->ndim;
+  }
+  self->function = (PackedFunction)pointer;
+  Py_INCREF(owner);
+  self->owner = owner;
+  status = 0;
+done:
+  Py_DECREF(a);
+  Py_DECREF(r);
+  return status;
+}
+
+/* The owner (the executable) usually refers back to the Function holding
+ * this entry: a cycle the collector must see. */
+static int Entry_traverse(Entry *self, visitproc visit, void *arg) {
+  Py_VISIT(self->owner);
+  return 0;
+}
+
+static int Entry_clear(Entry *self) {
+  Py_CLEAR(self->owner);
+  return 0;
+}
+
+static void Entry_dealloc(Entry *self) {
+  PyObject_GC_UnTrack(self);
+  if (self->specs != NULL) {
+    for (Py_ssize_t i = 0; i < self->nargs + self->nresults; i++) {
+      Py_XDECREF(self->specs[i].dtype);
+      Py_XDECREF(self->specs[i].also);
+    }
+  }
+  PyMem_Free(self->specs);
+  PyMem_Free(self->dims);
+  PyMem_Free(self->slots);
+  PyMem_Free(self->words);
+  Py_XDECREF(self->owner);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int check_ready(Entry *self) {
+  if (self->function == NULL) {
+    PyErr_SetString(PyExc_TypeError, "Entry is not initialized");
+    return -1;
+  }
+  return 0;
+}
+
+#define BUFFERS(name, count)                                             \
+  PyArrayObject *name##_stack[STACK_MEMREFS];                            \
+  PyArrayObject **name = name##_stack;                                   \
+  if ((count) > STACK_MEMREFS) {                                         \
+    name = PyMem_Malloc(sizeof(PyArrayObject *) * (size_t)(count));      \
+    if (name == NULL) return PyErr_NoMemory();                           \
+  }
+#define FREE_BUFFERS(name) \
+  if (name != name##_stack) PyMem_Free(name)
+
+/* entry.call(*arrays) -> tuple of results, or None to ask for the checked path. */
+static PyObject *Entry_call(Entry *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (check_ready(self) < 0) return NULL;
+  if (nargs != self->nargs) Py_RETURN_NONE;
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    if (!matches(&self->specs[i], args[i])) Py_RETURN_NONE;
+  Py_ssize_t n = self->nargs + self->nresults;
+  BUFFERS(buffers, n);
+  for (Py_ssize_t i = 0; i < nargs; i++) buffers[i] = (PyArrayObject *)args[i];
+  PyObject *result = NULL;
+  if (allocate_results(self, buffers) < 0) goto done;
+  if (invoke(self, buffers) < 0) {
+    for (Py_ssize_t j = 0; j < self->nresults; j++) Py_DECREF(buffers[nargs + j]);
+    goto done;
+  }
+  result = PyTuple_New(self->nresults);
+  if (result == NULL) {
+    for (Py_ssize_t j = 0; j < self->nresults; j++) Py_DECREF(buffers[nargs + j]);
+    goto done;
+  }
+  for (Py_ssize_t j = 0; j < self->nresults; j++)
+    PyTuple_SET_ITEM(result, j, (PyObject *)buffers[nargs + j]);
+done:
+  FREE_BUFFERS(buffers);
+  return result;
+}
+
+/* entry.call_into(inputs, outputs): run on caller-allocated C-contiguous
+ * buffers of the right sizes (CUDA managed memory, for instance). */
+static PyObject *Entry_call_into(Entry *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (check_ready(self) < 0) return NULL;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "call_into(inputs, outputs)");
+    return NULL;
+  }
+  PyObject *ins = PySequence_Fast(args[0], "call_into: inputs must be a sequence");
+  if (ins == NULL) return NULL;
+  PyObject *outs = PySequence_Fast(args[1], "call_into: outputs must be a sequence");
+  if (outs == NULL) {
+    Py_DECREF(ins);
+    return NULL;
+  }
+  PyObject *result = NULL;
+  Py_ssize_t n = self->nargs + self->nresults;
+  PyArrayObject *buffers_stack[STACK_MEMREFS];
+  PyArrayObject **buffers = buffers_stack;
+  if (PySequence_Fast_GET_SIZE(ins) != self->nargs ||
+      PySequence_Fast_GET_SIZE(outs) != self->nresults) {
+    PyErr_Format(PyExc_TypeError, "call_into: expected %zd inputs and %zd outputs", self->nargs,
+                 self->nresults);
+    goto done;
+  }
+  if (n > STACK_MEMREFS && (buffers = PyMem_Malloc(sizeof(PyArrayObject *) * (size_t)n)) == NULL) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *obj = i < self->nargs ? PySequence_Fast_GET_ITEM(ins, i)
+                                    : PySequence_Fast_GET_ITEM(outs, i - self->nargs);
+    if (!PyArray_Check(obj) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)obj) ||
+        PyArray_NBYTES((PyArrayObject *)obj) != self->specs[i].nbytes ||
+        (i >= self->nargs && !PyArray_ISWRITEABLE((PyArrayObject *)obj))) {
+      PyErr_Format(PyExc_TypeError,
+                   "call_into: %s %zd must be a C-contiguous%s ndarray of %zd bytes",
+                   i < self->nargs ? "input" : "output",
+                   i < self->nargs ? i : i - self->nargs, i < self->nargs ? "" : " writable",
+                   (Py_ssize_t)self->specs[i].nbytes);
+      goto done;
+    }
+    buffers[i] = (PyArrayObject *)obj;
+  }
+  if (invoke(self, buffers) == 0) result = Py_NewRef(Py_None);
+done:
+  if (buffers != buffers_stack) PyMem_Free(buffers);
+  Py_DECREF(ins);
+  Py_DECREF(outs);
+  return result;
+}
+
+/* Run on the values of ready Arrays; wrap the results as ready Arrays with
+ * `out_avals` (a tuple) on `device`. Returns a new list, or None (nothing
+ * happened) when an input is not a ready Array of `device` matching its spec,
+ * or the device's executor is busy. `inputs` holds nargs objects. */
+static PyObject *run_arrays(Entry *self, PyObject *const *inputs, PyObject *out_avals,
+                            PyObject *device) {
+  if (array_type == NULL) Py_RETURN_NONE;
+  Py_ssize_t nargs = self->nargs, n = nargs + self->nresults;
+  BUFFERS(buffers, n);
+  for (Py_ssize_t i = 0; i < nargs; i++) {
+    PyObject *x = inputs[i];
+    if (Py_TYPE(x) != array_type || SLOT(x, off_device) != device) goto miss;
+    PyObject *value = SLOT(x, off_value);
+    if (value == NULL || !matches(&self->specs[i], value)) goto miss;
+    buffers[i] = (PyArrayObject *)value;
+  }
+  if (!device_idle(device)) goto miss;
+  PyObject *result = PyList_New(self->nresults);
+  if (result == NULL || allocate_results(self, buffers) < 0) {
+    Py_XDECREF(result);
+    FREE_BUFFERS(buffers);
+    return NULL;
+  }
+  /* The values stay alive while the GIL is released (another thread may drop their Arrays). */
+  for (Py_ssize_t i = 0; i < nargs; i++) Py_INCREF(buffers[i]);
+  int status = invoke(self, buffers);
+  for (Py_ssize_t i = 0; i < nargs; i++) Py_DECREF(buffers[i]);
+  for (Py_ssize_t j = 0; j < self->nresults; j++) {
+    PyArrayObject *out = buffers[nargs + j];
+    PyArray_CLEARFLAGS(out, NPY_ARRAY_WRITEABLE);
+    /* new_array steals `out`; after a failure the rest are only released. */
+    PyObject *array = status < 0 ? (Py_DECREF(out), NULL)
+                                 : new_array(PyTuple_GET_ITEM(out_avals, j), (PyObject *)out, device);
+    if (array == NULL) status = -1;
+    else PyList_SET_ITEM(result, j, array);
+  }
+  FREE_BUFFERS(buffers);
+  if (status < 0) Py_CLEAR(result);
+  return result;
+miss:
+  FREE_BUFFERS(buffers);
+  Py_RETURN_NONE;
+}
+
+/* entry.run_ready(arrays, out_avals, device) -> list of ready Arrays, or None. */
+static PyObject *Entry_run_ready(Entry *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (check_ready(self) < 0) return NULL;
+  if (nargs != 3 || !PyTuple_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "run_ready(arrays, out_avals: tuple, device)");
+    return NULL;
+  }
+  if (PyTuple_GET_SIZE(args[1]) != self->nresults) {
+    PyErr_SetString(PyExc_ValueError, "run_ready: one aval per result");
+    return NULL;
+  }
+  PyObject *inputs = PySequence_Fast(args[0], "run_ready: arrays must be a sequence");
+  if (inputs == NULL) return NULL;
+  PyObject *result = Py_None;
+  if (PySequence_Fast_GET_SIZE(inputs) == self->nargs)
+    result = run_arrays(self, PySequence_Fast_ITEMS(inputs), args[1], args[2]);
+  else
+    Py_INCREF(result);
+  Py_DECREF(inputs);
+  return result;
+}
+
+static PyObject *Entry_get_nargs(Entry *self, void *closure) { return PyLong_FromSsize_t(self->nargs); }
+static PyObject *Entry_get_nresults(Entry *self, void *closure) {
+  return PyLong_FromSsize_t(self->nresults);
+}
+
+static PyMethodDef Entry_methods[] = {
+    {"call", (PyCFunction)(void (*)(void))Entry_call, METH_FASTCALL,
+     "call(*arrays) -> tuple of new arrays, or None when an argument is not an exact match"},
+    {"call_into", (PyCFunction)(void (*)(void))Entry_call_into, METH_FASTCALL,
+     "call_into(inputs, outputs): run on caller-allocated buffers"},
+    {"run_ready", (PyCFunction)(void (*)(void))Entry_run_ready, METH_FASTCALL,
+     "run_ready(arrays, out_avals, device) -> list of ready Arrays, or None"},
+    {NULL}};
+
+static PyGetSetDef Entry_getset[] = {{"nargs", (getter)Entry_get_nargs, NULL, NULL, NULL},
+                                     {"nresults", (getter)Entry_get_nresults, NULL, NULL, NULL},
+                                     {NULL}};
+
+static PyTypeObject EntryType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "jaxc.runtime._fastcall.Entry",
+    .tp_basicsize = sizeof(Entry),
+    .tp_dealloc = (destructor)Entry_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)Entry_traverse,
+    .tp_clear = (inquiry)Entry_clear,
+    .tp_doc = "A compiled function's packed entry point and memref descriptor template.",
+    .tp_methods = Entry_methods,
+    .tp_getset = Entry_getset,
+    .tp_init = (initproc)Entry_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------------------ */
+/* JitCache: the signatures of one jit function that take the fast path      */
+/* ------------------------------------------------------------------------ */
+
+/* An item is (argument structure, avals, x64) -> (entry, consts, outputs).
+ * The structure is NULL for positional Arrays (`f(x, y)`: nothing to
+ * flatten), else the treedef of the positional arguments (`f({"w": x})`),
+ * found with the `flatten` callable given to JitCache(). */
+#define JIT_CACHE_SIZE 8
+
+typedef struct {
+  PyObject *avals;      /* tuple of the argument leaves' avals */
+  int x64;              /* jax_enable_x64 when traced */
+  Entry *entry;         /* takes the leaves, then `consts` */
+  PyObject *consts;     /* tuple of Arrays the function closes over */
+  PyObject *out_avals;  /* tuple */
+  PyObject *device;
+  PyObject *unflatten;  /* callable(list) -> the output pytree, or None: one Array */
+  PyObject *tree;       /* the arguments' treedef, or NULL: positional Arrays */
+} JitItem;
+
+typedef struct {
+  PyObject_HEAD
+  PyObject *flatten;             /* callable(args) -> (leaves, treedef), or NULL */
+  JitItem items[JIT_CACHE_SIZE]; /* most recently added first */
+  int count;
+  int trees;                     /* how many items have a tree */
+} JitCache;
+
+static void JitItem_clear(JitItem *item) {
+  Py_CLEAR(item->avals);
+  Py_CLEAR(item->entry);
+  Py_CLEAR(item->consts);
+  Py_CLEAR(item->out_avals);
+  Py_CLEAR(item->device);
+  Py_CLEAR(item->unflatten);
+  Py_CLEAR(item->tree);
+}
+
+static int JitCache_traverse(JitCache *self, visitproc visit, void *arg) {
+  Py_VISIT(self->flatten);
+  for (int i = 0; i < self->count; i++) {
+    Py_VISIT(self->items[i].avals);
+    Py_VISIT(self->items[i].entry);
+    Py_VISIT(self->items[i].consts);
+    Py_VISIT(self->items[i].out_avals);
+    Py_VISIT(self->items[i].device);
+    Py_VISIT(self->items[i].unflatten);
+    Py_VISIT(self->items[i].tree);
+  }
+  return 0;
+}
+
+static void JitCache_forget(JitCache *self) {
+  /* Detach first: clearing may run finalizers that look at the cache. */
+  JitItem old[JIT_CACHE_SIZE];
+  int count = self->count;
+  memcpy(old, self->items, sizeof(JitItem) * (size_t)count);
+  self->count = self->trees = 0;
+  for (int i = 0; i < count; i++) JitItem_clear(&old[i]);
+}
+
+static int JitCache_clear_refs(JitCache *self) {
+  JitCache_forget(self);
+  Py_CLEAR(self->flatten);
+  return 0;
+}
+
+static int JitCache_init(JitCache *self, PyObject *args, PyObject *kwargs) {
+  static char *keywords[] = {"flatten", NULL};
+  PyObject *flatten = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:JitCache", keywords, &flatten)) return -1;
+  Py_XSETREF(self->flatten, flatten == Py_None ? NULL : Py_NewRef(flatten));
+  return 0;
+}
+
+static void JitCache_dealloc(JitCache *self) {
+  PyObject_GC_UnTrack(self);
+  JitCache_clear_refs(self);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *JitCache_clear(JitCache *self, PyObject *unused) {
+  JitCache_forget(self);
+  Py_RETURN_NONE;
+}
+
+/* Whether avals tuples `a` and `b` are equal (aval_equal runs no Python
+ * code for ShapedArrays). -1: error. */
+static int avals_equal(PyObject *a, PyObject *b) {
+  Py_ssize_t n = PyTuple_GET_SIZE(a);
+  if (PyTuple_GET_SIZE(b) != n) return 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    int equal = aval_equal(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i));
+    if (equal <= 0) return equal;
+  }
+  return 1;
+}
+
+/* _fast_add(avals, x64, entry, consts, out_avals, device, unflatten, tree=None):
+ * the most recent first; an item for the same entry, avals and structure is
+ * replaced, the oldest dropped when full. */
+static PyObject *JitCache_add(JitCache *self, PyObject *args) {
+  PyObject *avals, *entry, *consts, *out_avals, *device, *unflatten, *tree = Py_None;
+  int x64;
+  if (!PyArg_ParseTuple(args, "O!pO!O!O!OO|O:add", &PyTuple_Type, &avals, &x64, &EntryType, &entry,
+                        &PyTuple_Type, &consts, &PyTuple_Type, &out_avals, &device, &unflatten,
+                        &tree))
+    return NULL;
+  Entry *e = (Entry *)entry;
+  if (PyTuple_GET_SIZE(avals) + PyTuple_GET_SIZE(consts) != e->nargs ||
+      PyTuple_GET_SIZE(out_avals) != e->nresults || (unflatten == Py_None && e->nresults != 1)) {
+    PyErr_SetString(PyExc_ValueError, "JitCache._fast_add: avals, consts and out_avals do not fit the entry");
+    return NULL;
+  }
+  if (tree != Py_None && self->flatten == NULL)
+    Py_RETURN_NONE; /* a copy made without __init__: no pytree signatures */
+  /* The same signature again (the fast path declined it: a busy device, a
+   * pending input) replaces its item. avals_equal runs no Python code for
+   * ShapedArrays; comparing treedefs may, so the item's tree is held and the
+   * index checked again afterwards. */
+  int drop = -1;
+  for (int i = 0; i < self->count; i++) {
+    JitItem *item = &self->items[i];
+    if (item->x64 != x64 || item->entry != e || (item->tree == NULL) != (tree == Py_None)) continue;
+    int same = avals_equal(item->avals, avals);
+    if (same > 0 && item->tree != NULL && item->tree != tree) {
+      PyObject *held = Py_NewRef(item->tree);
+      same = PyObject_RichCompareBool(held, tree, Py_EQ);
+      if (same > 0 && (i >= self->count || self->items[i].tree != held)) same = 0; /* changed meanwhile */
+      Py_DECREF(held);
+    }
+    if (same < 0) return NULL;
+    if (same) {
+      drop = i;
+      break;
+    }
+  }
+  if (drop < 0) drop = self->count < JIT_CACHE_SIZE ? self->count : JIT_CACHE_SIZE - 1;
+  JitItem old = {NULL};
+  if (drop < self->count) {
+    old = self->items[drop];
+    if (old.tree) self->trees--;
+  } else {
+    self->count++;
+  }
+  memmove(&self->items[1], &self->items[0], sizeof(JitItem) * (size_t)drop);
+  JitItem *item = &self->items[0];
+  item->avals = Py_NewRef(avals);
+  item->x64 = x64;
+  item->entry = (Entry *)Py_NewRef(entry);
+  item->consts = Py_NewRef(consts);
+  item->out_avals = Py_NewRef(out_avals);
+  item->device = Py_NewRef(device);
+  item->unflatten = Py_NewRef(unflatten);
+  item->tree = tree == Py_None ? NULL : Py_NewRef(tree);
+  if (item->tree) self->trees++;
+  JitItem_clear(&old);
+  Py_RETURN_NONE;
+}
+
+/* Whether the Arrays `leaves` have `avals`; equal but distinct avals are
+ * replaced by the cached objects, so that the next call compares identities. */
+static int avals_match(PyObject *const *leaves, PyObject *avals) {
+  Py_ssize_t n = PyTuple_GET_SIZE(avals);
+  int replace = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *mine = SLOT(leaves[i], off_aval), *cached = PyTuple_GET_ITEM(avals, i);
+    if (mine == cached) continue;
+    int equal = aval_equal(mine, cached);
+    if (equal <= 0) {
+      if (equal < 0) PyErr_Clear();
+      return 0;
+    }
+    replace = 1;
+  }
+  for (Py_ssize_t i = 0; replace && i < n; i++) {
+    PyObject *cached = PyTuple_GET_ITEM(avals, i);
+    if (SLOT(leaves[i], off_aval) != cached) Py_XSETREF(SLOT(leaves[i], off_aval), Py_NewRef(cached));
+  }
+  return 1;
+}
+
+/* Run `held` on the Arrays `leaves` (n of them); the output pytree, None, or NULL. */
+static PyObject *run_item(JitItem *held, PyObject *const *leaves, Py_ssize_t n) {
+  Entry *entry = held->entry;
+  Py_ssize_t nconsts = PyTuple_GET_SIZE(held->consts);
+  PyObject *result;
+  if (nconsts == 0) {
+    result = run_arrays(entry, leaves, held->out_avals, held->device);
+  } else {
+    PyObject *stack[STACK_MEMREFS];
+    PyObject **inputs = stack;
+    if (entry->nargs > STACK_MEMREFS &&
+        (inputs = PyMem_Malloc(sizeof(PyObject *) * (size_t)entry->nargs)) == NULL)
+      return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) inputs[i] = leaves[i];
+    for (Py_ssize_t i = 0; i < nconsts; i++) inputs[n + i] = PyTuple_GET_ITEM(held->consts, i);
+    result = run_arrays(entry, inputs, held->out_avals, held->device);
+    if (inputs != stack) PyMem_Free(inputs);
+  }
+  if (result != NULL && result != Py_None) {
+    if (held->unflatten == Py_None) Py_SETREF(result, Py_NewRef(PyList_GET_ITEM(result, 0)));
+    else Py_SETREF(result, PyObject_CallOneArg(held->unflatten, result));
+  }
+  return result;
+}
+
+/* A new reference to every object of `item` (the GIL is released during the
+ * call and `unflatten` runs Python code: another thread may edit the cache). */
+static JitItem hold(const JitItem *item) {
+  JitItem held = *item;
+  Py_XINCREF(held.avals);
+  Py_XINCREF(held.entry);
+  Py_XINCREF(held.consts);
+  Py_XINCREF(held.out_avals);
+  Py_XINCREF(held.device);
+  Py_XINCREF(held.unflatten);
+  Py_XINCREF(held.tree);
+  return held;
+}
+
+static int current_x64(void) {
+  PyObject *flag = PyObject_GetAttr(jaxc_config, str_x64);
+  if (flag == NULL) {
+    PyErr_Clear();
+    return -1;
+  }
+  int x64 = flag == Py_True;
+  Py_DECREF(flag);
+  return x64;
+}
+
+/* The tree items: flatten `args`, then compare structure and avals. */
+static PyObject *call_tree(JitCache *self, PyObject *args, int x64) {
+  PyObject *flat = PyObject_CallOneArg(self->flatten, args);
+  if (flat == NULL) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  PyObject *result = Py_None;
+  PyObject *leaves, *tree;
+  if (!PyTuple_Check(flat) || PyTuple_GET_SIZE(flat) != 2 ||
+      !PyList_CheckExact(leaves = PyTuple_GET_ITEM(flat, 0)))
+    goto done;
+  tree = PyTuple_GET_ITEM(flat, 1);
+  Py_ssize_t n = PyList_GET_SIZE(leaves);
+  PyObject *const *items = PySequence_Fast_ITEMS(leaves);
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (Py_TYPE(items[i]) != array_type) goto done;
+  for (int k = 0; k < self->count; k++) {
+    if (self->items[k].tree == NULL || self->items[k].x64 != x64 ||
+        PyTuple_GET_SIZE(self->items[k].avals) != n)
+      continue;
+    JitItem held = hold(&self->items[k]);
+    /* Comparing treedefs may run Python code (custom nodes' data). */
+    int same = held.tree == tree ? 1 : PyObject_RichCompareBool(held.tree, tree, Py_EQ);
+    if (same < 0) PyErr_Clear();
+    if (same > 0 && avals_match(items, held.avals)) {
+      result = run_item(&held, items, n);
+      JitItem_clear(&held);
+      break;
+    }
+    JitItem_clear(&held);
+  }
+done:
+  if (result == Py_None) Py_INCREF(result);
+  Py_DECREF(flat);
+  return result;
+}
+
+/* _fast_call(args: tuple) -> the output pytree, or None when the fast path
+ * does not apply (an argument that is not an Array or a pytree of them, new
+ * avals, a pending input, a busy executor). */
+static PyObject *JitCache_call(JitCache *self, PyObject *args) {
+  if (!PyTuple_CheckExact(args) || array_type == NULL || self->count == 0) Py_RETURN_NONE;
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  PyObject *const *items = &PyTuple_GET_ITEM(args, 0);
+  int x64 = current_x64();
+  if (x64 < 0) Py_RETURN_NONE;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (Py_TYPE(items[i]) != array_type)
+      return self->trees > 0 ? call_tree(self, args, x64) : Py_NewRef(Py_None);
+  for (int k = 0; k < self->count; k++) {
+    JitItem *item = &self->items[k];
+    /* avals_match runs no Python code: `item` stays valid until hold(). */
+    if (item->tree != NULL || item->x64 != x64 || PyTuple_GET_SIZE(item->avals) != n ||
+        !avals_match(items, item->avals))
+      continue;
+    JitItem held = hold(item);
+    PyObject *result = run_item(&held, items, n);
+    JitItem_clear(&held);
+    return result;
+  }
+  Py_RETURN_NONE;
+}
+
+/* Whether this thread is tracing (a non-empty `trace_state.stack`). */
+static int tracing(void) {
+  if (trace_state == NULL) return 1;
+  PyObject *stack = PyObject_GetAttr(trace_state, str_stack);
+  if (stack == NULL) {
+    PyErr_Clear(); /* never set in this thread: not tracing */
+    return 0;
+  }
+  int busy = !PyList_CheckExact(stack) || PyList_GET_SIZE(stack) > 0;
+  Py_DECREF(stack);
+  return busy;
+}
+
+/* Calling the cache (`jit(f)(...)`, JitFunction derives from JitCache):
+ * the fast path for positional arguments outside a trace, else
+ * `self._call_slow(*args, **kwargs)` (the Python path). */
+static PyObject *JitCache_tp_call(JitCache *self, PyObject *args, PyObject *kwargs) {
+  if ((kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0) && self->count > 0 && !tracing()) {
+    PyObject *out = JitCache_call(self, args);
+    if (out != Py_None) return out; /* the outputs, or NULL: an error */
+    Py_DECREF(out);
+  }
+  PyObject *slow = PyObject_GetAttr((PyObject *)self, str_call_slow);
+  if (slow == NULL) return NULL;
+  PyObject *out = PyObject_Call(slow, args, kwargs);
+  Py_DECREF(slow);
+  return out;
+}
+
+static PyObject *JitCache_len(JitCache *self, PyObject *unused) { return PyLong_FromLong(self->count); }
+
+static PyMethodDef JitCache_methods[] = {
+    {"_fast_add", (PyCFunction)JitCache_add, METH_VARARGS,
+     "_fast_add(avals, x64, entry, consts, out_avals, device, unflatten, tree=None)"},
+    {"_fast_call", (PyCFunction)JitCache_call, METH_O,
+     "_fast_call(args) -> the outputs, or None when the fast path does not apply"},
+    {"_fast_clear", (PyCFunction)JitCache_clear, METH_NOARGS, "forget every signature"},
+    {"_fast_size", (PyCFunction)JitCache_len, METH_NOARGS, "how many signatures are cached"},
+    {NULL}};
+
+static PyTypeObject JitCacheType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "jaxc.runtime._fastcall.JitCache",
+    .tp_basicsize = sizeof(JitCache),
+    .tp_dealloc = (destructor)JitCache_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "JitCache(flatten=None): the signatures of one jit function that take the fast "
+              "path; calling it runs one, else self._call_slow(*args, **kwargs).",
+    .tp_call = (ternaryfunc)JitCache_tp_call,
+    .tp_traverse = (traverseproc)JitCache_traverse,
+    .tp_clear = (inquiry)JitCache_clear_refs,
+    .tp_methods = JitCache_methods,
+    .tp_init = (initproc)JitCache_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------------------ */
+
+static PyMethodDef module_methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(Array, ShapedArray, config, trace_state): jaxc's Array and aval classes, "
+     "jaxc.config and the thread-local trace state (jaxc.core._STATE)"},
+    {NULL}};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_fastcall",
+    "The per-call path from Python into compiled code (see the comment atop _fastcall.c).", -1,
+    module_methods};
+
+PyMODINIT_FUNC PyInit__fastcall(void) {
+  import_array();
+  if (PyType_Ready(&EntryType) < 0 || PyType_Ready(&JitCacheType) < 0) return NULL;
+  str_executor = PyUnicode_InternFromString("_executor");
+  str_pending = PyUnicode_InternFromString("_pending");
+  str_x64 = PyUnicode_InternFromString("jax_enable_x64");
+  str_stack = PyUnicode_InternFromString("stack");
+  str_call_slow = PyUnicode_InternFromString("_call_slow");
+  if (!str_executor || !str_pending || !str_x64 || !str_stack || !str_call_slow) return NULL;
+  PyObject *module = PyModule_Create(&module_def);
+  if (module == NULL) return NULL;
+  Py_INCREF(&EntryType);
+  Py_INCREF(&JitCacheType);
+  if (PyModule_AddObject(module, "Entry", (PyObject *)&EntryType) < 0 ||
+      PyModule_AddObject(module, "JitCache", (PyObject *)&JitCacheType) < 0) {
+    Py_DECREF(module);
+    return NULL;
+  }
+  return module;
+}

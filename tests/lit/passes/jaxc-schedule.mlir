@@ -1,0 +1,156 @@
+// RUN: jaxc-opt %s --pass-pipeline='builtin.module(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,jaxc-schedule{vector-bits=256 threads=1},canonicalize,cse)' | FileCheck %s
+// RUN: jaxc-opt %s --pass-pipeline='builtin.module(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,jaxc-schedule{vector-bits=512 threads=2},canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
+// RUN: env JAXC_CPU_VECTOR_BITS=256 JAXC_CPU_THREADS=1 jaxc-opt %s --print-schedule | FileCheck %s --check-prefix=SCHEDULE
+
+// --print-schedule: the transform script of each kernel, with its class.
+// SCHEDULE: // kernel 0: elementwise, loops [64, 64] ['parallel', 'parallel'] at loc({{.*}}jaxc-schedule.mlir":{{[0-9]+}}:8)
+// SCHEDULE: flatten_elementwise
+// SCHEDULE: transform.structured.tile_using_for %{{.*}} tile_sizes [16]
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, loops [64, 40, 100] ['parallel', 'parallel', 'reduction']
+// SCHEDULE: tile_sizes [66, 48, 100] interchange = [1, 2, 0]
+// SCHEDULE-NEXT: tile_sizes [6, 16, 1]
+// SCHEDULE: transform.loop.peel
+// SCHEDULE: vector.reduction_to_contract
+// SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [64, 100] ['parallel', 'reduction']
+// SCHEDULE: transform.structured.tile_reduction_using_for %{{.*}} by tile_sizes = [0, 32]
+
+// Elementwise: the fused sin+add is flattened to 1-D and walked 16 lanes
+// (two AVX2 registers) at a time. With 2 threads and AVX-512 the loop is
+// split in two forall chunks of 32-lane tiles.
+// CHECK-LABEL: func.func @sin_add
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<64x64xf32> into tensor<4096xf32>
+// CHECK: scf.for %[[I:.+]] = %{{.*}} to %{{.*}} step %c16
+// CHECK-NEXT: %[[V:.+]] = vector.transfer_read %{{.*}}[%[[I]]], %{{.*}} {in_bounds = [true]} : tensor<4096xf32>, vector<16xf32>
+// CHECK-NEXT: %[[S:.+]] = math.sin %[[V]] : vector<16xf32>
+// CHECK-NEXT: %[[A:.+]] = arith.addf %[[S]], %[[V]] : vector<16xf32>
+// CHECK-NEXT: vector.transfer_write %[[A]]
+// AVX512-LABEL: func.func @sin_add
+// AVX512-NOT: scf.forall
+// AVX512: math.sin %{{.*}} : vector<32xf32>
+func.func @sin_add(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<64x64xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.sin %in : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %x : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %1 : tensor<64x64xf32>
+}
+
+// Big enough (2^16 elements) to pay for a fork/join: with 2 threads the
+// loop is split into two scf.forall chunks.
+// CHECK-LABEL: func.func @parallel
+// CHECK-NOT: scf.forall
+// CHECK: math.exp %{{.*}} : vector<16xf32>
+// AVX512-LABEL: func.func @parallel
+// AVX512: scf.forall (%{{.*}}) in (2)
+// AVX512: scf.for
+// AVX512: math.exp %{{.*}} : vector<32xf32>
+func.func @parallel(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %e = tensor.empty() : tensor<256x256xf32>
+  %0 = linalg.exp ins(%x : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// A size that no tile divides (3000 = 187 * 16 + 8): full tiles, then the
+// last 8 elements as one narrower vector.
+// CHECK-LABEL: func.func @odd_size
+// CHECK: scf.for %{{.*}} = %c0 to %c2992 step %c16
+// CHECK: math.exp %{{.*}} : vector<16xf32>
+// CHECK: math.exp %{{.*}} : vector<8xf32>
+func.func @odd_size(%x: tensor<3000xf32>) -> tensor<3000xf32> {
+  %e = tensor.empty() : tensor<3000xf32>
+  %0 = linalg.exp ins(%x : tensor<3000xf32>) outs(%e : tensor<3000xf32>) -> tensor<3000xf32>
+  return %0 : tensor<3000xf32>
+}
+
+// Contraction: 6x16 register tiles of accumulators, one vector.contract
+// (outer product) per k step, the accumulator carried through the k loop;
+// the 4 rows and 8 columns that the tile does not divide get narrower tiles.
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[ACC0:.+]] = vector.transfer_read %{{.*}} : tensor<64x40xf32>, vector<6x16xf32>
+// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.+]] = %[[ACC0]]) -> (vector<6x16xf32>)
+// CHECK: %[[A:.+]] = vector.transfer_read %{{.*}} : tensor<64x100xf32>, vector<6x1xf32>
+// CHECK: %[[B:.+]] = vector.transfer_read %{{.*}} : tensor<100x40xf32>, vector<1x16xf32>
+// CHECK: vector.contract {{.*}} %[[A]], %[[B]], %[[ACC]] : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+// CHECK: vector<6x8xf32>
+// CHECK: vector<4x16xf32>
+// CHECK: vector<4x8xf32>
+func.func @matmul(%a: tensor<64x100xf32>, %b: tensor<100x40xf32>) -> tensor<64x40xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x40xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<64x40xf32>) -> tensor<64x40xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x100xf32>, tensor<100x40xf32>) outs(%f : tensor<64x40xf32>) -> tensor<64x40xf32>
+  return %0 : tensor<64x40xf32>
+}
+
+// A·Bᵀ: B is transposed once so that the register tile reads rows of it.
+// CHECK-LABEL: func.func @matmul_b_transposed
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<40x100xf32>) outs(%{{.*}} : tensor<100x40xf32>) permutation = [1, 0]
+// CHECK: vector.contract
+func.func @matmul_b_transposed(%a: tensor<64x100xf32>, %b: tensor<40x100xf32>) -> tensor<64x40xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x40xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<64x40xf32>) -> tensor<64x40xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x100xf32>, tensor<40x100xf32>) outs(%f : tensor<64x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x40xf32>
+  return %0 : tensor<64x40xf32>
+}
+
+// Row reduction: 32 partial sums (4 registers) per row, carried through the
+// loop over the row, then combined; the 4 leftover columns are added to them.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: scf.for %[[ROW:.+]] = %c0 to %c64 step %c1
+// CHECK: scf.for %[[K:.+]] = %c0 to %c96 step %c32 iter_args(%[[P:.+]] = %{{.*}}) -> (vector<1x32xf32>)
+// CHECK-NEXT: %[[X:.+]] = vector.transfer_read %{{.*}}[%[[ROW]], %[[K]]]{{.*}} : tensor<64x100xf32>, vector<1x32xf32>
+// CHECK-NEXT: arith.addf %[[X]], %[[P]] : vector<1x32xf32>
+// CHECK: vector<1x4xf32>
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<1x32xf32>)
+func.func @row_sum(%x: tensor<64x100xf32>) -> tensor<64xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %0 = linalg.reduce ins(%x : tensor<64x100xf32>) outs(%f : tensor<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %0 : tensor<64xf32>
+}
+
+// Column reduction: 16 columns at a time, the rows looped inside with the
+// accumulator in registers.
+// CHECK-LABEL: func.func @column_sum
+// CHECK: scf.for %[[J:.+]] = %c0 to %c64 step %c16
+// CHECK: scf.for %{{.*}} = %c0 to %c100 step %c1 iter_args(%[[ACC:.+]] = %{{.*}}) -> (vector<16xf32>)
+// CHECK: arith.addf %[[ACC]], %{{.*}} : vector<16xf32>
+func.func @column_sum(%x: tensor<100x64xf32>) -> tensor<64xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %0 = linalg.reduce ins(%x : tensor<100x64xf32>) outs(%f : tensor<64xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %0 : tensor<64xf32>
+}
+
+// Small kernels (under 1024 iterations) stay scalar.
+// CHECK-LABEL: func.func @small
+// CHECK: linalg.generic
+// CHECK-NOT: vector
+func.func @small(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %0 = linalg.exp ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}

@@ -1,0 +1,216 @@
+"""Every kernel class of the `scheduled` stage (docs/stages.md) against NumPy:
+elementwise chains, contractions in every layout the MLP and its gradient
+use, row and column reductions, fused row-wise reductions (softmax), on
+shapes that do not divide the tiles, size-0 and size-1 dimensions,
+non-contiguous inputs and every element width. Each case also asserts that
+the kernel really was vectorized (the `scheduled` stage has vector ops), so
+a schedule that silently stops applying fails here.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+from jaxc import lax  # noqa: F401
+from jaxc.passes import host
+
+from jnp_check import rand
+
+try:
+    import ml_dtypes
+    BF16 = ml_dtypes.bfloat16
+except ImportError:  # pragma: no cover
+    BF16 = None
+
+
+@pytest.fixture(autouse=True)
+def x64_for_64_bit_cases(request):
+    """64-bit cases run with jax_enable_x64 (else float64 inputs become float32)."""
+    wide = any(str(v) in ("<class 'numpy.float64'>", "float64") for v in
+               getattr(request.node, "callspec", None) and request.node.callspec.params.values() or ())
+    if wide:
+        jaxc.config.update("jax_enable_x64", True)
+    yield
+    if wide:
+        jaxc.config.update("jax_enable_x64", False)
+
+
+def scheduled_text(f, *args) -> str:
+    return jaxc.jit(f).lower(*args).as_text(stage="scheduled")
+
+
+def run_and_check(f, reference, *args, rtol=1e-5, atol=1e-5, vectorized=True):
+    got = np.asarray(jaxc.jit(f)(*args))
+    want = reference(*[np.asarray(a) for a in args])
+    assert got.shape == want.shape
+    if want.dtype.kind in "iub":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol)
+    if vectorized:
+        assert "vector." in scheduled_text(f, *args), "the kernel was not vectorized"
+
+
+# ---------------------------------------------------------------- elementwise
+
+ELEMENTWISE_SHAPES = [(4096,), (33, 67), (1, 3000), (3000, 1), (7, 11, 29)]
+
+
+@pytest.mark.parametrize("shape", ELEMENTWISE_SHAPES, ids=str)
+def test_elementwise_chain(shape):
+    x = rand(shape)
+    run_and_check(lambda x: 0.5 * jnp.sin(x) * x + jnp.exp(-x * x) - 1.0,
+                  lambda x: 0.5 * np.sin(x.astype(np.float64)) * x + np.exp(-(x.astype(np.float64)) ** 2) - 1.0,
+                  x, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float64, np.int32, np.int8, np.uint8, "bf16"])
+def test_elementwise_dtypes(dtype):
+    if dtype == "bf16":
+        if BF16 is None:
+            pytest.skip("ml_dtypes not installed")
+        dtype = BF16
+    x, y = rand((37, 53), dtype, 0, 5), rand((37, 53), dtype, 1, 5)
+    kind = np.dtype(dtype).kind
+    if kind in "iu":
+        run_and_check(lambda x, y: x * y + x // y, lambda x, y: x * y + x // y, x, y)
+    else:
+        tol = 1e-2 if np.dtype(dtype).itemsize == 2 else 1e-12
+        run_and_check(lambda x, y: x * y + x / y, lambda x, y: (x.astype(np.float64) * y + x.astype(np.float64) / y),
+                      x, y, rtol=tol, atol=tol)
+
+
+def test_elementwise_broadcast_and_select():
+    x, b = rand((129, 200)), rand((200,))
+    run_and_check(lambda x, b: jnp.where(x > 0, x + b, b * 2.0), lambda x, b: np.where(x > 0, x + b, b * 2.0), x, b)
+
+
+def test_size_zero_and_non_contiguous():
+    x = rand((0, 3000))
+    assert np.asarray(jaxc.jit(jnp.sin)(x)).shape == (0, 3000)
+    big = rand((200, 300))
+    for view in (big[::2], big.T, big[:, ::3]):
+        run_and_check(lambda v: jnp.cos(v) * 2.0, lambda v: np.cos(v.astype(np.float64)) * 2.0, view, atol=1e-6)
+
+
+def test_threads_do_not_change_results():
+    x = rand((300, 400))
+    f = lambda x: jnp.tanh(x) * 3.0 + x  # noqa: E731
+    results = []
+    for threads in (1, 2, 3):
+        jaxc.config.update("jaxc_cpu_threads", threads)
+        try:
+            results.append(np.asarray(jaxc.jit(f)(x)))
+        finally:
+            jaxc.config.update("jaxc_cpu_threads", 0)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], results[2])
+    assert "scf.forall" in scheduled_text(f, x)  # 120000 elements: split over the threads
+
+
+# ---------------------------------------------------------------- contractions
+
+MATMUL_SHAPES = [(64, 100, 40), (37, 45, 53), (1, 300, 64), (200, 1, 64), (130, 257, 9), (6, 16, 16)]
+
+
+@pytest.mark.parametrize("m,k,n", MATMUL_SHAPES, ids=str)
+def test_matmul(m, k, n):
+    a, b = rand((m, k)), rand((k, n))
+    run_and_check(lambda a, b: a @ b, lambda a, b: a.astype(np.float64) @ b, a, b, rtol=1e-4, atol=1e-4,
+                  vectorized=m * n * k >= 4096 and n >= 8)
+
+
+@pytest.mark.parametrize("layout", ["ab", "aTb", "abT", "aTbT"])
+def test_matmul_layouts(layout):
+    m, k, n = 70, 90, 50
+    a = rand((k, m)) if layout.startswith("aT") else rand((m, k))
+    b = rand((n, k)) if layout.endswith("bT") else rand((k, n))
+    fa = (lambda a: a.T) if layout.startswith("aT") else (lambda a: a)
+    fb = (lambda b: b.T) if layout.endswith("bT") else (lambda b: b)
+    run_and_check(lambda a, b: fa(a) @ fb(b), lambda a, b: fa(a.astype(np.float64)) @ fb(b.astype(np.float64)),
+                  a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_matmul_transposed_b_is_copied_once():
+    a, b = rand((70, 90)), rand((50, 90))
+    text = scheduled_text(lambda a, b: a @ b.T, a, b)
+    assert text.count("linalg.transpose") == 1
+    assert "vector.contract" in text
+
+
+def test_batched_matmul():
+    a, b = rand((3, 40, 50)), rand((3, 50, 60))
+    run_and_check(lambda a, b: jnp.einsum("bmk,bkn->bmn", a, b),
+                  lambda a, b: np.einsum("bmk,bkn->bmn", a.astype(np.float64), b), a, b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.float16])
+def test_matmul_dtypes(dtype):
+    a, b = rand((40, 50), dtype, -3, 3), rand((50, 33), dtype, -3, 3)
+    tol = 2e-2 if dtype == np.float16 else 1e-10
+    run_and_check(lambda a, b: a @ b, lambda a, b: (a.astype(np.float64) @ b).astype(
+        np.float64 if dtype != np.int32 else np.int32), a, b, rtol=tol, atol=tol * 10)
+
+
+def test_mlp_gradient_layouts():
+    """The MLP step's contractions (A·B forward, Aᵀ·B and A·Bᵀ backward) together."""
+    x, w = rand((64, 96)), rand((96, 48)) * 0.1
+
+    def loss(w, x):
+        return jnp.sum(jnp.tanh(x @ w) ** 2)
+
+    g = np.asarray(jaxc.jit(jaxc.grad(loss))(w, x))
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    t = np.tanh(x64 @ w64)
+    np.testing.assert_allclose(g, x64.T @ (2 * t * (1 - t * t)), rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------- reductions
+
+@pytest.mark.parametrize("shape,axis", [((64, 100), 1), ((100, 64), 0), ((4096,), None), ((33, 70), None),
+                                        ((5, 7, 300), 2), ((300, 5, 7), 0), ((1, 2048), 1), ((2048, 1), 0)],
+                         ids=str)
+def test_sum(shape, axis):
+    x = rand(shape)
+    run_and_check(lambda x: jnp.sum(x, axis=axis), lambda x: np.sum(x.astype(np.float64), axis=axis), x,
+                  rtol=1e-5, atol=1e-4, vectorized=shape[-1] >= 8 and np.prod(shape) >= 1024)
+
+
+@pytest.mark.parametrize("op", ["max", "min", "prod"])
+def test_other_reductions(op):
+    x = rand((50, 80), np.float32, 0.9, 1.1)
+    run_and_check(lambda x: getattr(jnp, op)(x, axis=1), lambda x: getattr(np, op)(x, axis=1), x, rtol=1e-5)
+
+
+def test_argmax_and_int_reductions():
+    x = rand((60, 70))
+    np.testing.assert_array_equal(np.asarray(jaxc.jit(lambda x: jnp.argmax(x, axis=1))(x)), np.argmax(x, axis=1))
+    i = rand((60, 70), np.int32, -100, 100)
+    run_and_check(lambda i: jnp.sum(i, axis=0), lambda i: np.sum(i, axis=0), i)
+
+
+def test_softmax_rows():
+    x = rand((300, 257))
+
+    def softmax(m):
+        return lambda x: m.exp(x - x.max(1, keepdims=True)) / m.exp(x - x.max(1, keepdims=True)).sum(1, keepdims=True)
+
+    run_and_check(softmax(jnp), softmax(np), x, rtol=1e-5, atol=1e-7)
+
+
+def test_normalize_columns():
+    x = rand((1000, 100))
+    run_and_check(lambda x: (x - x.mean(0)) / x.std(0),
+                  lambda x: (x - x.mean(0, dtype=np.float64)) / x.std(0, dtype=np.float64), x, rtol=1e-4, atol=1e-4)
+
+
+def test_full_sum_is_accurate():
+    """f32 sum of 2^22 standard normals within 1e-3 relative of float64 (and far
+    better than one running f32 sum): the W-lane partial sums of the row schedule."""
+    x = np.random.default_rng(1).standard_normal((2048, 2048)).astype(np.float32) + 0.5
+    got = float(jaxc.jit(jnp.sum)(x))
+    exact = float(np.sum(x.astype(np.float64)))
+    assert abs(got - exact) / abs(exact) < 1e-5
+    assert "scf.forall" in scheduled_text(jnp.sum, x) or host.target().threads == 1
