@@ -1,11 +1,20 @@
-"""The benchmark workloads (DESIGN.md section 7) as jaxc IR built from templates.
+"""The benchmark workloads (DESIGN.md section 7).
 
-Each workload gives, for one set of shapes: the inputs, a jaxc module whose
-public function `@f` computes it (written by hand in the `jaxc` dialect until
-the Python front end exists), the NumPy expression, the JAX expression (used
-only when `import jax` works) and the tolerance of the one correctness check
-made before timing. Workloads that need transformations jaxc does not have
-yet are listed with `missing` set and are never run.
+Each workload gives, for one set of shapes: the inputs (NumPy, from the
+harness's seeded generator), what jaxc runs, the NumPy expression, the JAX
+expression (used only when `import jax` works) and the tolerance of the one
+correctness check made before timing. What jaxc runs is either
+
+- a jaxc module whose public function `@f` computes it, written by hand in
+  the `jaxc` dialect from the templates below (`module`, or `modules` +
+  `compose` for op-by-op execution) and called through the runtime
+  (`compile_module`) on NumPy arrays: the compiled code with the least
+  Python around it; or
+- a function written with the front end (`frontend`), run under `jaxc.jit`
+  on jaxc Arrays; the same code (with `jax` for `jaxc`) is the JAX column.
+
+`training` marks the training script of bench/mnist.py (its own loop in
+bench/run.py). A workload that cannot run yet has `missing` set.
 """
 from __future__ import annotations
 
@@ -57,6 +66,8 @@ class Workload:
     frontend: Callable[[Any, Any], Callable] | None = None
     missing: str | None = None                           # why it cannot run yet
     predicted_first_call_s: float | None = None          # filled in by the harness (matmul sweep)
+    # ... or the MNIST training script (bench/mnist.py): its configuration
+    training: dict[str, Any] | None = None
 
 
 # --- matmul -------------------------------------------------------------------
@@ -263,14 +274,29 @@ def softmax(rows: int, cols: int) -> Workload:
 
 # --- dispatch overhead -------------------------------------------------------------
 
+def tiny_add_jit(n: int = 4) -> Workload:
+    """Per-call cost of a jit-compiled function on tiny device arrays: jaxc
+    Arrays into a `jaxc.jit` function, JAX device arrays into a `jax.jit`
+    function, each call waited for (block_until_ready)."""
+    add = lambda a, b: a + b  # noqa: E731
+    return Workload(
+        name=f"dispatch: jit add {n}xf32",
+        make_inputs=lambda rng: [rng.standard_normal(n, dtype=np.float32),
+                                 rng.standard_normal(n, dtype=np.float32)],
+        frontend=lambda jx, jnp: add, numpy=np.add, jax=lambda jax, jnp: add,
+        reference=lambda a, b: a.astype(np.float64) + b, rtol=1e-6, atol=0)
+
+
 def tiny_add(n: int = 4) -> Workload:
+    """The same through the runtime alone (compile_module's function on
+    NumPy arrays): what is left of the call without the front end."""
     t = tt((n,))
     return Workload(
-        name=f"dispatch: add {n}xf32",
+        name=f"dispatch: runtime add {n}xf32",
         make_inputs=lambda rng: [rng.standard_normal(n, dtype=np.float32),
                                  rng.standard_normal(n, dtype=np.float32)],
         module=func([("a", t), ("b", t)], f"  %r = jaxc.add %a, %b : {t}\n", ("r", t)),
-        numpy=np.add, jax=lambda jax, jnp: jnp.add,
+        numpy=np.add,
         reference=lambda a, b: a.astype(np.float64) + b, rtol=1e-6, atol=0)
 
 
@@ -318,11 +344,13 @@ def _mlp_loss(jnp):
 
 
 def _mlp_step(jx, jnp, lr=0.01):
-    """One SGD step; the updated parameters flattened into one vector."""
+    """One SGD step: the updated parameters (a tuple, as a training loop
+    keeps them). Not concatenated into one vector: XLA:CPU fuses such a
+    concatenate with the updates into a kernel 5x slower than the step
+    (4 vs 20 ms on 2 cores), which is what the JAX column used to time."""
     def step(w1, b1, w2, b2, x, y):
         grads = jx.grad(_mlp_loss(jnp), argnums=(0, 1, 2, 3))(w1, b1, w2, b2, x, y)
-        new = [p - lr * g for p, g in zip((w1, b1, w2, b2), grads)]
-        return jnp.concatenate([p.reshape(-1) for p in new])
+        return tuple(p - lr * g for p, g in zip((w1, b1, w2, b2), grads))
     return step
 
 
@@ -334,7 +362,7 @@ def _mlp_step_numpy(w1, b1, w2, b2, x, y, lr=0.01, dtype=np.float32):
     d_out = (2.0 / err.size) * err
     d_hidden = (d_out @ w2.T) * (1 - hidden * hidden)
     grads = (x.T @ d_hidden, d_hidden.sum(0), hidden.T @ d_out, d_out.sum(0))
-    return np.concatenate([(p - lr * g).reshape(-1) for p, g in zip((w1, b1, w2, b2), grads)])
+    return tuple(p - lr * g for p, g in zip((w1, b1, w2, b2), grads))
 
 
 def mlp_step(n_in: int, n_hidden: int, n_out: int, batch: int) -> Workload:
@@ -354,26 +382,35 @@ def mlp_step(n_in: int, n_hidden: int, n_out: int, batch: int) -> Workload:
         reference=lambda *a: _mlp_step_numpy(*a, dtype=np.float64), rtol=1e-4, atol=1e-5, flops=flops)
 
 
+# --- a real training script (bench/mnist.py) ---------------------------------------
+
+def mnist(sizes: Sequence[int], samples: int, batch: int, epochs: int) -> Workload:
+    arch = "-".join(map(str, sizes))
+    return Workload(name=f"MNIST MLP {arch} b{batch}, epoch of {samples}",
+                    training=dict(sizes=tuple(sizes), samples=samples, batch=batch, epochs=epochs))
+
+
 # --- not possible yet ---------------------------------------------------------------
 
 def missing(name: str, why: str) -> Workload:
     return Workload(name=name, missing=why)
 
 
-
-
-def suite(quick: bool) -> list[Workload]:
+def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list[Workload]:
     """The workloads in the order they are reported; `quick` shrinks every
-    shape so the whole run takes seconds (a smoke test, not a measurement)."""
+    shape so the whole run takes seconds (a smoke test, not a measurement).
+    The MNIST row trains on `mnist_samples` samples (60000: a full epoch)
+    for `mnist_epochs` epochs."""
     if quick:
-        ws = [tiny_add(), matmul(64, "matmul 64x64"), sin_loop((64, 64)), sin_loop_op_by_op((64, 64)),
-              normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32)]
+        ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), sin_loop((64, 64)),
+              sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
+              grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16), mnist((64, 32, 32, 10), 512, 128, 1)]
         sweep = [32, 64]
     else:
-        ws = [tiny_add(), matmul(1000), sin_loop((1000, 1000)), sin_loop_op_by_op((1000, 1000)),
-              normalize(10000, 100), selu(10 ** 6), total(4096, 4096), softmax(4096, 1024)]
+        ws = [tiny_add_jit(), tiny_add(), matmul(1000), sin_loop((1000, 1000)),
+              sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
+              softmax(4096, 1024), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
+              mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs)]
         sweep = [256, 512, 1024, 2048]
-    ws += ([grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16)] if quick else
-           [grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128)])
     ws += [matmul(n, f"matmul sweep {n}") for n in sweep]
     return ws
