@@ -257,8 +257,16 @@ class Lowered:
                           chip=chip or stages.DEFAULT_CHIP)
 
     def compile(self) -> Compiled:
+        """Compile for this signature; later calls of the jit function with the
+        same signature reuse it (as in JAX, `lower().compile()` warms the cache)."""
+        if self._jitted is not None and self._key is not None:
+            cached = self._jitted._cache.get(self._key)
+            if cached is not None and cached.traced is self.traced:
+                return cached
         compiled = Compiled(self.traced, self._jitted)
         compiled._key = self._key
+        if self._jitted is not None and self._key is not None:
+            self._jitted._cache.setdefault(self._key, compiled)
         return compiled
 
 

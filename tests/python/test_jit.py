@@ -255,3 +255,16 @@ def test_the_same_value_returned_twice() -> None:
     assert [e.shape for e in empty] == [(0,), (0,)]
     p, q = jaxc.jit(lambda v: (v, v))(x)
     np.testing.assert_array_equal(np.asarray(q), x)
+
+
+def test_lower_compile_warms_the_jit_cache() -> None:
+    """`jit(f).lower(x).compile()` then `jit(f)(x)`: one trace, one compilation (as in JAX)."""
+    from jaxc.runtime import cpu
+
+    f = jaxc.jit(lambda a: jnp.sin(a) * 3)
+    x = x32(3, 5)
+    compiled = f.lower(x).compile()
+    before = cpu.compile_count
+    np.testing.assert_allclose(np.asarray(f(x)), np.sin(x) * 3, rtol=1e-6)
+    assert cpu.compile_count == before and f.trace_count == 1
+    assert f.lower(x).compile() is compiled
