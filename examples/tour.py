@@ -69,6 +69,21 @@ def stages() -> None:
         print("\n".join(lines[:8] + (["    ..."] if len(lines) > 8 else [])))
 
 
+def scheduled() -> None:
+    section("Fast CPU code: the scheduled stage fuses, tiles, vectorizes and splits over threads")
+
+    def softmax(x):
+        e = jnp.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    x = jnp.ones((256, 512))
+    text = jax.jit(softmax).lower(x).as_text(stage="scheduled")
+    keep = [line for line in text.splitlines()
+            if any(k in line for k in ("scf.forall", "scf.for", "math.exp", "arith.divf", "arith.maximumf"))]
+    print("softmax over rows, one loop over the rows with everything fused inside it:")
+    print("\n".join(line[:110] for line in keep))
+
+
 def control_flow() -> None:
     section("Control flow: lax.cond, lax.fori_loop, lax.while_loop, lax.scan")
 
@@ -155,6 +170,7 @@ def main() -> None:
     eager()
     jit_and_cache()
     stages()
+    scheduled()
     control_flow()
     derivatives()
     batching()

@@ -7,9 +7,8 @@
 // SCHEDULE: flatten_elementwise
 // SCHEDULE: transform.structured.tile_using_for %{{.*}} tile_sizes [16]
 // SCHEDULE: // kernel {{[0-9]+}}: contraction, loops [64, 40, 100] ['parallel', 'parallel', 'reduction']
-// SCHEDULE: tile_sizes [66, 48, 100] interchange = [1, 2, 0]
-// SCHEDULE-NEXT: tile_sizes [6, 16, 1]
-// SCHEDULE: transform.loop.peel
+// SCHEDULE: tile_sizes [64, 40, 100] interchange = [1, 2, 0]
+// SCHEDULE-NEXT: tile_sizes [8, 8, 1] interchange = [1, 0, 2]
 // SCHEDULE: vector.reduction_to_contract
 // SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [64, 100] ['parallel', 'reduction']
 // SCHEDULE: transform.structured.tile_reduction_using_for %{{.*}} by tile_sizes = [0, 32]
@@ -69,18 +68,17 @@ func.func @odd_size(%x: tensor<3000xf32>) -> tensor<3000xf32> {
   return %0 : tensor<3000xf32>
 }
 
-// Contraction: 6x16 register tiles of accumulators, one vector.contract
-// (outer product) per k step, the accumulator carried through the k loop;
-// the 4 rows and 8 columns that the tile does not divide get narrower tiles.
+// Contraction: the register tile is chosen to divide the sizes (64 x 40: 8 x 8,
+// eight accumulators), the n loop outside the m loop, one vector.contract
+// (outer product) per k step, the accumulator carried through the k loop.
 // CHECK-LABEL: func.func @matmul
-// CHECK: %[[ACC0:.+]] = vector.transfer_read %{{.*}} : tensor<64x40xf32>, vector<6x16xf32>
-// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.+]] = %[[ACC0]]) -> (vector<6x16xf32>)
-// CHECK: %[[A:.+]] = vector.transfer_read %{{.*}} : tensor<64x100xf32>, vector<6x1xf32>
-// CHECK: %[[B:.+]] = vector.transfer_read %{{.*}} : tensor<100x40xf32>, vector<1x16xf32>
-// CHECK: vector.contract {{.*}} %[[A]], %[[B]], %[[ACC]] : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
-// CHECK: vector<6x8xf32>
-// CHECK: vector<4x16xf32>
-// CHECK: vector<4x8xf32>
+// CHECK: scf.for %[[J:.+]] = %c0 to %c40 step %c8
+// CHECK-NEXT: scf.for %[[I:.+]] = %c0 to %c64 step %c8
+// CHECK-NEXT: %[[ACC0:.+]] = vector.transfer_read %{{.*}}[%[[I]], %[[J]]]{{.*}} : tensor<64x40xf32>, vector<8x8xf32>
+// CHECK-NEXT: scf.for %[[K:.+]] = %c0 to %c100 step %c1 iter_args(%[[ACC:.+]] = %[[ACC0]]) -> (vector<8x8xf32>)
+// CHECK-NEXT: %[[A:.+]] = vector.transfer_read %{{.*}}[%[[I]], %[[K]]]{{.*}} : tensor<64x100xf32>, vector<8x1xf32>
+// CHECK-NEXT: %[[B:.+]] = vector.transfer_read %{{.*}}[%[[K]], %[[J]]]{{.*}} : tensor<100x40xf32>, vector<1x8xf32>
+// CHECK-NEXT: vector.contract {{.*}} %[[A]], %[[B]], %[[ACC]] : vector<8x1xf32>, vector<1x8xf32> into vector<8x8xf32>
 func.func @matmul(%a: tensor<64x100xf32>, %b: tensor<100x40xf32>) -> tensor<64x40xf32> {
   %c0 = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x40xf32>
@@ -143,6 +141,19 @@ func.func @column_sum(%x: tensor<100x64xf32>) -> tensor<64xf32> {
       linalg.yield %s : f32
     }
   return %0 : tensor<64xf32>
+}
+
+// No register tile divides 45 columns: 6 x 16 tiles (12 accumulators), and
+// the last rows and columns are peeled into narrower tiles.
+// CHECK-LABEL: func.func @matmul_remainders
+// CHECK: vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+// CHECK: xf32> into vector<{{[0-9]+}}x{{[0-9]+}}xf32>
+func.func @matmul_remainders(%a: tensor<64x100xf32>, %b: tensor<100x45xf32>) -> tensor<64x45xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x45xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<64x45xf32>) -> tensor<64x45xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x100xf32>, tensor<100x45xf32>) outs(%f : tensor<64x45xf32>) -> tensor<64x45xf32>
+  return %0 : tensor<64x45xf32>
 }
 
 // Small kernels (under 1024 iterations) stay scalar.
