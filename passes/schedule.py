@@ -85,6 +85,7 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
     for group in rows.groups(kernels):
         if group[-1].ident in refused:
             continue  # refused as a group: its kernels are scheduled one by one
+        rows.give_producers_their_own_outputs(group)
         plans.append((group[-1], "fused rows", rows.schedule(group, target)))
         grouped.update(k.ident for k in group)
     for kernel in kernels_of(root):
@@ -155,7 +156,7 @@ def _mark_static_tiles(module: ir.Operation, ident: int) -> bool:
     marked = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if (op.name == "linalg.generic" and KERNEL_ATTR in op.attributes
+        if (op.name in ("linalg.generic", "linalg.fill", "linalg.reduce") and KERNEL_ATTR in op.attributes
                 and ir.IntegerAttr(op.attributes[KERNEL_ATTR]).value == ident
                 and all(not isinstance(v.type, ir.ShapedType) or v.type.has_static_shape
                         for v in op.operands)):

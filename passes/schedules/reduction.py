@@ -59,8 +59,9 @@ def _rows(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
     n_reduction = rank - len(parallel)
     if n_reduction > 1:  # outer reduction loops one step at a time: each row has its own partials
         op, _ = s.tile(op, [0] * len(parallel) + [1] * (n_reduction - 1) + [0])
-    _, partial, _, loop = s.tile_reduction(op, [0] * (rank - 1) + [width])
-    s.annotate(partial)
+    fill, partial, combine, loop = s.tile_reduction(op, [0] * (rank - 1) + [width])
+    for part in (fill, partial, combine):  # all vectorized with the kernel
+        s.annotate(part)
     if ranges[-1] % width:
         s.peel(loop)
     return Plan(s.text())

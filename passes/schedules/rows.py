@@ -15,6 +15,9 @@ instead of once per kernel from RAM.
 """
 from __future__ import annotations
 
+from mlir import ir
+from mlir.dialects import tensor
+
 from ..host import Target
 from .kernel import Kernel
 from .script import Plan, Script
@@ -51,6 +54,24 @@ def groups(kernels: list[Kernel]) -> list[list[Kernel]]:
             found.append(group)
             taken.update(members)
     return found
+
+
+def give_producers_their_own_outputs(group: list[Kernel]) -> None:
+    """A producer whose output is the same `tensor.empty` as the consumer's
+    (CSE merged them) would be fused to write into the consumer's row, which
+    bufferization then copies before every row to keep both values: give it a
+    `tensor.empty` of its own (a fresh row buffer, nothing copied)."""
+    for kernel in group[:-1]:
+        index = len(kernel.op.operands) - 1
+        init = kernel.op.operands[index]
+        owner = init.owner
+        if not isinstance(owner, ir.Operation):
+            owner = getattr(owner, "operation", None)
+        if owner is None or owner.name != "tensor.empty":
+            continue
+        with ir.InsertionPoint(kernel.op), kernel.op.location:
+            fresh = tensor.EmptyOp(list(init.type.shape), init.type.element_type).result
+        kernel.op.operands[index] = fresh
 
 
 def _is_row_elementwise(kernel: Kernel) -> bool:
@@ -104,8 +125,9 @@ def schedule(group: list[Kernel], target: Target) -> Plan:
             width = lanes * reduction.PARTIAL_VECTORS
             while width > lanes and kernel.ranges[-1] < width:
                 width //= 2
-            _, partial, _, loop = s.tile_reduction(h, [0] * (rank - 1) + [width])
-            s.annotate(partial)
+            fill, partial, combine, loop = s.tile_reduction(h, [0] * (rank - 1) + [width])
+            for part in (fill, partial, combine):  # all vectorized with the kernel
+                s.annotate(part)
             if kernel.ranges[-1] % width:
                 s.peel(loop)
         else:

@@ -12,6 +12,7 @@ import dataclasses
 
 ANY = "!transform.any_op"
 FOR = '!transform.op<"scf.for">'
+LINALG_OPS = '["linalg.generic", "linalg.fill", "linalg.reduce"]'  # what a kernel's tiles can be
 
 
 class Script:
@@ -30,9 +31,10 @@ class Script:
         self.lines.append("    " + line)
 
     def match_kernel(self, attribute: str = "jaxc.kernel") -> str:
-        """Every linalg.generic of this kernel (its tiles too: tiling keeps the attribute)."""
+        """Every linalg op of this kernel (its tiles too: tiling keeps the attribute;
+        the fill and combining reduce of split reductions are annotated)."""
         h = self.fresh("k")
-        self.emit(f'{h} = transform.structured.match ops{{["linalg.generic"]}} '
+        self.emit(f'{h} = transform.structured.match ops{{{LINALG_OPS}}} '
                   f'attributes {{{attribute} = {self.kernel_id} : i64}} in %root : ({ANY}) -> {ANY}')
         return h
 

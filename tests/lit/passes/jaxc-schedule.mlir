@@ -105,14 +105,15 @@ func.func @matmul_b_transposed(%a: tensor<64x100xf32>, %b: tensor<40x100xf32>) -
 }
 
 // Row reduction: 32 partial sums (4 registers) per row, carried through the
-// loop over the row, then combined; the 4 leftover columns are added to them.
+// loop over the row; the 4 leftover columns are added to them, then the 32
+// are combined in registers (vector.multi_reduction).
 // CHECK-LABEL: func.func @row_sum
 // CHECK: scf.for %[[ROW:.+]] = %c0 to %c64 step %c1
 // CHECK: scf.for %[[K:.+]] = %c0 to %c96 step %c32 iter_args(%[[P:.+]] = %{{.*}}) -> (vector<1x32xf32>)
 // CHECK-NEXT: %[[X:.+]] = vector.transfer_read %{{.*}}[%[[ROW]], %[[K]]]{{.*}} : tensor<64x100xf32>, vector<1x32xf32>
 // CHECK-NEXT: arith.addf %[[X]], %[[P]] : vector<1x32xf32>
 // CHECK: vector<1x4xf32>
-// CHECK: linalg.reduce ins(%{{.*}} : tensor<1x32xf32>)
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x32xf32> to vector<1xf32>
 func.func @row_sum(%x: tensor<64x100xf32>) -> tensor<64xf32> {
   %c0 = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64xf32>
