@@ -30,6 +30,7 @@ from mlir.dialects.transform import interpreter
 from mlir.passmanager import ExternalPass
 
 from . import host
+from .autodiff.ir_util import ops_named
 from .registry import register_pass
 from .schedules import contraction, elementwise, reduction, rows
 from .schedules.kernel import Kernel, describe
@@ -59,16 +60,8 @@ def schedule(op: ir.Operation, pass_: ExternalPass, *, vector_bits: int = 0, thr
 
 def kernels_of(root: ir.Operation) -> list[Kernel]:
     """Every statically shaped linalg.generic under `root`, numbered in walk order."""
-    found: list[ir.Operation] = []
-
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        if inner.name == "linalg.generic":
-            found.append(inner)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
     kernels = []
-    for op in found:
+    for op in ops_named(root, ["linalg.generic"]):
         kernel = describe(op, len(kernels))
         if kernel is not None:
             kernels.append(kernel)
@@ -153,17 +146,10 @@ def _apply_plans(module: ir.Operation, plans: list[tuple[Kernel, str, Plan]]) ->
 
 def _mark_static_tiles(module: ir.Operation, ident: int) -> bool:
     """Mark the kernel's tiles whose operands all have static shapes."""
-    marked = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if (op.name in ("linalg.generic", "linalg.fill", "linalg.reduce") and KERNEL_ATTR in op.attributes
-                and ir.IntegerAttr(op.attributes[KERNEL_ATTR]).value == ident
-                and all(not isinstance(v.type, ir.ShapedType) or v.type.has_static_shape
-                        for v in op.operands)):
-            marked.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
+    marked = [op for op in ops_named(module, ["linalg.generic", "linalg.fill", "linalg.reduce"])
+              if KERNEL_ATTR in op.attributes and ir.IntegerAttr(op.attributes[KERNEL_ATTR]).value == ident
+              and all(not isinstance(v.type, ir.ShapedType) or v.type.has_static_shape
+                      for v in op.operands)]
     for op in marked:
         op.attributes[VECTORIZE_ATTR] = op.attributes[KERNEL_ATTR]
     return bool(marked)

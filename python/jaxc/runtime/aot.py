@@ -122,14 +122,23 @@ def _run(what: str, command: list[str]) -> None:
                            f"{shlex.join(command)}", proc.stderr.strip())
 
 
-def _c_compiler() -> list[str]:
-    """$CC, else cc, gcc or clang from PATH; `CompileError` if there is none."""
+def find_c_compiler() -> list[str] | None:
+    """$CC, else cc, gcc or clang from PATH (None: there is none). AOT export and
+    the persistent compilation cache link with it."""
     if os.environ.get("CC"):
         return shlex.split(os.environ["CC"])
     for name in ("cc", "gcc", "clang"):
         found = shutil.which(name)
         if found:
             return [found]
+    return None
+
+
+def _c_compiler() -> list[str]:
+    """`find_c_compiler()`, or a `CompileError` if there is none."""
+    compiler = find_c_compiler()
+    if compiler is not None:
+        return compiler
     raise CompileError("cannot export: no C compiler found to link program.so (looked for "
                        "$CC, cc, gcc, clang on PATH); install one, e.g. `apt-get install gcc`")
 

@@ -538,15 +538,11 @@ def _link(engine: Any, tmp: str) -> str:
 
 
 def _c_compiler() -> list[str]:
-    import shlex
-    import shutil
+    from .aot import find_c_compiler
 
-    if os.environ.get("CC"):
-        return shlex.split(os.environ["CC"])
-    for name in ("cc", "gcc", "clang"):
-        found = shutil.which(name)
-        if found:
-            return [found]
+    compiler = find_c_compiler()
+    if compiler is not None:
+        return compiler
     raise _LinkError("no C compiler to link with (looked for $CC, cc, gcc, clang on PATH)")
 
 
