@@ -88,6 +88,12 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
             continue  # small (and 0-d, empty) kernels: scalar loops run as fast, compile faster
         if contraction.rows_of_b_contiguous(kernel):
             kernel = describe(kernel.op, kernel.ident)
+        packed = contraction.pack_b(kernel, target)
+        if packed is not None:
+            op, mr, nr = packed
+            kernel = describe(op, kernel.ident)
+            plans.append((kernel, "contraction, B packed", contraction.schedule_packed(kernel, target, mr, nr)))
+            continue
         for name, generate in GENERATORS:
             plan = generate(kernel, target)
             if plan is not None:

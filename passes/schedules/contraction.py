@@ -1,6 +1,8 @@
 """Contractions (dot_general: A·B, Aᵀ·B, A·Bᵀ, batched): cache tiles, a
 register tile of accumulators kept across the k loop, vectorized as
-outer products (one FMA per accumulator register per k step).
+outer products (one FMA per accumulator register per k step). When the
+register tile divides the sizes, B is first packed into contiguous NR-wide
+panels (`pack_b`, `schedule_packed`); otherwise B is read in place.
 
 Loops are (batch..., m, n, k) as `jaxc-to-linalg` emits them. The schedule:
 
@@ -24,7 +26,7 @@ from .script import Plan, Script
 
 PARALLEL_MIN_FLOPS = 1 << 21  # below this one thread is faster than a fork/join
 REGISTERS = {512: 32, 256: 16, 128: 16}  # vector registers by vector width (zmm, ymm, xmm)
-CACHE_TILE = (128, 1024, 128)  # about MC, NC, KC (tiles that divide the sizes are preferred)
+CACHE_TILE = (128, 512, 256)  # about MC, NC, KC (tiles that divide the sizes are preferred)
 # After vectorization: the register tile's multiply-adds become one vector.contract.
 CONTRACT_PATTERNS = ("vector.reduction_to_contract", "vector.transfer_permutation_patterns")
 
@@ -105,6 +107,75 @@ def _tile(extent: int, multiple: int, target: int) -> int:
         if extent % size == 0 and size >= min(target, extent) // 4:
             return size
     return min(_round_up(target, multiple), _round_up(extent, multiple))
+
+
+PACK_MIN_ROWS = 16  # packing B costs one pass over it: worth it when A has this many rows
+
+
+def pack_b(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int] | None:
+    """Copy B (k x n) into NR-wide panels, (n/NR, k, NR), each contiguous, and
+    compute the product as a 4-loop generic over (m, panel, lane, k): the
+    register tile then reads B as one stream instead of rows N floats apart
+    (which, at power-of-two N, also evict each other from L1). Returns the new
+    op and the register tile (MR, NR); None when the kernel does not qualify
+    (batched, small m, or NR does not divide n).
+
+        C = A·B  ->  Bp = transpose(expand_shape(B) : k x n/NR x NR, [1, 0, 2])
+                     C3 = generic (m, j, r, k): C3[m, j, r] += A[m, k] * Bp[j, k, r]
+                     C = collapse_shape(C3)
+    """
+    if (not kernel.is_contraction or len(kernel.ranges) != 3 or kernel.parallel != (0, 1)
+            or kernel.maps[1] != [2, 1] or kernel.maps[2] != [0, 1] or sorted(kernel.maps[0]) != [0, 2]):
+        return None
+    m, n, k = kernel.ranges
+    lanes = target.lanes(kernel.element_bits)
+    mr, nr = register_tile(m, n, lanes, target.vector_bits)
+    if m < PACK_MIN_ROWS or n % nr or m % mr or m * n * k < 4096:
+        return None
+    op = kernel.op
+    a, b = op.operands[0], op.operands[1]
+    init = op.operands[2]
+    b_type, c_type = ir.RankedTensorType(b.type), ir.RankedTensorType(init.type)
+    element = b_type.element_type
+    with ir.InsertionPoint(op), op.location:
+        b3 = tensor.expand_shape(ir.RankedTensorType.get([k, n // nr, nr], element), b, [[0], [1, 2]],
+                                 [], [k, n // nr, nr])
+        empty = tensor.EmptyOp([n // nr, k, nr], element).result
+        packed = linalg.transpose(b3, outs=[empty], permutation=[1, 0, 2])
+        packed = packed if isinstance(packed, ir.Value) else packed.results[0]
+        c3_type = ir.RankedTensorType.get([m, n // nr, nr], c_type.element_type)
+        c3 = tensor.expand_shape(c3_type, init, [[0], [1, 2]], [], [m, n // nr, nr])
+        d = [ir.AffineDimExpr.get(i) for i in range(4)]  # m, panel, lane, k
+        a_map = [d[0], d[3]] if kernel.maps[0] == [0, 2] else [d[3], d[0]]
+        maps = [ir.AffineMap.get(4, 0, a_map), ir.AffineMap.get(4, 0, [d[1], d[3], d[2]]),
+                ir.AffineMap.get(4, 0, [d[0], d[1], d[2]])]
+        parallel, reduction = (ir.Attribute.parse(f"#linalg.iterator_type<{t}>") for t in ("parallel", "reduction"))
+        new = linalg.GenericOp([c3_type], [a, packed], [c3], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps]),
+                               ir.ArrayAttr.get([parallel, parallel, parallel, reduction]))
+        op.regions[0].blocks[0].append_to(new.regions[0])
+        result = tensor.collapse_shape(c_type, new.results[0], [[0], [1, 2]])
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return new.operation, mr, nr
+
+
+def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int) -> Plan:
+    """The schedule of `pack_b`'s generic, loops (m, panel j, lane r, k):
+    forall over row blocks (threads), cache tiles in order j, k, m, then
+    register tiles MR x 1 panel x NR lanes x 1, in order j, m, k."""
+    m, panels, _, k = kernel.ranges
+    threads = target.threads if 2 * m * panels * nr * k >= PARALLEL_MIN_FLOPS else 1
+    rows = m // threads if threads > 1 and m % (threads * mr) == 0 else m
+    mc = _tile(rows, mr, CACHE_TILE[0])
+    jc = max(1, _tile(panels * nr, nr, CACHE_TILE[1]) // nr)
+    kc = _tile(k, 1, CACHE_TILE[2]) if k > 2 * CACHE_TILE[2] else k
+    s = Script(kernel.ident)
+    op = s.match_kernel()
+    if rows < m:
+        op, _ = s.tile_forall_sizes(op, [rows, 0, 0, 0])
+    op, _ = s.tile(op, [mc, jc, 0, kc], interchange=[1, 3, 0, 2])
+    s.tile(op, [mr, 1, 0, 1], interchange=[1, 0, 2, 3])  # MR divides m: every tile is full
+    return Plan(s.text(), CONTRACT_PATTERNS)
 
 
 def rows_of_b_contiguous(kernel: Kernel) -> bool:

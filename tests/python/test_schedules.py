@@ -214,3 +214,20 @@ def test_full_sum_is_accurate():
     exact = float(np.sum(x.astype(np.float64)))
     assert abs(got - exact) / abs(exact) < 1e-5
     assert "scf.forall" in scheduled_text(jnp.sum, x) or host.target().threads == 1
+
+
+@pytest.mark.parametrize("layout", ["ab", "aTb", "abT"])
+def test_matmul_with_b_packed_into_panels(layout):
+    """Register tiles that divide the sizes: B is copied into contiguous NR-wide
+    panels (one tensor.expand_shape + linalg.transpose) and the product is a
+    4-loop kernel; checked against NumPy for every layout that packs."""
+    m, k, n = 96, 80, 64
+    a = rand((k, m)) if layout == "aTb" else rand((m, k))
+    b = rand((n, k)) if layout == "abT" else rand((k, n))
+    fa = (lambda a: a.T) if layout == "aTb" else (lambda a: a)
+    fb = (lambda b: b.T) if layout == "abT" else (lambda b: b)
+    f = lambda a, b: fa(a) @ fb(b)  # noqa: E731
+    text = scheduled_text(f, a, b)
+    assert "permutation = [1, 0, 2]" in text and "vector.contract" in text
+    run_and_check(f, lambda a, b: fa(a.astype(np.float64)) @ fb(b.astype(np.float64)), a, b,
+                  rtol=1e-4, atol=1e-4)
