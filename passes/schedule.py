@@ -86,14 +86,14 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
             continue
         if kernel.size < MIN_ELEMENTS:
             continue  # small (and 0-d, empty) kernels: scalar loops run as fast, compile faster
-        if contraction.rows_of_b_contiguous(kernel):
-            kernel = describe(kernel.op, kernel.ident)
         packed = contraction.pack_b(kernel, target)
         if packed is not None:
             op, mr, nr = packed
             kernel = describe(op, kernel.ident)
             plans.append((kernel, "contraction, B packed", contraction.schedule_packed(kernel, target, mr, nr)))
             continue
+        if contraction.rows_of_b_contiguous(kernel):
+            kernel = describe(kernel.op, kernel.ident)
         for name, generate in GENERATORS:
             plan = generate(kernel, target)
             if plan is not None:
@@ -152,7 +152,8 @@ def _apply_plans(module: ir.Operation, plans: list[tuple[Kernel, str, Plan]]) ->
 
 def _mark_static_tiles(module: ir.Operation, ident: int) -> bool:
     """Mark the kernel's tiles whose operands all have static shapes."""
-    marked = [op for op in ops_named(module, ["linalg.generic", "linalg.fill", "linalg.reduce"])
+    marked = [op for op in ops_named(module, ["linalg.generic", "linalg.fill", "linalg.reduce",
+                                              "linalg.transpose"])
               if KERNEL_ATTR in op.attributes and ir.IntegerAttr(op.attributes[KERNEL_ATTR]).value == ident
               and all(not isinstance(v.type, ir.ShapedType) or v.type.has_static_shape
                       for v in op.operands)]

@@ -125,8 +125,10 @@ def pack_b(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int] | No
                      C = collapse_shape(C3)
     """
     if (not kernel.is_contraction or len(kernel.ranges) != 3 or kernel.parallel != (0, 1)
-            or kernel.maps[1] != [2, 1] or kernel.maps[2] != [0, 1] or sorted(kernel.maps[0]) != [0, 2]):
+            or kernel.maps[1] not in ([2, 1], [1, 2]) or kernel.maps[2] != [0, 1]
+            or sorted(kernel.maps[0]) != [0, 2]):
         return None
+    b_is_n_by_k = kernel.maps[1] == [1, 2]  # A·Bᵀ: B read as (n, k), packed straight from it
     m, n, k = kernel.ranges
     lanes = target.lanes(kernel.element_bits)
     mr, nr = register_tile(m, n, lanes, target.vector_bits)
@@ -138,10 +140,16 @@ def pack_b(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int] | No
     b_type, c_type = ir.RankedTensorType(b.type), ir.RankedTensorType(init.type)
     element = b_type.element_type
     with ir.InsertionPoint(op), op.location:
-        b3 = tensor.expand_shape(ir.RankedTensorType.get([k, n // nr, nr], element), b, [[0], [1, 2]],
-                                 [], [k, n // nr, nr])
+        if b_is_n_by_k:  # (n, k) -> (n/NR, NR, k) -> (n/NR, k, NR)
+            b3 = tensor.expand_shape(ir.RankedTensorType.get([n // nr, nr, k], element), b, [[0, 1], [2]],
+                                     [], [n // nr, nr, k])
+            permutation = [0, 2, 1]
+        else:  # (k, n) -> (k, n/NR, NR) -> (n/NR, k, NR)
+            b3 = tensor.expand_shape(ir.RankedTensorType.get([k, n // nr, nr], element), b, [[0], [1, 2]],
+                                     [], [k, n // nr, nr])
+            permutation = [1, 0, 2]
         empty = tensor.EmptyOp([n // nr, k, nr], element).result
-        packed = linalg.transpose(b3, outs=[empty], permutation=[1, 0, 2])
+        packed = linalg.transpose(b3, outs=[empty], permutation=permutation)
         packed = packed if isinstance(packed, ir.Value) else packed.results[0]
         c3_type = ir.RankedTensorType.get([m, n // nr, nr], c_type.element_type)
         c3 = tensor.expand_shape(c3_type, init, [[0], [1, 2]], [], [m, n // nr, nr])
@@ -171,6 +179,12 @@ def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int) -> Plan:
     kc = _tile(k, 1, CACHE_TILE[2]) if k > 2 * CACHE_TILE[2] else k
     s = Script(kernel.ident)
     op = s.match_kernel()
+    # the packing copy, in tiles of up to 8 k-rows x NR lanes (from (n, k): a
+    # block transposed in registers), vectorized with the kernel
+    pack = s.producer_of_operand(op, 1)
+    rows_per_copy = max(d for d in range(1, 9) if k % d == 0)  # divides k: every copy tile is full
+    pack_tile, _ = s.tile(pack, [1, rows_per_copy, 0])
+    s.annotate(pack_tile)
     if rows < m:
         op, _ = s.tile_forall_sizes(op, [rows, 0, 0, 0])
     op, _ = s.tile(op, [mc, jc, 0, kc], interchange=[1, 3, 0, 2])

@@ -12,7 +12,7 @@ import dataclasses
 
 ANY = "!transform.any_op"
 FOR = '!transform.op<"scf.for">'
-LINALG_OPS = '["linalg.generic", "linalg.fill", "linalg.reduce"]'  # what a kernel's tiles can be
+LINALG_OPS = '["linalg.generic", "linalg.fill", "linalg.reduce", "linalg.transpose"]'  # a kernel's tiles
 
 
 class Script:
@@ -83,6 +83,11 @@ class Script:
         self.emit(f"{', '.join(names)} = transform.structured.tile_reduction_using_forall {handle} "
                   f"by num_threads = {num_threads} : ({ANY}) -> ({', '.join([ANY] * 4)})")
         return tuple(names)  # type: ignore[return-value]
+
+    def producer_of_operand(self, handle: str, index: int) -> str:
+        h = self.fresh("prod")
+        self.emit(f"{h} = transform.get_producer_of_operand {handle}[{index}] : ({ANY}) -> {ANY}")
+        return h
 
     def fuse_into(self, producer: str, container: str) -> tuple[str, str]:
         """fuse_into_containing_op: (the fused producer, the new container)."""

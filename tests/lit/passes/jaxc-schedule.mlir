@@ -70,12 +70,16 @@ func.func @odd_size(%x: tensor<3000xf32>) -> tensor<3000xf32> {
 
 // Contraction: the register tile is chosen to divide the sizes (64 x 40: 8 x 8,
 // eight accumulators). B is packed into 8-wide panels (5 x 100 x 8, each
-// contiguous) and the product runs over (m, panel, lane, k): per panel, per
+// contiguous; the copy is vectorized, 5 k-rows at a time) and the product
+// runs over (m, panel, lane, k): per panel, per
 // 8 rows, one vector.contract (outer product) per k step into accumulators
 // carried through the k loop.
 // CHECK-LABEL: func.func @matmul
 // CHECK: %[[B3:.+]] = tensor.expand_shape %arg1 {{\[\[}}0], [1, 2]] output_shape [100, 5, 8]
-// CHECK: %[[BP:.+]] = linalg.transpose ins(%[[B3]] : tensor<100x5x8xf32>) outs(%{{.*}} : tensor<5x100x8xf32>) permutation = [1, 0, 2]
+// CHECK: %[[BP:.+]] = scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args(%{{.*}}) -> (tensor<5x100x8xf32>)
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c100 step %c5
+// CHECK-NEXT: vector.transfer_read %[[B3]]{{.*}} : tensor<100x5x8xf32>, vector<5x1x8xf32>
+// CHECK-NEXT: vector.transpose %{{.*}}, [1, 0, 2] : vector<5x1x8xf32> to vector<1x5x8xf32>
 // CHECK: scf.for %[[J:.+]] = %c0 to %c5 step %c1
 // CHECK-NEXT: scf.for %[[I:.+]] = %c0 to %c64 step %c8
 // CHECK-NEXT: %[[ACC0:.+]] = vector.transfer_read %{{.*}}[%[[I]], %[[J]], %c0]{{.*}} : tensor<64x5x8xf32>, vector<8x1x8xf32>
@@ -92,9 +96,11 @@ func.func @matmul(%a: tensor<64x100xf32>, %b: tensor<100x40xf32>) -> tensor<64x4
   return %0 : tensor<64x40xf32>
 }
 
-// A·Bᵀ: B is transposed once so that the register tile reads rows of it.
+// A·Bᵀ: B (n x k) is packed into the same panels straight from its rows: each
+// copy tile is a 5 x 8 block transposed in registers.
 // CHECK-LABEL: func.func @matmul_b_transposed
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<40x100xf32>) outs(%{{.*}} : tensor<100x40xf32>) permutation = [1, 0]
+// CHECK: tensor.expand_shape %arg1 {{\[\[}}0, 1], [2]] output_shape [5, 8, 100]
+// CHECK: vector.transpose %{{.*}}, [0, 2, 1] : vector<1x8x5xf32> to vector<1x5x8xf32>
 // CHECK: vector.contract
 func.func @matmul_b_transposed(%a: tensor<64x100xf32>, %b: tensor<40x100xf32>) -> tensor<64x40xf32> {
   %c0 = arith.constant 0.0 : f32
