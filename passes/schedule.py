@@ -88,9 +88,10 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
             continue  # small (and 0-d, empty) kernels: scalar loops run as fast, compile faster
         packed = contraction.pack_b(kernel, target)
         if packed is not None:
-            op, mr, nr = packed
+            op, mr, nr, own_fill = packed
             kernel = describe(op, kernel.ident)
-            plans.append((kernel, "contraction, B packed", contraction.schedule_packed(kernel, target, mr, nr)))
+            plans.append((kernel, "contraction, B packed",
+                          contraction.schedule_packed(kernel, target, mr, nr, own_fill)))
             continue
         if contraction.rows_of_b_contiguous(kernel):
             kernel = describe(kernel.op, kernel.ident)

@@ -112,7 +112,7 @@ def _tile(extent: int, multiple: int, target: int) -> int:
 PACK_MIN_ROWS = 16  # packing B costs one pass over it: worth it when A has this many rows
 
 
-def pack_b(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int] | None:
+def pack_b(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int, bool] | None:
     """Copy B (k x n) into NR-wide panels, (n/NR, k, NR), each contiguous, and
     compute the product as a 4-loop generic over (m, panel, lane, k): the
     register tile then reads B as one stream instead of rows N floats apart
@@ -152,7 +152,12 @@ def pack_b(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int] | No
         packed = linalg.transpose(b3, outs=[empty], permutation=permutation)
         packed = packed if isinstance(packed, ir.Value) else packed.results[0]
         c3_type = ir.RankedTensorType.get([m, n // nr, nr], c_type.element_type)
-        c3 = tensor.expand_shape(c3_type, init, [[0], [1, 2]], [], [m, n // nr, nr])
+        value = _filled_with(init)
+        if value is not None:  # a fill of this kernel's own, fused into its tiles by the schedule
+            c3 = linalg.fill(value, outs=[tensor.EmptyOp([m, n // nr, nr], c_type.element_type).result])
+            c3 = c3 if isinstance(c3, ir.Value) else c3.results[0]
+        else:
+            c3 = tensor.expand_shape(c3_type, init, [[0], [1, 2]], [], [m, n // nr, nr])
         d = [ir.AffineDimExpr.get(i) for i in range(4)]  # m, panel, lane, k
         a_map = [d[0], d[3]] if kernel.maps[0] == [0, 2] else [d[3], d[0]]
         maps = [ir.AffineMap.get(4, 0, a_map), ir.AffineMap.get(4, 0, [d[1], d[3], d[2]]),
@@ -164,10 +169,26 @@ def pack_b(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int] | No
         result = tensor.collapse_shape(c_type, new.results[0], [[0], [1, 2]])
     op.results[0].replace_all_uses_with(result)
     op.erase()
-    return new.operation, mr, nr
+    return new.operation, mr, nr, value is not None
 
 
-def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int) -> Plan:
+def _filled_with(init: ir.Value) -> ir.Value | None:
+    """The scalar a fill writes, when `init` is a fill (a generic with no input
+    that yields a value from outside): a zero shared by several contractions
+    would be copied once per contraction by bufferization."""
+    owner = init.owner
+    op = owner if isinstance(owner, ir.Operation) else getattr(owner, "operation", None)
+    if op is None or op.name != "linalg.generic" or len(op.operands) != 1:
+        return None
+    body = list(op.regions[0].blocks[0].operations)
+    if len(body) != 1 or body[0].name != "linalg.yield":
+        return None
+    value = body[0].operands[0]
+    inside = isinstance(value, ir.BlockArgument) and value.owner == op.regions[0].blocks[0]
+    return None if inside else value
+
+
+def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int, own_fill: bool) -> Plan:
     """The schedule of `pack_b`'s generic, loops (m, panel j, lane r, k):
     forall over row blocks (threads), cache tiles in order j, k, m, then
     register tiles MR x 1 panel x NR lanes x 1, in order j, m, k."""
@@ -186,7 +207,11 @@ def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int) -> Plan:
     pack_tile, _ = s.tile(pack, [1, rows_per_copy, 0])
     s.annotate(pack_tile)
     if rows < m:
-        op, _ = s.tile_forall_sizes(op, [rows, 0, 0, 0])
+        init = s.producer_of_operand(op, 2) if own_fill else None
+        op, forall = s.tile_forall_sizes(op, [rows, 0, 0, 0])
+        if init:  # each thread zeroes its rows of C: no shared zero buffer to copy
+            fill, _ = s.fuse_into(init, forall)
+            s.annotate(fill)
     op, _ = s.tile(op, [mc, jc, 0, kc], interchange=[1, 3, 0, 2])
     s.tile(op, [mr, 1, 0, 1], interchange=[1, 0, 2, 3])  # MR divides m: every tile is full
     return Plan(s.text(), CONTRACT_PATTERNS)
