@@ -209,9 +209,8 @@ def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int, own_fill: 
     if rows < m:
         init = s.producer_of_operand(op, 2) if own_fill else None
         op, forall = s.tile_forall_sizes(op, [rows, 0, 0, 0])
-        if init:  # each thread zeroes its rows of C: no shared zero buffer to copy
-            fill, _ = s.fuse_into(init, forall)
-            s.annotate(fill)
+        if init:  # each thread zeroes its rows of C: no shared zero buffer to copy (a plain
+            s.fuse_into(init, forall)  # loop that LLVM turns into wide stores: not one giant vector)
     op, _ = s.tile(op, [mc, jc, 0, kc], interchange=[1, 3, 0, 2])
     s.tile(op, [mr, 1, 0, 1], interchange=[1, 0, 2, 3])  # MR divides m: every tile is full
     return Plan(s.text(), CONTRACT_PATTERNS)
