@@ -3,9 +3,9 @@ its kernel class, through transform-dialect scripts generated from static
 shapes (`passes/schedules/`: elementwise, reduction, contraction).
 
 Each generic gets a `jaxc.kernel` id; the class's generator writes a
-transform script for it (`schedule_scripts(module)` returns them, and
-``jaxc-opt --print-schedule`` prints them); the transform interpreter applies
-each one. A kernel whose class has no schedule, or whose script the
+transform script for it (`schedule_plans(module)` returns them,
+`schedule_text` and ``jaxc-opt --print-schedule`` print them); the transform
+interpreter applies each one. A kernel whose class has no schedule, or whose script the
 interpreter refuses, stays as it is and becomes scalar loops later.
 
 Before::
@@ -73,15 +73,15 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
     """(kernel, class name, plan) for every kernel that has a schedule."""
     target = target or host.target()
     plans = []
-    kernels = [k for k in kernels_of(root) if k.size >= MIN_ELEMENTS or not k.reduction]
+    kernels = kernels_of(root)
     grouped: set[int] = set()
-    for group in rows.groups(kernels):
+    for group in rows.groups([k for k in kernels if k.size >= MIN_ELEMENTS or not k.reduction]):
         if group[-1].ident in refused:
             continue  # refused as a group: its kernels are scheduled one by one
         rows.give_producers_their_own_outputs(group)
         plans.append((group[-1], "fused rows", rows.schedule(group, target)))
         grouped.update(k.ident for k in group)
-    for kernel in kernels_of(root):
+    for kernel in kernels:
         if kernel.ident in grouped:
             continue
         if kernel.size < MIN_ELEMENTS:

@@ -8,12 +8,12 @@ Loops are (batch..., m, n, k) as `jaxc-to-linalg` emits them. The schedule:
 
     forall over row blocks of m (threads)          tile_using_forall
       for n0, k0, m0 in cache tiles [MC, NC, KC]   tile_using_for, interchange
-        for m1, n1 in register tiles [MR, NR], k1  tile_using_for (peeled when MR/NR
-                                                   do not divide; the rest stays scalar)
+        for n1, m1 in register tiles [NR, MR], k1  tile_using_for (peeled when MR/NR
+                                                   do not divide)
           vector.contract  vector<MRx1> * vector<1xNR> + vector<MRxNR>
 
-The register tile fills the vector registers: AVX2 (16 ymm) MR=6, NR=16
-(12 accumulators); AVX-512 (32 zmm) MR=8, NR=32 (16 accumulators).
+`register_tile` picks MR x NR for the vector registers and the sizes: on
+AVX2 (16 ymm) 10 x 8 for 1000², 4 x 16 for powers of two.
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from mlir import ir
 from mlir.dialects import linalg, tensor
 
 from ..host import Target
-from .kernel import Kernel
+from ..lowering.common import empty, filled
+from .kernel import Kernel, defining_op
 from .script import Plan, Script
 
 PARALLEL_MIN_FLOPS = 1 << 21  # below this one thread is faster than a fork/join
@@ -56,7 +57,7 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
         rows = m // threads if m % (threads * mr) == 0 else _round_up(-(-m // threads), mr)
     mc = _tile(rows, mr, CACHE_TILE[0])
     nc = _tile(n, nr, CACHE_TILE[1])
-    kc = _tile(k, 1, CACHE_TILE[2]) if k > 2 * CACHE_TILE[2] else k
+    kc = _k_tile(k)
     s = Script(kernel.ident)
     op = s.match_kernel()
     zeros = [0] * batch
@@ -98,6 +99,11 @@ def register_tile(m: int, n: int, lanes: int, vector_bits: int) -> tuple[int, in
             if score > best_score:
                 best, best_score = (mr, nr), score
     return best
+
+
+def _k_tile(k: int) -> int:
+    """The cache tile of the k loop: all of k unless it is over twice KC."""
+    return _tile(k, 1, CACHE_TILE[2]) if k > 2 * CACHE_TILE[2] else k
 
 
 def _tile(extent: int, multiple: int, target: int) -> int:
@@ -148,13 +154,12 @@ def pack_b(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int, bool
             b3 = tensor.expand_shape(ir.RankedTensorType.get([k, n // nr, nr], element), b, [[0], [1, 2]],
                                      [], [k, n // nr, nr])
             permutation = [1, 0, 2]
-        empty = tensor.EmptyOp([n // nr, k, nr], element).result
-        packed = linalg.transpose(b3, outs=[empty], permutation=permutation)
+        packed = linalg.transpose(b3, outs=[empty([n // nr, k, nr], element)], permutation=permutation)
         packed = packed if isinstance(packed, ir.Value) else packed.results[0]
         c3_type = ir.RankedTensorType.get([m, n // nr, nr], c_type.element_type)
         value = _filled_with(init)
         if value is not None:  # a fill of this kernel's own, fused into its tiles by the schedule
-            c3 = linalg.fill(value, outs=[tensor.EmptyOp([m, n // nr, nr], c_type.element_type).result])
+            c3 = filled([m, n // nr, nr], c_type.element_type, value)
             c3 = c3 if isinstance(c3, ir.Value) else c3.results[0]
         else:
             c3 = tensor.expand_shape(c3_type, init, [[0], [1, 2]], [], [m, n // nr, nr])
@@ -176,8 +181,7 @@ def _filled_with(init: ir.Value) -> ir.Value | None:
     """The scalar a fill writes, when `init` is a fill (a generic with no input
     that yields a value from outside): a zero shared by several contractions
     would be copied once per contraction by bufferization."""
-    owner = init.owner
-    op = owner if isinstance(owner, ir.Operation) else getattr(owner, "operation", None)
+    op = defining_op(init)
     if op is None or op.name != "linalg.generic" or len(op.operands) != 1:
         return None
     body = list(op.regions[0].blocks[0].operations)
@@ -197,7 +201,7 @@ def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int, own_fill: 
     rows = m // threads if threads > 1 and m % (threads * mr) == 0 else m
     mc = _tile(rows, mr, CACHE_TILE[0])
     jc = max(1, _tile(panels * nr, nr, CACHE_TILE[1]) // nr)
-    kc = _tile(k, 1, CACHE_TILE[2]) if k > 2 * CACHE_TILE[2] else k
+    kc = _k_tile(k)
     s = Script(kernel.ident)
     op = s.match_kernel()
     # the packing copy, in tiles of up to 8 k-rows x NR lanes (from (n, k): a
@@ -233,8 +237,7 @@ def rows_of_b_contiguous(kernel: Kernel) -> bool:
     perm = list(range(len(rhs) - 2)) + [len(rhs) - 1, len(rhs) - 2]
     shape = [b_type.shape[p] for p in perm]
     with ir.InsertionPoint(op), op.location:
-        empty = tensor.EmptyOp(shape, b_type.element_type).result
-        transposed = linalg.transpose(b, outs=[empty], permutation=perm)
+        transposed = linalg.transpose(b, outs=[empty(shape, b_type.element_type)], permutation=perm)
         transposed = transposed if isinstance(transposed, ir.Value) else transposed.results[0]
         maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
         old = ir.AffineMapAttr(maps[1]).value

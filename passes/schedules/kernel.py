@@ -8,6 +8,7 @@ iterator kinds, indexing maps, element width and the ops of its body.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from mlir import ir
 
@@ -36,10 +37,7 @@ class Kernel:
 
     @property
     def size(self) -> int:
-        n = 1
-        for r in self.ranges:
-            n *= r
-        return n
+        return math.prod(self.ranges)
 
     def is_identity(self, operand: int) -> bool:
         return self.maps[operand] == list(range(len(self.ranges)))
@@ -85,6 +83,14 @@ def describe(op: ir.Operation, ident: int) -> Kernel | None:
     n_outputs = len(op.results)
     return Kernel(op, ident, tuple(ranges), iterators, dims, len(maps) - n_outputs, n_outputs,
                   bits, body)
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The op that defines `value` (None for a block argument)."""
+    owner = value.owner
+    if isinstance(owner, ir.Operation):
+        return owner
+    return getattr(owner, "operation", None) if not isinstance(owner, ir.Block) else None
 
 
 def _bits(t: ir.Type) -> int:

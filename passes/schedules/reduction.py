@@ -37,11 +37,29 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
     return _columns(kernel, target, lanes)
 
 
+def partial_width(lanes: int, extent: int) -> int:
+    """Partial results of a row of `extent`: PARTIAL_VECTORS registers, fewer
+    for a short row."""
+    width = lanes * PARTIAL_VECTORS
+    while width > lanes and extent < width:
+        width //= 2
+    return width
+
+
+def split_into_partials(s: Script, op: str, rank: int, extent: int, width: int) -> None:
+    """Split the innermost (reduction) loop of `op` into `width` partial results
+    (`tile_reduction_using_for`), all vectorized with the kernel; the last partial
+    tile of the row is peeled."""
+    fill, partial, combine, loop = s.tile_reduction(op, [0] * (rank - 1) + [width])
+    for part in (fill, partial, combine):
+        s.annotate(part)
+    if extent % width:
+        s.peel(loop)
+
+
 def _rows(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
     ranges, rank = kernel.ranges, len(kernel.ranges)
-    width = lanes * PARTIAL_VECTORS
-    while width > lanes and ranges[-1] < width:
-        width //= 2
+    width = partial_width(lanes, ranges[-1])
     if ranges[-1] < width:
         return None
     s = Script(kernel.ident)
@@ -59,11 +77,7 @@ def _rows(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
     n_reduction = rank - len(parallel)
     if n_reduction > 1:  # outer reduction loops one step at a time: each row has its own partials
         op, _ = s.tile(op, [0] * len(parallel) + [1] * (n_reduction - 1) + [0])
-    fill, partial, combine, loop = s.tile_reduction(op, [0] * (rank - 1) + [width])
-    for part in (fill, partial, combine):  # all vectorized with the kernel
-        s.annotate(part)
-    if ranges[-1] % width:
-        s.peel(loop)
+    split_into_partials(s, op, rank, ranges[-1], width)
     return Plan(s.text())
 
 

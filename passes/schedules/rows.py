@@ -16,10 +16,10 @@ instead of once per kernel from RAM.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import tensor
 
 from ..host import Target
-from .kernel import Kernel
+from ..lowering.common import empty
+from .kernel import Kernel, defining_op
 from .script import Plan, Script
 from . import elementwise, reduction
 
@@ -64,14 +64,11 @@ def give_producers_their_own_outputs(group: list[Kernel]) -> None:
     for kernel in group[:-1]:
         index = len(kernel.op.operands) - 1
         init = kernel.op.operands[index]
-        owner = init.owner
-        if not isinstance(owner, ir.Operation):
-            owner = getattr(owner, "operation", None)
+        owner = defining_op(init)
         if owner is None or owner.name != "tensor.empty":
             continue
         with ir.InsertionPoint(kernel.op), kernel.op.location:
-            fresh = tensor.EmptyOp(list(init.type.shape), init.type.element_type).result
-        kernel.op.operands[index] = fresh
+            kernel.op.operands[index] = empty(init.type.shape, init.type.element_type)
 
 
 def _is_row_elementwise(kernel: Kernel) -> bool:
@@ -95,12 +92,7 @@ def schedule(group: list[Kernel], target: Target) -> Plan:
     consumer = group[-1]
     s = Script(consumer.ident)
     rank = len(consumer.ranges)
-    ops = {}
-    for kernel in group:
-        h = s.fresh("g")
-        s.emit(f'{h} = transform.structured.match ops{{["linalg.generic"]}} '
-               f'attributes {{jaxc.kernel = {kernel.ident} : i64}} in %root : (!transform.any_op) -> !transform.any_op')
-        ops[kernel.ident] = h
+    ops = {kernel.ident: s.match_kernel(value=kernel.ident) for kernel in group}
     tiled, forall = s.tile_forall_sizes(ops[consumer.ident], [1] * (rank - 1) + [0])
     fused = {consumer.ident: tiled}
     for kernel in reversed(group[:-1]):
@@ -115,21 +107,13 @@ def schedule(group: list[Kernel], target: Target) -> Plan:
     func = s.parent_func(forall)
     s.cse(func)
     for kernel in group:
-        h = s.fresh("r")
-        s.emit(f'{h} = transform.structured.match ops{{["linalg.generic"]}} '
-               f'attributes {{jaxc.row_op = {kernel.ident} : i64}} in {func} : (!transform.any_op) -> !transform.any_op')
         if kernel.ranges == consumer.ranges[:-1]:
             continue  # one value per row (a fill of the accumulators): nothing to tile
+        h = s.match_kernel("jaxc.row_op", kernel.ident, where=func)
         lanes = target.lanes(kernel.element_bits)
         if kernel.reduction:
-            width = lanes * reduction.PARTIAL_VECTORS
-            while width > lanes and kernel.ranges[-1] < width:
-                width //= 2
-            fill, partial, combine, loop = s.tile_reduction(h, [0] * (rank - 1) + [width])
-            for part in (fill, partial, combine):  # all vectorized with the kernel
-                s.annotate(part)
-            if kernel.ranges[-1] % width:
-                s.peel(loop)
+            extent = kernel.ranges[-1]
+            reduction.split_into_partials(s, h, rank, extent, reduction.partial_width(lanes, extent))
         else:
             step = lanes * elementwise.UNROLL
             _, loops = s.tile(h, [0] * (rank - 1) + [step])

@@ -30,12 +30,15 @@ class Script:
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
 
-    def match_kernel(self, attribute: str = "jaxc.kernel") -> str:
-        """Every linalg op of this kernel (its tiles too: tiling keeps the attribute;
-        the fill and combining reduce of split reductions are annotated)."""
+    def match_kernel(self, attribute: str = "jaxc.kernel", value: int | None = None,
+                     where: str = "%root") -> str:
+        """Every linalg op with `attribute` = `value` (default: this kernel's id):
+        the kernel and its tiles (tiling keeps the attribute; the fill and
+        combining reduce of split reductions are annotated)."""
         h = self.fresh("k")
+        value = self.kernel_id if value is None else value
         self.emit(f'{h} = transform.structured.match ops{{{LINALG_OPS}}} '
-                  f'attributes {{{attribute} = {self.kernel_id} : i64}} in %root : ({ANY}) -> {ANY}')
+                  f'attributes {{{attribute} = {value} : i64}} in {where} : ({ANY}) -> {ANY}')
         return h
 
     def match(self, op_name: str, where: str) -> str:
@@ -134,7 +137,6 @@ class Script:
         return ("module attributes {transform.with_named_sequence} {\n"
                 f"  transform.named_sequence @__transform_main(%root: {ANY} {{transform.readonly}}) {{\n"
                 + "\n".join(self.lines) + "\n    transform.yield\n  }\n}\n")
-
 
 
 @dataclasses.dataclass(frozen=True)

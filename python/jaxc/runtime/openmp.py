@@ -17,7 +17,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-import glob
 import os
 import sys
 import threading
@@ -29,7 +28,8 @@ _STATE: dict[str, object] = {}
 def libiomp5_path() -> str | None:
     """Where the intel-openmp wheel put libiomp5.so (None when it is not installed)."""
     for prefix in dict.fromkeys((sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(sys.executable)))):
-        for path in glob.glob(os.path.join(prefix, "lib", "libiomp5.so")):
+        path = os.path.join(prefix, "lib", "libiomp5.so")
+        if os.path.exists(path):
             return path
     return None
 
