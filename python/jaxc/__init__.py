@@ -44,6 +44,7 @@ _API = {
     "lax": (".lax", None),
     "numpy": (".numpy", None),
     "nn": (".nn", None),
+    "random": (".random", None),
     "scipy": (".scipy", None),
     "errors": (".errors", None),
     "grad": ("._autodiff", "grad"),

@@ -223,9 +223,18 @@ def dtype_and_weak(value: Any) -> tuple[np.dtype, bool]:
     return canonicalize(value), False
 
 
+class prng_key:  # noqa: N801 (JAX's name)
+    """The category of typed PRNG key dtypes (`key<fry>`), as
+    `jax.dtypes.prng_key`: `issubdtype(key.dtype, prng_key)` is True."""
+
+
 def issubdtype(dtype: Any, category: Any) -> bool:
     """`jnp.issubdtype` for the categories floating, integer, signedinteger,
-    unsignedinteger, bool_, number, inexact."""
+    unsignedinteger, bool_, number, inexact, and prng_key."""
+    if getattr(dtype, "_is_prng_key", False):
+        return category is prng_key or getattr(category, "_is_prng_key", False)
+    if category is prng_key:
+        return False
     dtype = np.dtype(dtype)
     if bfloat16 is not None and dtype == bfloat16:
         return category in (np.floating, np.inexact, np.number, np.generic) or np.dtype(category) == dtype
