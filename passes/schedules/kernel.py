@@ -49,10 +49,25 @@ class Kernel:
                 and body in CONTRACTION_BODIES and all(m is not None for m in self.maps))
 
 
+def _has_nonpositive_multiplier(expr: ir.AffineExpr) -> bool:
+    """Whether `expr` multiplies by a constant <= 0, as a reversal's
+    `-d0 + 1999` does: upstream tiling asserts on such maps (TileCheck in
+    Linalg/Utils.cpp aborts the process), so those kernels stay unscheduled."""
+    if isinstance(expr, ir.AffineMulExpr) and isinstance(expr.rhs, ir.AffineConstantExpr) \
+            and expr.rhs.value <= 0:
+        return True
+    if isinstance(expr, ir.AffineBinaryExpr):
+        return _has_nonpositive_multiplier(expr.lhs) or _has_nonpositive_multiplier(expr.rhs)
+    return False
+
+
 def describe(op: ir.Operation, ident: int) -> Kernel | None:
-    """The kernel of a linalg.generic with static shapes (None otherwise)."""
+    """The kernel of a linalg.generic with static shapes (None otherwise,
+    and None for maps that upstream tiling cannot take)."""
     attrs = op.attributes
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(attrs["indexing_maps"])]
+    if any(_has_nonpositive_multiplier(e) for m in maps for e in m.results):
+        return None
     iterators = tuple(str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(attrs["iterator_types"]))
     n_loops = len(iterators)
     ranges: list[int | None] = [None] * n_loops

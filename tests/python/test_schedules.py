@@ -95,6 +95,14 @@ def test_size_zero_and_non_contiguous():
         run_and_check(lambda v: jnp.cos(v) * 2.0, lambda v: np.cos(v.astype(np.float64)) * 2.0, view, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape, axis", [((2000,), 0), ((300, 400), 1), ((300, 400), 0)])
+def test_reversed_operands_stay_unscheduled_and_right(shape, axis):
+    # a reversal's map (-d0 + 1999) made upstream tiling abort the process
+    x = rand(shape)
+    got = jaxc.jit(lambda a: jnp.flip(a, axis) * 2 + 1)(x)
+    np.testing.assert_allclose(np.asarray(got), np.flip(x, axis) * 2 + 1, rtol=1e-6)
+
+
 def test_threads_do_not_change_results():
     x = rand((300, 400))
     f = lambda x: jnp.tanh(x) * 3.0 + x  # noqa: E731
