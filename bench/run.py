@@ -331,9 +331,10 @@ def run_workload(w: W.Workload, args: argparse.Namespace, rng: np.random.Generat
             res.first_call_ns["jaxc"] = time.perf_counter_ns() - t0
         calls["jaxc"] = fn
 
-    calls["numpy"] = lambda: w.numpy(*inputs)
-    if not first_call(res, "numpy", calls["numpy"], expected, w):
-        return res
+    if w.numpy is not None:  # (no NumPy counterpart for jax.random's samplers)
+        calls["numpy"] = lambda: w.numpy(*inputs)
+        if not first_call(res, "numpy", calls["numpy"], expected, w):
+            return res
 
     if HAVE_JAX and not args.no_jax and w.jax is not None:
         try:

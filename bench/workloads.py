@@ -382,6 +382,59 @@ def mlp_step(n_in: int, n_hidden: int, n_out: int, batch: int) -> Workload:
         reference=lambda *a: _mlp_step_numpy(*a, dtype=np.float64), rtol=1e-4, atol=1e-5, flops=flops)
 
 
+# --- jax.random -------------------------------------------------------------------
+
+def _threefry_np(k0, k1, x0, x1):
+    """Threefry-2x32 (20 rounds) on uint32 NumPy arrays: the reference for the
+    random workloads, independent of jaxc."""
+    def rotl(v, r):
+        return (v << np.uint32(r)) | (v >> np.uint32(32 - r))
+    ks = (np.uint32(k0), np.uint32(k1), np.uint32(k0) ^ np.uint32(k1) ^ np.uint32(0x1BD11BDA))
+    x0, x1 = x0 + ks[0], x1 + ks[1]
+    for i in range(1, 6):
+        for r in ((13, 15, 26, 6), (17, 29, 16, 24))[(i - 1) % 2]:
+            x0 = x0 + x1
+            x1 = rotl(x1, r) ^ x0
+        x0, x1 = x0 + ks[i % 3], x1 + ks[(i + 1) % 3] + np.uint32(i)
+    return x0, x1
+
+
+def _normal_reference(key, shape):
+    """jax.random.normal's algorithm with the inverse CDF in float64."""
+    import statistics
+    n = int(np.prod(shape))
+    b1, b2 = _threefry_np(key[0], key[1], np.zeros(n, np.uint32), np.arange(n, dtype=np.uint32))
+    u = (((b1 ^ b2) >> np.uint32(9)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1)
+    lo = np.nextafter(np.float32(-1), np.float32(0))
+    u = np.maximum(lo, u * (np.float32(1) - lo) + lo).astype(np.float64)
+    inv_cdf = np.frompyfunc(statistics.NormalDist().inv_cdf, 1, 1)
+    return inv_cdf((u + 1) / 2).astype(np.float64).reshape(shape)
+
+
+def _split_reference(key, n):
+    b1, b2 = _threefry_np(key[0], key[1], np.zeros(n, np.uint32), np.arange(n, dtype=np.uint32))
+    return np.stack([b1, b2], axis=1)
+
+
+def random_normal(shape: Sequence[int]) -> Workload:
+    shape = tuple(shape)
+    return Workload(
+        name=f"random.normal {'x'.join(map(str, shape))}",
+        make_inputs=lambda rng: [np.array([0, 42], np.uint32)],
+        frontend=lambda jx, jnp: lambda key: jx.random.normal(key, shape),
+        jax=lambda jax, jnp: lambda key: jax.random.normal(key, shape),
+        reference=lambda key: _normal_reference(key, shape), rtol=1e-5, atol=1e-5)
+
+
+def random_split(n: int) -> Workload:
+    return Workload(
+        name=f"random.split into {n}",
+        make_inputs=lambda rng: [np.array([0, 42], np.uint32)],
+        frontend=lambda jx, jnp: lambda key: jx.random.split(key, n),
+        jax=lambda jax, jnp: lambda key: jax.random.split(key, n),
+        reference=lambda key: _split_reference(key, n).astype(np.float64), rtol=0, atol=0)
+
+
 # --- a real training script (bench/mnist.py) ---------------------------------------
 
 def mnist(sizes: Sequence[int], samples: int, batch: int, epochs: int) -> Workload:
@@ -404,12 +457,14 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list
     if quick:
         ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
-              grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16), mnist((64, 32, 32, 10), 512, 128, 1)]
+              grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
+              mnist((64, 32, 32, 10), 512, 128, 1)]
         sweep = [32, 64]
     else:
         ws = [tiny_add_jit(), tiny_add(), matmul(1000), sin_loop((1000, 1000)),
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
+              random_normal((1000, 1000)), random_split(1000),
               mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs)]
         sweep = [256, 512, 1024, 2048]
     ws += [matmul(n, f"matmul sweep {n}") for n in sweep]

@@ -248,8 +248,11 @@ def constant(op) -> list[ir.Value]:
     if dense.is_splat and np.prod(shape_of(result_type)) > _SPLAT_FILL_THRESHOLD:
         # A large splat would become a full-size global buffer: fill instead.
         t = element_type(op.results[0].type)
-        first = np.array(dense).flat[0]
-        scalar = scalar_const(t, float(first) if is_float(t) else int(first))
+        if is_float(t):  # via the attribute: NumPy cannot read bf16 elements
+            first = ir.FloatAttr(dense.get_splat_value()).value
+        else:
+            first = int(np.array(dense).flat[0])
+        scalar = scalar_const(t, first)
         return [filled(shape_of(result_type), t, scalar)]
     if result_type == op.results[0].type:
         return [arith.constant(result_type, value)]

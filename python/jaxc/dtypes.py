@@ -223,6 +223,12 @@ def dtype_and_weak(value: Any) -> tuple[np.dtype, bool]:
     return canonicalize(value), False
 
 
+class TypePromotionError(ValueError):
+    """A value whose dtype cannot be cast safely to the one asked for (JAX's
+    `jax.dtypes.TypePromotionError`, e.g. a float64 parameter of a float32
+    jax.random sampler)."""
+
+
 class prng_key:  # noqa: N801 (JAX's name)
     """The category of typed PRNG key dtypes (`key<fry>`), as
     `jax.dtypes.prng_key`: `issubdtype(key.dtype, prng_key)` is True."""

@@ -307,3 +307,19 @@ def test_index_arrays():
         jnp.diag_indices_from(m)
     with pytest.raises(ValueError, match="jnp.tril_indices_from: the input must be 2-d"):
         jnp.tril_indices_from(np.ones(3))
+
+
+def test_asarray_of_a_bfloat16_numpy_array():
+    import ml_dtypes
+    x = np.array([1.5, -2.0, 3.25], ml_dtypes.bfloat16)  # NumPy reports dtype kind "V"
+    y = jnp.asarray(x)
+    assert y.dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(y).astype(np.float32), x.astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16, jnp.float32, jnp.int8])
+def test_large_splat_constants_of_every_dtype(dtype):
+    # more than 64 elements: the lowering fills instead of storing the splat
+    f = jaxc.jit(lambda x: x - jaxc.lax.full((65,), 3, dtype))
+    out = f(jnp.ones((65,), dtype) * 5)
+    np.testing.assert_array_equal(np.asarray(out).astype(np.float32), np.full(65, 2, np.float32))

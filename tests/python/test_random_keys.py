@@ -240,8 +240,12 @@ def test_bad_arguments():
         random.bits(key, (2,), jnp.int32)
     with pytest.raises(TypeError, match="randint only accepts integer dtypes"):
         random.randint(key, (2,), 0, 5, jnp.float32)
-    with pytest.raises(ValueError, match="broadcast-compatible with shape"):
+    with pytest.raises(TypeError, match="incompatible shapes for broadcasting"):
         random.uniform(key, (3,), minval=jnp.zeros(4))
+    with pytest.raises(ValueError, match=r"Incompatible shapes for broadcasting: shapes=\[\(3,\), \(4,\), \(\)\]"):
+        random.truncated_normal(key, jnp.zeros(4), 1.0, (3,))
+    with pytest.raises(ValueError, match=r"got result \(2, 4\) for shape argument \(4,\)"):
+        random.bernoulli(key, jnp.zeros((2, 1)) + 0.5, (4,))
     with pytest.raises(TypeError, match="must have a floating dtype"):
         random.bernoulli(key, 1)
     with pytest.raises(ValueError, match="expected 'high' or 'low'"):

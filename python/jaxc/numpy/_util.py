@@ -37,7 +37,7 @@ def asarray(x: Any, dtype: Any = None, fn: str = "asarray") -> Any:
         value = np.asarray(x)
     except (TypeError, ValueError) as error:
         raise TypeError(f"jnp.{fn}: cannot convert {type(x).__name__} to an array: {error}") from None
-    if value.dtype == object or value.dtype.kind in "USVO":
+    if value.dtype == object or (value.dtype.kind in "USVO" and not dtypes.is_float(value.dtype)):
         raise TypeError(f"jnp.{fn}: cannot convert {type(x).__name__} of dtype {value.dtype} to an "
                         "array (only numbers and booleans)")
     if value.dtype.kind == "c":

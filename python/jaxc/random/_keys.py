@@ -366,14 +366,17 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding
     return random_bits(data, dtype.itemsize * 8, canonical_shape(shape, "bits"))
 
 
-def canonical_shape(shape: Any, name: str) -> tuple[int, ...]:
-    """`shape` as a tuple of non-negative ints (TypeError naming the sampler)."""
+def canonical_shape(shape: Any, name: str = "") -> tuple[int, ...]:
+    """`shape` as a tuple of non-negative ints, with JAX's TypeErrors (`name`,
+    the sampler, is for the caller's reading only: JAX's words do not say it)."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
         result = tuple(operator.index(d) for d in shape)
     except TypeError:
-        raise TypeError(f"{name}: shape must be a tuple of integers, got {shape!r}") from None
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {tuple(shape) if isinstance(shape, (list, tuple)) else shape}.") from None
     if any(d < 0 for d in result):
-        raise ValueError(f"{name}: shape must not have negative dimensions, got {result}")
+        raise TypeError("Only non-negative indices are allowed when broadcasting static shapes, "
+                        f"but got shape {result}.")
     return result

@@ -42,14 +42,20 @@ def float_dtype(dtype: Any, name: str, category: Any = np.floating, what: str = 
     return dtype
 
 
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The broadcast of `shapes`, or JAX's "Incompatible shapes" ValueError."""
+    try:
+        return tuple(np.broadcast_shapes(*map(tuple, shapes)))
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}") \
+            from None
+
+
 def check_shape(name: str, shape: tuple[int, ...], *param_shapes: Sequence[int]) -> None:
-    """The parameters must broadcast to exactly `shape` (JAX's ValueError)."""
+    """The parameters must broadcast to exactly `shape` (JAX's ValueErrors)."""
     if not param_shapes:
         return
-    try:
-        result = np.broadcast_shapes(tuple(shape), *map(tuple, param_shapes))
-    except ValueError:
-        result = None
+    result = broadcast_shapes(shape, *param_shapes)
     if result != tuple(shape):
         raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape argument, "
                          f"and the result of broadcasting the shapes must equal the shape argument, "
@@ -61,10 +67,29 @@ def shape_or_params(name: str, shape: Any, *params: Any) -> tuple[int, ...]:
     shape when `shape` is None."""
     shapes = [np.shape(p) for p in params]
     if shape is None:
-        return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+        return broadcast_shapes(*shapes) if shapes else ()
     shape = canonical_shape(shape, name)
     check_shape(name, shape, *shapes)
     return shape
+
+
+def check_safe_to_cast(name: str, dtype: np.dtype, *params: Any) -> None:
+    """JAX's rule for sampler parameters: each must promote with `dtype`
+    (strong) to `dtype` itself, so a float64 array or a complex value is a
+    TypePromotionError; Python scalars are weak and always pass."""
+    for param in params:
+        if isinstance(param, complex) or np.dtype(getattr(param, "dtype", np.float32)).kind == "c":
+            given = np.dtype(np.complex128 if dtypes.x64_enabled() else np.complex64)
+        else:
+            try:
+                typed = dtypes.dtype_and_weak(param)
+            except TypeError:
+                typed = (dtypes.canonicalize(np.asarray(param).dtype), False)
+            if typed[0] == dtype or dtypes.promote(typed, (dtype, False))[0] == dtype:
+                continue
+            given = typed[0]
+        raise dtypes.TypePromotionError(f"In arguments to {name}, cannot safely cast argument of type "
+                                        f"{given} to {dtype}")
 
 
 def key_data_of(name: str, key: Any) -> Any:
@@ -105,7 +130,13 @@ def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any 
     data = key_data_of("uniform", key)
     dtype = float_dtype(dtype, "uniform")
     shape = canonical_shape(shape, "uniform")
-    check_shape("uniform", shape, np.shape(minval), np.shape(maxval))
+    for bound in (minval, maxval):  # JAX finds these in its arithmetic: a TypeError
+        try:
+            fits = np.broadcast_shapes(np.shape(bound), shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise TypeError(f"mul got incompatible shapes for broadcasting: {shape}, {np.shape(bound)}.")
     return _uniform(data, minval, maxval, shape, dtype)
 
 
