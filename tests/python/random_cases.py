@@ -111,6 +111,11 @@ def assert_same(got: list[np.ndarray], expected: list[np.ndarray], case: Case, w
                                    err_msg=label)
 
 
+def package_of(random: Any) -> Any:
+    """jaxc or jax, given its random module (for cases that need jit, vmap, lax)."""
+    return importlib.import_module(random.__name__.rsplit(".", 1)[0])
+
+
 def jax_or_none() -> Any:
     try:
         import jax

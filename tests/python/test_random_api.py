@@ -44,6 +44,6 @@ def test_signature_matches_jax(name):
     import jax.random as jr
 
     def shape(fn):
-        return [(p.name, p.kind, p.default if p.default is inspect.Parameter.empty else repr(p.default))
+        return [(p.name, p.kind, repr(p.default), type(p.default))
                 for p in inspect.signature(fn).parameters.values()]
     assert shape(getattr(random, name)) == shape(getattr(jr, name))

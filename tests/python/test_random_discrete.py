@@ -12,7 +12,7 @@ import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
 from jaxc.random import _discrete
-from random_cases import Case, check, x64
+from random_cases import Case, check, x64, package_of
 
 # p whose partial sums are exact in any summation order (dyadic fractions):
 # JAX's CPU cumsum adds in a different order than jaxc's, see test_choice_p_random
@@ -20,7 +20,7 @@ DYADIC_P = [0.125, 0.25, 0.0625, 0.3125, 0.25]
 
 
 def _package(r):
-    return __import__(r.__name__.rsplit(".", 1)[0])
+    return package_of(r)
 
 
 def _jit_of(r):

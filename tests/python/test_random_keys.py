@@ -7,7 +7,7 @@ import pytest
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
-from random_cases import Case, check
+from random_cases import Case, check, package_of
 
 CASES = {
     # seeds: 32-bit wrap of 64-bit seeds without x64, the high word with x64
@@ -99,7 +99,7 @@ CASES = {
 
 
 def _package(r):
-    return __import__(r.__name__.rsplit(".", 1)[0])
+    return package_of(r)
 
 
 def _jit_of(r):

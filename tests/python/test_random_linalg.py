@@ -8,7 +8,7 @@ import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
 from jaxc.random._linalg import cholesky, householder_qr, symmetric_eigh
-from random_cases import Case, check
+from random_cases import Case, check, package_of
 
 _RNG = np.random.default_rng(0)
 _A = _RNG.normal(size=(4, 4))
@@ -47,7 +47,7 @@ CASES = {
 
 
 def _package(r):
-    return __import__(r.__name__.rsplit(".", 1)[0])
+    return package_of(r)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
