@@ -95,6 +95,14 @@ CASES = {
     "vmap_randint": Case(lambda r, np_: _vmap_of(r)(lambda k: r.randint(k, (3,), 0, 100))(
         r.split(r.PRNGKey(9), 5))),
     "scan_keys": Case(lambda r, np_: _scan_normals(r)),
+    "vmap_keys_unbatched_scale": Case(lambda r, np_: package_of(r).vmap(
+        lambda k, s: r.normal(k, (3,)) * s, in_axes=(0, None))(r.split(r.PRNGKey(4), 4), 2.5)),
+    "grad_reparameterised": Case(lambda r, np_: package_of(r).grad(
+        lambda mu, sigma: np_.sum((mu + sigma * r.normal(r.PRNGKey(5), (8,))) ** 2), argnums=(0, 1))(
+        np_.float32(0.5), np_.float32(1.5))),
+    "jit_grad_vmap": Case(lambda r, np_: package_of(r).jit(package_of(r).grad(
+        lambda s: np_.sum(package_of(r).vmap(lambda k: r.uniform(k, (2,)) * s)(r.split(r.PRNGKey(6), 3)))))(
+        np_.float32(2.0))),
 }
 
 
