@@ -124,6 +124,23 @@ def jax_or_none() -> Any:
     return jax if jax.__version__ == JAX_VERSION else None
 
 
+def check_error(call: Callable[[Any, Any], Any], error: type, message: str) -> None:
+    """`call(random, jnp)` raises `error` with `message` (a plain fragment)
+    with jaxc, and with JAX itself when it is installed."""
+    import re
+
+    import pytest
+
+    import jaxc
+    for package in (jaxc, jax_or_none()):
+        if package is None:
+            continue
+        random = importlib.import_module(package.__name__ + ".random")
+        jnp = importlib.import_module(package.__name__ + ".numpy")
+        with pytest.raises(error, match=re.escape(message)):
+            call(random, jnp)
+
+
 def check(module: str, name: str, case: Case) -> None:
     """jaxc's outputs of one case against the recorded JAX outputs, and
     against JAX itself when it is installed."""
