@@ -116,6 +116,19 @@ def package_of(random: Any) -> Any:
     return importlib.import_module(random.__name__.rsplit(".", 1)[0])
 
 
+def vmap_keys(random: Any, f: Callable[[Any], Any], n: int = 4, seed: int = 0) -> Any:
+    """`f` mapped over `n` keys split from one: JAX's idiom for batches."""
+    return package_of(random).vmap(f)(random.split(random.PRNGKey(seed), n))
+
+
+def scan_keys(random: Any, sample: Callable[[Any], Any], length: int = 6) -> Any:
+    """`key, sub = split(key); x = sample(sub)` repeated in lax.scan."""
+    def step(key, _):
+        key, sub = random.split(key)
+        return key, sample(sub)
+    return package_of(random).lax.scan(step, random.PRNGKey(0), None, length=length)
+
+
 def jax_or_none() -> Any:
     try:
         import jax

@@ -18,28 +18,18 @@ import pytest
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
-from random_cases import Case, check, check_error, package_of
+from random_cases import Case, check, check_error, package_of, scan_keys, vmap_keys
 
 
-def _package(r):
-    return package_of(r)
+_package, _vmap_keys = package_of, vmap_keys
 
 
 def _jit(r, f):
     return _package(r).jit(f)
 
 
-def _vmap_keys(r, f, n=4, seed=0):
-    """f mapped over `n` keys split from one: JAX's idiom for batches."""
-    return _package(r).vmap(f)(r.split(r.PRNGKey(seed), n))
-
-
 def _scan(r, sample, length=5):
-    """`key, sub = split(key); x = sample(sub)` repeated in lax.scan."""
-    def step(key, _):
-        key, sub = r.split(key)
-        return key, sample(sub)
-    return _package(r).lax.scan(step, r.PRNGKey(0), None, length=length)
+    return scan_keys(r, sample, length)
 
 
 def _grad(r, f, x):
