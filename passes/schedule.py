@@ -86,11 +86,12 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
             continue
         if kernel.size < MIN_ELEMENTS:
             continue  # small (and 0-d, empty) kernels: scalar loops run as fast, compile faster
-        packed = contraction.pack_b(kernel, target)
+        packed = contraction.pack_panels(kernel, target)
         if packed is not None:
             op, mr, nr, own_fill = packed
             kernel = describe(op, kernel.ident)
-            plans.append((kernel, "contraction, B packed",
+            what = "A and B packed" if contraction.a_is_packed(kernel) else "B packed"
+            plans.append((kernel, f"contraction, {what}",
                           contraction.schedule_packed(kernel, target, mr, nr, own_fill)))
             continue
         if contraction.rows_of_b_contiguous(kernel):

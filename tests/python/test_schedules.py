@@ -225,19 +225,27 @@ def test_full_sum_is_accurate():
 
 
 @pytest.mark.parametrize("layout", ["ab", "aTb", "abT"])
-def test_matmul_with_b_packed_into_panels(layout):
+@pytest.mark.parametrize("m, a_panels", [(96, None), (128, "tensor<32x80x4xf32>")])
+def test_matmul_with_panels_packed(layout, m, a_panels):
     """Register tiles that divide the sizes: B is copied into contiguous NR-wide
-    panels (one vectorized copy, also straight from Bᵀ) and the product is a
-    4-loop kernel; checked against NumPy for every layout that packs."""
-    m, k, n = 96, 80, 64
+    panels (one vectorized copy, also straight from Bᵀ), and A into MR-row
+    panels when one k step of a panel fits a cache line exactly (4 rows of
+    f32: 16 bytes; not 6 rows: 24 bytes); the product is a 5-loop kernel,
+    checked against NumPy for every layout."""
+    k, n = 80, 64
     a = rand((k, m)) if layout == "aTb" else rand((m, k))
     b = rand((n, k)) if layout == "abT" else rand((k, n))
     fa = (lambda a: a.T) if layout == "aTb" else (lambda a: a)
     fb = (lambda b: b.T) if layout == "abT" else (lambda b: b)
     f = lambda a, b: fa(a) @ fb(b)  # noqa: E731
     text = scheduled_text(f, a, b)
-    assert "tensor<4x80x16xf32>" in text  # B as 4 panels of 80 k-rows x 16 lanes (6 x 16 tiles)
-    assert "vector.contract" in text and "linalg.transpose" not in text  # the copy is vectorized
+    assert "tensor<4x80x16xf32>" in text  # B as 4 panels of 80 k-rows x 16 lanes
+    if a_panels:  # 128 rows: 4 x 16 tiles, A as 32 panels of 80 k-rows x 4 rows
+        assert a_panels in text
+    else:  # 96 rows: 6 x 16 tiles, A read in place as (16, 6, 80) or (80, 16, 6)
+        assert ("tensor<80x16x6xf32>" if layout == "aTb" else "tensor<16x6x80xf32>") in text
+        assert "x80x6xf32>" not in text
+    assert "vector.contract" in text and "linalg.transpose" not in text  # the copies are vectorized
     run_and_check(f, lambda a, b: fa(a.astype(np.float64)) @ fb(b.astype(np.float64)), a, b,
                   rtol=1e-4, atol=1e-4)
 

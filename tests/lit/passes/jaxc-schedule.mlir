@@ -6,9 +6,11 @@
 // SCHEDULE: // kernel 0: elementwise, loops [64, 64] ['parallel', 'parallel'] at loc({{.*}}jaxc-schedule.mlir":{{[0-9]+}}:8)
 // SCHEDULE: flatten_elementwise
 // SCHEDULE: transform.structured.tile_using_for %{{.*}} tile_sizes [16]
-// SCHEDULE: // kernel {{[0-9]+}}: contraction, B packed, loops [64, 5, 8, 100] ['parallel', 'parallel', 'parallel', 'reduction']
-// SCHEDULE: tile_sizes [64, 5, 0, 100] interchange = [1, 3, 0, 2]
-// SCHEDULE-NEXT: tile_sizes [8, 1, 0, 1] interchange = [1, 0, 2, 3]
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, A and B packed, loops [8, 8, 5, 8, 100] ['parallel', 'parallel', 'parallel', 'parallel', 'reduction']
+// SCHEDULE: tile_sizes [1, 5, 0]
+// SCHEDULE: tile_sizes [1, 5, 0]
+// SCHEDULE: tile_sizes [8, 0, 5, 0, 100] interchange = [2, 4, 0, 1, 3]
+// SCHEDULE-NEXT: tile_sizes [1, 0, 1, 0, 1] interchange = [2, 0, 4, 1, 3]
 // SCHEDULE: vector.reduction_to_contract
 // SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [64, 100] ['parallel', 'reduction']
 // SCHEDULE: transform.structured.tile_reduction_using_for %{{.*}} by tile_sizes = [0, 32]
@@ -69,25 +71,31 @@ func.func @odd_size(%x: tensor<3000xf32>) -> tensor<3000xf32> {
 }
 
 // Contraction: the register tile is chosen to divide the sizes (64 x 40: 8 x 8,
-// eight accumulators). B is packed into 8-wide panels (5 x 100 x 8, each
-// contiguous; the copy is vectorized, 5 k-rows at a time) and the product
-// runs over (m, panel, lane, k): per panel, per
-// 8 rows, one vector.contract (outer product) per k step into accumulators
+// eight accumulators). A is packed into 8-row panels (8 x 100 x 8: one k step
+// of a panel is 32 bytes, half a cache line) and B into 8-wide panels (5 x 100
+// x 8), each contiguous; both copies are vectorized, 5 k-rows at a time. The
+// product runs over (A panel, row, B panel, lane, k): per B panel, per A
+// panel, one vector.contract (outer product) per k step into accumulators
 // carried through the k loop.
 // CHECK-LABEL: func.func @matmul
+// CHECK: %[[A3:.+]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2]] output_shape [8, 8, 100]
+// CHECK: %[[AP:.+]] = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}}) -> (tensor<8x100x8xf32>)
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c100 step %c5
+// CHECK-NEXT: vector.transfer_read %[[A3]]{{.*}} : tensor<8x8x100xf32>, vector<1x8x5xf32>
+// CHECK-NEXT: vector.transpose %{{.*}}, [0, 2, 1] : vector<1x8x5xf32> to vector<1x5x8xf32>
 // CHECK: %[[B3:.+]] = tensor.expand_shape %arg1 {{\[\[}}0], [1, 2]] output_shape [100, 5, 8]
 // CHECK: %[[BP:.+]] = scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args(%{{.*}}) -> (tensor<5x100x8xf32>)
 // CHECK-NEXT: scf.for %{{.*}} = %c0 to %c100 step %c5
 // CHECK-NEXT: vector.transfer_read %[[B3]]{{.*}} : tensor<100x5x8xf32>, vector<5x1x8xf32>
 // CHECK-NEXT: vector.transpose %{{.*}}, [1, 0, 2] : vector<5x1x8xf32> to vector<1x5x8xf32>
 // CHECK: scf.for %[[J:.+]] = %c0 to %c5 step %c1
-// CHECK-NEXT: scf.for %[[I:.+]] = %c0 to %c64 step %c8
-// CHECK-NEXT: %[[ACC0:.+]] = vector.transfer_read %{{.*}}[%[[I]], %[[J]], %c0]{{.*}} : tensor<64x5x8xf32>, vector<8x1x8xf32>
-// CHECK-NEXT: scf.for %[[K:.+]] = %c0 to %c100 step %c1 iter_args(%[[ACC:.+]] = %[[ACC0]]) -> (vector<8x1x8xf32>)
-// CHECK-NEXT: %[[A:.+]] = vector.transfer_read %arg0[%[[I]], %[[K]]]{{.*}} : tensor<64x100xf32>, vector<8x1xf32>
+// CHECK-NEXT: scf.for %[[I:.+]] = %c0 to %c8 step %c1
+// CHECK-NEXT: %[[ACC0:.+]] = vector.transfer_read %{{.*}}[%[[I]], %c0, %[[J]], %c0]{{.*}} : tensor<8x8x5x8xf32>, vector<1x8x1x8xf32>
+// CHECK-NEXT: scf.for %[[K:.+]] = %c0 to %c100 step %c1 iter_args(%[[ACC:.+]] = %[[ACC0]]) -> (vector<1x8x1x8xf32>)
+// CHECK-NEXT: %[[A:.+]] = vector.transfer_read %[[AP]][%[[I]], %[[K]], %c0]{{.*}} : tensor<8x100x8xf32>, vector<1x1x8xf32>
 // CHECK-NEXT: %[[B:.+]] = vector.transfer_read %[[BP]][%[[J]], %[[K]], %c0]{{.*}} : tensor<5x100x8xf32>, vector<1x1x8xf32>
-// CHECK-NEXT: vector.contract {{.*}} %[[A]], %[[B]], %[[ACC]] : vector<8x1xf32>, vector<1x1x8xf32> into vector<8x1x8xf32>
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<64x5x8xf32> into tensor<64x40xf32>
+// CHECK-NEXT: vector.contract {{.*}} %[[A]], %[[B]], %[[ACC]] : vector<1x1x8xf32>, vector<1x1x8xf32> into vector<1x8x1x8xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] : tensor<8x8x5x8xf32> into tensor<64x40xf32>
 func.func @matmul(%a: tensor<64x100xf32>, %b: tensor<100x40xf32>) -> tensor<64x40xf32> {
   %c0 = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x40xf32>
