@@ -300,3 +300,50 @@ def test_per_call_overhead_is_small():
         best = min(best, (time.perf_counter() - start) / 10_000)
     print(f"per-call overhead: {best * 1e6:.2f} us")
     assert best < 50e-6  # generous: a loaded 2-core machine; typically a few us
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({}, "tuned"),
+    ({"JAXC_MALLOC_TUNING": "0"}, "disabled"),
+    ({"MALLOC_TRIM_THRESHOLD_": "1000000"}, "user settings"),
+    ({"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=1000000"}, "user settings"),
+])
+def test_malloc_is_tuned_once_unless_the_user_chose(env, expected):
+    """Importing the runtime raises glibc's mmap and trim thresholds (large
+    buffers are reused instead of mapped and unmapped per call), except where
+    the user set malloc's own variables or JAXC_MALLOC_TUNING=0."""
+    import ctypes
+    import subprocess
+    import sys
+    try:
+        ctypes.CDLL(None).mallopt
+    except AttributeError:
+        pytest.skip("not glibc: no mallopt")
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("JAXC_MALLOC_TUNING", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES")}
+    code = ("import jaxc.runtime; from jaxc.runtime import malloc; "
+            "print(malloc._STATE['result'], malloc.tune(), sep='|')")
+    out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().split("|") == [expected, expected]
+
+
+def test_without_libiomp5_kernels_compile_serial_with_a_warning(monkeypatch):
+    """A broken install without the intel-openmp wheel still runs parallel-sized
+    kernels (on one thread, with a warning) instead of failing to link
+    `__kmpc_fork_call` in the JIT."""
+    from jaxc.runtime import cpu, openmp
+    monkeypatch.setattr(openmp, "libiomp5_path", lambda: None)
+    monkeypatch.setattr(cpu, "_WARNED_NO_OPENMP", [])
+    n = 136  # a size no other test compiles: not in the compile cache
+    text = f"""
+func.func @f(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{
+  %c = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0]
+         : (tensor<{n}x{n}xf32>, tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
+  return %c : tensor<{n}x{n}xf32>
+}}"""
+    a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    with pytest.warns(RuntimeWarning, match="libiomp5.so .* one thread"):
+        (c,) = compile_module(text)["f"](a, a)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ a, rtol=1e-4, atol=1e-4)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import warnings
 from typing import Any, Sequence
 
 import jaxc_aot
@@ -30,7 +31,9 @@ import numpy as np
 from jaxc_aot import BF16_BITS
 from mlir import ir
 
-from . import _fastcall
+from . import _fastcall, malloc
+
+malloc.tune()  # reuse large buffers instead of a fresh mmap per call (malloc.py)
 
 # MLIR element type -> NumPy dtype: the table of the AOT loader, which
 # calls compiled functions the same way (bf16 travels as its 16 raw bits,
@@ -212,6 +215,29 @@ _COMPILE_CONTEXT: dict[str, Any] = {}  # "context" and its stage "pass_managers"
 
 def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "cpu",
              chip: str = "sm_90") -> Executable:
+    """`_compile_here`, on one thread where libiomp5 is missing: intel-openmp
+    is a dependency, but without it parallel kernels could not be linked (the
+    JIT would fail on `__kmpc_fork_call`), so a broken install warns once and
+    runs serial code instead."""
+    from jaxc.passes import host
+
+    from . import openmp
+
+    if target != "cpu" or openmp.libiomp5_path() is not None:
+        return _compile_here(text, first_stage, opt_level, target, chip)
+    if not _WARNED_NO_OPENMP:
+        _WARNED_NO_OPENMP.append(True)
+        warnings.warn("jaxc: libiomp5.so (the intel-openmp wheel) is not installed: compiled CPU code "
+                      "runs on one thread", RuntimeWarning, stacklevel=4)
+    with host.override(threads=1):
+        return _compile_here(text, first_stage, opt_level, target, chip)
+
+
+_WARNED_NO_OPENMP: list[bool] = []
+
+
+def _compile_here(text: str, first_stage: str | None, opt_level: int, target: str = "cpu",
+                  chip: str = "sm_90") -> Executable:
     """Parse and lower `text` in the one compile context (creating a context
     and the stages' pass managers costs more than lowering a small module);
     callers hold `_CACHE_LOCK`. A CPU program is first looked up in the
