@@ -1,18 +1,23 @@
-"""Lowering rule for `jaxc.sort`: a stable insertion sort in scf.for loops.
+"""Lowering rule for `jaxc.sort`: a stable bottom-up merge sort in scf.for loops.
 
 For every position of the other dimensions (one scf.for per dimension), the
-line along `dimension` is sorted by insertion: for i in 1..n, the element at
-i sinks towards the front, swapping with its left neighbour while its keys
-compare strictly less. All inputs are carried as iter_args and swapped
-together (tensor.extract / arith.select / tensor.insert). Only strictly
-smaller keys move forward, so equal keys keep their order (stable).
+line along `dimension` is sorted by ceil(log2 n) merge passes (rounded up to
+an even count: the extra pass is a copy): pass p merges neighbouring sorted
+runs of width 2^p from one set of tensors into a second set (a scratch
+tensor per input), and the two sets swap roles for the next pass. All inputs move together; a merge takes from the left run unless the
+right run's keys compare strictly less, so equal keys keep their order
+(stable). n log2 n comparisons: a 100k-element sort is 1.7M, where the
+insertion sort this replaces did 5 billion.
 
-    for p in other positions:              # scf.for per other dimension
-      for i in 1..n:                       # scf.for
-        for k in 0..i:                     # scf.for, j = i - k
-          a, b = x[.., j-1, ..], x[.., j, ..]   # every input
-          swap = less(b, a)                # lexicographic over the keys
-          x[j-1], x[j] = select(swap, b, a), select(swap, a, b)
+    for p in other positions:                  # scf.for per other dimension
+      for pass in 0..ceil(log2 n):             # scf.for; width = 1 << pass
+        for start in 0..n step 2*width:        # scf.for over pairs of runs
+          mid, end = min(start+width, n), min(start+2*width, n)
+          i, j = start, mid
+          for out in start..end:               # scf.for, iter_args (i, j, dst...)
+            right = j < end and (i >= mid or less(src[j], src[i]))
+            dst[out] = right ? src[j] : src[i];  i += !right;  j += right
+        src, dst = dst, src
 
 Keys compare ascending: floats in total order (-NaN < -inf < ... < -0.0 <
 0.0 < ... < inf < NaN) through their bits mapped to a signed integer
@@ -87,32 +92,54 @@ def sort(op) -> list[ir.Value]:
         return inputs
     others = [d for d in range(rank) if d != dim]
 
-    def sort_line(position: dict, values: list[ir.Value]) -> list[ir.Value]:
-        """Insertion sort of the line through `position` (other dims -> index)."""
-        outer = scf.ForOp(_index(1), _index(length), _index(1), values)
-        with ir.InsertionPoint(outer.body):
-            i = outer.body.arguments[0]
-            inner = scf.ForOp(_index(0), i, _index(1), list(outer.body.arguments[1:]))
-            with ir.InsertionPoint(inner.body):
-                k = inner.body.arguments[0]
-                current = list(inner.body.arguments[1:])
-                j = arith.subi(i, k)
-                j_left = arith.subi(j, _index(1))
+    # ceil(log2 length) passes, made even: the last one of an odd count merges a single
+    # run, a copy, so the line ends in the input tensors, whose other lines it keeps
+    # (the scratch tensors hold only this line's intermediate passes)
+    passes = (length - 1).bit_length()
+    passes += passes % 2
+    count = len(inputs)
 
-                def at(p):
-                    return [position[d] if d != dim else p for d in range(rank)]
-                left = [tensor.extract(v, at(j_left)) for v in current]
-                right = [tensor.extract(v, at(j)) for v in current]
-                swap = _less(key_types, right[:num_keys], left[:num_keys])
-                updated = []
-                for v, a, b in zip(current, left, right):
-                    lo = arith.select(swap, b, a)
-                    hi = arith.select(swap, a, b)
-                    v = tensor.insert(lo, v, at(j_left))
-                    updated.append(tensor.insert(hi, v, at(j)))
-                scf.YieldOp(updated)
-            scf.YieldOp(list(inner.results))
-        return list(outer.results)
+    def at(position: dict, p: ir.Value) -> list[ir.Value]:
+        return [position[d] if d != dim else p for d in range(rank)]
+
+    def merge_runs(position: dict, src: list[ir.Value], dst: list[ir.Value], start: ir.Value,
+                   width: ir.Value) -> list[ir.Value]:
+        """dst[start:end] = the merge of src[start:mid] and src[mid:end]."""
+        n = _index(length)
+        mid = arith.minsi(arith.addi(start, width), n)
+        end = arith.minsi(arith.addi(mid, width), n)
+        last = _index(length - 1)
+        loop = scf.ForOp(start, end, _index(1), [start, mid, *dst])
+        with ir.InsertionPoint(loop.body):
+            out, i, j = loop.body.arguments[:3]
+            current = list(loop.body.arguments[3:])
+            # i < n whenever out < end (if i == mid then mid < end); j == end may be n: clamp the read
+            left = [tensor.extract(v, at(position, i)) for v in src]
+            right = [tensor.extract(v, at(position, arith.minsi(j, last))) for v in src]
+            right_less = _less(key_types, right[:num_keys], left[:num_keys])
+            left_done = arith.cmpi(arith.CmpIPredicate.sge, i, mid)
+            right_open = arith.cmpi(arith.CmpIPredicate.slt, j, end)
+            take_right = arith.andi(right_open, arith.ori(left_done, right_less))
+            updated = [tensor.insert(arith.select(take_right, b, a), v, at(position, out))
+                       for v, a, b in zip(current, left, right)]
+            one = arith.select(take_right, _index(1), _index(0))  # (index_cast of an i1 sign-extends)
+            scf.YieldOp([arith.addi(i, arith.subi(_index(1), one)), arith.addi(j, one), *updated])
+        return list(loop.results[2:])
+
+    def sort_line(position: dict, values: list[ir.Value]) -> list[ir.Value]:
+        """Merge sort of the line through `position`; `values` are the inputs
+        followed by as many scratch tensors."""
+        passes_loop = scf.ForOp(_index(0), _index(passes), _index(1), values)
+        with ir.InsertionPoint(passes_loop.body):
+            width = arith.shli(_index(1), passes_loop.body.arguments[0])
+            src = list(passes_loop.body.arguments[1:1 + count])
+            dst = list(passes_loop.body.arguments[1 + count:])
+            runs = scf.ForOp(_index(0), _index(length), arith.addi(width, width), dst)
+            with ir.InsertionPoint(runs.body):
+                scf.YieldOp(merge_runs(position, src, list(runs.body.arguments[1:]),
+                                       runs.body.arguments[0], width))
+            scf.YieldOp([*runs.results, *src])  # the merged runs become the next pass's source
+        return list(passes_loop.results)
 
     def nest(level: int, position: dict, values: list[ir.Value]) -> list[ir.Value]:
         if level == len(others):
@@ -125,7 +152,9 @@ def sort(op) -> list[ir.Value]:
             scf.YieldOp(nest(level + 1, inner_position, list(loop.body.arguments[1:])))
         return list(loop.results)
 
-    return nest(0, {}, inputs)
+    # The scratch tensors start as the inputs, not tensor.empty: identical empties are
+    # CSE'd into one value, and bufferization then gives two inputs one scratch buffer.
+    return nest(0, {}, [*inputs, *inputs])[:count]
 
 
 RULES["jaxc.sort"] = sort
