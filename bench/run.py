@@ -390,7 +390,21 @@ def sample_rounds(res: Result, calls: dict[str, Callable[[], Any]], args: argpar
     for r in range(res.rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
+            settle(args, calls[name])
             res.samples[name].append(timed(calls[name], res.inner))
+
+
+def settle(args: argparse.Namespace, call: Callable[[], Any] | None = None) -> None:
+    """Before a sample of another implementation than the last: sleep
+    `--settle-ms`, so the worker threads the last one left spinning (jaxc's
+    OpenMP 10 ms, XLA's Eigen pool, OpenBLAS) have parked instead of holding
+    a core during this sample; then one untimed call wakes this one's own
+    threads, as the previous call of a loop would have."""
+    if args.settle_ms <= 0:
+        return
+    time.sleep(args.settle_ms / 1e3)
+    if call is not None:
+        call()
 
 
 # --- the training script -----------------------------------------------------------
@@ -458,6 +472,7 @@ def run_training(w: W.Workload, args: argparse.Namespace) -> Result:
         idx = M.batches(samples, batch, epoch)
         losses = {}
         for name in names[epoch % len(names):] + names[:epoch % len(names)]:
+            settle(args)
             t0 = time.perf_counter_ns()
             params[name], losses[name] = M.train_epoch(mods[name], stepfns[name], params[name], x, y, idx)
             res.samples.setdefault(name, []).append(float(time.perf_counter_ns() - t0))
@@ -542,7 +557,9 @@ def header_lines(args: argparse.Namespace) -> list[str]:
         lines.append("threads: every core (no --threads)"
                      + (f"; {'; '.join(THREAD_SETUP)}" if THREAD_SETUP else ""))
     lines.append(f"per workload: {args.budget:g} s timing budget, {args.min_rounds}-{args.max_rounds} rounds, "
-                 f"{args.warmup} warm-up call(s), alternating implementations")
+                 f"{args.warmup} warm-up call(s), alternating implementations"
+                 + (f", {args.settle_ms:g} ms settle and one untimed call before each sample"
+                    if args.settle_ms > 0 else ", samples back to back"))
     return lines
 
 
@@ -654,6 +671,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="run jaxc (JAXC_CPU_THREADS), JAX (XLA flags for 1; CPU pinning) and NumPy's BLAS "
                         "with N threads; the process is pinned to N CPUs")
     p.add_argument("--budget", type=float, default=None, help="seconds of timing per workload")
+    p.add_argument("--settle-ms", type=float, default=None,
+                   help="pause before each sample, then one untimed call (default 30; 0: none, "
+                        "the samples then run back to back as before)")
     p.add_argument("--max-first-call", type=float, default=20.0,
                    help="skip (or time once) a workload whose first jaxc call takes longer (s)")
     p.add_argument("--mnist-samples", type=int, default=1280,
@@ -682,7 +702,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.budget = 0.05 if args.budget is None else args.budget
         args.min_rounds, args.max_rounds, args.warmup, args.sample_ms = 2, 2, 1, 0.5
+        args.settle_ms = 0.0 if args.settle_ms is None else args.settle_ms
     else:
+        args.settle_ms = 30.0 if args.settle_ms is None else args.settle_ms
         args.budget = 3.0 if args.budget is None else args.budget
         args.min_rounds, args.max_rounds, args.warmup, args.sample_ms = 3, 50, 2, 2.0
 

@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def test_bench_quick_runs_and_checks_every_workload(tmp_path):
     markdown = tmp_path / "results" / "latest.md"
     command = [sys.executable, os.path.join(ROOT, "bench", "run.py"), "--quick", "--no-jax",
-               "--threads", "1", "--markdown", str(markdown)]
+               "--threads", "1", "--settle-ms", "1", "--markdown", str(markdown)]
     png = tmp_path / "results" / "latest.png"
     if importlib.util.find_spec("matplotlib") is not None:
         command += ["--png", str(png)]
@@ -21,6 +21,7 @@ def test_bench_quick_runs_and_checks_every_workload(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "jaxc/numpy" in done.stdout
     assert "threads: 1 (JAXC_CPU_THREADS=1" in done.stdout
+    assert "1 ms settle and one untimed call before each sample" in done.stdout  # --settle-ms
     for workload in ("dispatch: jit add", "matmul", "softmax", "SELU", "sum", "MLP step", "MNIST MLP"):
         assert workload in done.stdout
     text = markdown.read_text()
