@@ -32,7 +32,7 @@ from mlir.passmanager import ExternalPass
 from . import host
 from .autodiff.ir_util import ops_named
 from .registry import register_pass
-from .schedules import contraction, elementwise, reduction, rows
+from .schedules import contraction, convolution, elementwise, reduction, rows
 from .schedules.kernel import Kernel, describe
 from .schedules.script import Plan, canonicalize_script, vectorize_script
 
@@ -72,6 +72,8 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
                    refused: frozenset[int] = frozenset()) -> list[tuple[Kernel, str, Plan]]:
     """(kernel, class name, plan) for every kernel that has a schedule."""
     target = target or host.target()
+    for op in ops_named(root, ["linalg.generic"]):
+        convolution.im2col(op)  # convolutions become copy + contraction + transpose kernels
     plans = []
     kernels = kernels_of(root)
     grouped: set[int] = set()
@@ -122,11 +124,13 @@ def apply_schedules(module: ir.Operation, target: host.Target | None = None) -> 
     for it)."""
     refused: set[int] = set()
     while True:
-        plans = [p for p in schedule_plans(module, target, frozenset(refused)) if p[0].ident not in refused]
-        if not plans:
-            return
+        # the copy is taken before `schedule_plans` rewrites kernels (convolutions,
+        # packed contractions), so a retry starts from the same module and numbers
+        # the kernels alike; a rewritten kernel left without its plan would fall
+        # to a worse schedule
         backup = module.clone()
-        failed = _apply_plans(module, plans)
+        plans = [p for p in schedule_plans(module, target, frozenset(refused)) if p[0].ident not in refused]
+        failed = _apply_plans(module, plans) if plans else None
         if failed is None:
             backup.erase()
             return

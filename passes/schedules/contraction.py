@@ -214,18 +214,25 @@ def _panels(x: ir.Value, *, k_first: bool, count: int, width: int, k: int) -> ir
 
 
 def _filled_with(init: ir.Value) -> ir.Value | None:
-    """The scalar a fill writes, when `init` is a fill (a generic with no input
-    that yields a value from outside): a zero shared by several contractions
-    would be copied once per contraction by bufferization."""
+    """The scalar a fill writes, when `init` is a fill: a generic that yields a
+    value from outside (after canonicalization) or its one scalar input (a
+    generalized linalg.fill). A zero shared by several contractions would be
+    copied once per contraction by bufferization."""
     op = defining_op(init)
-    if op is None or op.name != "linalg.generic" or len(op.operands) != 1:
+    if op is None or op.name != "linalg.generic" or len(op.operands) not in (1, 2):
         return None
-    body = list(op.regions[0].blocks[0].operations)
+    block = op.regions[0].blocks[0]
+    body = list(block.operations)
     if len(body) != 1 or body[0].name != "linalg.yield":
         return None
     value = body[0].operands[0]
-    inside = isinstance(value, ir.BlockArgument) and value.owner == op.regions[0].blocks[0]
-    return None if inside else value
+    inside = isinstance(value, ir.BlockArgument) and value.owner == block
+    if len(op.operands) == 1:
+        return None if inside else value
+    scalar = op.operands[0]  # ins(%cst : f32) outs(...) { yield %in }
+    if isinstance(scalar.type, ir.ShapedType) or not inside or ir.BlockArgument(value).arg_number != 0:
+        return None
+    return scalar
 
 
 def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int, own_fill: bool) -> Plan:

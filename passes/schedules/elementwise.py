@@ -21,8 +21,8 @@ UNROLL = 2  # vector registers per tile: hides the latency of a chain of FMAs
 
 
 def schedule(kernel: Kernel, target: Target) -> Plan | None:
-    if kernel.reduction or kernel.n_outputs != 1:
-        return None
+    if kernel.reduction or kernel.n_outputs != 1 or any(m is None for m in kernel.maps):
+        return None  # maps that add loop indices (im2col's patches): the vectorizer refuses them
     lanes = target.lanes(kernel.element_bits)
     step = lanes * UNROLL
     s = Script(kernel.ident)

@@ -256,3 +256,73 @@ def test_code_size_stays_small():
     a = rand((512, 512))
     for stage, limit in (("loops", 60_000), ("llvm", 120_000)):
         assert len(jaxc.jit(lambda a, b: a @ b).lower(a, a).as_text(stage=stage)) < limit, stage
+
+
+def _conv_reference(x, w, strides, padding, lhs_dilation=(1, 1), rhs_dilation=(1, 1), groups=1):
+    """NCHW x OIHW -> NCHW in float64, by loops over the window (NumPy only)."""
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    if any(d > 1 for d in lhs_dilation):
+        n, c, h, wd = x.shape
+        grown = np.zeros((n, c, (h - 1) * lhs_dilation[0] + 1, (wd - 1) * lhs_dilation[1] + 1))
+        grown[:, :, ::lhs_dilation[0], ::lhs_dilation[1]] = x
+        x = grown
+    x = np.pad(x, ((0, 0), (0, 0), padding[0], padding[1]))
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    eh, ew = (kh - 1) * rhs_dilation[0] + 1, (kw - 1) * rhs_dilation[1] + 1
+    oh, ow = (h - eh) // strides[0] + 1, (wd - ew) // strides[1] + 1
+    out = np.zeros((n, o, oh, ow))
+    per_group = o // groups
+    for g in range(groups):
+        xs = x[:, g * cg:(g + 1) * cg]
+        for i in range(kh):
+            for j in range(kw):
+                window = xs[:, :, i * rhs_dilation[0]:i * rhs_dilation[0] + strides[0] * (oh - 1) + 1:strides[0],
+                            j * rhs_dilation[1]:j * rhs_dilation[1] + strides[1] * (ow - 1) + 1:strides[1]]
+                out[:, g * per_group:(g + 1) * per_group] += np.einsum(
+                    "nchw,oc->nohw", window, w[g * per_group:(g + 1) * per_group, :, i, j])
+    return out
+
+
+@pytest.mark.parametrize("case", [
+    dict(strides=(1, 1), padding=((1, 1), (1, 1))),
+    dict(strides=(2, 1), padding=((0, 1), (2, 0))),
+    dict(strides=(1, 1), padding=((0, 0), (0, 0)), rhs_dilation=(2, 1)),
+    dict(strides=(1, 2), padding=((1, 1), (1, 1)), lhs_dilation=(2, 1)),
+])
+def test_convolution_as_a_packed_matrix_product(case):
+    """A convolution big enough (>= 64k multiply-adds) becomes a copy of its
+    windows (patches), a contraction with A and B packed, and a transpose
+    into NCHW (im2col, schedules/convolution.py): strides, padding and both
+    dilations, against a float64 loop over the window."""
+    x, w = rand((6, 5, 11, 9)), rand((12, 5, 3, 2))
+    f = lambda x, w: lax.conv_general_dilated(  # noqa: E731
+        x, w, case["strides"], case["padding"], lhs_dilation=case.get("lhs_dilation"),
+        rhs_dilation=case.get("rhs_dilation"))
+    text = scheduled_text(f, x, w)
+    assert "tensor<30x" in text  # the patches matrix: K = 5 x 3 x 2 = 30 rows
+    assert "vector.contract" in text  # the product's register tiles
+    run_and_check(f, lambda x, w: _conv_reference(x, w, **case), x, w, rtol=1e-4, atol=1e-4)
+    assert "tensor<30x" not in scheduled_text(f, x[:1, :, :4, :4], w)  # small: direct loops
+
+
+def test_convolution_with_feature_groups_keeps_its_loops():
+    """Feature groups index the lhs by the output feature: no im2col, the direct
+    loops, still right."""
+    x, w = rand((6, 8, 10, 10)), rand((16, 4, 3, 3))
+    f = lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", feature_group_count=2)  # noqa: E731
+    assert "tensor<36x" not in scheduled_text(f, x, w)  # no patches matrix (K would be 4 x 3 x 3)
+    run_and_check(f, lambda x, w: _conv_reference(x, w, (1, 1), ((1, 1), (1, 1)), groups=2), x, w,
+                  rtol=1e-4, atol=1e-4, vectorized=False)
+
+
+def test_convolution_nhwc_layout_through_im2col():
+    """NHWC x HWIO -> NHWC: the rhs is transposed to (O, I·H·W) and the result
+    comes back in NHWC; against the NCHW reference, transposed."""
+    x, w = rand((4, 9, 9, 6)), rand((3, 3, 6, 10))
+    dn = ("NHWC", "HWIO", "NHWC")
+    f = lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn)  # noqa: E731
+    assert "tensor<54x" in scheduled_text(f, x, w)  # the patches matrix: K = 6 x 3 x 3
+    reference = lambda x, w: _conv_reference(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), (1, 1),  # noqa: E731
+                                             ((1, 1), (1, 1))).transpose(0, 2, 3, 1)
+    run_and_check(f, reference, x, w, rtol=1e-4, atol=1e-4)

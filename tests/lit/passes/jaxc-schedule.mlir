@@ -185,3 +185,28 @@ func.func @small(%x: tensor<16xf32>) -> tensor<16xf32> {
   %0 = linalg.exp ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
   return %0 : tensor<16xf32>
 }
+
+// Convolution (im2col, schedules/convolution.py): the windows of the lhs are
+// copied into a patches matrix (K = 3·3·3 rows, M = 4·8·8 columns: the copy's
+// innermost loop runs along the image row), the kernel is read as 8 x 27,
+// the product is a packed contraction (A packed straight from the patches,
+// seen as 27 x 32 panels x 8), and a transpose puts the result back in NCHW.
+// CHECK-LABEL: func.func @conv
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x3x10x10xf32>) outs(%{{.*}} : tensor<3x3x3x4x8x8xf32>)
+// CHECK-DAG: tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<8x3x3x3xf32> into tensor<8x27xf32>
+// CHECK-DAG: tensor.collapse_shape %{{.*}} : tensor<3x3x3x4x8x8xf32> into tensor<27x32x8xf32>
+// CHECK: vector.contract
+// CHECK: tensor.expand_shape %{{.*}} : tensor<256x8xf32> into tensor<4x8x8x8xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<4x8x8x8xf32>) outs(%{{.*}} : tensor<4x8x8x8xf32>) permutation = [0, 3, 1, 2]
+func.func @conv(%x: tensor<4x3x10x10xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<4x8x8x8xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8x8x8xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x8x8x8xf32>) -> tensor<4x8x8x8xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, o, y, x, c, i, j) -> (n, c, y + i, x + j)>, affine_map<(n, o, y, x, c, i, j) -> (o, c, i, j)>, affine_map<(n, o, y, x, c, i, j) -> (n, o, y, x)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<4x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%f : tensor<4x8x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8x8x8xf32>
+  return %0 : tensor<4x8x8x8xf32>
+}

@@ -1,0 +1,127 @@
+"""Convolutions as matrix products (im2col): a `jaxc.conv_general_dilated`
+lowers to one linalg.generic whose lhs map adds loop dims (`y*stride +
+k*dilation`), which no schedule tiles or vectorizes. `im2col` rewrites it,
+before the kernels are numbered, into three kernels the other schedules
+handle: a copy of the lhs windows into a patches matrix, a contraction
+(packed and vectorized like any A·Bᵀ), and a transpose into the result's
+layout.
+
+    out[n, f, y, x] += lhs[n, c, y + i, x + j] * rhs[f, c, i, j]
+    ->  patches[n, y, x, c, i, j] = lhs[n, c, y + i, x + j]        (M = n·y·x, K = c·i·j)
+        prod[m, f] += patches[m, k] * rhs[f, k]                     (collapse_shape of both)
+        out = transpose(expand_shape(prod) : n x y x x x f, [0, 3, 1, 2])
+
+The loops of the lhs (the rows: every parallel dim it reads) and of the rhs
+(the columns: the parallel dims it alone reads) must be apart, every
+reduction dim read by both, and the result start as a fill: feature and
+batch groups (which index the lhs by the output feature) keep the direct
+loops. The patches matrix costs M·K elements of memory: a 128 x 32 x 8 x 8
+batch with 3 x 3 windows is 9 MB.
+"""
+from __future__ import annotations
+
+import math
+
+from mlir import ir
+from mlir.dialects import linalg, tensor
+
+from ..lowering.common import filled, generic
+from .contraction import _filled_with
+from .kernel import describe
+
+MIN_FLOPS = 1 << 16  # smaller convolutions stay direct loops
+
+
+def im2col(op: ir.Operation) -> bool:
+    """Rewrite one convolution-shaped linalg.generic (see the module doc);
+    returns whether it did."""
+    kernel = describe(op, 0)
+    if kernel is None or kernel.n_inputs != 2 or kernel.n_outputs != 1 or not kernel.reduction:
+        return False
+    if kernel.maps[0] is not None or kernel.maps[1] is None or kernel.maps[2] is None:
+        return False  # not a sum-indexed lhs with a plain rhs and result
+    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    lhs_dims = sorted(_dims_of(maps[0]))
+    rows = [d for d in kernel.parallel if d in lhs_dims]
+    cols = [d for d in kernel.parallel if d not in lhs_dims]
+    red = list(kernel.reduction)
+    rhs, out = kernel.maps[1], kernel.maps[2]
+    if (not rows or not cols or set(rhs) != set(cols) | set(red) or not set(red) <= set(lhs_dims)
+            or sorted(out) != sorted(kernel.parallel) or len(set(rhs)) != len(rhs)):
+        return False
+    body = set(kernel.body_ops) - {"linalg.yield", "arith.extf", "arith.extsi", "arith.sitofp"}
+    if body not in ({"arith.mulf", "arith.addf"}, {"arith.muli", "arith.addi"}):
+        return False
+    init_value = _filled_with(op.operands[2])
+    if init_value is None or 2 * kernel.size < MIN_FLOPS:
+        return False
+    ranges = kernel.ranges
+    m, n, k = (math.prod(ranges[d] for d in ds) for ds in (rows, cols, red))
+    lhs, rhs_value, init = op.operands[0], op.operands[1], op.operands[2]
+    out_type = ir.RankedTensorType(init.type)
+    with ir.InsertionPoint(op), op.location:
+        # patches: loops red + rows, reading the lhs through its own map; the
+        # innermost loop is the lhs's last (contiguous) dim, so the copy vectorizes
+        loops = red + rows
+        to_new = ir.AffineMap.get(len(loops), 0, [ir.AffineDimExpr.get(loops.index(d)) if d in loops
+                                                  else ir.AffineConstantExpr.get(0)
+                                                  for d in range(len(ranges))])
+        patch_map = ir.AffineMap.get(len(loops), 0, [e.compose(to_new) for e in maps[0].results])
+        lhs_element = ir.RankedTensorType(lhs.type).element_type
+        patch_type = ir.RankedTensorType.get([ranges[d] for d in loops], lhs_element)
+        (patches,) = generic([patch_type], [lhs], [patch_map, ir.AffineMap.get_identity(len(loops))],
+                             ["parallel"] * len(loops), lambda x, _: [x])
+        a = tensor.collapse_shape(ir.RankedTensorType.get([k, m], lhs_element), patches,
+                                  [list(range(len(red))), list(range(len(red), len(loops)))])
+        # the rhs as (cols, red), then (n, k)
+        b = _permuted(rhs_value, [rhs.index(d) for d in cols + red])
+        rhs_element = ir.RankedTensorType(b.type).element_type
+        b = tensor.collapse_shape(ir.RankedTensorType.get([n, k], rhs_element), b,
+                                  [list(range(len(cols))), list(range(len(cols), len(cols) + len(red)))])
+        prod_init = filled([m, n], out_type.element_type, init_value)
+        prod_init = prod_init if isinstance(prod_init, ir.Value) else prod_init.results[0]
+        d0, d1, d2 = (ir.AffineDimExpr.get(i) for i in range(3))
+        product_maps = [ir.AffineMap.get(3, 0, [d2, d0]), ir.AffineMap.get(3, 0, [d1, d2]),
+                        ir.AffineMap.get(3, 0, [d0, d1])]
+        parallel, reduction = (ir.Attribute.parse(f"#linalg.iterator_type<{t}>")
+                               for t in ("parallel", "reduction"))
+        product = linalg.GenericOp([ir.RankedTensorType.get([m, n], out_type.element_type)], [a, b],
+                                   [prod_init], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in product_maps]),
+                                   ir.ArrayAttr.get([parallel, parallel, reduction]))
+        op.regions[0].blocks[0].append_to(product.regions[0])  # the same (lhs, rhs, acc) body
+        # back to the result's layout: (rows..., cols...) -> the order of `out`
+        expanded = tensor.expand_shape(ir.RankedTensorType.get([ranges[d] for d in rows + cols],
+                                                               out_type.element_type),
+                                       product.results[0],
+                                       [list(range(len(rows))), list(range(len(rows), len(rows) + len(cols)))],
+                                       [], [ranges[d] for d in rows + cols])
+        result = _permuted(expanded, [(rows + cols).index(d) for d in out])
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return True
+
+
+def _dims_of(amap: ir.AffineMap) -> set[int]:
+    found: set[int] = set()
+
+    def visit(expr: ir.AffineExpr) -> None:
+        if isinstance(expr, ir.AffineDimExpr):
+            found.add(expr.position)
+        elif isinstance(expr, ir.AffineBinaryExpr):
+            visit(expr.lhs)
+            visit(expr.rhs)
+
+    for e in amap.results:
+        visit(e)
+    return found
+
+
+def _permuted(value: ir.Value, permutation: list[int]) -> ir.Value:
+    """`value` with its dims in the order `permutation` (a linalg.transpose; itself if identity)."""
+    if permutation == list(range(len(permutation))):
+        return value
+    t = ir.RankedTensorType(value.type)
+    shape = [t.shape[p] for p in permutation]
+    init = tensor.empty(shape, t.element_type)
+    moved = linalg.transpose(value, outs=[init], permutation=permutation)
+    return moved if isinstance(moved, ir.Value) else moved.results[0]
