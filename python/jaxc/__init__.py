@@ -47,6 +47,7 @@ _API = {
     "random": (".random", None),
     "scipy": (".scipy", None),
     "errors": (".errors", None),
+    "example_libraries": (".example_libraries", None),
     "grad": ("._autodiff", "grad"),
     "value_and_grad": ("._autodiff", "value_and_grad"),
     "jvp": ("._autodiff", "jvp"),
