@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from mlir import ir
-from mlir.dialects import linalg, tensor
+from mlir.dialects import arith, linalg, tensor
 
 from ..lowering.common import filled, generic
 from .contraction import _filled_with
@@ -34,7 +34,13 @@ MIN_FLOPS = 1 << 16  # smaller convolutions stay direct loops
 
 def im2col(op: ir.Operation) -> bool:
     """Rewrite one convolution-shaped linalg.generic (see the module doc);
-    returns whether it did."""
+    returns whether it did. A convolution whose rhs operands' producers were
+    fused into it (a kernel gradient: `linalg-fuse-elementwise-ops` puts the
+    cotangent's elementwise chain in its body) is first split in two by
+    `unfuse_rhs`."""
+    split = unfuse_rhs(op)
+    if split is not None:
+        op = split
     kernel = describe(op, 0)
     if kernel is None or kernel.n_inputs != 2 or kernel.n_outputs != 1 or not kernel.reduction:
         return False
@@ -125,3 +131,70 @@ def _permuted(value: ir.Value, permutation: list[int]) -> ir.Value:
     init = tensor.empty(shape, t.element_type)
     moved = linalg.transpose(value, outs=[init], permutation=permutation)
     return moved if isinstance(moved, ir.Value) else moved.results[0]
+
+
+def unfuse_rhs(op: ir.Operation) -> ir.Operation | None:
+    """Split `out += lhs * f(rhs_1, ..., rhs_r)`, whose rhs operands all share
+    one projected map, into an elementwise generic computing f over the rhs
+    operands' shape and a convolution `out += lhs * t` reading its result;
+    returns the new convolution (the old op is erased), or None when `op`
+    is not of that form.
+
+        %k = linalg.generic ins(%x, %a, %b) {(d) -> (n, c, y + i, x + j), M, M} {
+          %t = (ops of %a, %b only); yield %acc + %x * %t }
+        ->  %t = linalg.generic ins(%a, %b) {identity} { (the same ops); yield %t }
+            %k = linalg.generic ins(%x, %t) {(d) -> (n, c, y + i, x + j), M} { yield %acc + %x * %t }
+    """
+    if len(op.results) != 1 or len(op.operands) < 4:
+        return None
+    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    rhs_maps = maps[1:-1]
+    if any(str(m) != str(rhs_maps[0]) for m in rhs_maps) or not rhs_maps[0].is_projected_permutation:
+        return None
+    block = op.regions[0].blocks[0]
+    lhs_arg, out_arg = block.arguments[0], block.arguments[len(op.operands) - 1]
+    body = list(block.operations)
+    yielded = body[-1].operands[0]
+    add = yielded.owner if isinstance(yielded, ir.OpResult) else None
+    if add is None or add.name != "arith.addf" or out_arg not in list(add.operands):
+        return None
+    product = [v for v in add.operands if v != out_arg][0]
+    mul = product.owner if isinstance(product, ir.OpResult) else None
+    if mul is None or mul.name != "arith.mulf" or lhs_arg not in list(mul.operands):
+        return None
+    t = [v for v in mul.operands if v != lhs_arg][0]
+    rhs_ops = [inner for inner in body[:-1] if inner not in (add, mul)]
+    if any(v in (lhs_arg, out_arg) for inner in rhs_ops for v in inner.operands) or any(
+            inner.regions for inner in rhs_ops):
+        return None
+    element = ir.RankedTensorType(op.results[0].type).element_type
+    if t.type != element or lhs_arg.type != element:
+        return None
+    shape = list(ir.RankedTensorType(op.operands[1].type).shape)
+    rank = len(shape)
+    rhs_values = list(op.operands[1:-1])
+    with ir.InsertionPoint(op), op.location:
+        identity = ir.AffineMap.get_identity(rank)
+
+        def rhs_body(*args):
+            mapping = {old: new for old, new in zip(block.arguments[1:len(rhs_values) + 1], args)}
+            for inner in rhs_ops:
+                clone = inner.clone()
+                for i, v in enumerate(clone.operands):
+                    if v in mapping:
+                        clone.operands[i] = mapping[v]
+                mapping.update(zip(inner.results, clone.results))
+            return [mapping.get(t, t)]
+
+        (t_tensor,) = generic([ir.RankedTensorType.get(shape, element)], rhs_values,
+                              [identity] * (len(rhs_values) + 1), ["parallel"] * rank, rhs_body)
+        new = linalg.GenericOp([op.results[0].type], [op.operands[0], t_tensor], [op.operands[-1]],
+                               ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in (maps[0], rhs_maps[0], maps[-1])]),
+                               op.attributes["iterator_types"])
+        new_block = new.regions[0].blocks.append(element, element, element)
+        with ir.InsertionPoint(new_block):
+            x, y, acc = new_block.arguments
+            linalg.YieldOp([arith.addf(acc, arith.mulf(x, y))])
+    op.results[0].replace_all_uses_with(new.results[0])
+    op.erase()
+    return new.operation

@@ -326,3 +326,24 @@ def test_convolution_nhwc_layout_through_im2col():
     reference = lambda x, w: _conv_reference(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), (1, 1),  # noqa: E731
                                              ((1, 1), (1, 1))).transpose(0, 2, 3, 1)
     run_and_check(f, reference, x, w, rtol=1e-4, atol=1e-4)
+
+
+def test_convolution_kernel_gradient_through_im2col():
+    """The kernel gradient of sum(conv(x, w)²) is a convolution of x with the
+    cotangent 2·y, whose elementwise chain fusion puts in its body: it is split
+    back out (`unfuse_rhs`), and the convolution becomes a packed contraction
+    like the forward one (two contractions in the program)."""
+    x, w = rand((4, 6, 8, 8)), rand((8, 6, 3, 3))
+    loss = lambda x, w: jnp.sum(lax.conv_general_dilated(x, w, (1, 1), "SAME") ** 2)  # noqa: E731
+    grad_w = jaxc.grad(loss, argnums=1)
+    assert scheduled_text(grad_w, x, w).count("vector.contract") >= 2
+
+    def reference(x, w):
+        y = _conv_reference(x, w, (1, 1), ((1, 1), (1, 1)))
+        xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+        out = np.zeros(w.shape)
+        for i in range(3):
+            for j in range(3):
+                out[:, :, i, j] = 2 * np.einsum("nohw,nchw->oc", y, xp[:, :, i:i + 8, j:j + 8])
+        return out
+    run_and_check(grad_w, reference, x, w, rtol=1e-4, atol=1e-3)
