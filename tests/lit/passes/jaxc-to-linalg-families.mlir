@@ -38,10 +38,14 @@ func.func @scatter_add(%x: tensor<5xf32>, %idx: tensor<2x1xi32>, %u: tensor<2xf3
 
 // -----
 
-// sort: a stable insertion sort, two nested loops along the dimension.
+// sort: a stable bottom-up merge sort: 2 passes (4 = 2^2) over the input and
+// a scratch copy of it that swap roles, runs of width 1 << pass, one merge
+// loop per pair of runs carrying the two read positions.
 // CHECK-LABEL: func.func @sort
-// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %{{.+}}) -> (tensor<4xf32>) {
-// CHECK: scf.for %{{.+}} = %{{.+}} to %[[I]] step %{{.+}} iter_args(
+// CHECK: scf.for %[[P:.+]] = %{{.+}} to %c2 step %{{.+}} iter_args(%{{.+}} = %arg0, %{{.+}} = %arg0) -> (tensor<4xf32>, tensor<4xf32>) {
+// CHECK: %[[W:.+]] = arith.shli %{{.+}}, %[[P]] : index
+// CHECK: scf.for %[[S:.+]] = %{{.+}} to %c4 step %{{.+}} iter_args(
+// CHECK: scf.for %{{.+}} = %[[S]] to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[S]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (index, index, tensor<4xf32>) {
 // CHECK: arith.bitcast %{{.+}} : f32 to i32
 // CHECK: tensor.insert
 func.func @sort(%x: tensor<4xf32>) -> tensor<4xf32> {
