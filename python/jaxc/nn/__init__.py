@@ -2,6 +2,7 @@
 
     import jaxc.nn as nn
     nn.relu(x); nn.gelu(x); nn.softmax(logits, axis=-1); nn.one_hot(labels, 10)
+    nn.initializers.glorot_uniform()(key, (784, 512))   # jaxc.nn.initializers: docs/nn.md
 
 Activations that need a float (sigmoid, gelu, softmax, ...) turn ints into
 the default float; relu and leaky_relu keep integer dtypes (as JAX). Softmax
@@ -228,6 +229,13 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: Any = -1) -> A
             shape)))
     spread = lax.broadcast_in_dim(x, shape, tuple(d for d in range(len(shape)) if d != axis))
     return lax.convert_element_type(lax.eq(spread, classes), dtype)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "initializers":  # loaded on first use, as jaxc's other submodules
+        import importlib
+        return importlib.import_module(".initializers", __name__)
+    raise AttributeError(f"module 'jaxc.nn' has no attribute '{name}'")
 
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
