@@ -53,10 +53,11 @@ demo-opt: build
 	$(VPY) examples/demo.py
 
 # The `bench` extra of pyproject.toml (keep the two lists equal): JAX for the
-# comparison columns, matplotlib for the chart. Only `make bench` installs
-# them; `make test` never needs them. Without a network the run goes on
-# without JAX and without the chart (and the install is tried again next time).
-BENCH_DEPS := jax matplotlib
+# comparison columns, matplotlib for the chart, scikit-learn for the digits
+# rows (its bundled dataset). Only `make bench` installs them; `make test`
+# never needs them. Without a network the run goes on without JAX, the chart
+# and the digits rows (and the install is tried again next time).
+BENCH_DEPS := jax matplotlib scikit-learn
 
 $(STAMPS)/bench-deps: $(STAMPS)/venv pyproject.toml
 	$(VPY) -m pip install -q $(BENCH_DEPS) && touch $@ || \

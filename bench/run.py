@@ -14,7 +14,9 @@ timed with time.perf_counter_ns. A sample of a fast workload is a batch of
 and front-end jaxc run on device arrays made once, outside the timed calls,
 and every timed call waits for its result (block_until_ready). The MNIST row
 (bench/mnist.py) trains the same model with jaxc, JAX and NumPy and times
-each epoch. docs/performance.md explains the columns and the numbers.
+each epoch; the digits rows do the same for examples/train_digits.py (stax and
+Adam, jaxc and JAX; skipped when scikit-learn is not installed).
+docs/performance.md explains the columns and the numbers.
 
 Exit status: 0 when every workload that ran matched its reference, 1 when one
 failed to compile or gave a wrong result (the table still prints, with the
@@ -99,6 +101,9 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mnist as M  # noqa: E402
 import workloads as W  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+import train_digits as D  # noqa: E402  (scikit-learn is imported only by D.load_digits)
 
 try:  # optional: the JAX comparison runs only where JAX is installed.
     import jax  # type: ignore
@@ -299,6 +304,8 @@ def run_workload(w: W.Workload, args: argparse.Namespace, rng: np.random.Generat
         res.notes.append(w.missing)
         return res
     if w.training is not None:
+        if w.training.get("kind") == "digits":
+            return run_digits(w, args)
         return run_training(w, args)
     res.ran = True
     inputs = w.make_inputs(rng)
@@ -496,6 +503,85 @@ def run_training(w: W.Workload, args: argparse.Namespace) -> Result:
     return res
 
 
+def run_digits(w: W.Workload, args: argparse.Namespace) -> Result:
+    """examples/train_digits.py's model trained by jaxc and JAX from the same
+    initial parameters (the same key) on the same minibatches, epoch by epoch
+    (the order rotates); one sample per epoch: the training steps alone, the
+    test accuracy is evaluated after the timing. "compile" is the step's
+    `lower().compile()`. The batch losses of every epoch must agree with
+    JAX's to --loss-rtol."""
+    res = Result(w.name)
+    cfg = w.training
+    try:
+        data = D.load_digits()
+    except ImportError:
+        res.notes.append("skipped: scikit-learn not installed (pip install -e .[examples])")
+        return res
+    res.ran = True
+    if cfg["samples"]:
+        data = data._replace(x_train=data.x_train[:cfg["samples"]], y_train=data.y_train[:cfg["samples"]])
+    n = len(data.x_train)
+    first = D.batches(n, D.BATCH, 0)[0]
+    steps = len(D.batches(n, D.BATCH, 0))
+
+    mods: dict[str, Any] = {}
+    trainers: dict[str, Any] = {}
+    states: dict[str, Any] = {}
+    tests: dict[str, Any] = {}
+    for impl in ["jaxc"] + (["jax"] if HAVE_JAX and not args.no_jax else []):
+        mod = jaxc if impl == "jaxc" else jax
+        try:
+            init_fun, apply_fun = D.make_model(mod, cfg["model"])
+            _, params = init_fun(mod.random.PRNGKey(0), (-1,) + data.x_train.shape[1:])
+            trainer = D.make_step(mod, apply_fun)
+            state = mod.block_until_ready(trainer.opt_init(params))
+            xb, yb = mod.device_put(data.x_train[first]), mod.device_put(data.y_train[first])
+            t0 = time.perf_counter_ns()
+            trainer.step.lower(0, state, xb, yb).compile()
+            res.compile_ns[impl] = time.perf_counter_ns() - t0
+            before = compile_count()
+            t0 = time.perf_counter_ns()
+            mod.block_until_ready(trainer.step(0, state, xb, yb))   # result dropped
+            res.first_call_ns[impl] = time.perf_counter_ns() - t0
+            if impl == "jaxc" and before is not None and compile_count() != before:
+                res.notes.append(RECOMPILED)
+            tests[impl] = (mod.device_put(data.x_test), mod.device_put(data.y_test))
+            trainer.accuracy(params, *tests[impl])                   # compiled outside the timing
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc()
+            if impl == "jaxc":
+                return res.fail(f"jaxc ERROR: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
+            res.notes.append(f"jax failed: {type(e).__name__}")
+            continue
+        mods[impl], trainers[impl], states[impl] = mod, trainer, state
+
+    names = list(mods)
+    worst = 0.0
+    accuracy: dict[str, float] = {}
+    losses: dict[str, np.ndarray] = {}
+    for epoch in range(cfg["epochs"]):
+        idx = D.batches(n, D.BATCH, epoch)
+        for name in names[epoch % len(names):] + names[:epoch % len(names)]:
+            settle(args)
+            t0 = time.perf_counter_ns()
+            states[name], losses[name] = D.train_epoch(mods[name], trainers[name], states[name], epoch * steps,
+                                                       data.x_train, data.y_train, idx)
+            res.samples.setdefault(name, []).append(float(time.perf_counter_ns() - t0))
+            t = trainers[name]
+            accuracy[name] = float(t.accuracy(t.get_params(states[name]), *tests[name]))
+        if "jax" in losses:
+            worst = max(worst, float(np.max(np.abs(losses["jaxc"] - losses["jax"]) / np.abs(losses["jax"]))))
+    res.rounds, res.inner = cfg["epochs"], 1
+    res.notes.append(f"{steps} steps/epoch, loss {losses['jaxc'][0]:.3f} -> {losses['jaxc'][-1]:.3f}; test accuracy "
+                     + ", ".join(f"{k} {v:.3f}" for k, v in accuracy.items()))
+    if "jax" in losses:
+        res.notes.append(f"max rel loss diff vs jax: jaxc {worst:.1e}")
+        if worst > args.loss_rtol:
+            res.fail(f"LOSSES DIFFER (jaxc) > {args.loss_rtol:g}")
+            print(f"[{w.name}] jaxc losses {losses['jaxc'][:8]} ...\n  jax {losses['jax'][:8]} ...", file=sys.stderr)
+    return res
+
+
 # --- the suite ---------------------------------------------------------------------
 
 def predict_sweep(ws: list[W.Workload], results: dict[str, Result]) -> None:
@@ -683,7 +769,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-epoch", type=float, default=120.0,
                    help="skip jaxc's MNIST epochs when one step predicts an epoch longer than this (s)")
     p.add_argument("--loss-rtol", type=float, default=1e-3,
-                   help="largest relative difference allowed between the MNIST losses of jaxc and JAX")
+                   help="largest relative difference allowed between the MNIST (and digits) losses of jaxc and JAX")
     p.add_argument("--markdown", metavar="PATH", help="also write the table as markdown to PATH")
     p.add_argument("--png", metavar="PATH", help="also draw the jaxc/JAX ratios as a bar chart to PATH")
     args = p.parse_args(argv)

@@ -13,8 +13,9 @@ correctness check made before timing. What jaxc runs is either
 - a function written with the front end (`frontend`), run under `jaxc.jit`
   on jaxc Arrays; the same code (with `jax` for `jaxc`) is the JAX column.
 
-`training` marks the training script of bench/mnist.py (its own loop in
-bench/run.py). A workload that cannot run yet has `missing` set.
+`training` marks the training script of bench/mnist.py, or (with
+kind="digits") the stax example examples/train_digits.py (each its own loop
+in bench/run.py). A workload that cannot run yet has `missing` set.
 """
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ class Workload:
     missing: str | None = None                           # why it cannot run yet
     predicted_first_call_s: float | None = None          # filled in by the harness (matmul sweep)
     # ... or the MNIST training script (bench/mnist.py): its configuration
+    # (kind="digits": examples/train_digits.py's)
     training: dict[str, Any] | None = None
 
 
@@ -443,6 +445,16 @@ def mnist(sizes: Sequence[int], samples: int, batch: int, epochs: int) -> Worklo
                     training=dict(sizes=tuple(sizes), samples=samples, batch=batch, epochs=epochs))
 
 
+# --- the stax + Adam example (examples/train_digits.py) ---------------------------------
+
+def digits(model: str, epochs: int, samples: int | None = None) -> Workload:
+    """`epochs` epochs of examples/train_digits.py's `model` ("mlp" or
+    "conv") on scikit-learn's digits (the first `samples` training images,
+    None: all 1438)."""
+    return Workload(name=f"digits {model} (stax, Adam) b64, epoch of {samples or 1438}",
+                    training=dict(kind="digits", model=model, epochs=epochs, samples=samples))
+
+
 # --- not possible yet ---------------------------------------------------------------
 
 def missing(name: str, why: str) -> Workload:
@@ -458,14 +470,15 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list
         ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
               grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
-              mnist((64, 32, 32, 10), 512, 128, 1)]
+              mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
         sweep = [32, 64]
     else:
         ws = [tiny_add_jit(), tiny_add(), matmul(1000), sin_loop((1000, 1000)),
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000),
-              mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs)]
+              mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),
+              digits("mlp", 5), digits("conv", 5)]
         sweep = [256, 512, 1024, 2048]
     ws += [matmul(n, f"matmul sweep {n}") for n in sweep]
     return ws
