@@ -160,23 +160,18 @@ def pack_panels(kernel: Kernel, target: Target) -> tuple[ir.Operation, int, int,
         packed_b = _panels(b, k_first=kernel.maps[1] == [2, 1], count=n // nr, width=nr, k=k)
         c4_shape = [m // mr, mr, n // nr, nr]
         c4_type = ir.RankedTensorType.get(c4_shape, c_type.element_type)
-        value = _filled_with(init)
+        value = filled_with(init)
         if value is not None:  # a fill of this kernel's own, fused into its tiles by the schedule
-            c4 = filled(c4_shape, c_type.element_type, value)
-            c4 = c4 if isinstance(c4, ir.Value) else c4.results[0]
+            c4 = result_of(filled(c4_shape, c_type.element_type, value))
         else:
             c4 = tensor.expand_shape(c4_type, init, [[0, 1], [2, 3]], [], c4_shape)
         maps = [ir.AffineMap.get(5, 0, a_map), ir.AffineMap.get(5, 0, [d[2], d[4], d[3]]),
                 ir.AffineMap.get(5, 0, [d[0], d[1], d[2], d[3]])]
-        parallel, reduction = (ir.Attribute.parse(f"#linalg.iterator_type<{t}>") for t in ("parallel", "reduction"))
-        new = linalg.GenericOp([c4_type], [a3, packed_b], [c4],
-                               ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps]),
-                               ir.ArrayAttr.get([parallel] * 4 + [reduction]))
-        op.regions[0].blocks[0].append_to(new.regions[0])
+        new = generic_taking_body(op, c4_type, [a3, packed_b], c4, maps, ["parallel"] * 4 + ["reduction"])
         result = tensor.collapse_shape(c_type, new.results[0], [[0, 1], [2, 3]])
     op.results[0].replace_all_uses_with(result)
     op.erase()
-    return new.operation, mr, nr, value is not None
+    return new, mr, nr, value is not None
 
 
 CACHE_LINE_BYTES = 64
@@ -204,16 +199,41 @@ def _expand(x: ir.Value, shape: list[int], reassociation: list[list[int]]) -> ir
 def _panels(x: ir.Value, *, k_first: bool, count: int, width: int, k: int) -> ir.Value:
     """`x` as `count` contiguous panels of k rows x `width` lanes, (count, k, width):
     from (k, count*width) when `k_first`, else from (count*width, k)."""
-    element = ir.RankedTensorType(x.type).element_type
     if k_first:  # (k, n) -> (k, n/W, W) -> (n/W, k, W)
         x3, permutation = _expand(x, [k, count, width], [[0], [1, 2]]), [1, 0, 2]
     else:  # (n, k) -> (n/W, W, k) -> (n/W, k, W)
         x3, permutation = _expand(x, [count, width, k], [[0, 1], [2]]), [0, 2, 1]
-    packed = linalg.transpose(x3, outs=[empty([count, k, width], element)], permutation=permutation)
-    return packed if isinstance(packed, ir.Value) else packed.results[0]
+    return transposed(x3, permutation)
 
 
-def _filled_with(init: ir.Value) -> ir.Value | None:
+def transposed(value: ir.Value, permutation: list[int]) -> ir.Value:
+    """`value` with its dims in the order `permutation`: one linalg.transpose
+    (`value` itself for the identity)."""
+    if permutation == list(range(len(permutation))):
+        return value
+    t = ir.RankedTensorType(value.type)
+    moved = linalg.transpose(value, outs=[empty([t.shape[p] for p in permutation], t.element_type)],
+                             permutation=permutation)
+    return result_of(moved)
+
+
+def result_of(built: ir.Value | ir.OpView) -> ir.Value:
+    """The value a builder returned: the bindings give some ops' result, some the op."""
+    return built if isinstance(built, ir.Value) else built.results[0]
+
+
+def generic_taking_body(op: ir.Operation, result_type: ir.Type, inputs: list[ir.Value], init: ir.Value,
+                        maps: list[ir.AffineMap], iterators: list[str]) -> ir.Operation:
+    """A linalg.generic over `maps` and `iterators` ("parallel"/"reduction")
+    that takes `op`'s body over: the new op's block arguments are the same
+    (inputs, then init), so the body moves as it is. `op` is left bodiless."""
+    new = linalg.GenericOp([result_type], inputs, [init], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                           ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{t}>") for t in iterators]))
+    op.regions[0].blocks[0].append_to(new.regions[0])
+    return new.operation
+
+
+def filled_with(init: ir.Value) -> ir.Value | None:
     """The scalar a fill writes, when `init` is a fill: a generic that yields a
     value from outside (after canonicalization) or its one scalar input (a
     generalized linalg.fill). A zero shared by several contractions would be
@@ -281,19 +301,16 @@ def rows_of_b_contiguous(kernel: Kernel) -> bool:
         return False
     op = kernel.op
     b = op.operands[1]
-    b_type = ir.RankedTensorType(b.type)
     perm = list(range(len(rhs) - 2)) + [len(rhs) - 1, len(rhs) - 2]
-    shape = [b_type.shape[p] for p in perm]
     with ir.InsertionPoint(op), op.location:
-        transposed = linalg.transpose(b, outs=[empty(shape, b_type.element_type)], permutation=perm)
-        transposed = transposed if isinstance(transposed, ir.Value) else transposed.results[0]
+        b_rows = transposed(b, perm)
         maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
         old = ir.AffineMapAttr(maps[1]).value
         results = list(old.results)
         results[-2], results[-1] = results[-1], results[-2]
         maps[1] = ir.AffineMapAttr.get(ir.AffineMap.get(old.n_dims, old.n_symbols, results))
         op.attributes["indexing_maps"] = ir.ArrayAttr.get(maps)
-    op.operands[1] = transposed
+    op.operands[1] = b_rows
     return True
 
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 import math
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
 
 from ..lowering.common import filled, generic
-from .contraction import _filled_with
-from .kernel import describe
+from .contraction import filled_with, generic_taking_body, result_of, transposed
+from .kernel import Kernel, describe
 
 MIN_FLOPS = 1 << 16  # smaller convolutions stay direct loops
 
@@ -38,10 +38,11 @@ def im2col(op: ir.Operation) -> bool:
     fused into it (a kernel gradient: `linalg-fuse-elementwise-ops` puts the
     cotangent's elementwise chain in its body) is first split in two by
     `unfuse_rhs`."""
-    split = unfuse_rhs(op)
-    if split is not None:
-        op = split
     kernel = describe(op, 0)
+    if kernel is not None and kernel.n_inputs > 2:
+        split = unfuse_rhs(op, kernel)
+        if split is not None:
+            op, kernel = split, describe(split, 0)
     if kernel is None or kernel.n_inputs != 2 or kernel.n_outputs != 1 or not kernel.reduction:
         return False
     if kernel.maps[0] is not None or kernel.maps[1] is None or kernel.maps[2] is None:
@@ -58,7 +59,7 @@ def im2col(op: ir.Operation) -> bool:
     body = set(kernel.body_ops) - {"linalg.yield", "arith.extf", "arith.extsi", "arith.sitofp"}
     if body not in ({"arith.mulf", "arith.addf"}, {"arith.muli", "arith.addi"}):
         return False
-    init_value = _filled_with(op.operands[2])
+    init_value = filled_with(op.operands[2])
     if init_value is None or 2 * kernel.size < MIN_FLOPS:
         return False
     ranges = kernel.ranges
@@ -80,28 +81,23 @@ def im2col(op: ir.Operation) -> bool:
         a = tensor.collapse_shape(ir.RankedTensorType.get([k, m], lhs_element), patches,
                                   [list(range(len(red))), list(range(len(red), len(loops)))])
         # the rhs as (cols, red), then (n, k)
-        b = _permuted(rhs_value, [rhs.index(d) for d in cols + red])
+        b = transposed(rhs_value, [rhs.index(d) for d in cols + red])
         rhs_element = ir.RankedTensorType(b.type).element_type
         b = tensor.collapse_shape(ir.RankedTensorType.get([n, k], rhs_element), b,
                                   [list(range(len(cols))), list(range(len(cols), len(cols) + len(red)))])
-        prod_init = filled([m, n], out_type.element_type, init_value)
-        prod_init = prod_init if isinstance(prod_init, ir.Value) else prod_init.results[0]
+        prod_init = result_of(filled([m, n], out_type.element_type, init_value))
         d0, d1, d2 = (ir.AffineDimExpr.get(i) for i in range(3))
         product_maps = [ir.AffineMap.get(3, 0, [d2, d0]), ir.AffineMap.get(3, 0, [d1, d2]),
                         ir.AffineMap.get(3, 0, [d0, d1])]
-        parallel, reduction = (ir.Attribute.parse(f"#linalg.iterator_type<{t}>")
-                               for t in ("parallel", "reduction"))
-        product = linalg.GenericOp([ir.RankedTensorType.get([m, n], out_type.element_type)], [a, b],
-                                   [prod_init], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in product_maps]),
-                                   ir.ArrayAttr.get([parallel, parallel, reduction]))
-        op.regions[0].blocks[0].append_to(product.regions[0])  # the same (lhs, rhs, acc) body
+        product = generic_taking_body(op, ir.RankedTensorType.get([m, n], out_type.element_type), [a, b],
+                                      prod_init, product_maps, ["parallel", "parallel", "reduction"])
         # back to the result's layout: (rows..., cols...) -> the order of `out`
         expanded = tensor.expand_shape(ir.RankedTensorType.get([ranges[d] for d in rows + cols],
                                                                out_type.element_type),
                                        product.results[0],
                                        [list(range(len(rows))), list(range(len(rows), len(rows) + len(cols)))],
                                        [], [ranges[d] for d in rows + cols])
-        result = _permuted(expanded, [(rows + cols).index(d) for d in out])
+        result = transposed(expanded, [(rows + cols).index(d) for d in out])
     op.results[0].replace_all_uses_with(result)
     op.erase()
     return True
@@ -122,18 +118,7 @@ def _dims_of(amap: ir.AffineMap) -> set[int]:
     return found
 
 
-def _permuted(value: ir.Value, permutation: list[int]) -> ir.Value:
-    """`value` with its dims in the order `permutation` (a linalg.transpose; itself if identity)."""
-    if permutation == list(range(len(permutation))):
-        return value
-    t = ir.RankedTensorType(value.type)
-    shape = [t.shape[p] for p in permutation]
-    init = tensor.empty(shape, t.element_type)
-    moved = linalg.transpose(value, outs=[init], permutation=permutation)
-    return moved if isinstance(moved, ir.Value) else moved.results[0]
-
-
-def unfuse_rhs(op: ir.Operation) -> ir.Operation | None:
+def unfuse_rhs(op: ir.Operation, kernel: Kernel) -> ir.Operation | None:
     """Split `out += lhs * f(rhs_1, ..., rhs_r)`, whose rhs operands all share
     one projected map, into an elementwise generic computing f over the rhs
     operands' shape and a convolution `out += lhs * t` reading its result;
@@ -145,11 +130,11 @@ def unfuse_rhs(op: ir.Operation) -> ir.Operation | None:
         ->  %t = linalg.generic ins(%a, %b) {identity} { (the same ops); yield %t }
             %k = linalg.generic ins(%x, %t) {(d) -> (n, c, y + i, x + j), M} { yield %acc + %x * %t }
     """
-    if len(op.results) != 1 or len(op.operands) < 4:
+    if kernel.n_outputs != 1 or kernel.n_inputs < 3:
         return None
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
     rhs_maps = maps[1:-1]
-    if any(str(m) != str(rhs_maps[0]) for m in rhs_maps) or not rhs_maps[0].is_projected_permutation:
+    if any(m != rhs_maps[0] for m in rhs_maps) or not rhs_maps[0].is_projected_permutation:
         return None
     block = op.regions[0].blocks[0]
     lhs_arg, out_arg = block.arguments[0], block.arguments[len(op.operands) - 1]
@@ -188,13 +173,9 @@ def unfuse_rhs(op: ir.Operation) -> ir.Operation | None:
 
         (t_tensor,) = generic([ir.RankedTensorType.get(shape, element)], rhs_values,
                               [identity] * (len(rhs_values) + 1), ["parallel"] * rank, rhs_body)
-        new = linalg.GenericOp([op.results[0].type], [op.operands[0], t_tensor], [op.operands[-1]],
-                               ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in (maps[0], rhs_maps[0], maps[-1])]),
-                               op.attributes["iterator_types"])
-        new_block = new.regions[0].blocks.append(element, element, element)
-        with ir.InsertionPoint(new_block):
-            x, y, acc = new_block.arguments
-            linalg.YieldOp([arith.addf(acc, arith.mulf(x, y))])
-    op.results[0].replace_all_uses_with(new.results[0])
+        (convolved,) = generic([op.results[0].type], [op.operands[0], t_tensor], [maps[0], rhs_maps[0], maps[-1]],
+                               kernel.iterators, lambda x, y, acc: [arith.addf(acc, arith.mulf(x, y))],
+                               inits=[op.operands[-1]])
+    op.results[0].replace_all_uses_with(convolved)
     op.erase()
-    return new.operation
+    return convolved.owner.operation
