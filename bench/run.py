@@ -445,15 +445,7 @@ def run_training(w: W.Workload, args: argparse.Namespace) -> Result:
             step = M.make_step(mod)
             p = mod.block_until_ready(mod.device_put(params0))
             xb, yb = mod.device_put(x[first]), mod.device_put(y[first])
-            t0 = time.perf_counter_ns()
-            step.lower(p, xb, yb).compile()
-            res.compile_ns[impl] = time.perf_counter_ns() - t0
-            before = compile_count()
-            t0 = time.perf_counter_ns()
-            mod.block_until_ready(step(p, xb, yb))        # result dropped: training starts from params0
-            res.first_call_ns[impl] = time.perf_counter_ns() - t0
-            if impl == "jaxc" and before is not None and compile_count() != before:
-                res.notes.append(RECOMPILED)
+            compile_and_first_call(res, impl, mod, step, p, xb, yb)  # training starts from params0
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             if impl == "jaxc":
@@ -503,6 +495,20 @@ def run_training(w: W.Workload, args: argparse.Namespace) -> Result:
     return res
 
 
+def compile_and_first_call(res: Result, impl: str, mod: Any, step: Callable, *args: Any) -> None:
+    """Time a training step's `lower(*args).compile()` and then one call (its
+    result dropped) into `res`; a jaxc call that compiled again is noted."""
+    t0 = time.perf_counter_ns()
+    step.lower(*args).compile()
+    res.compile_ns[impl] = time.perf_counter_ns() - t0
+    before = compile_count()
+    t0 = time.perf_counter_ns()
+    mod.block_until_ready(step(*args))
+    res.first_call_ns[impl] = time.perf_counter_ns() - t0
+    if impl == "jaxc" and before is not None and compile_count() != before:
+        res.notes.append(RECOMPILED)
+
+
 def run_digits(w: W.Workload, args: argparse.Namespace) -> Result:
     """examples/train_digits.py's model trained by jaxc and JAX from the same
     initial parameters (the same key) on the same minibatches, epoch by epoch
@@ -536,15 +542,7 @@ def run_digits(w: W.Workload, args: argparse.Namespace) -> Result:
             trainer = D.make_step(mod, apply_fun)
             state = mod.block_until_ready(trainer.opt_init(params))
             xb, yb = mod.device_put(data.x_train[first]), mod.device_put(data.y_train[first])
-            t0 = time.perf_counter_ns()
-            trainer.step.lower(0, state, xb, yb).compile()
-            res.compile_ns[impl] = time.perf_counter_ns() - t0
-            before = compile_count()
-            t0 = time.perf_counter_ns()
-            mod.block_until_ready(trainer.step(0, state, xb, yb))   # result dropped
-            res.first_call_ns[impl] = time.perf_counter_ns() - t0
-            if impl == "jaxc" and before is not None and compile_count() != before:
-                res.notes.append(RECOMPILED)
+            compile_and_first_call(res, impl, mod, trainer.step, 0, state, xb, yb)
             tests[impl] = (mod.device_put(data.x_test), mod.device_put(data.y_test))
             trainer.accuracy(params, *tests[impl])                   # compiled outside the timing
         except Exception as e:  # noqa: BLE001
