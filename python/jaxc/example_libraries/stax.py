@@ -200,24 +200,13 @@ def GeneralConv(dimension_numbers: Sequence[str], out_chan: int, filter_shape: S
     spec strings, `out_chan` output channels and a `filter_shape` window.
     W defaults to glorot_normal over the kernel's I and O axes; b has the
     output's rank, out_chan along C."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
     one = (1,) * len(filter_shape)
-    strides = strides or one
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
-    def init_fun(rng, input_shape):
-        kernel_shape = _kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape, input_shape)
-        output_shape = _conv_shape(input_shape, kernel_shape, strides, padding, dimension_numbers)
-        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-        k1, k2 = random.split(rng)
-        W, b = W_init(k1, kernel_shape), b_init(k2, bias_shape)
-        return output_shape, (W, b)
-
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params
+    def convolve(inputs, W, strides):
         return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
-                                        dimension_numbers=tuple(dimension_numbers)) + b
-    return init_fun, apply_fun
+                                        dimension_numbers=tuple(dimension_numbers))
+    return _conv_layer(_conv_shape, convolve, dimension_numbers, out_chan, filter_shape, strides, padding,
+                       W_init, b_init)
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
@@ -228,14 +217,25 @@ def GeneralConvTranspose(dimension_numbers: Sequence[str], out_chan: int, filter
                          W_init: Callable | None = None, b_init: Callable = normal(1e-6)) -> tuple[Callable, Callable]:
     """A transposed convolution (JAX's lax.conv_transpose: the input dilated
     by `strides`, the kernel not flipped), laid out as GeneralConv."""
+    def convolve(inputs, W, strides):
+        return _conv_transpose(inputs, W, strides, padding, dimension_numbers)
+    return _conv_layer(_conv_transpose_shape, convolve, dimension_numbers, out_chan, filter_shape, strides,
+                       padding, W_init, b_init)
+
+
+def _conv_layer(output_shape_of: Callable, convolve: Callable, dimension_numbers: Sequence[str], out_chan: int,
+                filter_shape: Sequence[int], strides: Sequence[int] | None, padding: Any,
+                W_init: Callable | None, b_init: Callable) -> tuple[Callable, Callable]:
+    """GeneralConv and GeneralConvTranspose: the kernel and bias shapes and
+    initialization they share; `output_shape_of` and `convolve(inputs, W,
+    strides)` are what differs."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    one = (1,) * len(filter_shape)
-    strides = strides or one
+    strides = strides or (1,) * len(filter_shape)
     W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
     def init_fun(rng, input_shape):
         kernel_shape = _kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape, input_shape)
-        output_shape = _conv_transpose_shape(input_shape, kernel_shape, strides, padding, dimension_numbers)
+        output_shape = output_shape_of(input_shape, kernel_shape, strides, padding, dimension_numbers)
         bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
         k1, k2 = random.split(rng)
         W, b = W_init(k1, kernel_shape), b_init(k2, bias_shape)
@@ -243,7 +243,7 @@ def GeneralConvTranspose(dimension_numbers: Sequence[str], out_chan: int, filter
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
-        return _conv_transpose(inputs, W, strides, padding, dimension_numbers) + b
+        return convolve(inputs, W, strides) + b
     return init_fun, apply_fun
 
 
