@@ -39,7 +39,7 @@ from .. import dtypes, lax
 from .. import numpy as jnp
 from ..api import jit
 from ._keys import canonical_shape, split_data
-from ._uniform import check_safe_to_cast, float_dtype, key_data_of, normal_body, shape_or_params, uniform_body
+from ._uniform import float_dtype, key_data_of, normal_body, param_shape, uniform_body
 
 __all__ = ["cauchy", "double_sided_maxwell", "exponential", "laplace", "logistic", "lognormal",
            "maxwell", "pareto", "rademacher", "rayleigh", "triangular", "wald", "weibull_min"]
@@ -160,8 +160,7 @@ def pareto(key: Any, b: Any, shape: Any = None, dtype: Any = None, *,
     """Pareto floats: density b / x**(b + 1) on [1, inf)."""
     data = key_data_of("pareto", key)
     dtype = float_dtype(dtype, "pareto")
-    shape = shape_or_params("pareto", shape, b)
-    check_safe_to_cast("pareto", dtype, b)
+    shape = param_shape("pareto", dtype, shape, b)
     return _pareto(data, b, shape, dtype)
 
 
@@ -178,8 +177,7 @@ def rayleigh(key: Any, scale: Any, shape: Any = None, dtype: Any = None, *,
     """Rayleigh floats: density proportional to x exp(-x**2 / (2 scale**2))."""
     data = key_data_of("rayleigh", key)
     dtype = float_dtype(dtype, "rayleigh")
-    shape = shape_or_params("rayleigh", shape, scale)
-    check_safe_to_cast("rayleigh", dtype, scale)
+    shape = param_shape("rayleigh", dtype, shape, scale)
     return _rayleigh(data, scale, shape, dtype)
 
 
@@ -194,8 +192,7 @@ def lognormal(key: Any, sigma: Any = np.float32(1), shape: Any = None, dtype: An
     """Lognormal floats: exp(sigma * z) for standard normal z."""
     data = key_data_of("lognormal", key)
     dtype = float_dtype(dtype, "lognormal", np.inexact, "a float or complex")
-    shape = shape_or_params("lognormal", shape, sigma)
-    check_safe_to_cast("lognormal", dtype, sigma)
+    shape = param_shape("lognormal", dtype, shape, sigma)
     return _lognormal(data, sigma, shape, dtype)
 
 
@@ -219,8 +216,7 @@ def wald(key: Any, mean: Any, shape: Any = None, dtype: Any = None, *,
     """Wald (inverse Gaussian) floats of mean `mean` and shape parameter 1."""
     data = key_data_of("wald", key)
     dtype = float_dtype(dtype, "wald")
-    shape = shape_or_params("wald", shape, mean)
-    check_safe_to_cast("wald", dtype, mean)
+    shape = param_shape("wald", dtype, shape, mean)
     return _wald(data, mean, shape, dtype)
 
 
@@ -243,8 +239,7 @@ def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Any = None, dt
     """Triangular floats on [left, right] peaking at `mode`."""
     data = key_data_of("triangular", key)
     dtype = float_dtype(dtype, "triangular")
-    shape = shape_or_params("triangular", shape, left, mode, right)
-    check_safe_to_cast("triangular", dtype, left, mode, right)
+    shape = param_shape("triangular", dtype, shape, left, mode, right)
     return _triangular(data, left, mode, right, shape, dtype)
 
 

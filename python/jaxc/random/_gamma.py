@@ -38,8 +38,8 @@ from .._autodiff import custom_jvp
 from .._batching import vmap
 from ..api import jit
 from ._keys import canonical_shape, check_key, split_data
-from ._uniform import (bernoulli, check_safe_to_cast, check_shape, normal_body, shape_or_params,
-                       uniform_body)
+from ._uniform import (bernoulli, check_safe_to_cast, check_shape, normal_body, param_shape,
+                       shape_or_params, uniform_body)
 
 __all__ = ["ball", "beta", "chisquare", "dirichlet", "f", "gamma", "generalized_normal", "loggamma",
            "t"]
@@ -462,8 +462,7 @@ def chisquare(key: Any, df: Any, shape: Any = None, dtype: Any = None, *,
     """Chi-squared samples with `df` degrees of freedom (2 * Gamma(df / 2))."""
     data, _ = check_key("chisquare", key)
     dtype = _float_dtype(dtype, "chisquare")
-    shape = shape_or_params("chisquare", shape, df)
-    check_safe_to_cast("chisquare", dtype, df)
+    shape = param_shape("chisquare", dtype, shape, df)
     return _chisquare(data, _array(df, "chisquare"), shape, dtype)
 
 
@@ -481,8 +480,7 @@ def t(key: Any, df: Any, shape: Any = None, dtype: Any = None, *, out_sharding: 
     """Student's t samples with `df` degrees of freedom (normal / sqrt(chi2 / df))."""
     data, _ = check_key("t", key)
     dtype = _float_dtype(dtype, "t")
-    shape = shape_or_params("t", shape, df)
-    check_safe_to_cast("t", dtype, df)
+    shape = param_shape("t", dtype, shape, df)
     return _t(data, _array(df, "t"), shape, dtype)
 
 
@@ -513,8 +511,7 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Any = None, dtype: Any = None, *,
     """F-distribution samples: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
     data, _ = check_key("f", key)
     dtype = _float_dtype(dtype, "f")
-    shape = shape_or_params("f", shape, dfnum, dfden)
-    check_safe_to_cast("f", dtype, dfnum, dfden)
+    shape = param_shape("f", dtype, shape, dfnum, dfden)
     return _f(data, _array(dfnum, "f"), _array(dfden, "f"), shape, dtype)
 
 

@@ -92,6 +92,14 @@ def check_safe_to_cast(name: str, dtype: np.dtype, *params: Any) -> None:
                                         f"{given} to {dtype}")
 
 
+def param_shape(name: str, dtype: np.dtype, shape: Any, *params: Any) -> tuple[int, ...]:
+    """The checks of a sampler with float parameters, in JAX's order:
+    `shape_or_params`, then `check_safe_to_cast`; returns the shape."""
+    shape = shape_or_params(name, shape, *params)
+    check_safe_to_cast(name, dtype, *params)
+    return shape
+
+
 def key_data_of(name: str, key: Any) -> Any:
     return check_key(name, key)[0]
 
