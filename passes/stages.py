@@ -40,11 +40,13 @@ import dataclasses
 import functools
 import os
 import subprocess
+import time
+import traceback
 from typing import Any, Callable, Sequence
 
 from mlir import ir
 
-from . import pipeline
+from . import pass_timing, pipeline
 
 MLIR, LLVMIR, ASM, PTX = "mlir", "llvmir", "asm", "ptx"
 TARGETS = ("cpu", "cuda")
@@ -242,7 +244,8 @@ def build_stage_pass_manager(stage: Stage, context: ir.Context):
 def run_stages(module: ir.Module, last: str, *, first: str | None = None,
                each: Callable[[Stage, ir.Module | str], None] | None = None,
                pass_managers: dict[str, Any] | None = None, target: str = "cpu",
-               chip: str = "sm_90") -> ir.Module | str:
+               chip: str = "sm_90",
+               timings: list[pass_timing.StageTiming] | None = None) -> ir.Module | str:
     """Lower `module` (which is at stage `first`, None: traced) in place
     through stage `last`; returns the module, or the text for llvmir/asm.
 
@@ -250,23 +253,51 @@ def run_stages(module: ir.Module, last: str, *, first: str | None = None,
     raise `ir.MLIRError` (diagnostics attached); text stages raise `StageError`.
     `pass_managers` (pipeline text -> pass manager, for the module's context)
     lets a caller that compiles many modules in one context build each
-    stage's pass manager once.
+    stage's pass manager once. `timings`: a list to which a
+    `pass_timing.StageTiming` is appended per stage; each MLIR stage then runs
+    on a fresh pass manager with timing enabled (`pass_managers` unused).
     """
     result: ir.Module | str = module
     for stage in stages_between(first, last, target, chip):
-        pm = None
-        if stage.kind == MLIR:
-            key = stage.pipeline_text()
-            if pass_managers is None:
-                pm = build_stage_pass_manager(stage, module.context)
-            elif key in pass_managers:
-                pm = pass_managers[key]
-            else:
-                pm = pass_managers[key] = build_stage_pass_manager(stage, module.context)
-        result = run_stage(stage, module, result, pm)
+        if timings is not None:
+            result = _run_timed_stage(stage, module, result, timings)
+        else:
+            result = run_stage(stage, module, result, _pass_manager(stage, module, pass_managers))
         if each is not None:
             each(stage, result)
     return result
+
+
+def _pass_manager(stage: Stage, module: ir.Module, pass_managers: dict[str, Any] | None):
+    """The stage's pass manager (None for a text stage or no passes), from
+    `pass_managers` when given (built and added there if missing)."""
+    if stage.kind != MLIR:
+        return None
+    if pass_managers is None:
+        return build_stage_pass_manager(stage, module.context)
+    key = stage.pipeline_text()
+    if key not in pass_managers:
+        pass_managers[key] = build_stage_pass_manager(stage, module.context)
+    return pass_managers[key]
+
+
+def _run_timed_stage(stage: Stage, module: ir.Module, previous: ir.Module | str,
+                     timings: list[pass_timing.StageTiming]) -> ir.Module | str:
+    """`run_stage` on a fresh pass manager with timing enabled; appends the
+    stage's `StageTiming` (also when the stage fails)."""
+    # The list holds the only reference, so `collect` can destroy it (which prints its report).
+    pms = [build_stage_pass_manager(stage, module.context) if stage.kind == MLIR else None]
+    if pms[0] is not None:
+        pms[0].enable_timing()
+    start = time.perf_counter_ns()
+    try:
+        return run_stage(stage, module, previous, pms[0])
+    except BaseException as error:
+        traceback.clear_frames(error.__traceback__)  # their locals would keep the pass manager
+        raise
+    finally:
+        end = time.perf_counter_ns()
+        timings.append(pass_timing.StageTiming(stage.name, start, end, pass_timing.collect(pms)))
 
 
 def run_stage(stage: Stage, module: ir.Module, previous: ir.Module | str, pm) -> ir.Module | str:

@@ -22,7 +22,7 @@ from mlir import ir
 
 from jaxc.passes import pipeline
 
-from . import diagnostics, source
+from . import diagnostics, mlir_timing, source
 from . import stage_runner
 from .crash_guard import run_guarded, silence_stdout
 from .list_passes import list_passes
@@ -49,6 +49,7 @@ examples:
   jaxc-opt --stages in.mlir                          print every stage
   jaxc-opt --stages --target=cuda --chip=sm_80 in.mlir   ... down to the GPU's PTX
   jaxc-opt --run=f --arg='[[1,2],[3,4]]:f32' in.mlir  run @f on the CPU
+  jaxc-opt --mlir-timing --stage=llvm in.mlir        time parsing, every stage's passes, printing
   jaxc-opt --list-passes"""
 
 
@@ -128,6 +129,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
                            help=f"print the IR {help_text}")
     dumps.add_argument("--mlir-print-ir-module-scope", action="store_true",
                        help="always print the whole module in IR dumps")
+    timing = parser.add_argument_group("timing (report to stderr)")
+    timing.add_argument("--mlir-timing", action="store_true",
+                        help="print the time of parsing, of every pass (of every stage) and of "
+                             "printing, as mlir-opt does")
+    timing.add_argument("--mlir-timing-display", choices=("list", "tree"), default="tree",
+                        help="tree: nested as run (default); list: added up by name, slowest first")
+    timing.add_argument("--mlir-output-format", choices=("text", "json"), default="text",
+                        help="the report as text (default) or JSON")
     parser.add_argument("--no-crash-guard", action="store_true",
                         help=f"work in this process, not a forked child (for debuggers); "
                              f"also {ENV_NO_CRASH_GUARD}=1")
@@ -241,6 +250,8 @@ def process(args: argparse.Namespace, src: source.Source, request: PipelineReque
     from jaxc.dialect import make_context  # imported (and checked) by main
 
     context = make_context()
+    # --mlir-timing's Total counts from here: like mlir-opt's, it leaves out start-up.
+    timer = mlir_timing.RunTimer() if args.mlir_timing else None
     context.allow_unregistered_dialects = args.allow_unregistered_dialect
     printer = diagnostics.Printer({src.name: src.lines})
     verifier = None
@@ -258,6 +269,9 @@ def process(args: argparse.Namespace, src: source.Source, request: PipelineReque
         except pipeline.PipelineError as error:
             return _fail(f"invalid pass pipeline: {error.render(request.text)}")
         _configure_pass_manager(pm, args)
+        if timer is not None:
+            pm.enable_timing()
+            timer.pass_managers.append(pm)
 
     chunks, near_misses = source.split_input(
         src, None if src.is_bytecode else args.split_input_file)
@@ -267,7 +281,7 @@ def process(args: argparse.Namespace, src: source.Source, request: PipelineReque
     outputs, failed = [], False
     for chunk in chunks:
         errors_before = collector.error_count
-        output, ok = _process_chunk(chunk.text, src, context, pm, args, collector, request)
+        output, ok = _process_chunk(chunk.text, src, context, pm, args, collector, request, timer)
         if not ok and not verifier and collector.error_count == errors_before:
             printer.message(diagnostics.FileLoc(src.name, chunk.first_line, 0), "error",
                             "the pass pipeline failed without a diagnostic")
@@ -275,32 +289,39 @@ def process(args: argparse.Namespace, src: source.Source, request: PipelineReque
         failed = failed or not ok
     ok = verifier.finish() if verifier else not failed
     result = (args.output_split_marker + "\n").join(outputs)
-    return _write_output(args.output, result, keep_file=ok) or (0 if ok else 1)
+    with mlir_timing.measure(timer, mlir_timing.OUTPUT):
+        status = _write_output(args.output, result, keep_file=ok) or (0 if ok else 1)
+    if timer is not None:
+        del pm  # the timer's list must hold the last reference: destroying it prints its times
+        sys.stderr.write(timer.report(args.mlir_timing_display, args.mlir_output_format))
+    return status
 
 
 def _process_chunk(text: str, src: source.Source, context: ir.Context, pm,
                    args: argparse.Namespace, collector: diagnostics.Collector,
-                   request=None) -> tuple[str, bool]:
+                   request=None, timer: mlir_timing.RunTimer | None = None) -> tuple[str, bool]:
     """Parse one chunk, run the pass manager on it; the printed module (with
     mlir-opt's trailing blank line) or "" on failure. Diagnostics go to the
-    collector."""
+    collector; times to `timer` (--mlir-timing)."""
     try:
         # Parse errors are collected by the bindings (so the "N top-level ops"
         # case can be recognised); everything else reaches the handler live.
         context.emit_error_diagnostics = False
         try:
-            module = (source.parse_bytecode(src.data, context) if src.is_bytecode
-                      else source.parse_module(text, src.name, context))
+            with mlir_timing.measure(timer, mlir_timing.PARSER):
+                module = (source.parse_bytecode(src.data, context) if src.is_bytecode
+                          else source.parse_module(text, src.name, context))
         finally:
             context.emit_error_diagnostics = True
         if isinstance(request, stage_runner.StageRequest):
             return stage_runner.process_module(
                 module, request, _print_flags(args),
-                configure=lambda stage_pm: _configure_pass_manager(stage_pm, args)), True
+                configure=lambda stage_pm: _configure_pass_manager(stage_pm, args), timer=timer), True
         if pm is not None:
             sys.stderr.flush()
             pm.run(module.operation)
-        return module.operation.get_asm(**_print_flags(args)) + "\n", True
+        with mlir_timing.measure(timer, mlir_timing.OUTPUT):
+            return module.operation.get_asm(**_print_flags(args)) + "\n", True
     except ir.MLIRError as error:
         collector.add_error(error)
         return "", False

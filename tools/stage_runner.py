@@ -25,6 +25,8 @@ from mlir import ir
 
 from jaxc.passes import stages as stage_table
 
+from . import mlir_timing
+
 HEADER = "// ===== stage: {} ====="
 
 
@@ -74,8 +76,12 @@ def make_request(stage: str | None, all_stages: bool, run: str | None,
 
 
 def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
-                   configure: Callable | None = None) -> str:
+                   configure: Callable | None = None,
+                   timer: mlir_timing.RunTimer | None = None) -> str:
     """Lower `module` as `request` says; returns the text to print.
+    With a `timer` (--mlir-timing) each stage runs on its timed pass manager
+    and adds to its row, printing to "Output", --run's compile and call to
+    ``run '@FUNC'``.
 
     MLIR failures raise `ir.MLIRError`; stage and run problems raise
     `stage_table.StageError` (message printed as ``jaxc-opt: error: ...``).
@@ -96,12 +102,15 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
     text = ""
     result: ir.Module | str = module
     for i, stage in enumerate(request.stages):
-        result = stage_table.run_stage(stage, module, result, _pass_manager(stage, module, configure))
+        pm = _pass_manager(stage, module, configure, timer)
+        with mlir_timing.measure(timer, mlir_timing.stage_row(stage.name)):
+            result = stage_table.run_stage(stage, module, result, pm)
         last = i == len(request.stages) - 1
         if isinstance(result, str):  # llvmir, asm (asm reads the llvmir text)
             text = result
         elif request.print_each or (last and request.run is None):
-            text = module.operation.get_asm(**asm_flags) + "\n"  # printed only when shown
+            with mlir_timing.measure(timer, mlir_timing.OUTPUT):
+                text = module.operation.get_asm(**asm_flags) + "\n"  # printed only when shown
         if request.print_each:
             parts.append(HEADER.format(stage.name) + "\n" + text)
     if request.print_schedule:
@@ -110,28 +119,37 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
     if request.run is None:
         return "".join(parts) if request.print_each else text
     try:
-        function = jit_lowered(module, signatures)[request.run]
-        args = [_to_array(value, spec) for value, spec in
-                zip(_check_count(request.inputs, function), function.args)]
-        results = function(*args)
+        with mlir_timing.measure(timer, f"run '@{request.run}'"):  # compile and call
+            function = jit_lowered(module, signatures)[request.run]
+            args = [_to_array(value, spec) for value, spec in
+                    zip(_check_count(request.inputs, function), function.args)]
+            results = function(*args)
     except (CompileError, TypeError, ValueError) as error:
         raise stage_table.StageError(f"--run=@{request.run}: {error}") from None
     return "".join(f"result {i}: {array_repr(r)}\n" for i, r in enumerate(results))
 
 
-def _pass_manager(stage, module: ir.Module, configure):
+def _pass_manager(stage, module: ir.Module, configure, timer=None):
     """The stage's pass manager with jaxc-opt's printing options (`configure`);
-    None for a text stage or a stage without passes."""
+    None for a text stage or a stage without passes. With a `timer`, the
+    stage's timed pass manager, built once for all chunks."""
     if stage.kind != stage_table.MLIR:
         return None
+    if timer is not None:
+        pm = timer.stage_pass_manager(stage.name, lambda: _build_pass_manager(stage, module, configure))
+    else:
+        pm = _build_pass_manager(stage, module, configure)
+    sys.stderr.flush()
+    return pm
+
+
+def _build_pass_manager(stage, module: ir.Module, configure):
     try:
         pm = stage_table.build_stage_pass_manager(stage, module.context)
     except ValueError as error:  # pipeline.PipelineError
         raise stage_table.StageError(f"stage '{stage.name}': {error}") from None
-    if pm is not None:
-        if configure is not None:
-            configure(pm)
-        sys.stderr.flush()
+    if pm is not None and configure is not None:
+        configure(pm)
     return pm
 
 
