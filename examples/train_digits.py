@@ -164,7 +164,9 @@ def train_epoch(jax: Any, trainer: Trainer, opt_state: Any, first_step: int, x: 
     (opt_state, the batch losses as NumPy)."""
     losses = []
     for k, i in enumerate(idx):
-        value, opt_state = trainer.step(first_step + k, opt_state, jax.device_put(x[i]), jax.device_put(y[i]))
+        with jax.profiler.StepTraceAnnotation("train", step_num=first_step + k):  # for --trace
+            value, opt_state = trainer.step(first_step + k, opt_state, jax.device_put(x[i]),
+                                            jax.device_put(y[i]))
         losses.append(value)
     jax.block_until_ready(opt_state)
     return opt_state, np.array([float(v) for v in losses], np.float32)
@@ -295,6 +297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--plot", metavar="PATH", default=os.path.join(tempfile.gettempdir(), "train_digits.png"),
                    help="the PNG of the loss and accuracy curves (default: %(default)s); '' for none")
     p.add_argument("--no-progress", action="store_true", help="no progress bar; one line per epoch")
+    p.add_argument("--trace", metavar="DIR", help="write a profiler trace of the whole run under DIR "
+                   "(DIR/plugins/profile/*/; open perfetto_trace.json.gz in ui.perfetto.dev)")
+    p.add_argument("--memory-profile", metavar="PATH",
+                   help="after training, write the device memory profile (pprof) to PATH")
     args = p.parse_args(argv)
 
     if args.synthetic:
@@ -310,8 +316,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.impl} {getattr(jax, '__version__', '')}, model {args.model}: "
           f"{len(data.x_train)} training and {len(data.x_test)} test images, "
           f"{args.epochs} epochs of {len(data.x_train) // args.batch} steps (batch {args.batch}), Adam {args.lr:g}")
-    _, hist = train(jax, args.model, data, epochs=args.epochs, batch=args.batch, lr=args.lr, seed=args.seed,
-                    progress=not args.no_progress, log=lambda line: print(line, flush=True))
+    if args.trace:
+        jax.profiler.start_trace(args.trace, create_perfetto_trace=True)
+    try:
+        params, hist = train(jax, args.model, data, epochs=args.epochs, batch=args.batch, lr=args.lr,
+                             seed=args.seed, progress=not args.no_progress,
+                             log=lambda line: print(line, flush=True))
+    finally:
+        if args.trace:
+            jax.profiler.stop_trace()
+            print(f"wrote a trace under {args.trace}")
+    if args.memory_profile:
+        jax.profiler.save_device_memory_profile(args.memory_profile)
+        print(f"wrote {args.memory_profile} (go tool pprof -top {args.memory_profile})")
     steady = hist.seconds[1:] or hist.seconds
     print(f"{args.impl} {args.model}: final test accuracy {hist.accuracy[-1]:.4f} "
           f"(best {max(hist.accuracy):.4f}), median {float(np.median(steady)):.3f} s/epoch, "

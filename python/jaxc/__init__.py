@@ -61,6 +61,8 @@ _API = {
     "stop_gradient": ("._autodiff", "stop_gradient"),
     "vmap": ("._batching", "vmap"),
     "test_util": (".test_util", None),
+    "profiler": (".profiler", None),
+    "live_arrays": (".profiler.memory", "live_arrays"),
 }
 
 __all__ = sorted(_API)

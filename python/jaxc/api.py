@@ -35,6 +35,7 @@ from mlir.dialects import func as func_d
 from . import core, dispatch, dtypes, tree_util
 from .array import Array
 from .core import ArrayBase, ShapedArray
+from .profiler import traces as _profile
 from .runtime import _fastcall
 
 # (leaves, treedef) of a call's positional arguments, for the fast path's pytree signatures.
@@ -367,7 +368,8 @@ class JitFunction(_fastcall.JitCache):
 
     def _trace(self, key: Any, rebuild: Callable) -> Traced:
         self.trace_count += 1
-        return trace_function(self.fun, key[1], rebuild, self._name)
+        with _profile.span(f"trace jit({self._name.removeprefix('jit_')})", "tracing"):
+            return trace_function(self.fun, key[1], rebuild, self._name)
 
     # __call__ is JitCache's (C): a registered signature runs there, anything else here.
     def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
@@ -512,9 +514,7 @@ def device_put(x: Any, device: dispatch.Device | None = None) -> Any:
         if isinstance(leaf, Array):
             if device is None or leaf.device is device:
                 return leaf
-            value = device.place(leaf._ready_value())
-            value.flags.writeable = False
-            return Array._ready(value, leaf.aval, device)
+            return Array._ready(dispatch.transfer(leaf._ready_value(), device), leaf.aval, device)
         return Array._from_value(leaf, device=device)
     return tree_util.tree_map(put, x)
 

@@ -18,10 +18,14 @@ import numpy as np
 
 from . import core, dtypes
 from .core import ArrayBase, ShapedArray
+from .profiler import traces as _profile
+from .runtime._fastcall import traceback as _where_created
 
 
 class Array(ArrayBase):
-    __slots__ = ("aval", "_value", "_task", "_index", "device", "__weakref__")
+    # `_traceback`: where the Array was created, (code, line, ...) innermost
+    # first (jaxc.profiler.device_memory_profile shows it).
+    __slots__ = ("aval", "_value", "_task", "_index", "device", "_traceback", "__weakref__")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("jaxc.Array cannot be constructed directly; use jnp.asarray(x) or "
@@ -37,6 +41,7 @@ class Array(ArrayBase):
         self._task = None
         self._index = 0
         self.device = device
+        self._traceback = _where_created()
         return self
 
     @classmethod
@@ -47,6 +52,7 @@ class Array(ArrayBase):
         self._task = task
         self._index = index
         self.device = device
+        self._traceback = _where_created()
         return self
 
     @classmethod
@@ -73,10 +79,9 @@ class Array(ArrayBase):
             if not info.min <= x <= info.max:
                 raise OverflowError(f"Python int {x} is too large for {np.dtype(dtype).name}")
         value = np.array(x, dtype=dtype, copy=True, order="C")
-        from .dispatch import default_device
+        from .dispatch import default_device, transfer
         device = device or default_device()
-        value = device.place(value)
-        value.flags.writeable = False
+        value = transfer(value, device)
         return cls._ready(value, ShapedArray(value.shape, dtype, weak), device)
 
     # -- synchronization ---------------------------------------------------
@@ -97,7 +102,12 @@ class Array(ArrayBase):
         return self._value is not None or self._task.is_done()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        value = self._ready_value()
+        session = _profile.SESSION
+        if session is not None:
+            with _profile.span("transfer to host", "transfer", {"bytes": self.nbytes}):
+                value = self._ready_value()
+        else:
+            value = self._ready_value()
         if dtype is not None and np.dtype(dtype) != value.dtype:
             return value.astype(dtype)
         if copy:

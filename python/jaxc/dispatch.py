@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -39,6 +40,7 @@ from mlir.dialects import func as func_d
 
 from . import core
 from ._config import config
+from .profiler import traces as _profile
 
 
 class JaxcRuntimeError(RuntimeError):
@@ -69,6 +71,8 @@ class Task:
         self.where = where
 
     def run(self) -> None:
+        session = _profile.SESSION  # a trace records the execution
+        start = time.perf_counter_ns() if session is not None else 0
         try:
             args = [x._ready_value() if type(x) is _Array else x for x in self.inputs]
             values = self.fn(*args)
@@ -79,6 +83,8 @@ class Task:
             self.error = error
         finally:
             self.inputs = None
+            if session is not None:
+                session.record(self.what, "execution", start, time.perf_counter_ns())
             self._lock.release()
 
     def is_done(self) -> bool:
@@ -235,6 +241,18 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
         task = executor.submit(Task(fn, inputs, what, core.where()))
     pending = _Array._pending
     return [pending(aval, task, i, device) for i, aval in enumerate(out_avals)]
+
+
+def transfer(value: np.ndarray, device: Device) -> np.ndarray:
+    """`value` (host data, not shared with anyone) placed on `device`, read-only."""
+    session = _profile.SESSION
+    start = time.perf_counter_ns() if session is not None else 0
+    value = device.place(value)
+    value.flags.writeable = False
+    if session is not None:
+        session.record("transfer to device", "transfer", start, time.perf_counter_ns(),
+                       {"bytes": value.nbytes, "device": repr(device)})
+    return value
 
 
 def _device_of(inputs: Sequence[Any]) -> Device:

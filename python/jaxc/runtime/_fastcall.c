@@ -32,6 +32,11 @@
  * checks. `configure(Array, ShapedArray, config, trace_state)` tells the
  * module jaxc's classes (their slots are read and written at their offsets),
  * jaxc.config (for jax_enable_x64) and core's thread-local trace state.
+ *
+ * For jaxc.profiler: every Array records where it was created
+ * (`traceback()`, also called by Array._ready/_pending), and
+ * `set_profiling(True)` sends every call down the Python path while a trace
+ * runs, so that executions are recorded.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -54,6 +59,7 @@ static PyTypeObject *aval_type = NULL;   /* jaxc.core.ShapedArray */
 static PyObject *jaxc_config = NULL;     /* jaxc.config */
 static PyObject *trace_state = NULL;     /* jaxc.core._STATE: `.stack`, the scopes traced in this thread */
 static Py_ssize_t off_aval = -1, off_value = -1, off_task = -1, off_index = -1, off_device = -1;
+static Py_ssize_t off_traceback = -1;
 static Py_ssize_t off_shape = -1, off_dtype = -1, off_weak = -1;
 static PyObject *str_executor, *str_pending, *str_x64, *str_stack, *str_call_slow;
 
@@ -80,12 +86,14 @@ static PyObject *configure(PyObject *module, PyObject *args) {
                         &state))
     return NULL;
   PyTypeObject *t = (PyTypeObject *)type, *a = (PyTypeObject *)avals;
-  Py_ssize_t offsets[8];
-  const char *names[8] = {"aval", "_value", "_task", "_index", "device", "shape", "dtype", "weak_type"};
-  for (int i = 0; i < 8; i++)
-    if ((offsets[i] = slot_offset(i < 5 ? t : a, names[i])) < 0) return NULL;
+  Py_ssize_t offsets[9];
+  const char *names[9] = {"aval",  "_value", "_task",     "_index",    "device",
+                          "_traceback", "shape",  "dtype", "weak_type"};
+  for (int i = 0; i < 9; i++)
+    if ((offsets[i] = slot_offset(i < 6 ? t : a, names[i])) < 0) return NULL;
   off_aval = offsets[0], off_value = offsets[1], off_task = offsets[2], off_index = offsets[3],
-  off_device = offsets[4], off_shape = offsets[5], off_dtype = offsets[6], off_weak = offsets[7];
+  off_device = offsets[4], off_traceback = offsets[5], off_shape = offsets[6], off_dtype = offsets[7],
+  off_weak = offsets[8];
   Py_INCREF(type);
   Py_XSETREF(array_type, t);
   Py_INCREF(avals);
@@ -124,13 +132,72 @@ static int aval_equal(PyObject *a, PyObject *b) {
   return 1;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Where an Array was created (jaxc.profiler's memory profile)               */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_TRACEBACK_FRAMES 64
+
+/* The calling thread's Python stack, innermost frame first, as a flat tuple
+ * (code, where, code, where, ...), at most MAX_TRACEBACK_FRAMES frames.
+ * `where` is the frame's last instruction (a byte offset, >= 0; Python 3.11+:
+ * cheaper than its line, which jaxc.profiler finds from `code.co_lines()`),
+ * or on Python 3.10 minus the line number. */
+static PyObject *capture_traceback(void) {
+  PyObject *items[2 * MAX_TRACEBACK_FRAMES];
+  Py_ssize_t n = 0;
+  PyFrameObject *frame = PyEval_GetFrame(); /* borrowed */
+  Py_XINCREF(frame);
+  while (frame != NULL && n < 2 * MAX_TRACEBACK_FRAMES) {
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *line = PyLong_FromLong(PyFrame_GetLasti(frame));
+#else
+    PyObject *line = PyLong_FromLong(-PyFrame_GetLineNumber(frame));
+#endif
+    if (line == NULL) break;
+    items[n++] = (PyObject *)PyFrame_GetCode(frame);
+    items[n++] = line;
+    PyFrameObject *back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+  }
+  Py_XDECREF(frame);
+  PyObject *tuple = PyTuple_New(n);
+  if (tuple == NULL) {
+    for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(items[i]);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(tuple, i, items[i]);
+  return tuple;
+}
+
+static PyObject *traceback_(PyObject *module, PyObject *unused) { return capture_traceback(); }
+
+/* Set by jaxc.profiler while a trace runs: every call takes the Python path,
+ * where executions are recorded. */
+static int profiling = 0;
+
+static PyObject *set_profiling(PyObject *module, PyObject *flag) {
+  int on = PyObject_IsTrue(flag);
+  if (on < 0) return NULL;
+  profiling = on;
+  Py_RETURN_NONE;
+}
+
 /* A ready jaxc Array holding `value` (a reference is stolen). */
 static PyObject *new_array(PyObject *aval, PyObject *value, PyObject *device) {
-  PyObject *self = array_type->tp_alloc(array_type, 0);
-  if (self == NULL) {
+  PyObject *traceback = capture_traceback();
+  if (traceback == NULL) {
     Py_DECREF(value);
     return NULL;
   }
+  PyObject *self = array_type->tp_alloc(array_type, 0);
+  if (self == NULL) {
+    Py_DECREF(value);
+    Py_DECREF(traceback);
+    return NULL;
+  }
+  SLOT(self, off_traceback) = traceback;
   Py_INCREF(aval);
   SLOT(self, off_aval) = aval;
   SLOT(self, off_value) = value;
@@ -502,7 +569,7 @@ done:
  * or the device's executor is busy. `inputs` holds nargs objects. */
 static PyObject *run_arrays(Entry *self, PyObject *const *inputs, PyObject *out_avals,
                             PyObject *device) {
-  if (array_type == NULL) Py_RETURN_NONE;
+  if (array_type == NULL || profiling) Py_RETURN_NONE;
   Py_ssize_t nargs = self->nargs, n = nargs + self->nresults;
   BUFFERS(buffers, n);
   for (Py_ssize_t i = 0; i < nargs; i++) {
@@ -908,7 +975,8 @@ static int tracing(void) {
  * the fast path for positional arguments outside a trace, else
  * `self._call_slow(*args, **kwargs)` (the Python path). */
 static PyObject *JitCache_tp_call(JitCache *self, PyObject *args, PyObject *kwargs) {
-  if ((kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0) && self->count > 0 && !tracing()) {
+  if ((kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0) && self->count > 0 && !profiling &&
+      !tracing()) {
     PyObject *out = JitCache_call(self, args);
     if (out != Py_None) return out; /* the outputs, or NULL: an error */
     Py_DECREF(out);
@@ -952,6 +1020,10 @@ static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(Array, ShapedArray, config, trace_state): jaxc's Array and aval classes, "
      "jaxc.config and the thread-local trace state (jaxc.core._STATE)"},
+    {"traceback", traceback_, METH_NOARGS,
+     "traceback() -> (code, where, ...): the caller's stack, innermost first (see capture_traceback)"},
+    {"set_profiling", set_profiling, METH_O,
+     "set_profiling(on): while on, calls take the Python path (jaxc.profiler records them)"},
     {NULL}};
 
 static struct PyModuleDef module_def = {

@@ -24,6 +24,7 @@ import os
 import threading
 import time
 import warnings
+import weakref
 from typing import Any, Sequence
 
 import jaxc_aot
@@ -164,6 +165,11 @@ class Executable:
         self.engine = engine
         self.module = module  # the LLVM-dialect module (keeps its context alive)
         self.functions: dict[str, Function] = {}
+        # For jaxc.profiler's memory profile: the machine code's size (set by
+        # whoever made the engine) and where the compilation was asked for.
+        self.code_bytes = os.path.getsize(engine.path) if hasattr(engine, "path") else 0
+        self._traceback = _fastcall.traceback()
+        LIVE_EXECUTABLES.add(self)
         for name, (args, results) in signatures.items():
             address = engine.raw_lookup("_mlir_ciface_" + name)
             if not address:
@@ -254,13 +260,15 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
     if not _COMPILE_CONTEXT:
         _COMPILE_CONTEXT.update(context=make_context(), pass_managers={})
     context = _COMPILE_CONTEXT["context"]
+    from jaxc.profiler import traces as profile
+    timings = [] if profile.SESSION is not None else None  # a trace records each pass
     with _captured_diagnostics(context) as diags:
         try:
             module = ir.Module.parse(text, context)
             signatures = function_signatures(module)
             stages.run_stages(module, "llvm" if target == "cpu" else "binary", first=first_stage,
                               pass_managers=_COMPILE_CONTEXT["pass_managers"],
-                              target=target, chip=chip)
+                              target=target, chip=chip, timings=timings)
             stages.check_translatable(module)
         except ir.MLIRError as error:
             raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}",
@@ -268,6 +276,8 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
         except (pipeline.PipelineError, stages.StageError) as error:
             raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}: {error}",
                                "\n".join(diags)) from None
+    if timings:
+        profile.record_stages(timings)
     if target == "cpu":
         executable = jit_lowered(module, signatures, opt_level=opt_level,
                                  object_dump=cache_key is not None)
@@ -324,6 +334,8 @@ def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], li
     global compile_count
     from mlir.execution_engine import ExecutionEngine
 
+    code_before = jit_code_bytes()
+    started = time.perf_counter_ns()
     try:
         engine = ExecutionEngine(module, opt_level=opt_level,
                                  shared_libs=runtime_libraries() if shared_libs is None else shared_libs,
@@ -333,7 +345,32 @@ def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], li
     except Exception as error:  # noqa: BLE001 -- the bindings raise RuntimeError and others
         raise CompileError(f"the execution engine rejected the module: {error}") from None
     compile_count += 1
-    return Executable(engine, module, signatures, function_class)
+    executable = Executable(engine, module, signatures, function_class)  # looks up: code is made
+    executable.code_bytes = max(0, jit_code_bytes() - code_before)
+    from jaxc.profiler import traces as profile
+    if profile.SESSION is not None:
+        profile.SESSION.record("llvm compile", "compile", started, time.perf_counter_ns(),
+                               {"code_bytes": executable.code_bytes})
+    return executable
+
+
+LIVE_EXECUTABLES: "weakref.WeakSet[Executable]" = weakref.WeakSet()
+
+
+def jit_code_bytes() -> int:
+    """Bytes of anonymous executable memory mapped in this process: the
+    machine code the JIT has made (pages; 0 where /proc/self/maps is missing)."""
+    total = 0
+    try:
+        with open("/proc/self/maps", "rb") as maps:
+            for line in maps:
+                fields = line.split()
+                if len(fields) == 5 and fields[1][2:3] == b"x":  # no path: anonymous
+                    low, high = fields[0].split(b"-")
+                    total += int(high, 16) - int(low, 16)
+    except OSError:
+        return 0
+    return total
 
 
 def function_signatures(module: ir.Module) -> dict[str, tuple[list[ArgSpec], list[ArgSpec]]]:
