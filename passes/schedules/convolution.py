@@ -3,13 +3,19 @@ lowers to one linalg.generic whose lhs map adds loop dims (`y*stride +
 k*dilation`), which no schedule tiles or vectorizes. `im2col` rewrites it,
 before the kernels are numbered, into three kernels the other schedules
 handle: a copy of the lhs windows into a patches matrix, a contraction
-(packed and vectorized like any A·Bᵀ), and a transpose into the result's
-layout.
+(packed and vectorized like any matrix product), and a transpose into the
+result's layout (none for channels-last results).
 
     out[n, f, y, x] += lhs[n, c, y + i, x + j] * rhs[f, c, i, j]
-    ->  patches[n, y, x, c, i, j] = lhs[n, c, y + i, x + j]        (M = n·y·x, K = c·i·j)
-        prod[m, f] += patches[m, k] * rhs[f, k]                     (collapse_shape of both)
+    ->  patches[c, i, j, n, y, x] = lhs[n, c, y + i, x + j]        (K = c·i·j, M = n·y·x)
+        prod[m, f] += patches[k, m] * rhs'[k, f]                    (rhs' = rhs as (c, i, j, f))
         out = transpose(expand_shape(prod) : n x y x x x f, [0, 3, 1, 2])
+
+With channels last (NHWC lhs, HWIO rhs) the patches are M x K, c innermost,
+and neither the rhs nor the result moves:
+
+    patches[n, y, x, i, j, c] = lhs[n, y + i, x + j, c]
+    prod[m, f] += patches[m, k] * rhs[k, f]       (out = expand_shape(prod))
 
 The loops of the lhs (the rows: every parallel dim it reads) and of the rhs
 (the columns: the parallel dims it alone reads) must be apart, every
@@ -66,10 +72,19 @@ def im2col(op: ir.Operation) -> bool:
     m, n, k = (math.prod(ranges[d] for d in ds) for ds in (rows, cols, red))
     lhs, rhs_value, init = op.operands[0], op.operands[1], op.operands[2]
     out_type = ir.RankedTensorType(init.type)
+    # The patches' innermost loop is the widest loop of the lhs's last
+    # (contiguous) dim, so that the copy reads and writes in order: a row dim
+    # (NCHW: x) gives K x M patches (loops red + rows), a reduction dim (NHWC:
+    # c; a kernel gradient's x) M x K (loops rows + red), that loop last.
+    inner = max(_expr_dims(maps[0].results[-1]), key=lambda d: kernel.ranges[d], default=None)
+    m_by_k = inner in red
+    if m_by_k:
+        red = [d for d in red if d != inner] + [inner]
+    elif inner is not None:
+        rows = [d for d in rows if d != inner] + [inner]
+    loops = rows + red if m_by_k else red + rows
     with ir.InsertionPoint(op), op.location:
-        # patches: loops red + rows, reading the lhs through its own map; the
-        # innermost loop is the lhs's last (contiguous) dim, so the copy vectorizes
-        loops = red + rows
+        # patches: reading the lhs through its own map
         to_new = ir.AffineMap.get(len(loops), 0, [ir.AffineDimExpr.get(loops.index(d)) if d in loops
                                                   else ir.AffineConstantExpr.get(0)
                                                   for d in range(len(ranges))])
@@ -78,17 +93,19 @@ def im2col(op: ir.Operation) -> bool:
         patch_type = ir.RankedTensorType.get([ranges[d] for d in loops], lhs_element)
         (patches,) = generic([patch_type], [lhs], [patch_map, ir.AffineMap.get_identity(len(loops))],
                              ["parallel"] * len(loops), lambda x, _: [x])
-        a = tensor.collapse_shape(ir.RankedTensorType.get([k, m], lhs_element), patches,
-                                  [list(range(len(red))), list(range(len(red), len(loops)))])
-        # the rhs as (cols, red), then (n, k)
-        b = transposed(rhs_value, [rhs.index(d) for d in cols + red])
+        first = len(rows) if m_by_k else len(red)
+        a = tensor.collapse_shape(ir.RankedTensorType.get([m, k] if m_by_k else [k, m], lhs_element),
+                                  patches, [list(range(first)), list(range(first, len(loops)))])
+        # the rhs as (red, cols), then (k, n): rows of B, as the contraction reads them
+        # (HWIO kernels and NHWC cotangents are already in that order: no copy)
+        b = transposed(rhs_value, [rhs.index(d) for d in red + cols])
         rhs_element = ir.RankedTensorType(b.type).element_type
-        b = tensor.collapse_shape(ir.RankedTensorType.get([n, k], rhs_element), b,
-                                  [list(range(len(cols))), list(range(len(cols), len(cols) + len(red)))])
+        b = tensor.collapse_shape(ir.RankedTensorType.get([k, n], rhs_element), b,
+                                  [list(range(len(red))), list(range(len(red), len(red) + len(cols)))])
         prod_init = result_of(filled([m, n], out_type.element_type, init_value))
         d0, d1, d2 = (ir.AffineDimExpr.get(i) for i in range(3))
-        product_maps = [ir.AffineMap.get(3, 0, [d2, d0]), ir.AffineMap.get(3, 0, [d1, d2]),
-                        ir.AffineMap.get(3, 0, [d0, d1])]
+        product_maps = [ir.AffineMap.get(3, 0, [d0, d2] if m_by_k else [d2, d0]),
+                        ir.AffineMap.get(3, 0, [d2, d1]), ir.AffineMap.get(3, 0, [d0, d1])]
         product = generic_taking_body(op, ir.RankedTensorType.get([m, n], out_type.element_type), [a, b],
                                       prod_init, product_maps, ["parallel", "parallel", "reduction"])
         # back to the result's layout: (rows..., cols...) -> the order of `out`
@@ -104,18 +121,16 @@ def im2col(op: ir.Operation) -> bool:
 
 
 def _dims_of(amap: ir.AffineMap) -> set[int]:
-    found: set[int] = set()
+    return set().union(*(_expr_dims(e) for e in amap.results))
 
-    def visit(expr: ir.AffineExpr) -> None:
-        if isinstance(expr, ir.AffineDimExpr):
-            found.add(expr.position)
-        elif isinstance(expr, ir.AffineBinaryExpr):
-            visit(expr.lhs)
-            visit(expr.rhs)
 
-    for e in amap.results:
-        visit(e)
-    return found
+def _expr_dims(expr: ir.AffineExpr) -> set[int]:
+    """The loop dims an affine expression reads."""
+    if isinstance(expr, ir.AffineDimExpr):
+        return {expr.position}
+    if isinstance(expr, ir.AffineBinaryExpr):
+        return _expr_dims(expr.lhs) | _expr_dims(expr.rhs)
+    return set()
 
 
 def unfuse_rhs(op: ir.Operation, kernel: Kernel) -> ir.Operation | None:

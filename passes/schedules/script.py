@@ -150,9 +150,10 @@ class Plan:
     patterns: tuple[str, ...] = ()
 
 
-def vectorize_script(kernel_id: int, patterns: tuple[str, ...]) -> str:
-    """Vectorize the tiles marked `jaxc.vectorize = kernel_id`, then clean up."""
-    s = Script(kernel_id)
+def vectorize_script(mark: int, patterns: tuple[str, ...]) -> str:
+    """Vectorize the tiles marked ``jaxc.vectorize = mark``, then clean up
+    their functions."""
+    s = Script(mark)
     tiles = s.match_kernel("jaxc.vectorize")
     func = s.parent_func(tiles)
     s.vectorize(tiles)
@@ -162,9 +163,21 @@ def vectorize_script(kernel_id: int, patterns: tuple[str, ...]) -> str:
     return s.text()
 
 
-def canonicalize_script(kernel_id: int) -> str:
-    """Canonicalize the functions of a kernel's tiles (static tile sizes fold in)."""
-    s = Script(kernel_id)
-    func = s.parent_func(s.match_kernel())
+def cleanup_script() -> str:
+    """`vectorize_script`'s clean-up once more over every function, once all
+    kernels are vectorized (folds that vectorizing later kernels exposes)."""
+    s = Script(0)
+    funcs = s.match("func.func", "%root")
+    s.patterns(funcs, "canonicalization", "tensor.fold_tensor_subset_ops_into_vector_transfers")
+    s.cse(funcs)
+    s.hoist(funcs)
+    return s.text()
+
+
+def canonicalize_script(kernel_id: int | None) -> str:
+    """Canonicalize the functions of a kernel's tiles (None: every function;
+    static tile sizes fold in)."""
+    s = Script(kernel_id or 0)
+    func = s.match("func.func", "%root") if kernel_id is None else s.parent_func(s.match_kernel())
     s.patterns(func, "canonicalization")
     return s.text()

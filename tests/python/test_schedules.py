@@ -317,12 +317,16 @@ def test_convolution_with_feature_groups_keeps_its_loops():
 
 
 def test_convolution_nhwc_layout_through_im2col():
-    """NHWC x HWIO -> NHWC: the rhs is transposed to (O, I·H·W) and the result
-    comes back in NHWC; against the NCHW reference, transposed."""
+    """NHWC x HWIO -> NHWC: the patches are M x K with the channels innermost
+    (the copy reads and writes in order), the HWIO kernel is already K x N
+    and the result already NHWC; against the NCHW reference, transposed."""
     x, w = rand((4, 9, 9, 6)), rand((3, 3, 6, 10))
     dn = ("NHWC", "HWIO", "NHWC")
     f = lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn)  # noqa: E731
-    assert "tensor<54x" in scheduled_text(f, x, w)  # the patches matrix: K = 6 x 3 x 3
+    text = scheduled_text(f, x, w)
+    assert "-> tensor<4x9x9x3x3x6xf32>" in text  # patches[n, y, x, i, j, c]
+    assert "tensor<4x9x9x3x3x6xf32> into tensor<324x54xf32>" in text  # M x K
+    assert "tensor.collapse_shape %arg1 [[0, 1, 2], [3]] : tensor<3x3x6x10xf32> into tensor<54x10xf32>" in text
     reference = lambda x, w: _conv_reference(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), (1, 1),  # noqa: E731
                                              ((1, 1), (1, 1))).transpose(0, 2, 3, 1)
     run_and_check(f, reference, x, w, rtol=1e-4, atol=1e-4)
@@ -336,7 +340,11 @@ def test_convolution_kernel_gradient_through_im2col():
     x, w = rand((4, 6, 8, 8)), rand((8, 6, 3, 3))
     loss = lambda x, w: jnp.sum(lax.conv_general_dilated(x, w, (1, 1), "SAME") ** 2)  # noqa: E731
     grad_w = jaxc.grad(loss, argnums=1)
-    assert scheduled_text(grad_w, x, w).count("vector.contract") >= 2
+    text = scheduled_text(grad_w, x, w)
+    assert text.count("vector.contract") >= 2
+    # its patches: M x K (rows c, i, j of the kernel; sums over n, y, x) with the
+    # image row innermost, where x is contiguous (not K x M with j innermost)
+    assert "tensor<6x3x3x4x8x8xf32>" in text and "tensor<4x8x8x6x3x3xf32>" not in text
 
     def reference(x, w):
         y = _conv_reference(x, w, (1, 1), ((1, 1), (1, 1)))
@@ -347,3 +355,62 @@ def test_convolution_kernel_gradient_through_im2col():
                 out[:, :, i, j] = 2 * np.einsum("nohw,nchw->oc", y, xp[:, :, i:i + 8, j:j + 8])
         return out
     run_and_check(grad_w, reference, x, w, rtol=1e-4, atol=1e-3)
+
+
+# ---------------------------------------------------------------- refused plans
+
+def _mlp_loss(w1, w2, x):
+    return jnp.sum(jnp.tanh(x @ w1) @ w2)
+
+
+def _refusing(monkeypatch, refuse):
+    """Make the transform interpreter refuse the scripts `refuse(text)` picks;
+    returns the list of scripts applied."""
+    from jaxc.passes import schedule
+    applied = []
+    real = schedule._apply
+
+    def apply(module, text):
+        applied.append(text)
+        if refuse(text):
+            raise RuntimeError("refused (test)")
+        real(module, text)
+
+    monkeypatch.setattr(schedule, "_apply", apply)
+    return applied
+
+
+def test_refused_batched_step_falls_back_to_one_kernel_at_a_time(monkeypatch):
+    """Kernels are vectorized in batches; when a batched step is refused the
+    module is restored and scheduled kernel by kernel, which finds the kernel."""
+    from jaxc.passes.schedules.script import cleanup_script
+    applied = _refusing(monkeypatch, lambda text: text == cleanup_script())
+    w1, w2, x = rand((64, 32)), rand((32, 16)), rand((48, 64))
+    f = jaxc.grad(_mlp_loss, argnums=(0, 1))
+    text = jaxc.jit(f).lower(w1, w2, x).as_text(stage="scheduled")
+    assert "vector.contract" in text  # every kernel scheduled, one at a time
+    assert applied.count(cleanup_script()) == 1
+    got = jaxc.jit(f)(w1, w2, x)
+    jaxc.config.update("jax_enable_x64", True)
+    try:
+        want = jaxc.jit(f)(*(np.asarray(a, np.float64) for a in (w1, w2, x)))
+    finally:
+        jaxc.config.update("jax_enable_x64", False)
+    for g, r in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-4, atol=1e-4)
+
+
+def test_refused_kernel_stays_scalar_and_right(monkeypatch):
+    """A kernel whose tiling is refused stays unscheduled (scalar loops); the
+    others are still vectorized and the result is right."""
+    def contraction_tiling(text):
+        return "vector" not in text and "get_producer_of_operand" in text  # packs A and B
+
+    applied = _refusing(monkeypatch, contraction_tiling)
+    a, b = rand((96, 64)), rand((64, 80))
+    f = lambda a, b: jnp.tanh(a @ b) * 2.0  # noqa: E731
+    text = jaxc.jit(f).lower(a, b).as_text(stage="scheduled")
+    assert sum(map(contraction_tiling, applied)) == 1  # refused once, then left out
+    assert "vector.contract" not in text and "math.tanh" in text and "vector<" in text
+    want = np.tanh(np.asarray(a, np.float64) @ np.asarray(b, np.float64)) * 2
+    np.testing.assert_allclose(np.asarray(jaxc.jit(f)(a, b)), want, rtol=1e-4, atol=1e-4)

@@ -188,12 +188,14 @@ func.func @small(%x: tensor<16xf32>) -> tensor<16xf32> {
 
 // Convolution (im2col, schedules/convolution.py): the windows of the lhs are
 // copied into a patches matrix (K = 3·3·3 rows, M = 4·8·8 columns: the copy's
-// innermost loop runs along the image row), the kernel is read as 8 x 27,
-// the product is a packed contraction (A packed straight from the patches,
-// seen as 27 x 32 panels x 8), and a transpose puts the result back in NCHW.
+// innermost loop runs along the image row), the OIHW kernel is transposed to
+// rows of B (27 x 8), the product is a packed contraction (A packed straight
+// from the patches, seen as 27 x 32 panels x 8), and a transpose puts the
+// result back in NCHW.
 // CHECK-LABEL: func.func @conv
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x3x10x10xf32>) outs(%{{.*}} : tensor<3x3x3x4x8x8xf32>)
-// CHECK-DAG: tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<8x3x3x3xf32> into tensor<8x27xf32>
+// CHECK-DAG: %[[B:.*]] = linalg.transpose ins(%arg1 : tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<3x3x3x8xf32>) permutation = [1, 2, 3, 0]
+// CHECK-DAG: tensor.collapse_shape %[[B]] {{\[\[}}0, 1, 2], [3]] : tensor<3x3x3x8xf32> into tensor<27x8xf32>
 // CHECK-DAG: tensor.collapse_shape %{{.*}} : tensor<3x3x3x4x8x8xf32> into tensor<27x32x8xf32>
 // CHECK: vector.contract
 // CHECK: tensor.expand_shape %{{.*}} : tensor<256x8xf32> into tensor<4x8x8x8xf32>
