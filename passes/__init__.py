@@ -15,6 +15,7 @@ from . import math_to_libm  # noqa: E402,F401  jaxc-expm1-log1p-to-libm
 __all__ = ["PassInfo", "all_passes", "lookup", "register_pass"]
 from . import jaxc_to_linalg  # noqa: E402,F401  jaxc-to-linalg
 from . import widen_i1_memrefs  # noqa: E402,F401  jaxc-widen-i1-memrefs
+from . import strided_copies_to_loops  # noqa: E402,F401  jaxc-strided-copies-to-loops
 from . import distinct_results  # noqa: E402,F401  jaxc-distinct-results
 from . import autodiff  # noqa: E402,F401  jaxc-autodiff
 from . import batching  # noqa: E402,F401  jaxc-batch

@@ -98,6 +98,7 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("loops", (
         "scf-forall-to-parallel",
         "convert-scf-to-openmp",  # thread count set at run time (omp_set_num_threads)
+        "jaxc-strided-copies-to-loops",  # else memrefCopy: a memcpy call per element
         "func.func(convert-linalg-to-loops)",
         "convert-vector-to-scf{full-unroll=true}",
         "func.func(lower-vector-multi-reduction)",
