@@ -107,6 +107,13 @@ class Function:
             raise LoadError(f"{LIBRARY} has no entry point _mlir_ciface_{name}")
         entry.restype, entry.argtypes = None, [ctypes.c_void_p] * len(specs)
         self._entry = entry
+        # Around each call: denormals flushed to zero, as the JIT runs (archives
+        # written before program.so had these run with the caller's settings).
+        self._enter = getattr(program._library, "jaxc_aot_enter", None)
+        self._leave = getattr(program._library, "jaxc_aot_leave", None)
+        if self._enter is not None and self._leave is not None:
+            self._enter.restype, self._enter.argtypes = ctypes.c_uint32, []
+            self._leave.restype, self._leave.argtypes = None, [ctypes.c_uint32]
         # One descriptor per memref, filled once (shapes are static); a call
         # writes only the two data pointers.
         self._descriptors = [(ctypes.c_int64 * (3 + 2 * len(spec.shape)))(
@@ -138,7 +145,14 @@ class Function:
     def _call(self, pointers: Sequence[int]) -> None:
         for descriptor, pointer in zip(self._descriptors, pointers):
             descriptor[0] = descriptor[1] = pointer
-        self._entry(*self._addresses)
+        if self._enter is None or self._leave is None:
+            self._entry(*self._addresses)
+            return
+        saved = self._enter()
+        try:
+            self._entry(*self._addresses)
+        finally:
+            self._leave(saved)
 
     def _call_managed(self, inputs: list[np.ndarray], outputs: list[np.ndarray]) -> None:
         """Run with every buffer in CUDA managed memory (kernels cannot read

@@ -33,6 +33,12 @@
  * module jaxc's classes (their slots are read and written at their offsets),
  * jaxc.config (for jax_enable_x64) and core's thread-local trace state.
  *
+ * Compiled code runs with denormals flushed to zero, as XLA runs it on the
+ * CPU: `invoke` sets MXCSR's FTZ and DAZ bits around the call and puts the
+ * caller's bits back afterwards (the Intel OpenMP runtime copies the
+ * master's MXCSR to its workers at each parallel region), so results match
+ * JAX's where they underflow (docs/semantics.md, Floating point).
+ *
  * For jaxc.profiler: every Array records where it was created
  * (`traceback()`, also called by Array._ready/_pending), and
  * `set_profiling(True)` sends every call down the Python path while a trace
@@ -47,6 +53,18 @@
 
 #include <stdint.h>
 #include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#define MXCSR_FLUSH_DENORMALS 0x8040u /* FTZ (bit 15): results; DAZ (bit 6): inputs */
+#define FLUSH_DENORMALS_BEGIN                 \
+  unsigned int saved_mxcsr = _mm_getcsr(); \
+  _mm_setcsr(saved_mxcsr | MXCSR_FLUSH_DENORMALS);
+#define FLUSH_DENORMALS_END _mm_setcsr(saved_mxcsr);
+#else /* other hosts keep IEEE subnormals (docs/semantics.md) */
+#define FLUSH_DENORMALS_BEGIN
+#define FLUSH_DENORMALS_END
+#endif
 
 typedef void (*PackedFunction)(void **);
 
@@ -285,7 +303,9 @@ static int invoke(Entry *self, PyArrayObject **buffers) {
   }
   PackedFunction function = self->function;
   Py_BEGIN_ALLOW_THREADS
+  FLUSH_DENORMALS_BEGIN
   function(packed);
+  FLUSH_DENORMALS_END
   Py_END_ALLOW_THREADS
   if (words != stack_words) PyMem_Free(words);
   return 0;

@@ -7,7 +7,12 @@
  *   __truncsfbf2   f32 -> bf16 and f64 -> bf16 conversions (compiler-rt has
  *   __truncdfbf2   them; GCC's libgcc only from GCC 13)
  *
- * All are hidden: each program.so binds to its own copy, and a process that
+ * The loader (jaxc_aot) calls these around every call, so that an exported
+ * program flushes denormals to zero as the JIT and XLA do on the CPU:
+ *   jaxc_aot_enter  set MXCSR's FTZ and DAZ bits; returns the caller's MXCSR
+ *   jaxc_aot_leave  put that MXCSR back
+ *
+ * All the others are hidden: each program.so binds to its own copy, and a process that
  * also loaded MLIR's runner utilities sees no clash. (Tests compile this file
  * with -DJAXC_SUPPORT_VISIBILITY='"default"' to call the helpers directly.)
  */
@@ -120,3 +125,18 @@ HIDDEN float __truncdfbf2(double x) {
   }
   return bf16_return(f32_bits_to_bf16(bits));
 }
+
+/* Denormals flushed to zero during a call (FTZ: results, DAZ: inputs), as
+ * jaxc's JIT runs compiled code (_fastcall.c); other hosts keep subnormals. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+__attribute__((visibility("default"))) uint32_t jaxc_aot_enter(void) {
+  uint32_t saved = _mm_getcsr();
+  _mm_setcsr(saved | 0x8040u);
+  return saved;
+}
+__attribute__((visibility("default"))) void jaxc_aot_leave(uint32_t saved) { _mm_setcsr(saved); }
+#else
+__attribute__((visibility("default"))) uint32_t jaxc_aot_enter(void) { return 0; }
+__attribute__((visibility("default"))) void jaxc_aot_leave(uint32_t saved) { (void)saved; }
+#endif
