@@ -7,8 +7,9 @@ import pytest
 
 import jaxc
 import jaxc.numpy as jnp
+from jaxc import lax
 from jaxc.numpy import _elementwise
-from jnp_check import _jax_numpy, assert_close, check, check_jax
+from jnp_check import _jax_numpy, assert_close, check, check_jax, rand
 
 nan, inf = np.nan, np.inf
 F = np.array([[-2.5, -0.5, 0.0], [0.5, 1.5, 3.0]], np.float32)
@@ -480,3 +481,72 @@ def test_every_public_name_is_tested():
     tested = (set(INEXACT_UNARY) | set(NUMERIC_UNARY) | set(BITWISE_UNARY) | set(PLAIN_BINARY)
               | set(INEXACT_BINARY) | set(COMPARISONS) | set(INTEGER_BINARY) | TESTED_ELSEWHERE)
     assert tested == set(_elementwise.__all__)
+
+
+def _binary_exponentiation(x: np.ndarray, n: int) -> np.ndarray:
+    """x ** n by squaring, in JAX's order (lax.integer_pow), in x's dtype."""
+    acc, base, k = None, x, abs(n)
+    if k == 0:
+        return np.ones_like(x)
+    while k:
+        if k & 1:
+            acc = base if acc is None else acc * base
+        k >>= 1
+        if k:
+            base = base * base
+    return (np.ones_like(acc) / acc) if n < 0 else acc
+
+
+@pytest.mark.parametrize("n", [-3, -2, -1, 0, 1, 2, 3, 4, 5, 7, 8, 13])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_power_by_an_integer_literal_multiplies(n, dtype, x64):
+    """`x ** n` and jnp.power(x, n) with a Python or NumPy int n are exact
+    repeated multiplication (lax.integer_pow), as in JAX: within rounding of
+    float64 NumPy, bit for bit the squaring order."""
+    x = rand((4, 5), dtype, 0.5, 2.0) * np.where(rand((4, 5)) > 0, 1, -1).astype(dtype)
+    for exponent in (n, np.int64(n), np.array(n, np.int32)):
+        got = np.asarray(jnp.power(x, exponent))
+        np.testing.assert_array_equal(got, _binary_exponentiation(x, n))
+        np.testing.assert_array_equal(np.asarray(jaxc.jit(lambda x: x ** n)(x)), got)
+        assert got.dtype == dtype
+    np.testing.assert_allclose(got, x.astype(np.float64) ** n, rtol=8 * np.finfo(dtype).eps)
+    if dtype == np.float32:  # (JAX here runs without x64)
+        check_jax(jnp.power, "power", x, n, rtol=0, atol=0)
+
+
+def test_power_by_an_integer_literal_is_multiplication_in_the_ir():
+    text = jaxc.jit(lambda x: x ** 3).lower(np.ones(3, np.float32)).as_text()
+    assert "jaxc.mul" in text and "jaxc.pow" not in text
+    # a jaxc array or a float exponent stays lax.pow, as in JAX
+    for exponent in (jnp.asarray(np.int32(3)), 3.0):
+        text = jaxc.jit(lambda x: x ** exponent).lower(np.ones(3, np.float32)).as_text()
+        assert "jaxc.pow" in text
+
+
+def test_integer_pow_of_integers_and_bools():
+    u = np.array([2, 3, 200, 0], np.uint8)
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(u) ** 9), u ** 9)  # wraps, as NumPy
+    i = np.array([-3, 2, 7, 0], np.int8)
+    check(lambda x: x ** 3, lambda x: x ** 3, i, dtype="int8")
+    check(lambda x: jnp.power(x, 2), None, np.array([True, False]), expected=np.array([1, 0], np.int32),
+          dtype="int32")
+    with pytest.raises(TypeError, match=r"Integers cannot be raised to negative powers, got "
+                                        r"integer_pow\(int32\[2\], -1\)"):
+        jnp.asarray(np.array([2, 3], np.int32)) ** -1
+
+
+def test_lax_integer_pow():
+    x = rand((3,), np.float32)
+    np.testing.assert_array_equal(np.asarray(lax.integer_pow(x, 5)), _binary_exponentiation(x, 5))
+    np.testing.assert_array_equal(np.asarray(lax.integer_pow(x, 2.0)), x * x)  # an integral float, as JAX
+    with pytest.raises(TypeError, match="lax.integer_pow: the exponent must be an integer, got 2.5"):
+        lax.integer_pow(x, 2.5)
+
+
+def test_integer_power_gradients_and_batching(x64):
+    x = np.array([0.7, -1.3, 2.1])
+    for n in (-2, 3, 6):
+        grad = np.asarray(jaxc.vmap(jaxc.grad(lambda v: v ** n))(x))
+        step = 1e-6
+        numeric = ((x + step) ** n - (x - step) ** n) / (2 * step)
+        np.testing.assert_allclose(grad, numeric, rtol=1e-7)

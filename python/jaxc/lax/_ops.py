@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import operator
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -297,6 +298,36 @@ def pow(x: Any, y: Any) -> Any:
         if dtypes.is_float(x.dtype) and (dtypes.is_int(y.dtype) or y.dtype == np.bool_):
             y = convert_element_type(y, x.dtype)
     return BINARY["pow"].bind(*_same("pow", x, y))
+
+
+def integer_pow(x: Any, y: int) -> Any:
+    """Elementwise `x ** y` for a Python integer `y`, as JAX computes it:
+    repeated squaring and multiplying (in JAX's order, so the results agree
+    bit for bit), `1 / x ** -y` for a negative `y`, ones for 0. `jnp.power`
+    and `x ** 2` come here when the exponent is a Python or NumPy integer.
+
+        integer_pow(x, 3)  ->  %0 = jaxc.mul %x, %x ; %1 = jaxc.mul %x, %0
+    """
+    x = _array(x, "integer_pow")
+    if isinstance(y, (float, np.floating)) and float(y).is_integer():
+        y = int(y)
+    try:
+        y = operator.index(y)
+    except TypeError:
+        raise TypeError(f"lax.integer_pow: the exponent must be an integer, got {y!r}") from None
+    if y < 0 and not dtypes.is_float(x.dtype):
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.dtype.name}[{','.join(map(str, x.shape))}], {y})")
+    if y == 0:
+        return full_like(x, 1)
+    exponent, base, acc = builtins.abs(y), x, None
+    while exponent > 0:
+        if exponent & 1:
+            acc = base if acc is None else mul(acc, base)
+        exponent >>= 1
+        if exponent > 0:
+            base = mul(base, base)
+    return div(full_like(acc, 1), acc) if y < 0 else acc
 
 
 def stop_gradient(x: Any) -> Any:

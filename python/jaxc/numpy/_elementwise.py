@@ -16,11 +16,13 @@ formulas: ``x // 0`` is -1 or -2 for signed, the maximum for unsigned;
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import dtypes, lax
+from ..core import ArrayBase
 from ._util import asarray, broadcast_shapes, broadcast_to, promote_args, promote_args_inexact, \
     promote_dtypes_inexact
 
@@ -296,8 +298,7 @@ _PLAIN_BINARY = {
     "bitwise_xor": _int_only("bitwise_xor", lax.bitwise_xor),
 }
 _NUMERIC_BINARY = {
-    "floor_divide": _floor_divide, "mod": _mod, "remainder": _mod, "fmod": _fmod, "power": lax.pow,
-    "pow": lax.pow,
+    "floor_divide": _floor_divide, "mod": _mod, "remainder": _mod, "fmod": _fmod,
     "left_shift": _int_only("left_shift", lax.shift_left),
     "bitwise_left_shift": _int_only("bitwise_left_shift", lax.shift_left),
     "right_shift": _int_only("right_shift", _shift_right),
@@ -344,6 +345,34 @@ _TABLES = [
 for _table, _make, _promote in _TABLES:
     for _name, _fn in _table.items():
         globals()[_name] = _make(_name, _fn, _promote)
+
+
+def power(x1: Any, x2: Any, /) -> Any:
+    """jnp.power, elementwise with broadcasting. As in JAX, an exponent that
+    is a Python or NumPy integer (not a jaxc array) is exact repeated
+    multiplication, `lax.integer_pow` (so `x ** 2` is `x * x`); any other
+    exponent is `lax.pow`."""
+    exponent = _integer_exponent(x2)
+    if exponent is not None:
+        (x,) = _promote_numeric("power", x1)
+        return lax.integer_pow(x, exponent)
+    return lax.pow(*_promote_numeric("power", x1, x2))
+
+
+def pow(x1: Any, x2: Any, /) -> Any:
+    """jnp.pow: the same as `power`."""
+    return power(x1, x2)
+
+
+def _integer_exponent(x: Any) -> int | None:
+    """`x` as an int when it is a Python or NumPy integer (a scalar or a 0-d
+    array; JAX asks `operator.index`), else None."""
+    if isinstance(x, ArrayBase) or isinstance(x, float):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
 
 
 def divmod(x1: Any, x2: Any, /) -> tuple[Any, Any]:
@@ -499,7 +528,7 @@ def array_equiv(a1: Any, a2: Any) -> Any:
 
 
 __all__ = sorted([name for table, _, _ in _TABLES for name in table] + [
-    "divmod", "modf", "round", "around", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "power", "pow", "divmod", "modf", "round", "around", "logical_and", "logical_or", "logical_xor", "logical_not",
     "where", "clip", "isclose", "allclose", "array_equal", "array_equiv"])
 
 del _table, _make, _promote, _name, _fn
