@@ -14,8 +14,15 @@ running sum. A full reduction splits its outer loop over the threads
       for k in 0..1024 step 32:  %p += x[row, k:k+32]
       out[row] = reduce(%p)
 
-Columns: tile the innermost parallel loop by two vector registers and keep
-the reduction loops inside, so the accumulator stays in registers.
+Columns: split over the threads (by the outer loop when it is parallel;
+otherwise each thread sums its share of the rows into partials of its own,
+`tile_reduction_using_forall`, combined at the end), then tile the innermost
+parallel loop by two vector registers and keep the reduction loops inside,
+so the accumulator stays in registers.
+
+    forall t in 0..2:                          // x.sum(0) of 10000 x 100
+      for c in 0..96 step 16:  %p = sum over rows t*5000..(t+1)*5000 of x[r, c:c+16]
+    out = partials[0] + partials[1]
 """
 from __future__ import annotations
 
@@ -25,6 +32,7 @@ from .script import Plan, Script
 
 PARALLEL_MIN_ELEMENTS = 1 << 15
 PARTIAL_VECTORS = 4  # vector registers of partial sums in a row
+COLUMN_VECTORS = 2  # vector registers of columns summed at once
 
 
 def schedule(kernel: Kernel, target: Target) -> Plan | None:
@@ -83,12 +91,17 @@ def _rows(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
 
 def _columns(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
     ranges, rank = kernel.ranges, len(kernel.ranges)
-    step = lanes * 2
     if ranges[-1] < lanes:
         return None
-    step = min(step, lanes * (ranges[-1] // lanes))
+    step = min(lanes * COLUMN_VECTORS, lanes * (ranges[-1] // lanes))
     s = Script(kernel.ident)
     op = s.match_kernel()
+    threads = target.threads if kernel.size >= PARALLEL_MIN_ELEMENTS else 1
+    if threads > 1 and ranges[0] >= threads:
+        if kernel.iterators[0] == "parallel":
+            op, _ = s.tile_forall(op, [threads] + [0] * (rank - 1))
+        else:  # each thread reduces its share of the rows into partials of its own
+            _, op, _, _ = s.tile_reduction_forall(op, [threads] + [0] * (rank - 1))
     sizes = [1] * (rank - 1) + [step]
     # loops in the order: parallel ones first (outermost), reductions innermost
     order = list(kernel.parallel) + list(kernel.reduction)

@@ -214,6 +214,26 @@ def test_normalize_columns():
                   lambda x: (x - x.mean(0, dtype=np.float64)) / x.std(0, dtype=np.float64), x, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("shape,axis", [((10001, 100), 0), ((3, 4001, 37), 1), ((40000, 9), 0),
+                                        ((5, 7001, 24), (0, 1)), ((20000, 3), 0)])
+def test_column_reductions_split_over_threads(shape, axis):
+    """Column reductions of 32k elements or more are split over the threads:
+    by the outer loop where it is parallel, else by rows into per-thread
+    partials; odd row counts, a 3-wide row (not vectorized) and two reduced
+    outer loops included."""
+    x = rand(shape)
+    reduced = x.size // np.sum(np.zeros(shape), axis=axis).size
+    # f32 sums of `reduced` terms in [-3, 3) one after another (as XLA and NumPy add columns):
+    # rounding grows with the count; a dropped or repeated row would be off by about 1
+    run_and_check(lambda x: jnp.sum(x, axis=axis), lambda x: np.sum(x.astype(np.float64), axis=axis), x,
+                  rtol=1e-5, atol=1e-6 * reduced, vectorized=shape[-1] >= 8)
+    run_and_check(lambda x: jnp.max(x, axis=axis), lambda x: np.max(x, axis=axis), x, vectorized=shape[-1] >= 8)
+    if host.target().threads > 1 and shape[-1] >= 8:
+        assert "scf.forall" in scheduled_text(lambda x: jnp.sum(x, axis=axis), x)
+    i = rand(shape, np.int32, -100, 100)
+    run_and_check(lambda i: jnp.sum(i, axis=axis), lambda i: np.sum(i, axis=axis), i, vectorized=shape[-1] >= 8)
+
+
 def test_full_sum_is_accurate():
     """f32 sum of 2^22 standard normals within 1e-3 relative of float64 (and far
     better than one running f32 sum): the W-lane partial sums of the row schedule."""
