@@ -1112,8 +1112,12 @@ def test_conv_preferred_element_type_and_dimension_numbers():
 
 def test_conv_errors():
     lhs, rhs = rand((1, 2, 4, 4)), rand((3, 2, 2, 2))
-    with pytest.raises(ValueError, match="lax.conv_general_dilated: padding must be 'VALID', 'SAME', 'SAME_LOWER'"):
+    # JAX's RuntimeError, from padtype_to_pads (stax and reduce_window padding too)
+    with pytest.raises(RuntimeError, match="Unrecognized padding type: expected 'VALID', 'SAME', or "
+                                           "'SAME_LOWER', got FULL."):
         lax.conv_general_dilated(lhs, rhs, (1, 1), "FULL")
+    with pytest.raises(RuntimeError, match="Unrecognized padding type"):
+        lax.padtype_to_pads((5,), (3,), (1,), "full")
     with pytest.raises(ValueError, match="lax.conv_general_dilated: padding must be a string or"):
         lax.conv_general_dilated(lhs, rhs, (1, 1), [1, 2])
     with pytest.raises(ValueError, match=r"dimension_numbers \('NHWC', 'HWI', 'NHWC'\): each must have 4 distinct"):

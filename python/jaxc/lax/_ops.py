@@ -972,9 +972,9 @@ def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int], window
     kind = padding.upper()
     if kind == "VALID":
         return [(0, 0)] * len(in_shape)
-    if kind not in ("SAME", "SAME_LOWER"):
-        raise ValueError(f"lax.conv_general_dilated: padding must be 'VALID', 'SAME', 'SAME_LOWER' or "
-                         f"(low, high) pairs, got {padding!r}")
+    if kind not in ("SAME", "SAME_LOWER"):  # JAX's error, word for word
+        raise RuntimeError(f"Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', "
+                           f"got {padding}.")
     pads = []
     for size, window, stride in zip(in_shape, window_shape, window_strides):
         total = builtins.max((-(-size // stride) - 1) * stride + window - size, 0)
