@@ -78,6 +78,20 @@ def test_moves_keep_bits():
     np.testing.assert_array_equal(np.asarray(bits), x.view(np.uint32))
 
 
+def test_bf16_conversions_keep_subnormals():
+    """bf16 <-> f32 are bit operations (a shift; rounding with integers), no
+    arithmetic: subnormals survive both ways, as in JAX (bf16 bits 0x0001 ->
+    f32 bits 0x00010000; f32 1e-40 -> bf16 bits 0x0001)."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bits = np.array([0x0001, 0x8002, 0x3F80], np.uint16)
+    widened = jaxc.jit(lambda b: b.astype(jnp.float32))(bits.view(ml_dtypes.bfloat16))
+    np.testing.assert_array_equal(np.asarray(widened).view(np.uint32), bits.astype(np.uint32) << 16)
+    narrowed = jaxc.jit(lambda f: f.astype(jnp.bfloat16))(np.array([1e-40, -1e-40], np.float32))
+    expected = np.array([1e-40, -1e-40], np.float32).astype(ml_dtypes.bfloat16)  # round to nearest even
+    np.testing.assert_array_equal(np.asarray(narrowed).view(np.uint16), expected.view(np.uint16))
+    assert expected.view(np.uint16)[0] != 0  # the case is real
+
+
 def test_narrowing_conversion_flushes(x64):
     """f64 -> f32 below f32's smallest normal is a zero, as in JAX."""
     d = np.array([1e-40, -2.0 ** -140, 1e-30, 3.0])
