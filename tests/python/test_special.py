@@ -86,7 +86,7 @@ def flushed(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     their sign (on x86 hosts, where compiled code flushes them)."""
     if platform.machine() not in ("x86_64", "AMD64", "i686"):
         return x
-    return np.where(np.abs(x) < np.finfo(dtype).tiny, 0.0 * x, x)
+    return np.where(np.abs(x) < np.finfo(dtype).tiny, np.copysign(np.zeros_like(x), x), x)
 
 
 def _unary(op: str, ty: str, n: int):
