@@ -367,7 +367,7 @@ def pow(x1: Any, x2: Any, /) -> Any:
 def _integer_exponent(x: Any) -> int | None:
     """`x` as an int when it is a Python or NumPy integer (a scalar or a 0-d
     array; JAX asks `operator.index`), else None."""
-    if isinstance(x, ArrayBase) or isinstance(x, float):
+    if isinstance(x, ArrayBase):
         return None
     try:
         return operator.index(x)
