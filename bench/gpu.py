@@ -6,8 +6,11 @@
    GPU, as achieved bandwidth (bytes of x read plus y written, per second)
    and as a fraction of a device-to-device copy (`cuMemcpyDtoD`) of the same
    buffer measured in the same run.
+   Next to it, JAX's jitted `x * 2 + 1` on the same GPU when JAX sees one.
 2. A 4096x4096 float32 matmul compiled by jaxc, in TFLOP/s (2 n^3 per
    call), next to JAX's `jnp.dot` on the same GPU when JAX sees one.
+3. The MLP training step 784-512-10 with batch 128 (jit of grad and SGD,
+   every array on the GPU, parameters fed back), jaxc and JAX, ms per step.
 
 Each number is the median of `--repeats` calls after one warm-up call (which
 also migrates the managed input to the GPU). Without a GPU it says so and
@@ -97,17 +100,63 @@ func.func @f(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}
     return 2 * n ** 3 / median_seconds(lambda: function(a, b), repeats) / 1e12
 
 
-def jax_matmul(n: int, repeats: int) -> float | None:
-    """TFLOP/s of JAX's jnp.dot on its GPU, or None without JAX or a JAX GPU."""
+def jax_gpu():
+    """(jax, its first GPU device), or None without JAX or a JAX GPU."""
     try:
         import jax
-        import jax.numpy as jnp
-        gpu = jax.devices("gpu")[0]
+        return jax, jax.devices("gpu")[0]
     except Exception:  # noqa: BLE001 -- no JAX, or no GPU backend
         return None
+
+
+def jax_elementwise(n: int, repeats: int) -> float | None:
+    """Seconds per call of JAX's jitted `x * 2 + 1` on n float32 on its GPU."""
+    found = jax_gpu()
+    if found is None:
+        return None
+    jax, gpu = found
+    x = jax.device_put(np.linspace(-1, 1, n, dtype=np.float32), gpu)
+    f = jax.jit(lambda v: v * 2 + 1)
+    return median_seconds(lambda: f(x).block_until_ready(), repeats)
+
+
+def jax_matmul(n: int, repeats: int) -> float | None:
+    """TFLOP/s of JAX's jnp.dot on its GPU, or None without JAX or a JAX GPU."""
+    found = jax_gpu()
+    if found is None:
+        return None
+    jax, gpu = found
     a = jax.device_put(np.ones((n, n), np.float32), gpu)
-    dot = jax.jit(jnp.dot)
+    dot = jax.jit(jax.numpy.dot)
     return 2 * n ** 3 / median_seconds(lambda: dot(a, a).block_until_ready(), repeats) / 1e12
+
+
+def mlp_step_ms(lib, repeats: int) -> tuple[float, list[np.ndarray]]:
+    """Milliseconds per step (median) of the MLP training step 784-512-10,
+    batch 128, jitted by `lib` (jaxc or jax) with every array on its GPU and
+    the parameters fed back; and the parameters after the steps."""
+    jnp = lib.numpy
+
+    def step(w1, b1, w2, b2, x, y):
+        def loss(w1, b1, w2, b2):
+            hidden = jnp.tanh(x @ w1 + b1)
+            return jnp.mean((hidden @ w2 + b2 - y) ** 2)
+        grads = lib.grad(loss, argnums=(0, 1, 2, 3))(w1, b1, w2, b2)
+        return [p - 0.01 * g for p, g in zip((w1, b1, w2, b2), grads)]
+
+    rng = np.random.default_rng(0)
+    shapes = [(784, 512), (512,), (512, 10), (10,), (128, 784), (128, 10)]
+    gpu = lib.devices("gpu")[0]
+    arrays = [lib.device_put(rng.standard_normal(s, dtype=np.float32) * 0.05, gpu) for s in shapes]
+    params, data, step = arrays[:4], arrays[4:], lib.jit(step)
+    samples = []
+    for i in range(3 + repeats):
+        start = time.perf_counter()
+        params = step(*params, *data)
+        params[0].block_until_ready()
+        if i >= 3:  # after the compile and two warm-up steps
+            samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e3, [np.asarray(p) for p in params]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,10 +177,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"device-to-device copy of 2^{args.elements_log2} float32: {copy / 1e9:.1f} GB/s")
     print(f"jaxc x * 2 + 1 on 2^{args.elements_log2} float32: {seconds * 1e3:.2f} ms, "
           f"{achieved / 1e9:.1f} GB/s = {achieved / copy:.1%} of the copy")
+    theirs = jax_elementwise(n, args.repeats)
+    if theirs is not None:
+        print(f"JAX  x * 2 + 1 on 2^{args.elements_log2} float32: {theirs * 1e3:.2f} ms, "
+              f"{8 * n / theirs / 1e9:.1f} GB/s = {8 * n / theirs / copy:.1%} of the copy; "
+              f"jaxc/JAX {seconds / theirs:.2f}x")
     ours = matmul(args.matmul, chip, args.repeats)
     theirs = jax_matmul(args.matmul, args.repeats)
     print(f"matmul {args.matmul}x{args.matmul} float32: jaxc {ours:.2f} TFLOP/s, JAX "
           + (f"{theirs:.2f} TFLOP/s" if theirs is not None else "not available"))
+    import jaxc
+    ours, ours_params = mlp_step_ms(jaxc, 20)
+    line = f"MLP training step 784-512-10 b128: jaxc {ours:.3f} ms"
+    found = jax_gpu()
+    if found is not None:
+        theirs, their_params = mlp_step_ms(found[0], 20)
+        gap = max(float(np.max(np.abs(a - b))) for a, b in zip(ours_params, their_params))
+        line += (f", JAX {theirs:.3f} ms, jaxc/JAX {ours / theirs:.2f}x "
+                 f"(parameters after 23 steps differ by at most {gap:.1e})")
+    print(line)
     return 0
 
 

@@ -127,9 +127,12 @@ CPU_STAGES: tuple[Stage, ...] = (
 )
 
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in CPU_STAGES)
-# The GPU shares the stages up to `bufferized`, without the CPU's `scheduled`.
-_SHARED_STAGES = tuple(stage for stage in CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1]
-                       if stage.name != "scheduled")
+# The GPU shares the stages up to `bufferized`; in place of the CPU's
+# `scheduled` it only fuses (one kernel per fused loop nest, no tiling).
+_SHARED_STAGES = tuple(
+    Stage("fused", FUSION, "elementwise chains fused into their consumers (one kernel each)")
+    if stage.name == "scheduled" else stage
+    for stage in CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1])
 
 GPU_BLOCK_SIZE = 256  # threads per block of every kernel
 
@@ -153,6 +156,7 @@ def cuda_stages(chip: str = "sm_90") -> tuple[Stage, ...]:
     return _SHARED_STAGES + (
         Stage("gpu", (
             "jaxc-gpu-host-shared-memory",
+            "jaxc-gpu-parallel-dims-outer",  # else a host loop launches a kernel per row
             "func.func(convert-linalg-to-parallel-loops)",
             "jaxc-gpu-copy-kernels",
             "jaxc-gpu-sequential-kernels",
@@ -162,9 +166,12 @@ def cuda_stages(chip: str = "sm_90") -> tuple[Stage, ...]:
             "func.func(gpu-map-parallel-loops)",
             "func.func(convert-parallel-loops-to-gpu)",
             "gpu-kernel-outlining",
+            "jaxc-gpu-device-memory",  # buffers only kernels use leave managed memory
+            "func.func(gpu-async-region)",  # launches chained on one stream, no wait between
+            "jaxc-gpu-sync-host-shared-allocs",
             "canonicalize", "cse"),
               f"kernels in gpu.module ops ({GPU_BLOCK_SIZE} threads a block), launched by the host; "
-              "buffers in managed memory"),
+              "buffers in device memory, managed where the host touches them"),
         Stage("nvvm", (
             f"nvvm-attach-target{{chip={chip} features={features} O=3}}",
             "lower-affine",
@@ -190,7 +197,7 @@ def target_stages(target: str = "cpu", chip: str = "sm_90") -> tuple[Stage, ...]
     raise StageError(f"unknown target '{target}'; the targets are: {', '.join(TARGETS)}")
 
 
-GPU_ONLY_STAGES = ("gpu", "nvvm", "ptx", "binary")
+GPU_ONLY_STAGES = ("fused", "gpu", "nvvm", "ptx", "binary")
 
 
 def target_of_stage(name: str) -> str:

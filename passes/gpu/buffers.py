@@ -8,7 +8,7 @@ from mlir import ir
 
 # Ops that only make a new view of their first operand's buffer.
 VIEW_OPS = ("memref.subview", "memref.reinterpret_cast", "memref.expand_shape",
-            "memref.collapse_shape", "memref.cast")
+            "memref.collapse_shape", "memref.cast", "memref.reshape")
 # Buffers in host memory, which a kernel cannot read.
 HOST_MEMORY = ("memref.alloca", "memref.get_global")
 

@@ -62,6 +62,11 @@ def launches(module: ir.Module) -> int:
     return str(module).count("gpu.launch_func")
 
 
+def device_buffers(module: ir.Module) -> int:
+    """Buffers in device memory (`gpu.alloc` without host_shared is async here)."""
+    return str(module).count("gpu.alloc async")
+
+
 def assemble_all(kernels: list[serialize.KernelPtx], chip: str) -> None:
     assert kernels
     for kernel in kernels:
@@ -77,11 +82,12 @@ def assemble_all(kernels: list[serialize.KernelPtx], chip: str) -> None:
 
 def test_cuda_stages_share_the_front_and_end_in_ptx():
     names = [s.name for s in stages.target_stages("cuda")]
-    assert names == ["traced", "transformed", "optimized", "linalg", "bufferized",
+    assert names == ["traced", "transformed", "optimized", "linalg", "fused", "bufferized",
                      "gpu", "nvvm", "ptx", "binary", "llvmir"]
     nvvm = stages.lookup_stage("nvvm", "cuda", "sm_80")
     assert "nvvm-attach-target{chip=sm_80 features=+ptx70 O=3}" in nvvm.passes
     assert stages.target_of_stage("ptx") == "cuda" and stages.target_of_stage("llvm") == "cpu"
+    assert stages.target_of_stage("fused") == "cuda"
     assert stages.target_of_stage("nope") == "cpu"  # an unknown name is reported for the CPU list
 
 
@@ -145,7 +151,7 @@ def test_kernel_shaped_loops_compute_the_expected_values_on_the_cpu(group):
     text, args, _ = numerics.module_text(cases)
     module = ir.Module.parse(text, make_context())
     signatures = cpu.function_signatures(module)
-    stages.run_stages(module, "bufferized")
+    stages.run_stages(module, "bufferized", target="cuda")  # through `fused`, as on the GPU
     pipeline.build_pass_manager(pipeline.parse_pipeline(_kernel_loops_pipeline()),
                                 module.context).run(module.operation)
     stages.run_stages(module, "llvm", first="loops")
@@ -354,6 +360,8 @@ class _FakeWrappers:
 def test_managed_buffers_are_reused_copied_and_freed(monkeypatch):
     fake = _FakeWrappers()
     monkeypatch.setattr(cuda, "_wrappers", lambda: fake)
+    monkeypatch.setattr(cuda, "_pool", {})  # the test's buffers never meet the real pool
+    monkeypatch.setattr(cuda, "_pool_bytes", 0)
     buffer = cuda.managed_empty((3, 4), np.float32)
     assert buffer.shape == (3, 4) and cuda.is_managed(buffer) and len(fake.live) == 1
     assert cuda.to_managed(buffer) is buffer  # already on the device: no copy
@@ -362,11 +370,26 @@ def test_managed_buffers_are_reused_copied_and_freed(monkeypatch):
     assert cuda.is_managed(moved) and not cuda.is_managed(host) and len(fake.live) == 2
     np.testing.assert_array_equal(moved, host)
     assert not cuda.is_managed(buffer[1:])  # a view into the middle is not a whole buffer
+    address = buffer.ctypes.data
     del buffer, moved
     import gc
     gc.collect()
-    assert fake.live == set()
+    # Freed buffers wait in the pool; one of the same size is handed out again.
+    assert len(fake.live) == 2 and cuda._pool_bytes == 48 + 12
+    again = cuda.managed_empty((12,), np.float32)
+    assert again.ctypes.data == address and len(fake.live) == 2 and cuda._pool_bytes == 12
+    del again
+    gc.collect()
+    assert cuda.empty_pool() == 60 and fake.live == set() and cuda._pool_bytes == 0
     assert cuda.managed_empty((0,), np.float32).shape == (0,)
+    # Past the limit, a freed buffer goes back to the driver at once.
+    monkeypatch.setattr(cuda, "POOL_LIMIT_BYTES", 16)
+    big = cuda.managed_empty((5,), np.float32)
+    del big
+    gc.collect()
+    assert len(fake.live) == 1 and cuda._pool_bytes == 1  # only the 1-byte empty one is kept
+    cuda.empty_pool()
+    assert fake.live == set()
 
 
 def test_no_gpu_means_no_gpu_device():
@@ -435,8 +458,10 @@ STRAIGHT_LINE = """
 func.func @f(%x: tensor<1000xf32>, %w: tensor<1000x4xf32>) -> (tensor<1000xf32>, tensor<f32>, tensor<4xf32>) {
   %s = jaxc.sin %x : tensor<1000xf32>
   %r = jaxc.reduce sum %s, dims = [0] : tensor<1000xf32> -> tensor<f32>
-  %d = jaxc.dot_general %s, %w, batch = [] x [], contract = [0] x [0]
+  %p = jaxc.dot_general %s, %w, batch = [] x [], contract = [0] x [0]
          : (tensor<1000xf32>, tensor<1000x4xf32>) -> tensor<4xf32>
+  %c = jaxc.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %d = jaxc.mul %p, %c : tensor<4xf32>
   return %s, %r, %d : tensor<1000xf32>, tensor<f32>, tensor<4xf32>
 }
 """
@@ -449,7 +474,7 @@ from jaxc.runtime import compile_module, cuda
 fake = ctypes.CDLL("libcuda.so.1")
 fake.fake_cuda_count.restype = ctypes.c_long
 names = ["launches", "managed_allocs", "frees", "module_loads", "module_unloads",
-         "streams_created", "streams_destroyed", "device_allocs"]
+         "streams_created", "streams_destroyed", "device_allocs", "prefetches"]
 counts = lambda: {n: fake.fake_cuda_count(i) for i, n in enumerate(names)}
 report = {"available": cuda.available(), "chip": cuda.chip(), "name": cuda.device_name()}
 exe = compile_module(sys.argv[1], target="cuda", chip=cuda.chip())
@@ -459,6 +484,11 @@ report["results"] = [[list(o.shape), str(o.dtype), cuda.is_managed(o)] for o in 
 report["after_call"] = counts()
 del outs
 gc.collect()
+outs = exe["f"](np.ones(1000, np.float32), np.ones((1000, 4), np.float32))
+report["after_second_call"] = counts()
+del outs
+gc.collect()
+cuda.empty_pool()
 report["after_gc"] = counts()
 gpu = jaxc.devices("gpu")[0]
 x = jaxc.device_put(np.arange(8, dtype=np.float32), gpu)
@@ -477,8 +507,10 @@ report["aot_module_loads"] = counts()["module_loads"] - before["module_loads"]
 outs = program["f"](np.ones(1000, np.float32), np.ones((1000, 4), np.float32))
 after = counts()
 report["aot_launches"] = after["launches"] - before["launches"]
-report["aot_balanced"] = (after["managed_allocs"] - before["managed_allocs"]
+report["aot_balanced"] = (after["managed_allocs"] + after["device_allocs"]
+                          - before["managed_allocs"] - before["device_allocs"]
                           == after["frees"] - before["frees"])
+report["aot_prefetches"] = after["prefetches"] - before["prefetches"]
 report["aot_results"] = [[list(o.shape), str(o.dtype)] for o in outs]
 print(json.dumps(report))
 """
@@ -513,11 +545,22 @@ def test_gpu_host_path_against_a_stand_in_driver(tmp_path):
     assert report["after_call"]["launches"] == kernels
     assert report["after_call"]["streams_created"] == report["after_call"]["streams_destroyed"]
     assert report["results"] == [[[1000], "float32", True], [[], "float32", True], [[4], "float32", True]]
-    assert report["after_gc"]["managed_allocs"] == report["after_gc"]["frees"] > 0
-    assert report["after_gc"]["device_allocs"] == 0  # every buffer is managed memory
+    allocs = report["after_gc"]["managed_allocs"] + report["after_gc"]["device_allocs"]
+    assert allocs == report["after_gc"]["frees"] > 0
+    # The arguments and results are managed memory, prefetched to the GPU
+    # (2 copied in + 3 out); the temporaries only kernels touch are device memory.
+    assert report["after_call"]["managed_allocs"] == 5
+    assert report["after_call"]["prefetches"] == 5
+    assert report["after_call"]["device_allocs"] == device_buffers(module) > 0
+    # The second call takes all five from the pool of freed managed buffers;
+    # the two inputs the host wrote into are prefetched again, the results not.
+    second = {name: report["after_second_call"][name] - report["after_call"][name]
+              for name in report["after_call"]}
+    assert second["managed_allocs"] == 0 and second["prefetches"] == 2
+    assert second["launches"] == kernels and second["device_allocs"] == device_buffers(module)
     assert report["devices"] == ["CpuDevice(id=0)", "CudaDevice(id=0)"]
     assert report["placed"] == ["CudaDevice(id=0)"] * 3 and all(report["managed"])
     # The exported program: its constructors load the kernels when jaxc_aot opens it.
     assert report["aot_module_loads"] == kernels and report["aot_launches"] == kernels
-    assert report["aot_balanced"]
+    assert report["aot_balanced"] and report["aot_prefetches"] == 5
     assert report["aot_results"] == [[[1000], "float32"], [[], "float32"], [[4], "float32"]]

@@ -12,7 +12,7 @@
 
 typedef int CUresult;
 enum { LAUNCHES, MANAGED_ALLOCS, FREES, MODULE_LOADS, MODULE_UNLOADS, STREAMS_CREATED,
-       STREAMS_DESTROYED, DEVICE_ALLOCS, COUNTERS };
+       STREAMS_DESTROYED, DEVICE_ALLOCS, PREFETCHES, COUNTERS };
 static long counts[COUNTERS];
 
 long fake_cuda_count(int which) { return which >= 0 && which < COUNTERS ? counts[which] : -1; }
@@ -71,6 +71,13 @@ CUresult cuMemAllocManaged(uintptr_t *pointer, size_t bytes, unsigned flags) {
 }
 CUresult cuMemAlloc_v2(uintptr_t *pointer, size_t bytes) {
   counts[DEVICE_ALLOCS]++; *pointer = (uintptr_t)malloc(bytes); return 0;
+}
+typedef struct { int type, id; } CUmemLocation;
+CUresult cuMemPrefetchAsync_v2(uintptr_t pointer, size_t bytes, CUmemLocation location,
+                               unsigned flags, void *stream) {
+  (void)pointer; (void)bytes; (void)flags; (void)stream;
+  if (location.type != 1 || location.id != 0) return 1;  /* jaxc prefetches to device 0 */
+  counts[PREFETCHES]++; return 0;
 }
 CUresult cuMemFree_v2(uintptr_t pointer) { counts[FREES]++; free((void *)pointer); return 0; }
 CUresult cuMemcpy(uintptr_t to, uintptr_t from, size_t bytes) {
