@@ -12,6 +12,7 @@ with JAX too.
 """
 from __future__ import annotations
 
+import platform
 from typing import Any, Callable
 
 import numpy as np
@@ -26,6 +27,20 @@ except ImportError:  # pragma: no cover - JAX is an optional extra
     _jax_numpy = None
 
 RNG = np.random.default_rng(0)
+
+# Compiled code flushes subnormals to zero on x86 hosts, as XLA does for JAX
+# (docs/semantics.md, *Floating point*); references must do the same there.
+FLUSHES_SUBNORMALS = platform.machine() in ("x86_64", "AMD64", "i686")
+
+
+def flushed(x: Any, dtype: Any = None) -> np.ndarray:
+    """`x` with the values that are subnormal in `dtype` (default: x's own)
+    replaced by zeros of their sign, where compiled code flushes them."""
+    x = np.asarray(x)
+    if not FLUSHES_SUBNORMALS:
+        return x
+    tiny = np.finfo(x.dtype if dtype is None else dtype).tiny
+    return np.where(np.abs(x) < tiny, np.copysign(np.zeros_like(x), x), x)
 
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, low: float = -3.0, high: float = 3.0) -> np.ndarray:

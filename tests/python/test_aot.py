@@ -9,7 +9,6 @@ import ctypes
 import json
 import math
 import os
-import platform
 import re
 import shutil
 import struct
@@ -26,6 +25,7 @@ from jaxc.runtime import aot
 from jaxc.runtime.aot import export_module
 from jaxc_aot import LoadError
 from jaxc.runtime.cpu import CompileError
+from jnp_check import flushed
 
 LOADER = aot_loader.__file__
 
@@ -126,13 +126,6 @@ BF16_CASES = np.array([
 BF16_INPUTS = np.array([0x3F80, 0xC040, 0x0001, 0x7F80], np.uint16)  # 1, -3, tiny, inf
 
 
-def _flushed_f32(value: float) -> float:
-    """`value`, or a zero of its sign where it is below f32's smallest normal:
-    the conversion goes through f32, and compiled code flushes subnormals on
-    x86 (docs/semantics.md; JAX gives the same zeros)."""
-    if platform.machine() in ("x86_64", "AMD64", "i686") and abs(value) < 2.0 ** -126:
-        return 0.0 * value
-    return value
 
 
 def _bf16_to_f32(bits: np.ndarray) -> np.ndarray:
@@ -165,7 +158,7 @@ CASES = {
               lambda p, q, x: [p & q, np.where(p, x, -x)]),
     "slices": ([_X44], lambda x: [x[1:4:2, 0:6:2], x.T]),
     "bf16": ([BF16_CASES, BF16_INPUTS],
-             lambda d, b: [np.array([bf16_bits(_flushed_f32(v)) for v in d], np.uint16), _bf16_to_f32(b)]),
+             lambda d, b: [np.array([bf16_bits(float(flushed(v, np.float32))) for v in d], np.uint16), _bf16_to_f32(b)]),
 }
 
 # Runs in a fresh interpreter: the installed jaxc_aot package ("-") or the

@@ -13,6 +13,7 @@ import pytest
 
 import jaxc
 import jaxc.numpy as jnp
+from jnp_check import flushed
 
 pytestmark = pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64", "i686"),
                                 reason="subnormals are flushed on x86 hosts only")
@@ -24,12 +25,6 @@ def x64():
     jaxc.config.update("jax_enable_x64", True)
     yield
     jaxc.config.update("jax_enable_x64", before)
-
-
-def flushed(x: np.ndarray) -> np.ndarray:
-    """`x` with every subnormal replaced by a zero of its sign."""
-    tiny = np.finfo(x.dtype).tiny
-    return np.where(np.abs(x) < tiny, np.copysign(np.zeros_like(x), x), x)
 
 
 def assert_same_bits(got, expected):

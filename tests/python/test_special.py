@@ -4,13 +4,13 @@ erf_inv by bisection on math.erf/math.erfc, math.lgamma, digamma by a
 50-digit Decimal recurrence + asymptotic series, np.nextafter, NumPy .view,
 and a pure-Python jax `_threefry_random_bits_partitionable`."""
 import math
-import platform
 from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
 
 from jaxc.runtime import compile_module
+from jnp_check import flushed
 
 MASK = 0xFFFFFFFF
 
@@ -81,12 +81,6 @@ def test_digamma_reference_known_values():
 # Helpers
 # --------------------------------------------------------------------------
 
-def flushed(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """`x` with the values that are subnormal in `dtype` replaced by zeros of
-    their sign (on x86 hosts, where compiled code flushes them)."""
-    if platform.machine() not in ("x86_64", "AMD64", "i686"):
-        return x
-    return np.where(np.abs(x) < np.finfo(dtype).tiny, np.copysign(np.zeros_like(x), x), x)
 
 
 def _unary(op: str, ty: str, n: int):
