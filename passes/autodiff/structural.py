@@ -7,7 +7,8 @@ written with lax functions:
     broadcast_in_dim   <->  reduce sum over the new and the stretched dims
     slice              <->  pad with zeros (interior padding undoes strides)
     dynamic_slice      <->  dynamic_update_slice into zeros
-    gather             <->  scatter-add into zeros
+    gather             <->  scatter-add into zeros (at the clamped windows)
+    scatter            <->  gather (zero where the window was dropped)
 """
 from __future__ import annotations
 
@@ -125,8 +126,27 @@ def _dynamic_update_slice_transpose(op, xs, ys, cts):
             lax.dynamic_slice(ct, starts, update.shape)] + [None] * len(starts)
 
 
+def _window_limits(idx, vector_dim: int, dims: list[int], operand_shape, sizes):
+    """The largest start each index component may take (operand size minus
+    window size along the dim it indexes), broadcast against `idx`."""
+    limits = np.array([operand_shape[d] - sizes[d] for d in dims], np.int64).astype(idx.dtype)
+    return lax.broadcast_in_dim(limits, idx.shape, [vector_dim])
+
+
+def _with_index_vector(idx, vector_dim: int):
+    """`idx` with its index vector as a dimension (an implicit trailing 1 made explicit)."""
+    return lax.reshape(idx, idx.shape + (1,)) if vector_dim == idx.ndim else idx
+
+
 def _gather_transpose(op, xs, ys, cts):
     x, idx = xs
+    # gather clamps out-of-range windows into the operand: its cotangent goes
+    # to the clamped windows, so the scatter-add gets the clamped indices.
+    vector_dim, dims = integer(op, "index_vector_dim"), ints(op, "start_index_map")
+    vectors = _with_index_vector(idx, vector_dim)
+    limits = _window_limits(vectors, vector_dim, dims, x.shape, ints(op, "slice_sizes"))
+    clamped = lax.clamp(lax.full(vectors.shape, 0, vectors.dtype), vectors, limits)
+    idx = lax.reshape(clamped, idx.shape)
     scattered = _ops.SCATTER.bind(_zeros(x), idx, cts[0], kind="add",
                                   update_window_dims=tuple(ints(op, "offset_dims")),
                                   inserted=tuple(ints(op, "collapsed_slice_dims")),
@@ -150,6 +170,16 @@ def _scatter_transpose(op, xs, ys, cts):
     ct_updates = _ops.GATHER.bind(ct, idx, offset_dims=tuple(window), collapsed=tuple(inserted),
                                   start_map=tuple(dims_map), index_vector_dim=vector_dim,
                                   slice_sizes=tuple(sizes))
+    # The scatter dropped the updates whose window is out of range; the gather
+    # above clamped them instead: their cotangent is zero.
+    vectors = _with_index_vector(idx, vector_dim)
+    limits = _window_limits(vectors, vector_dim, dims_map, x.shape, sizes)
+    fits = lax.bitwise_and(lax.ge(vectors, lax.full(vectors.shape, 0, vectors.dtype)),
+                           lax.le(vectors, limits))
+    fits = lax.reduce_and(fits, [vector_dim])
+    scatter_dims = [d for d in range(updates.ndim) if d not in window]
+    fits = lax.broadcast_in_dim(fits, ct_updates.shape, scatter_dims)
+    ct_updates = lax.select(fits, ct_updates, _zeros(ct_updates))
     if _scatter_kind(op) == "add":
         return [ct, None, ct_updates]
     ct_x = _ops.SCATTER.bind(ct, idx, _zeros(updates), kind="set", update_window_dims=tuple(window),

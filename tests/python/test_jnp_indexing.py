@@ -282,3 +282,41 @@ def test_matches_jax_where_installed():
                 assert_close(getattr(ours.at[index], method)(2.0, mode=mode),
                              np.asarray(getattr(theirs.at[index], method)(2.0, mode=mode)),
                              what=f"{method} {mode} {index!r}")
+
+
+# ---------------------------------------------------------------------------
+# Gradients where indices fall outside the array
+# ---------------------------------------------------------------------------
+
+def test_gradient_of_dropped_updates_is_zero():
+    """A scatter drops updates whose index is out of range: they get no
+    cotangent (the transpose's gather would otherwise clamp onto the edge)."""
+    weights = jnp.arange(1.0, 5.0)
+    idx = jnp.array([0, 5, -1, 2])  # 5 is dropped; -1 counts from the end (3)
+
+    def f(v):
+        return (jnp.zeros(4).at[idx].add(v, mode="drop") * weights).sum()
+
+    expected = [1.0, 0.0, 4.0, 3.0]  # weights[idx] where the index is in range
+    np.testing.assert_array_equal(np.asarray(jaxc.grad(f)(jnp.ones(4))), expected)
+    np.testing.assert_array_equal(np.asarray(jaxc.jit(jaxc.grad(f))(jnp.ones(4))), expected)
+
+
+def test_gradient_of_clamped_reads_goes_to_the_clamped_element():
+    """A gather in mode 'clip' reads index 7 of 4 elements as element 3: that
+    element gets its cotangent too (a scatter-add would drop it)."""
+    def f(z):
+        return (z.at[jnp.array([0, 7, 3])].get(mode="clip") * jnp.array([1.0, 2.0, 3.0])).sum()
+
+    np.testing.assert_array_equal(np.asarray(jaxc.grad(f)(jnp.ones(4))), [1.0, 0.0, 0.0, 5.0])
+
+
+def test_gradient_of_dropped_rows_in_a_windowed_scatter():
+    """Whole rows (windows) dropped by a 2-D scatter-add get zero cotangent."""
+    idx = jnp.array([1, 3, -4, 0])  # 3 and -4 are outside 3 rows (-4 wraps to -1: dropped)
+
+    def f(rows):
+        return (jnp.zeros((3, 2)).at[idx].add(rows, mode="drop") * jnp.array([[1.0, 2.0]])).sum()
+
+    got = np.asarray(jaxc.grad(f)(jnp.ones((4, 2))))
+    np.testing.assert_array_equal(got, [[1, 2], [0, 0], [0, 0], [1, 2]])
