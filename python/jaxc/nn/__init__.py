@@ -1,12 +1,15 @@
-"""`jaxc.nn`: activation functions, softmax and one-hot encoding, as `jax.nn`.
+"""`jaxc.nn`: activation functions, softmax, attention and one-hot encoding, as `jax.nn`.
 
     import jaxc.nn as nn
     nn.relu(x); nn.gelu(x); nn.softmax(logits, axis=-1); nn.one_hot(labels, 10)
+    nn.dot_product_attention(q, k, v, is_causal=True)   # q: (B, T, N, H), k, v: (B, S, K, H)
     nn.initializers.glorot_uniform()(key, (784, 512))   # jaxc.nn.initializers: docs/nn.md
 
 Activations that need a float (sigmoid, gelu, softmax, ...) turn ints into
 the default float; relu and leaky_relu keep integer dtypes (as JAX). Softmax
 and log_softmax subtract the maximum first, so large logits do not overflow.
+`scaled_matmul`, `scaled_dot_general` and `get_scaled_dot_general_config`
+are not provided: they need block-scaled low-precision types (docs/nn.md).
 """
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ import numpy as np
 
 from ..numpy import _elementwise as ew  # first: jaxc.numpy sets up the front end
 from .. import core, dtypes, lax
+from .. import numpy as jnp
+from .._autodiff import custom_jvp
 from ..numpy._util import asarray, broadcast_shapes, broadcast_to, canonicalize_axes, canonicalize_axis, \
     promote_dtypes_inexact
 from ..scipy.special import expand_reduced, logsumexp
@@ -33,6 +38,14 @@ def _const(x: Any, value: float) -> Any:
 
 
 # -- activations ------------------------------------------------------------------
+
+def identity(x: Any) -> Any:
+    """x unchanged (as an array)."""
+    return asarray(x, fn="identity")
+
+
+tanh = ew.tanh
+
 
 def relu(x: Any) -> Any:
     """max(x, 0)."""
@@ -146,6 +159,50 @@ def glu(x: Any, axis: int = -1) -> Any:
     return lax.mul(first, lax.logistic(second))
 
 
+def mish(x: Any) -> Any:
+    """x * tanh(softplus(x))."""
+    x = asarray(x, fn="mish")
+    return ew.multiply(x, ew.tanh(softplus(x)))
+
+
+def squareplus(x: Any, b: Any = 4) -> Any:
+    """(x + sqrt(x**2 + b)) / 2, a smooth relu (`b` sets the smoothness)."""
+    x, b = asarray(x, fn="squareplus"), asarray(b, fn="squareplus")
+    return ew.true_divide(ew.add(x, ew.sqrt(ew.add(ew.square(x), b))), 2)
+
+
+def sparse_plus(x: Any) -> Any:
+    """0 for x <= -1, (x + 1)**2 / 4 for -1 < x < 1, x for x >= 1."""
+    x = asarray(x, fn="sparse_plus")
+    middle = ew.true_divide(ew.square(ew.add(x, 1.0)), 4)
+    return ew.where(ew.less_equal(x, -1.0), 0.0, ew.where(ew.greater_equal(x, 1.0), x, middle))
+
+
+def sparse_sigmoid(x: Any) -> Any:
+    """0 for x <= -1, (x + 1) / 2 for -1 < x < 1, 1 for x >= 1 (the
+    derivative of sparse_plus)."""
+    x = asarray(x, fn="sparse_sigmoid")
+    return ew.multiply(0.5, ew.clip(ew.add(x, 1.0), 0.0, 2.0))
+
+
+@custom_jvp
+def _log1mexp(x: Any) -> Any:
+    # log(1 - exp(-x)): log(-expm1(-x)) below log 2, log1p(-exp(-x)) above
+    # (Maechler's switch: each keeps its relative accuracy on its side)
+    negative = ew.negative(x)
+    return ew.where(ew.less(x, float(np.log(2.0))), ew.log(ew.negative(ew.expm1(negative))),
+                    ew.log1p(ew.negative(ew.exp(negative))))
+
+
+_log1mexp.defjvps(lambda x_dot, out, x: ew.true_divide(x_dot, ew.expm1(x)))  # d/dx = 1 / (exp(x) - 1)
+
+
+def log1mexp(x: Any) -> Any:
+    """log(1 - exp(-x)) for x >= 0, accurate for small and large x (NaN
+    for x < 0, -inf at 0)."""
+    return _log1mexp(_float("log1mexp", x))
+
+
 # -- normalizations over axes ------------------------------------------------------
 
 def _masked(name: str, x: Any, where: Any, fill: float) -> tuple[Any, Any]:
@@ -183,6 +240,20 @@ def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
     log_total = lax.log(lax.reduce_sum(lax.exp(shifted), axes))
     out = lax.sub(shifted, expand_reduced(log_total, axes, x.shape))
     return out if mask is None else lax.select(mask, out, lax.full_like(out, -np.inf))
+
+
+def logmeanexp(x: Any, axis: Any = None, where: Any = None, keepdims: bool = False) -> Any:
+    """log(mean(exp(x))) over `axis` = logsumexp(x) - log(n), n the number
+    of entries reduced (of those in `where`)."""
+    x = asarray(x, fn="logmeanexp")
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    if where is None:
+        axes = canonicalize_axes(axis, x.ndim, "logmeanexp")
+        count = lax.convert_element_type(int(np.prod([x.shape[a] for a in axes])), lse.dtype)
+    else:
+        mask = broadcast_to(asarray(where, fn="logmeanexp"), x.shape, "logmeanexp")
+        count = jnp.sum(mask, axis=axis, dtype=lse.dtype, keepdims=keepdims)
+    return ew.subtract(lse, ew.log(count))
 
 
 def _masked_mean(values: Any, axes: tuple[int, ...], mask: Any) -> Any:
@@ -231,6 +302,139 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: Any = -1) -> A
     return lax.convert_element_type(lax.eq(spread, classes), dtype)
 
 
+# -- attention -----------------------------------------------------------------------
+
+def _to_4d(t: Any) -> Any:
+    """t with leading unit axes added up to 4 dimensions."""
+    t = asarray(t, fn="dot_product_attention")
+    return jnp.expand_dims(t, tuple(range(4 - t.ndim))) if t.ndim < 4 else t
+
+
+def _check_attention_arg(t: Any, shape: tuple[int, ...], dtype: Any, name: str) -> None:
+    """ValueError unless `t` (if given) has len(shape) dimensions, `dtype`
+    (if given) and `shape` (-1: any size), as JAX checks."""
+    if t is None:
+        return
+    if t.ndim != len(shape):
+        raise ValueError(f"nn.dot_product_attention: {name} ndim should be {len(shape)}, but got {t.ndim}")
+    if dtype is not None and t.dtype != np.dtype(dtype):
+        raise ValueError(f"nn.dot_product_attention: {name} dtype should be {np.dtype(dtype)}, but got {t.dtype}")
+    if any(want != -1 and got != want for want, got in zip(shape, t.shape)):
+        raise ValueError(f"nn.dot_product_attention: {name} shape should be {list(shape)}: but got {t.shape}")
+
+
+def _grouped(t: Any, num_heads: int, kv_heads: int, name: str) -> Any:
+    """A (b, N or 1, t, s) bias or mask as (b, K or 1, G or 1, t, s), query head n = k * G + g."""
+    if t is None:
+        return None
+    tb, tn, tt, ts = t.shape
+    if tn == 1:
+        return lax.reshape(t, (tb, 1, 1, tt, ts))
+    if tn != num_heads:
+        raise ValueError(f"nn.dot_product_attention: {name} of shape {t.shape} must have 1 or {num_heads} "
+                         "(the number of query heads) heads on axis 1")
+    return lax.reshape(t, (tb, kv_heads, num_heads // kv_heads, tt, ts))
+
+
+def _attention_mask(mask: Any, is_causal: bool, local_window_size: Any, q_seqlen: Any, kv_seqlen: Any,
+                    T: int, S: int) -> Any:
+    """The bool mask of the (B, K, G, T, S) logits that take part, or None for all."""
+    parts = [] if mask is None else [mask]
+    query_pos = np.arange(T, dtype=np.int32)[:, None]
+    key_pos = np.arange(S, dtype=np.int32)[None, :]
+    if is_causal:
+        parts.append(asarray(key_pos <= query_pos))  # tril: query i sees keys 0..i
+    if local_window_size is not None:
+        left, right = (int(w) for w in local_window_size)
+        parts.append(asarray((key_pos >= query_pos - left) & (key_pos <= query_pos + right)))
+    if q_seqlen is not None:  # queries at or past the length, keys at or past theirs, take no part
+        parts.append(ew.less(query_pos[None, None, None, :, :], jnp.reshape(q_seqlen, (-1, 1, 1, 1, 1))))
+    if kv_seqlen is not None:
+        parts.append(ew.less(key_pos[None, None, None, :, :], jnp.reshape(kv_seqlen, (-1, 1, 1, 1, 1))))
+    if not parts:
+        return None
+    combined = parts[0]
+    for part in parts[1:]:
+        combined = ew.logical_and(combined, part)
+    return combined
+
+
+def dot_product_attention(query: Any, key: Any, value: Any, bias: Any = None, mask: Any = None, *,
+                          scale: Any = None, is_causal: bool = False, query_seq_lengths: Any = None,
+                          key_value_seq_lengths: Any = None, local_window_size: Any = None,
+                          implementation: Any = None, return_residual: bool = False) -> Any:
+    """softmax(query . key^T * scale + bias) . value per head, as JAX's
+    "xla" implementation.
+
+    query (B, T, N, H) or (T, N, H); key and value (B, S, K, H) or (S, K, H),
+    N a multiple of K (grouped-query attention: query head n uses key head
+    n // (N // K)). `scale` defaults to 1 / sqrt(H). `bias` (added to the
+    logits) and the bool `mask` (True: take part) broadcast to (B, N, T, S).
+    `is_causal`: query i sees keys 0..i; `local_window_size` (left, right)
+    or an int for both: keys i - left..i + right; the int32 (B,) sequence
+    lengths mask out padded queries (their outputs are 0) and keys. Masked
+    logits are set to -0.7 * the float32 maximum; the softmax is in
+    float32, whatever the inputs' dtype. `return_residual` also returns the
+    logsumexp of the logits, (B, T, N). Returns query's shape."""
+    output_shape = asarray(query, fn="dot_product_attention").shape
+    query, key, value = _to_4d(query), _to_4d(key), _to_4d(value)
+    bias = None if bias is None else _to_4d(bias)
+    mask = None if mask is None else _to_4d(mask)
+    if query_seq_lengths is not None:
+        query_seq_lengths = asarray(query_seq_lengths, fn="dot_product_attention")
+    if key_value_seq_lengths is not None:
+        key_value_seq_lengths = asarray(key_value_seq_lengths, fn="dot_product_attention")
+    if isinstance(local_window_size, int):
+        local_window_size = (local_window_size, local_window_size)
+
+    if key.ndim != 4:
+        raise ValueError(f"nn.dot_product_attention: key ndim should be 4, but got {key.ndim}")
+    B, S, K, H = key.shape
+    _check_attention_arg(value, (B, S, K, H), key.dtype, "value")
+    _check_attention_arg(query, (B, -1, -1, H), key.dtype, "query")
+    _check_attention_arg(mask, (-1,) * 4, np.bool_, "mask")
+    _check_attention_arg(bias, (-1,) * 4, None, "bias")
+    _check_attention_arg(query_seq_lengths, (B,), np.int32, "query_seq_lengths")
+    _check_attention_arg(key_value_seq_lengths, (B,), np.int32, "key_value_seq_lengths")
+    T, N = query.shape[1], query.shape[2]
+    if N % K != 0:
+        raise ValueError("nn.dot_product_attention: the number of query heads must be a multiple of key/value "
+                         f"heads, but got {N} vs {K}")
+    if implementation == "cudnn":
+        raise RuntimeError("nn.dot_product_attention: implementation='cudnn' needs cuDNN, which jaxc does not "
+                           "use; pass implementation='xla' or None")
+    if implementation not in (None, "xla"):
+        raise ValueError(f"nn.dot_product_attention: unsupported implementation option: {implementation}")
+    G = N // K
+    scale = 1.0 / np.sqrt(H) if scale is None else scale
+
+    logits_dtype = dtypes.promote_types(query.dtype, np.float32)
+    grouped_query = lax.reshape(query, (B, T, K, G, H))
+    logits = jnp.einsum("BTKGH,BSKH->BKGTS", grouped_query, key, preferred_element_type=logits_dtype)
+    logits = ew.multiply(logits, lax.convert_element_type(asarray(scale), logits_dtype))
+    if bias is not None:
+        logits = lax.convert_element_type(ew.add(logits, _grouped(bias, N, K, "bias")), logits_dtype)
+    combined = _attention_mask(_grouped(mask, N, K, "mask"), is_causal, local_window_size, query_seq_lengths,
+                               key_value_seq_lengths, T, S)
+    if combined is not None:
+        # JAX's "large negative": finite in float32, so a fully masked row is uniform, not NaN
+        large_negative = -0.7 * min(np.finfo(logits_dtype).max, np.finfo(np.float32).max)
+        logits = ew.where(combined, logits, lax.convert_element_type(asarray(large_negative), logits_dtype))
+    logits = lax.convert_element_type(logits, np.float32)  # the softmax is always in float32
+    probs = lax.convert_element_type(softmax(logits, axis=-1), key.dtype)
+    encoded = jnp.einsum("BKGTS,BSKH->BTKGH", probs, value)
+    if query_seq_lengths is not None:
+        valid = ew.less(np.arange(T, dtype=np.int32)[None, :, None, None, None],
+                        jnp.reshape(query_seq_lengths, (-1, 1, 1, 1, 1)))
+        encoded = ew.multiply(encoded, lax.convert_element_type(valid, encoded.dtype))
+    out = lax.reshape(lax.reshape(encoded, (B, T, N, H)), output_shape)
+    if not return_residual:
+        return out
+    residual = lax.convert_element_type(logsumexp(logits, axis=-1), key.dtype)  # (B, K, G, T)
+    residual = lax.reshape(lax.transpose(residual, (0, 3, 1, 2)), (B, T, N))
+    return out, lax.reshape(lax.stop_gradient(residual), output_shape[:-1])
+
+
 def __getattr__(name: str) -> Any:
     if name == "initializers":  # loaded on first use, as jaxc's other submodules
         import importlib
@@ -238,6 +442,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'jaxc.nn' has no attribute '{name}'")
 
 
-__all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
-           "log_sigmoid", "log_softmax", "logsumexp", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu",
-           "soft_sign", "softmax", "softplus", "standardize", "swish"]
+__all__ = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish",
+           "hard_tanh", "identity", "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp",
+           "logsumexp", "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax",
+           "softplus", "sparse_plus", "sparse_sigmoid", "squareplus", "standardize", "swish", "tanh"]
