@@ -154,8 +154,8 @@ def pad(op):
     grown = [max(l, 0) + max(h, 0) + n + max(n - 1, 0) * i
              for l, h, n, i in zip(low, high, in_shape, interior)]
     base = filled(grown, t, tensor.extract(value, []))
-    placed = tensor.insert_slice(operand, base, [], [], [], [max(l, 0) for l in low], in_shape,
-                                 [i + 1 for i in interior])
+    placed = base if 0 in in_shape else tensor.insert_slice(  # insert_slice rejects empty offsets
+        operand, base, [], [], [], [max(l, 0) for l in low], in_shape, [i + 1 for i in interior])
     out_shape = shape_of(op.results[0].type)
     if grown == out_shape:
         return [placed]

@@ -1334,3 +1334,14 @@ def test_bad_arguments_raise_clear_errors(name):
     call, error, pattern = BAD_CALLS[name]
     with pytest.raises(error, match=pattern):
         call()
+
+
+def test_pad_of_an_empty_operand_and_the_gradient_of_an_empty_slice():
+    """Padding a size-0 operand is all padding value (even with low padding
+    equal to the result's size), and so the transpose of an empty slice at
+    the end of an array is zeros."""
+    got = jaxc.jit(lambda x: lax.pad(x, 1.0, [(2, 1, 0), (0, 0, 0)]))(jnp.zeros((0, 2)))
+    np.testing.assert_array_equal(np.asarray(got), np.ones((3, 2)))
+    np.testing.assert_array_equal(np.asarray(lax.pad(jnp.zeros(0), 1.0, [(4, 0, 0)])), np.ones(4))
+    grad = jaxc.grad(lambda x: (lax.slice_in_dim(x, 4, 4) * 2).sum() + (x * x).sum())
+    np.testing.assert_array_equal(np.asarray(grad(jnp.arange(4.0))), [0.0, 2.0, 4.0, 6.0])
