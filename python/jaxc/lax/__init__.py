@@ -10,3 +10,4 @@ from ._ops import (GatherDimensionNumbers, ScatterDimensionNumbers, _with_weak, 
 from ._control_flow import *  # noqa: F401,F403
 from ._parallel import (all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute,  # noqa: F401
                         psum)
+from ._more import *  # noqa: F401,F403

@@ -19,6 +19,7 @@ from ._elementwise import round, abs  # noqa: F401
 from ._reductions import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from ._shape import *  # noqa: F401,F403
+from ._more import *  # noqa: F401,F403
 from . import linalg  # noqa: F401
 
 ndarray = Array
