@@ -26,6 +26,7 @@ __version__ = "0.1.0"
 # name -> (module, attribute) of the public front-end API.
 _API = {
     "config": ("._config", "config"),
+    "enable_x64": ("._config", "enable_x64"),
     "dtypes": (".dtypes", None),
     "Array": (".array", "Array"),
     "ShapedArray": (".core", "ShapedArray"),
@@ -46,6 +47,7 @@ _API = {
     "nn": (".nn", None),
     "random": (".random", None),
     "scipy": (".scipy", None),
+    "ops": (".ops", None),
     "errors": (".errors", None),
     "example_libraries": (".example_libraries", None),
     "grad": ("._autodiff", "grad"),

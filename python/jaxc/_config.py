@@ -11,6 +11,7 @@ capitals (``JAX_ENABLE_X64=1``) sets its initial value.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -92,3 +93,25 @@ class Config:
 
 
 config = Config()
+
+
+class _OptionContext(contextlib.ContextDecorator):
+    """Sets a config option for a `with` block (or a decorated function's
+    calls) and puts the previous value back afterwards."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self._name, self._value, self._saved = name, value, []
+
+    def __enter__(self) -> None:
+        self._saved.append(config.read(self._name))
+        config.update(self._name, self._value)
+
+    def __exit__(self, *exc: Any) -> None:
+        config.update(self._name, self._saved.pop())
+
+
+def enable_x64(new_val: bool = True) -> _OptionContext:
+    """``with jaxc.enable_x64():`` (or ``@jaxc.enable_x64(True)``): 64-bit
+    defaults inside, the previous setting after, as JAX's context manager.
+    Unlike JAX's, the setting is process-wide, not per thread."""
+    return _OptionContext("jax_enable_x64", new_val)

@@ -64,6 +64,31 @@ def test_config_update_and_read() -> None:
     assert jnp.asarray(np.ones(2, np.float64)).dtype == np.float32
 
 
+def test_enable_x64_context_and_decorator() -> None:
+    assert jaxc.config.jax_enable_x64 is False
+    double = jaxc.jit(lambda x: x * 2)
+    with jaxc.enable_x64():
+        assert jaxc.config.jax_enable_x64 is True
+        assert jnp.zeros(2).dtype == np.float64
+        assert double(jnp.ones(2)).dtype == np.float64  # traced again for 64-bit defaults
+        with jaxc.enable_x64(False):  # nested: the inner setting, then the outer one back
+            assert jnp.zeros(2).dtype == np.float32
+        assert jnp.arange(3).dtype == np.int64
+    assert jnp.zeros(2).dtype == np.float32 and double(jnp.ones(2)).dtype == np.float32
+
+    @jaxc.enable_x64(True)
+    def zeros_dtype():
+        return jnp.zeros(2).dtype
+
+    assert zeros_dtype() == np.float64 and jaxc.config.jax_enable_x64 is False
+    with pytest.raises(RuntimeError), jaxc.enable_x64():
+        raise RuntimeError("the setting is restored on the way out")
+    assert jaxc.config.jax_enable_x64 is False
+    with pytest.raises(TypeError, match="expected a bool"), jaxc.enable_x64("yes"):
+        pass
+    assert jaxc.config.jax_enable_x64 is False
+
+
 def test_config_errors() -> None:
     with pytest.raises(AttributeError, match="no option 'jax_nope'"):
         jaxc.config.update("jax_nope", 1)
