@@ -1,6 +1,9 @@
-"""Make the test-support modules beside this file (lowering_harness) importable."""
+"""Make the test-support modules beside this file (lowering_harness) importable,
+and the fixtures tests share."""
 import os
 import sys
+
+import pytest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
@@ -9,3 +12,12 @@ if _HERE not in sys.path:
 # Eager one-op kernels compile about 5x faster at LLVM -O0 (jit still uses
 # -O3, and the jit-vs-eager checks compare the two); see docs/frontend.md.
 os.environ.setdefault("JAXC_EAGER_OPT_LEVEL", "0")
+
+
+@pytest.fixture
+def x64():
+    """64-bit defaults (jax_enable_x64) for the test, the previous setting after."""
+    import jaxc  # not at import time: the environment above must be set first
+
+    with jaxc.enable_x64():
+        yield

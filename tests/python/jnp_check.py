@@ -33,6 +33,17 @@ RNG = np.random.default_rng(0)
 FLUSHES_SUBNORMALS = platform.machine() in ("x86_64", "AMD64", "i686")
 
 
+def numerical_gradient(fn: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """The gradient of the scalar `fn` at `x` by central differences (use float64)."""
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[index] += eps
+        down[index] -= eps
+        grad[index] = (fn(up) - fn(down)) / (2 * eps)
+    return grad
+
+
 def flushed(x: Any, dtype: Any = None) -> np.ndarray:
     """`x` with the values that are subnormal in `dtype` (default: x's own)
     replaced by zeros of their sign, where compiled code flushes them."""

@@ -15,11 +15,7 @@ from jaxc import lax
 from jaxc.test_util import check_grads
 
 
-@pytest.fixture(autouse=True)
-def x64():
-    jaxc.config.update("jax_enable_x64", True)
-    yield
-    jaxc.config.update("jax_enable_x64", False)
+pytestmark = pytest.mark.usefixtures("x64")  # conftest.py: 64-bit defaults in every test
 
 
 X = np.array([0.3, -0.7, 1.1])

@@ -17,7 +17,6 @@ import sys
 import numpy as np
 import pytest
 
-import jaxc
 from jaxc.runtime import compile_module
 
 RNG = np.random.default_rng(0)
@@ -37,11 +36,7 @@ def jax_x64():
     return jax
 
 
-@pytest.fixture(autouse=True)
-def x64():
-    jaxc.config.update("jax_enable_x64", True)
-    yield
-    jaxc.config.update("jax_enable_x64", False)
+pytestmark = pytest.mark.usefixtures("x64")  # conftest.py: 64-bit defaults in every test
 
 
 def _type(shape, element="f64") -> str:

@@ -10,7 +10,6 @@ import pytest
 
 import jaxc
 import jaxc.numpy as jnp
-from jaxc import lax
 from batching_util import check_vmap
 
 RNG = np.random.default_rng(0)

@@ -22,13 +22,6 @@ RNG = np.random.default_rng(0)
 KEYS = np.array([[0, 1], [5, 7], [0x12345678, 1701], [0xFFFFFFFF, 3]], np.uint32)
 
 
-@pytest.fixture
-def x64():
-    jaxc.config.update("jax_enable_x64", True)
-    yield
-    jaxc.config.update("jax_enable_x64", False)
-
-
 def transformed(f, *args) -> str:
     """The module of jit(f)(*args) after the transformed stage."""
     module = ir.Module.parse(str(jaxc.make_ir(f)(*args)), make_context())

@@ -19,14 +19,6 @@ pytestmark = pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64", "i
                                 reason="subnormals are flushed on x86 hosts only")
 
 
-@pytest.fixture
-def x64():
-    before = bool(jaxc.config.read("jax_enable_x64"))
-    jaxc.config.update("jax_enable_x64", True)
-    yield
-    jaxc.config.update("jax_enable_x64", before)
-
-
 def assert_same_bits(got, expected):
     got, expected = np.asarray(got), np.asarray(expected)
     assert got.dtype == expected.dtype and got.shape == expected.shape

@@ -9,13 +9,6 @@ from jnp_check import assert_close, check, check_jax, rand
 
 
 @pytest.fixture
-def x64():
-    jaxc.config.update("jax_enable_x64", True)
-    yield
-    jaxc.config.update("jax_enable_x64", False)
-
-
-@pytest.fixture
 def kernel_log(monkeypatch):
     """The names of the eager kernels launched while the test runs."""
     launched = []

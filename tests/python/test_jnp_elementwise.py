@@ -27,13 +27,6 @@ B = np.array([[True, False, True], [False, True, False]])
 B2 = np.array([[True, True, False], [False, False, True]])
 
 
-@pytest.fixture
-def x64():
-    jaxc.config.update("jax_enable_x64", True)
-    yield
-    jaxc.config.update("jax_enable_x64", False)
-
-
 # -- unary functions ------------------------------------------------------------
 # name -> (NumPy reference, float input, int input). Inexact functions return
 # float32 for float32 and int32 inputs alike (``jnp.sin(int32)`` is float32).

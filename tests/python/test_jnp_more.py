@@ -16,13 +16,6 @@ V = rand((7,))
 W = rand((3,))
 
 
-@pytest.fixture
-def x64():
-    jaxc.config.update("jax_enable_x64", True)
-    yield
-    jaxc.config.update("jax_enable_x64", False)
-
-
 def f64(*shape, low=-1.0, high=1.0):
     return np.random.default_rng(1).uniform(low, high, size=shape)
 

@@ -60,15 +60,6 @@ def check_table(table, inputs, rtol=1e-6, atol=1e-6, dtype=None):
             assert out.dtype == want, f"lax.{name} {mode}: dtype {out.dtype}, expected {want}"
 
 
-@pytest.fixture
-def x64():
-    jaxc.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jaxc.config.update("jax_enable_x64", False)
-
-
 # ---------------------------------------------------------------------------
 # References for the special functions (NumPy has none; scipy is not a dependency)
 # ---------------------------------------------------------------------------

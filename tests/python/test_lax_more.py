@@ -36,15 +36,6 @@ def check(fn, expected, *args, rtol=1e-5, atol=1e-5, dtype=None):
                 assert leaf.dtype == np.dtype(dtype), f"{mode}: dtype {leaf.dtype}"
 
 
-@pytest.fixture
-def x64():
-    jaxc.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jaxc.config.update("jax_enable_x64", False)
-
-
 def floats(*shape, dtype=np.float32):
     return RNG.normal(size=shape).astype(dtype)
 

@@ -12,7 +12,7 @@ import jaxc
 import jaxc.nn as nn
 from batching_util import check_vmap
 from jaxc.test_util import check_grads
-from jnp_check import assert_close, check, rand
+from jnp_check import assert_close, check, numerical_gradient, rand
 
 nan, inf = np.nan, np.inf
 X = np.array([[-6.0, -2.5, -1.0, -0.999, -0.25, 0.0], [0.25, 0.999, 1.0, 2.5, 6.0, 30.0]], np.float32)
@@ -455,14 +455,6 @@ def test_attention_vmap_over_sequence_lengths_and_unmapped_key():
         assert_close(got[m], expected, rtol=2e-5, atol=2e-6)
 
 
-def _numerical_gradient(fn, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[index] += eps
-        down[index] -= eps
-        grad[index] = (fn(up) - fn(down)) / (2 * eps)
-    return grad
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"is_causal": True, "local_window_size": (1, 1)},
@@ -485,7 +477,7 @@ def test_attention_gradients(kwargs):
             arrays = list(base)
             arrays[position] = x
             return float((attention_reference(*arrays, **ref_kwargs)[0] * weights).sum())
-        expected = _numerical_gradient(reference_loss, base[position])
+        expected = numerical_gradient(reference_loss, base[position])
         assert_close(got, expected, rtol=1e-3, atol=1e-4, what=f"gradient {position}")
         assert_close(got_jit, expected, rtol=1e-3, atol=1e-4, what=f"jit gradient {position}")
     # and the finite-difference checker on jaxc itself, in float32 with a coarse step

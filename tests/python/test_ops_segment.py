@@ -9,6 +9,7 @@ import pytest
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import ops
+from jnp_check import numerical_gradient
 
 REDUCTIONS = {"sum": (ops.segment_sum, np.add, 0), "prod": (ops.segment_prod, np.multiply, 1),
               "max": (ops.segment_max, np.maximum, None), "min": (ops.segment_min, np.minimum, None)}
@@ -109,14 +110,6 @@ def test_vmap_matches_a_python_loop():
         np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
 
 
-def _finite_difference(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        grad[i] = (f(up) - f(down)) / (2 * eps)
-    return grad
 
 
 @pytest.mark.parametrize("reduction", ["sum", "max", "min"])
@@ -133,7 +126,7 @@ def test_gradients_match_finite_differences(reduction):
         got = np.asarray(jaxc.grad(lambda d: (jnp.where(jnp.isfinite(out := fn(d, IDS, 6)), out, 0)
                                               * weights).sum())(data))
     assert got.dtype == np.float64
-    np.testing.assert_allclose(got, _finite_difference(numpy_loss, data), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got, numerical_gradient(numpy_loss, data), rtol=1e-6, atol=1e-9)
 
 
 def test_tied_extremes_share_the_derivative_as_in_jax():

@@ -2,7 +2,6 @@
 (np.add.at), max, 2-D row scatter, point scatter, unsigned indices, an
 implicit index vector, and out-of-bounds windows, which XLA skips entirely."""
 import numpy as np
-import pytest
 
 from jaxc.runtime import compile_module
 
