@@ -514,3 +514,74 @@ def test_grads(x64, fn, shape):
     x = f64(*shape)
     check_grads(fn, (x,), order=2, modes=("fwd", "rev"))
     check_grads(jaxc.jit(fn), (x,), order=1, modes=("rev",))
+
+
+# ---------------------------------------------------------------------------
+# bincount and histograms
+# ---------------------------------------------------------------------------
+
+def test_bincount():
+    x = np.array([0, 1, 1, 5, 3, 3, 3], np.int32)
+    check(lambda v: jnp.bincount(v, length=6), lambda v: np.bincount(v, minlength=6), x, dtype="int32")
+    np.testing.assert_array_equal(np.asarray(jnp.bincount(x)), np.bincount(x))
+    np.testing.assert_array_equal(np.asarray(jnp.bincount(x, minlength=9)), np.bincount(x, minlength=9))
+    w = np.linspace(0.5, 3.5, 7).astype(np.float32)
+    check(lambda v, w: jnp.bincount(v, w, length=6), lambda v, w: np.bincount(v, w, minlength=6).astype(np.float32),
+          x, w, dtype="float32")
+    # JAX's rules past NumPy's: negative values count in bin 0, values past `length` are dropped
+    got = jnp.bincount(np.array([0, 1, 1, 5, -2, 3]), length=4)
+    np.testing.assert_array_equal(np.asarray(got), [2, 2, 0, 1])
+    assert jnp.bincount(np.zeros(0, np.int32)).shape == (0,)
+
+
+def test_bincount_errors():
+    with pytest.raises(TypeError, match="integer type"):
+        jnp.bincount(np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="only 1-dimensional"):
+        jnp.bincount(np.zeros((2, 2), np.int32))
+    with pytest.raises(ValueError, match="weights must match"):
+        jnp.bincount(np.array([1, 2]), np.ones(3))
+    with pytest.raises(core.ConcretizationTypeError):
+        jaxc.jit(jnp.bincount)(np.array([1, 2]))
+
+
+@pytest.mark.parametrize("kwargs", [dict(bins=7), dict(bins=5, range=(-1, 1)), dict(bins=4, density=True),
+                                    dict(bins=np.array([-2.0, -0.5, 0.0, 0.25, 3.0]))])
+def test_histogram_matches_numpy(kwargs):
+    a = np.random.default_rng(1).standard_normal((10, 10)).astype(np.float32)
+    counts, edges = jnp.histogram(a, **kwargs)
+    ref_counts, ref_edges = np.histogram(a, **kwargs)
+    assert counts.dtype == np.float32 and edges.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(edges), ref_edges, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(counts), ref_counts, rtol=1e-5)
+    jit_counts, jit_edges = jaxc.jit(lambda v: jnp.histogram(v, **kwargs))(a)
+    np.testing.assert_array_equal(np.asarray(jit_counts), np.asarray(counts))
+    np.testing.assert_array_equal(np.asarray(jit_edges), np.asarray(edges))
+
+
+def test_histogram_edges_weights_and_ints():
+    # the maximum lands in the last bin (closed on the right); a flat range is widened by 0.5
+    counts, edges = jnp.histogram(np.ones(3), bins=2)
+    np.testing.assert_array_equal(np.asarray(counts), [0.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(edges), [0.5, 1.0, 1.5])
+    counts, _ = jnp.histogram(np.arange(5), bins=3, weights=np.arange(5))
+    np.testing.assert_array_equal(np.asarray(counts), np.histogram(np.arange(5), bins=3, weights=np.arange(5))[0])
+    assert counts.dtype == np.float32  # ints are counted in the default float, as JAX
+    np.testing.assert_allclose(np.asarray(jnp.histogram_bin_edges(np.arange(10), bins=3)),
+                               np.histogram_bin_edges(np.arange(10), bins=3), rtol=1e-6)
+    with pytest.raises(NotImplementedError):
+        jnp.histogram(np.arange(5), bins="auto")
+    with pytest.raises(ValueError, match="same shape"):
+        jnp.histogram(np.arange(5), weights=np.ones(4))
+    with pytest.raises(ValueError, match="range"):
+        jnp.histogram_bin_edges(np.arange(5), bins=3, range=(0, 1, 2))
+
+
+def test_histogram_and_bincount_match_jax():
+    jnp_ref = pytest.importorskip("jax.numpy")
+    a = np.random.default_rng(2).standard_normal(50).astype(np.float32)
+    for kwargs in (dict(bins=6), dict(bins=3, range=(-1.0, 0.5), density=True)):
+        for ours, theirs in zip(jnp.histogram(a, **kwargs), jnp_ref.histogram(a, **kwargs)):
+            np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6)
+    x = np.array([0, 3, 3, -1, 7])
+    np.testing.assert_array_equal(np.asarray(jnp.bincount(x, length=5)), np.asarray(jnp_ref.bincount(x, length=5)))

@@ -21,7 +21,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import ArrayBase
 from . import _elementwise as _ew
-from . import _linalg, _reductions, _shape
+from . import _creation, _linalg, _reductions, _shape
 from ._util import (asarray, broadcast_shapes, broadcast_to, canonicalize_axis, promote_args, promote_dtypes,
                     promote_dtypes_inexact)
 
@@ -31,7 +31,7 @@ __all__ = [
     "polyder", "polyint", "vander", "convolve", "correlate", "cov", "corrcoef", "isin", "searchsorted",
     "digitize", "interp", "rollaxis", "matvec", "vecmat", "hamming", "hanning", "bartlett", "blackman",
     "can_cast", "isdtype", "isscalar", "iterable", "isreal", "iscomplex", "isrealobj", "iscomplexobj",
-    "gcd", "lcm", "ldexp", "frexp", "spacing",
+    "gcd", "lcm", "ldexp", "frexp", "spacing", "bincount", "histogram", "histogram_bin_edges",
 ]
 
 
@@ -956,3 +956,89 @@ def spacing(x: Any, /) -> Any:
     result = lax.sub(lax.nextafter(arr, _ew.copysign(inf, arr)), arr)
     tiny = float(dtypes.finfo(arr.dtype).smallest_subnormal)
     return lax.select(lax.eq(result, lax.full_like(result, 0)), _ew.copysign(lax.full_like(arr, tiny), arr), result)
+
+
+# ---------------------------------------------------------------------------
+# Counting: bincount and histograms
+# ---------------------------------------------------------------------------
+
+def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None) -> Any:
+    """How often each value 0..length-1 occurs in the 1-d integer `x` (or the
+    sum of `weights` there). As in JAX, negative values count in bin 0 and
+    values past `length` are dropped; `length` defaults to
+    max(minlength, max(x) + 1), which needs a concrete `x` (under jit, pass
+    `length`)."""
+    x = asarray(x, fn="bincount")
+    if not dtypes.issubdtype(x.dtype, np.integer):
+        raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
+    if x.ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    minlength = _static_int(minlength, "minlength", "bincount")
+    if length is None:
+        if isinstance(x, core.Tracer):
+            raise core.ConcretizationTypeError(x, "the x argument of jnp.bincount (pass a static "
+                                                  "`length` to avoid this)")
+        values = np.asarray(x)
+        length = max(minlength, int(max(0, values.max())) + 1 if values.size else 0)
+    else:
+        length = _static_int(length, "length", "bincount")
+    if weights is None:
+        weights = lax.full((), 1, dtypes.default_int())
+    else:
+        weights = asarray(weights, fn="bincount")
+        if weights.shape != x.shape:
+            raise ValueError(f"type of weights must match type of x. Got x of shape {x.shape} and "
+                             f"weights of shape {weights.shape}")
+    counts = lax.full((length,), 0, weights.dtype)
+    return counts.at[_ew.maximum(x, 0)].add(weights, mode="drop")
+
+
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
+    """The edges of `histogram`'s bins: `bins` itself when it is a sequence,
+    else bins + 1 evenly spaced edges over `range` (default: a's min to max;
+    a range of width 0 is widened by 0.5 on each side), in a's inexact dtype."""
+    if isinstance(bins, str):
+        raise NotImplementedError("string values for `bins` not implemented.")
+    a = asarray(a, fn="histogram_bin_edges")
+    dtype = dtypes.to_inexact(a.dtype)
+    if np.ndim(bins) == 1:
+        return asarray(bins, dtype=dtype, fn="histogram_bin_edges")
+    count = _static_int(bins, "bins", "histogram_bin_edges")
+    if range is None:
+        range = [_reductions.min(a), _reductions.max(a)]
+    bounds = asarray(_shape.stack([asarray(r, fn="histogram_bin_edges") for r in range])
+                     if isinstance(range, (list, tuple)) else range, dtype=dtype, fn="histogram_bin_edges")
+    if bounds.shape != (2,):
+        raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
+    low, high = bounds[0], bounds[1]
+    flat = _ew.equal(low, high)
+    low = _ew.where(flat, _ew.subtract(low, 0.5), low)
+    high = _ew.where(flat, _ew.add(high, 0.5), high)
+    return _creation.linspace(low, high, count + 1, dtype=dtype)  # the last edge is `high` exactly
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,
+              density: bool | None = None) -> tuple[Any, Any]:
+    """(counts, bin_edges) of the values of `a` (flattened) in `bins` bins, as
+    NumPy: every bin is half-open except the last, which includes its right
+    edge; values outside the edges are not counted. `weights` (a's shape)
+    sum instead of counting; `density` divides by the total and the bin widths."""
+    a = asarray(a, fn="histogram")
+    if weights is None:
+        (a,) = promote_dtypes_inexact("histogram", a)
+        weights = lax.full(a.shape, 1, a.dtype)
+    else:
+        weights = asarray(weights, fn="histogram")
+        if weights.shape != a.shape:
+            raise ValueError("weights should have the same shape as a.")
+        a, weights = promote_dtypes_inexact("histogram", a, weights)
+    edges = histogram_bin_edges(a, bins, range, weights)
+    values, weights = _shape.ravel(a), _shape.ravel(weights)
+    index = searchsorted(edges, values, side="right")
+    last = edges.shape[0] - 1
+    index = _ew.where(_ew.equal(values, edges[last]), last, index)
+    counts = lax.full((edges.shape[0],), 0, weights.dtype).at[index].add(weights, mode="drop")[1:]
+    if density:
+        widths = diff(edges)
+        counts = _ew.true_divide(_ew.true_divide(counts, widths), _reductions.sum(counts))
+    return counts, edges
