@@ -4,7 +4,11 @@ Integer and boolean arguments become the default float (``erf(1)`` is
 float32). erf, erfinv, gammaln and digamma are single lax primitives; erfc
 adds a tail formula so that it keeps its relative accuracy where
 ``1 - erf(x)`` would cancel; logsumexp subtracts the maximum first and
-handles rows of -inf (result -inf) and +inf (result +inf).
+handles rows of -inf (result -inf) and +inf (result +inf). The gamma
+family (gamma, betaln, gammainc, zeta, polygamma, ...), log_ndtr/ndtri,
+the Bessel functions i0/i1 (and their exponentially scaled forms),
+rel_entr/kl_div and boxcox are compositions of lax ops, with JAX's regions
+and errors (tests/python/test_scipy_special_more.py).
 """
 from __future__ import annotations
 
@@ -200,3 +204,332 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, r
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "logit", "logsumexp", "ndtr",
            "xlog1py", "xlogy"]
+
+
+# -- gamma family ----------------------------------------------------------------------
+
+def _const(like: Any, value: float) -> Any:
+    return lax.full_like(like, value)
+
+
+def _where(condition: Any, a: Any, b: Any) -> Any:
+    return lax.select(condition, a, b)
+
+
+def gammasgn(x: Any) -> Any:
+    """The sign of Gamma(x): -1 on (-2k-1, -2k) and at -0, NaN at the
+    negative integers, -inf and NaN, else +1."""
+    x = _inexact("gammasgn", x)
+    zero, one = _const(x, 0), _const(x, 1)
+    floor_x = lax.floor(x)
+    negative = lax.lt(x, zero)
+    odd_floor = lax.ne(lax.rem(floor_x, _const(x, 2)), zero)
+    minus_zero = lax.bitwise_and(lax.eq(x, zero), lax.lt(lax.div(one, x), zero))
+    out = _where(lax.bitwise_or(lax.bitwise_and(negative, odd_floor), minus_zero), lax.neg(one), one)
+    nan = lax.bitwise_or(lax.bitwise_and(negative, lax.eq(x, floor_x)), lax.ne(x, x))
+    return _where(nan, _const(x, np.nan), out)
+
+
+def gamma(x: Any) -> Any:
+    """Gamma(x) for real x: gammasgn(x) * exp(gammaln(x)) (NaN at the poles
+    x = -1, -2, ..., +-inf at +-0)."""
+    x = _inexact("gamma", x)
+    return lax.mul(gammasgn(x), lax.exp(lax.lgamma(x)))
+
+
+def loggamma(x: Any) -> Any:
+    """log(Gamma(x)) for real x > 0; NaN for x <= 0 (real inputs only)."""
+    x = _inexact("loggamma", x)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise NotImplementedError("loggamma: complex inputs are not supported by jaxc")
+    return _where(lax.gt(x, _const(x, 0)), lax.lgamma(x), _const(x, np.nan))
+
+
+def factorial(n: Any, exact: bool = False) -> Any:
+    """n! = Gamma(n + 1) as a float; 0 for n < 0. ``exact=True`` is not supported (as in JAX)."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    n = _inexact("factorial", n)
+    value = lax.exp(lax.lgamma(lax.add(n, _const(n, 1))))
+    return _where(lax.lt(n, _const(n, 0)), _const(n, 0), value)
+
+
+def poch(z: Any, m: Any) -> Any:
+    """The Pochhammer symbol Gamma(z + m) / Gamma(z); 1 where m == 0."""
+    z, m = promote_args_inexact("poch", z, m)
+    if np.issubdtype(z.dtype, np.complexfloating):
+        raise ValueError("jnp.poch does not support complex-valued inputs.")
+    ratio = lax.div(gamma(lax.add(z, m)), gamma(z))
+    return _where(lax.eq(m, _const(m, 0)), _const(ratio, 1), ratio)
+
+
+def multigammaln(a: Any, d: Any) -> Any:
+    """log of the multivariate gamma function of dimension `d` (a concrete
+    integer): d(d-1)/4 log(pi) + sum_{j<d} gammaln(a - j/2)."""
+    d = int(d)
+    a = _inexact("multigammaln", a)
+    out = _const(a, 0.25 * d * (d - 1) * np.log(np.pi))
+    for j in range(d):
+        out = lax.add(out, lax.lgamma(lax.sub(a, _const(a, 0.5 * j))))
+    return out
+
+
+# cdflib's algdiv coefficients: del(b) - del(a + b) for b >= 8, where
+# lgamma(x) = (x - 1/2) log x - x + log(2 pi)/2 + del(x).
+_ALGDIV = (0.833333333333333e-01, -0.277777777760991e-02, 0.793650666825390e-03, -0.595202931351870e-03,
+           0.837308034031215e-03, -0.165322962780713e-02)
+
+
+def _algdiv(a: Any, b: Any) -> Any:
+    """lgamma(b) - lgamma(a + b) for a <= b, b >= 8 (cdflib's algdiv)."""
+    one = _const(a, 1)
+    h = lax.div(a, b)
+    c = lax.div(h, lax.add(one, h))
+    c2 = lax.mul(c, c)
+    sums = [one]  # s_{2k+1} = 1 + c + c**2 s_{2k-1}
+    for _ in range(5):
+        sums.append(lax.add(one, lax.add(c, lax.mul(c2, sums[-1]))))
+    t = lax.div(one, lax.mul(b, b))
+    w = lax.mul(_const(a, _ALGDIV[5]), sums[5])
+    for k in range(4, 0, -1):
+        w = lax.add(lax.mul(w, t), lax.mul(_const(a, _ALGDIV[k]), sums[k]))
+    w = lax.add(lax.mul(w, t), _const(a, _ALGDIV[0]))
+    w = lax.mul(w, lax.div(c, b))
+    u = lax.mul(lax.add(b, lax.sub(a, _const(a, 0.5))), lax.log1p(lax.div(a, b)))
+    v = lax.mul(a, lax.sub(lax.log(b), one))
+    return _where(lax.le(u, v), lax.sub(lax.sub(w, v), u), lax.sub(lax.sub(w, u), v))
+
+
+def betaln(a: Any, b: Any) -> Any:
+    """log|B(a, b)|: lgamma(a) + lgamma(b) - lgamma(a + b) for max(a, b) < 8,
+    else lgamma(min) + algdiv (keeps its accuracy for large arguments)."""
+    a, b = promote_args_inexact("betaln", a, b)
+    small, large = lax.min(a, b), lax.max(a, b)
+    direct = lax.add(lax.lgamma(small), lax.sub(lax.lgamma(large), lax.lgamma(lax.add(small, large))))
+    big = lax.ge(large, _const(large, 8))
+    safe_large = _where(big, large, _const(large, 8))
+    asymptotic = lax.add(lax.lgamma(small), _algdiv(small, safe_large))
+    return _where(big, asymptotic, direct)
+
+
+def gammainc(a: Any, x: Any) -> Any:
+    """The regularized lower incomplete gamma function P(a, x)."""
+    a, x = promote_args_inexact("gammainc", a, x)
+    return lax.igamma(a, x)
+
+
+def gammaincc(a: Any, x: Any) -> Any:
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    a, x = promote_args_inexact("gammaincc", a, x)
+    return lax.igammac(a, x)
+
+
+def zeta(x: Any, q: Any = None) -> Any:
+    """The Hurwitz zeta function sum_{n>=0} (n + q)**-x (`q` is required, as in JAX)."""
+    if q is None:
+        raise NotImplementedError("Riemann zeta function not implemented; pass q != None to compute the "
+                                  "Hurwitz Zeta function.")
+    x, q = promote_args_inexact("zeta", x, q)
+    return lax.zeta(x, q)
+
+
+def polygamma(n: Any, x: Any) -> Any:
+    """The n-th derivative of digamma; `n` must have an integer dtype."""
+    n_dtype = asarray(n, fn="polygamma").dtype
+    if not np.issubdtype(n_dtype, np.integer):
+        raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {n_dtype}.")
+    n, x = promote_args_inexact("polygamma", n, x)
+    return lax.polygamma(n, x)
+
+
+# -- normal distribution ----------------------------------------------------------------
+
+def _log_ndtr_series(x: Any, series_order: int) -> Any:
+    """log(ndtr(x)) for x << -1: -x**2/2 - log(-x) - log(2 pi)/2 +
+    log(1 + sum_{n=1}^N (-1)**n (2n-1)!! / x**(2n))."""
+    x2 = lax.mul(x, x)
+    total = _const(x, 1.0)
+    power = x2
+    double_factorial = 1
+    for n in range(1, series_order + 1):
+        double_factorial *= 2 * n - 1
+        term = lax.div(_const(x, float(double_factorial)), power)
+        total = lax.sub(total, term) if n % 2 else lax.add(total, term)
+        power = lax.mul(power, x2)
+    scale = lax.sub(lax.sub(lax.mul(_const(x, -0.5), x2), lax.log(lax.neg(x))), _const(x, 0.5 * np.log(2 * np.pi)))
+    return lax.add(scale, lax.log(total))
+
+
+def log_ndtr(x: Any, series_order: int = 3) -> Any:
+    """log of the standard normal CDF, accurate in both tails: -ndtr(-x)
+    above 8 (float64; 5 for float32), log(ndtr(x)) down to -20 (-10), an
+    asymptotic series (`series_order` terms, 0..30) below."""
+    if not isinstance(series_order, int):
+        raise TypeError("series_order must be a Python integer.")
+    if series_order < 0:
+        raise ValueError("series_order must be non-negative.")
+    if series_order > 30:
+        raise ValueError("series_order must be <= 30.")
+    x = asarray(x, fn="log_ndtr")
+    if x.dtype == dtypes.float64:
+        lower, upper = -20.0, 8.0
+    elif x.dtype == dtypes.float32:
+        lower, upper = -10.0, 5.0
+    else:
+        raise TypeError(f"x.dtype={np.dtype(x.dtype)} is not supported.")
+    above = lax.gt(x, _const(x, upper))
+    values = ndtr(_where(above, lax.neg(x), lax.max(x, _const(x, lower))))
+    series = _log_ndtr_series(lax.min(x, _const(x, lower)), series_order)
+    middle = _where(lax.gt(x, _const(x, lower)), lax.log(values), series)
+    return _where(above, lax.neg(values), middle)
+
+
+_NDTRI_NEWTON_STEPS = 8
+_NDTRI_SERIES_ORDER = 12  # log_ndtr's asymptotic series below -20: converged to rounding
+
+
+def ndtri(p: Any) -> Any:
+    """The inverse of ndtr: sqrt(2) erfinv(2p - 1) in the middle; in the
+    tails (p or 1 - p below exp(-2)) Newton steps on log_ndtr from the
+    asymptotic start -sqrt(-2 log p - log(-2 log p) - log(2 pi)), so that
+    tiny p keep their accuracy. -inf at 0, +inf at 1, NaN outside [0, 1]."""
+    p = _inexact("ndtri", p)
+    compute = lax.convert_element_type(p, dtypes.float32) if p.dtype.itemsize < 4 else p
+    zero, one, half = _const(compute, 0), _const(compute, 1), _const(compute, 0.5)
+    middle = lax.mul(_const(compute, np.sqrt(2.0)), lax.erf_inv(lax.sub(lax.mul(_const(compute, 2), compute), one)))
+    upper = lax.gt(compute, half)
+    small = _where(upper, lax.sub(one, compute), compute)  # the tail probability, <= 1/2
+    tail_cut = _const(compute, np.exp(-2.0))
+    safe = lax.min(lax.max(small, _const(compute, np.finfo(compute.dtype).tiny)), tail_cut)
+    log_p = lax.log(safe)
+    t = lax.mul(_const(compute, -2), log_p)
+    start = lax.sub(lax.sub(t, lax.log(t)), _const(compute, np.log(2 * np.pi)))
+    x = lax.neg(lax.sqrt(lax.max(start, _const(compute, 0.25))))
+    for _ in range(_NDTRI_NEWTON_STEPS):
+        log_cdf = log_ndtr(x, series_order=_NDTRI_SERIES_ORDER)
+        # d/dx log_ndtr(x) = pdf(x) / ndtr(x)
+        log_slope = lax.sub(lax.sub(lax.mul(_const(x, -0.5), lax.mul(x, x)), _const(x, 0.5 * np.log(2 * np.pi))),
+                            log_cdf)
+        x = lax.sub(x, lax.mul(lax.sub(log_cdf, log_p), lax.exp(lax.neg(log_slope))))
+    tail = _where(upper, lax.neg(x), x)
+    out = _where(lax.lt(small, tail_cut), tail, middle)
+    # below the smallest normal: keep the Newton result (log_p saturates), JAX gives ~ -37.5 / -38.5 there too
+    out = _where(lax.eq(compute, zero), _const(compute, -np.inf), out)
+    out = _where(lax.eq(compute, one), _const(compute, np.inf), out)
+    out = _where(lax.bitwise_or(lax.lt(compute, zero), lax.gt(compute, one)), _const(compute, np.nan), out)
+    out = _where(lax.ne(compute, compute), compute, out)
+    return lax.convert_element_type(out, p.dtype, p.weak_type)
+
+
+# -- modified Bessel functions of order 0 and 1 ----------------------------------------
+# e**-|x| I_nu(x): the power series (x/2)**nu sum_k (x**2/4)**k / (k! (k + nu)!)
+# for |x| <= 20 and the asymptotic expansion
+# 1/sqrt(2 pi x) sum_k (-1)**k prod_{j<=k} (4 nu**2 - (2j - 1)**2) / (k! (8x)**k) above.
+_BESSEL_SPLIT = 20.0
+_BESSEL_SERIES_TERMS = 64
+_BESSEL_ASYMPTOTIC_TERMS = 36
+
+
+def _bessel_ie(nu: int, x: Any) -> Any:
+    ax = lax.abs(x)
+    split = _const(ax, _BESSEL_SPLIT)
+    near = lax.min(ax, split)
+    quarter = lax.mul(_const(ax, 0.25), lax.mul(near, near))
+    term = _const(ax, 1.0)
+    total = term
+    for k in range(1, _BESSEL_SERIES_TERMS):
+        term = lax.mul(term, lax.div(quarter, _const(ax, float(k * (k + nu)))))
+        total = lax.add(total, term)
+    series = lax.mul(total, lax.exp(lax.neg(near)))
+    if nu == 1:
+        series = lax.mul(series, lax.mul(_const(ax, 0.5), near))
+    far = lax.max(ax, split)
+    mu = 4.0 * nu * nu
+    term = _const(ax, 1.0)
+    total = term
+    for k in range(1, _BESSEL_ASYMPTOTIC_TERMS):
+        factor = -(mu - (2 * k - 1) ** 2) / (8.0 * k)
+        term = lax.mul(term, lax.div(_const(ax, factor), far))
+        total = lax.add(total, term)
+    asymptotic = lax.mul(total, lax.rsqrt(lax.mul(_const(ax, 2 * np.pi), far)))
+    out = _where(lax.le(ax, split), series, asymptotic)
+    if nu == 1:
+        out = _where(lax.lt(x, _const(x, 0)), lax.neg(out), out)
+    return _where(lax.ne(x, x), x, out)
+
+
+def i0e(x: Any) -> Any:
+    """The exponentially scaled modified Bessel function exp(-|x|) I0(x)."""
+    return _bessel_ie(0, _inexact("i0e", x))
+
+
+def i1e(x: Any) -> Any:
+    """The exponentially scaled modified Bessel function exp(-|x|) I1(x)."""
+    return _bessel_ie(1, _inexact("i1e", x))
+
+
+def i0(x: Any) -> Any:
+    """The modified Bessel function I0(x) = exp(|x|) i0e(x)."""
+    x = _inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), _bessel_ie(0, x))
+
+
+def i1(x: Any) -> Any:
+    """The modified Bessel function I1(x) = exp(|x|) i1e(x)."""
+    x = _inexact("i1", x)
+    return lax.mul(lax.exp(lax.abs(x)), _bessel_ie(1, x))
+
+
+# -- entropies, transforms --------------------------------------------------------------
+
+def rel_entr(p: Any, q: Any) -> Any:
+    """p log(p / q) for p, q > 0; 0 for p == 0 <= q; +inf otherwise (NaN
+    arguments included, as in JAX; SciPy gives NaN there)."""
+    p, q = promote_args_inexact("rel_entr", p, q)
+    zero, one = _const(p, 0), _const(p, 1)
+    both = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
+    p_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
+    safe_p, safe_q = _where(both, p, one), _where(both, q, one)
+    value = lax.mul(safe_p, lax.log(lax.div(safe_p, safe_q)))
+    return _where(both, value, _where(p_zero, zero, _const(p, np.inf)))
+
+
+def kl_div(p: Any, q: Any) -> Any:
+    """rel_entr(p, q) - p + q."""
+    p, q = promote_args_inexact("kl_div", p, q)
+    return lax.add(lax.sub(rel_entr(p, q), p), q)
+
+
+def softmax(x: Any, /, *, axis: Any = None) -> Any:
+    """exp(x) / sum(exp(x)) over `axis` (all axes by default); jaxc.nn.softmax."""
+    from .. import nn
+    return nn.softmax(x, axis=axis)
+
+
+def log_softmax(x: Any, /, *, axis: Any = None) -> Any:
+    """x - logsumexp(x) over `axis` (all axes by default); jaxc.nn.log_softmax."""
+    from .. import nn
+    return nn.log_softmax(x, axis=axis)
+
+
+def _boxcox(name: str, log: Any) -> Any:
+    def apply(x: Any, lmbda: Any) -> Any:
+        x, lmbda = promote_args_inexact(name, x, lmbda)
+        zero = lax.eq(lmbda, _const(lmbda, 0))
+        safe = _where(zero, _const(lmbda, 1), lmbda)
+        logged = log(x)
+        power = lax.div(lax.expm1(lax.mul(safe, logged)), safe)
+        return _where(zero, logged, power)
+    apply.__name__ = apply.__qualname__ = name
+    return apply
+
+
+boxcox = _boxcox("boxcox", lax.log)
+boxcox.__doc__ = "(x**lmbda - 1) / lmbda, log(x) where lmbda == 0 (NaN for x < 0)."
+boxcox1p = _boxcox("boxcox1p", lax.log1p)
+boxcox1p.__doc__ = "((1 + x)**lmbda - 1) / lmbda, log1p(x) where lmbda == 0 (NaN for x < -1)."
+
+
+__all__ += ["betaln", "boxcox", "boxcox1p", "factorial", "gamma", "gammainc", "gammaincc", "gammasgn", "i0",
+            "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma", "multigammaln", "ndtri", "poch",
+            "polygamma", "rel_entr", "softmax", "zeta"]
