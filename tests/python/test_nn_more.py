@@ -420,19 +420,26 @@ def test_attention_fully_masked_rows_are_uniform():
     assert not np.isnan(np.asarray(out)).any()
 
 
-@pytest.mark.parametrize("name", ["plain", "bias", "mask", "everything", "unbatched"])
-def test_attention_vmap(name):
-    arrays, kwargs = ATTENTION_CASES[name]
-    kwargs = {k: v for k, v in kwargs.items() if k not in ("query_seq_lengths", "key_value_seq_lengths")}
-    stacked = [None if a is None else np.stack([a, a[..., ::-1, :] * 0.5 if a.dtype != np.bool_ else ~a])
-               for a in arrays]
-    present = [i for i, a in enumerate(stacked) if a is not None]
+def _attention_of_given(arrays, kwargs):
+    """(f, positions): f takes the arrays of `arrays` that are not None, in
+    order, and calls dot_product_attention with them in their places."""
+    present = [i for i, a in enumerate(arrays) if a is not None]
 
     def f(*values):
         full = list(arrays)
         for i, a in zip(present, values):
             full[i] = a
         return nn.dot_product_attention(*full, **kwargs)
+    return f, present
+
+
+@pytest.mark.parametrize("name", ["plain", "bias", "mask", "everything", "unbatched"])
+def test_attention_vmap(name):
+    arrays, kwargs = ATTENTION_CASES[name]
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("query_seq_lengths", "key_value_seq_lengths")}
+    stacked = [None if a is None else np.stack([a, a[..., ::-1, :] * 0.5 if a.dtype != np.bool_ else ~a])
+               for a in arrays]
+    f, present = _attention_of_given(arrays, kwargs)
     args = [stacked[i] for i in present]
     check_vmap(f, args, rtol=2e-5, atol=2e-6)
     got = jaxc.vmap(f)(*args)
@@ -564,13 +571,7 @@ def test_attention_errors(case):
     arrays, kwargs, error, message = ATTENTION_ERRORS[case]
     with pytest.raises(error, match=message):
         nn.dot_product_attention(*arrays, **kwargs)
-    present = [i for i, a in enumerate(arrays) if a is not None]
-
-    def traced(*values):
-        full = list(arrays)
-        for i, a in zip(present, values):
-            full[i] = a
-        return nn.dot_product_attention(*full, **kwargs)
+    traced, present = _attention_of_given(arrays, kwargs)
     with pytest.raises(error, match=message):
         jaxc.jit(traced)(*[arrays[i] for i in present])
 
