@@ -25,6 +25,7 @@ and the results out. See docs/aot.md.
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib.util
 import json
 import os
@@ -293,7 +294,22 @@ class _MemLocation(ctypes.Structure):  # CUmemLocation
 
 
 _CU_MEM_LOCATION_TYPE_DEVICE = 1
-_prefetch_state: list = []  # [(driver, primary context, cuMemPrefetchAsync_v2 or None)], once
+
+
+@functools.lru_cache(maxsize=1)
+def _prefetcher() -> tuple[ctypes.CDLL, ctypes.c_void_p, Any] | None:
+    """(driver, device 0's primary context, cuMemPrefetchAsync_v2), or None
+    where the driver is missing or lacks the call."""
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    prefetch = getattr(driver, "cuMemPrefetchAsync_v2", None)
+    context = ctypes.c_void_p()
+    if prefetch is None or driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), 0) != 0:
+        return None
+    prefetch.argtypes = [ctypes.c_uint64, ctypes.c_size_t, _MemLocation, ctypes.c_uint, ctypes.c_void_p]
+    return driver, context, prefetch
 
 
 def prefetch_to_gpu(buffers: Sequence[tuple[int, int]]) -> None:
@@ -302,23 +318,11 @@ def prefetch_to_gpu(buffers: Sequence[tuple[int, int]]) -> None:
     not fault each page over on demand (for a fresh output buffer that
     demand paging is 99% of a simple kernel's time). A hint: nothing happens
     where the driver lacks the call or refuses it."""
-    if not _prefetch_state:
-        try:
-            driver = ctypes.CDLL("libcuda.so.1")
-        except OSError:
-            driver = None
-        prefetch = getattr(driver, "cuMemPrefetchAsync_v2", None)
-        context = ctypes.c_void_p()
-        if prefetch is not None and driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), 0) == 0:
-            prefetch.argtypes = [ctypes.c_uint64, ctypes.c_size_t, _MemLocation, ctypes.c_uint,
-                                 ctypes.c_void_p]
-        else:
-            prefetch = None
-        _prefetch_state.append((driver, context, prefetch))
-    driver, context, prefetch = _prefetch_state[0]
+    found = _prefetcher()
     buffers = [(address, size) for address, size in buffers if address and size]
-    if prefetch is None or not buffers:
+    if found is None or not buffers:
         return
+    driver, context, prefetch = found
     driver.cuCtxPushCurrent_v2(context)
     try:
         for address, size in buffers:

@@ -13,7 +13,6 @@ not here: docs/frontend.md lists them.
 """
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from .. import core, dtypes, lax
 from ..core import ArrayBase
 from . import _elementwise as _ew
 from . import _creation, _linalg, _reductions, _shape
+from ._shape import _static_int
 from ._util import (asarray, broadcast_shapes, broadcast_to, canonicalize_axis, promote_args, promote_dtypes,
                     promote_dtypes_inexact)
 
@@ -33,15 +33,6 @@ __all__ = [
     "can_cast", "isdtype", "isscalar", "iterable", "isreal", "iscomplex", "isrealobj", "iscomplexobj",
     "gcd", "lcm", "ldexp", "frexp", "spacing", "bincount", "histogram", "histogram_bin_edges",
 ]
-
-
-def _static_int(value: Any, what: str, fn: str) -> int:
-    if isinstance(value, core.Tracer):
-        raise core.ConcretizationTypeError(value, f"the {what} argument of jnp.{fn}")
-    try:
-        return int(operator.index(value))
-    except TypeError:
-        raise TypeError(f"jnp.{fn}: {what} must be an int, got {value!r}") from None
 
 
 def _const(x: Any, value: Any) -> Any:

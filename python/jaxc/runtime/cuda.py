@@ -8,7 +8,7 @@ The host code of a CUDA program calls the pinned `libmlir_cuda_runtime.so`
 (``mgpuModuleLoad``, ``mgpuLaunchKernel``, ``mgpuMemAlloc`` ...), which calls
 the driver (`libcuda.so.1`). Arguments and results are managed memory
 (``cuMemAllocManaged``): NumPy reads results in place once a call returns
-(launches are synchronous). Inputs that are not managed yet are copied into
+(the host code waits for its kernels before it returns). Inputs that are not managed yet are copied into
 managed buffers before the call (the host-to-device transfer), and they and
 the results are prefetched to the GPU first, so no kernel waits on page
 faults. Freed managed buffers are pooled for reuse (`empty_pool`).
@@ -139,7 +139,8 @@ def managed_empty(shape, dtype) -> np.ndarray:
 def _managed_empty(shape, dtype) -> tuple[np.ndarray, bool]:
     """`managed_empty`, and whether its memory is new (not from the pool)."""
     dtype = np.dtype(dtype)
-    size = max(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, 1)
+    count = int(np.prod(shape, dtype=np.int64))
+    size = max(count * dtype.itemsize, 1)
     address = _take_from_pool(size)
     fresh = address is None
     if fresh:
@@ -148,7 +149,6 @@ def _managed_empty(shape, dtype) -> tuple[np.ndarray, bool]:
             raise CudaError(f"cuMemAllocManaged of {size} bytes failed")
     storage = (ctypes.c_char * size).from_address(address)
     weakref.finalize(storage, _give_back, address, size)
-    count = int(np.prod(shape, dtype=np.int64))
     return np.frombuffer(storage, dtype, count=count).reshape(shape), fresh
 
 
