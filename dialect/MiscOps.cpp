@@ -73,6 +73,29 @@ LogicalResult AxisIndexOp::verify() {
   return success();
 }
 
+/// A callback's vmapped dims lead every operand and result, with one size.
+LogicalResult CallbackOp::verify() {
+  int64_t rank = getBatchRank();
+  if (rank < 0)
+    return emitOpError() << "batch_rank must be at least 0, got " << rank;
+  if (rank == 0)
+    return success();
+  std::optional<SmallVector<int64_t>> batch;
+  SmallVector<Type> types(getOperandTypes());
+  types.append(getResultTypes().begin(), getResultTypes().end());
+  for (Type type : types) {
+    auto tensor = llvm::cast<RankedTensorType>(type);
+    if (tensor.getRank() < rank)
+      return emitOpError() << "batch_rank " << rank << " exceeds the rank of " << tensor;
+    SmallVector<int64_t> dims(tensor.getShape().take_front(rank));
+    if (batch && *batch != dims)
+      return emitOpError() << "the leading " << rank
+                           << " (vmapped) dims differ between operands and results";
+    batch = dims;
+  }
+  return success();
+}
+
 LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     AllGatherOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   ValueRange operands = adaptor.getOperands();

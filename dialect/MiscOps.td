@@ -124,6 +124,33 @@ def Jaxc_AxisIndexOp : Jaxc_Op<"axis_index", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Host callbacks
+//===----------------------------------------------------------------------===//
+
+def Jaxc_CallbackOp : Jaxc_Op<"callback", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "call a Python function of this process on the operands' values";
+  let description = [{
+    Runs host callback `id` (registered by `jax.debug.callback`,
+    `jax.debug.print` or `jax.pure_callback` in the process that compiles the
+    module) on the operands' values when the program reaches it, in program
+    order; the results are what it returns. The leading `batch_rank` dims of
+    every operand and result are vmapped axes: the callback runs once per
+    index of them. It has side effects, so it is neither moved past another
+    callback nor removed.
+
+    ```mlir
+    jaxc.callback 7 (%x) : (tensor<3xf32>) -> ()
+    %y = jaxc.callback 8 (%x) : (tensor<3xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$callback_id, Variadic<Jaxc_Tensor>:$args,
+                   DefaultValuedAttr<I64Attr, "0">:$batch_rank);
+  let results = (outs Variadic<Jaxc_Tensor>:$results);
+  let assemblyFormat = "$callback_id `(` $args `)` attr-dict `:` functional-type($args, $results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Transformation requests (expanded by jaxc-autodiff and jaxc-batch)
 //===----------------------------------------------------------------------===//
 

@@ -44,7 +44,7 @@ def autodiff(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100) ->
 
 def _derivers() -> dict:
     """request op -> the function deriving its callee (loads the rule tables)."""
-    from . import control_flow, elementwise, reductions, structural, windowed  # noqa: F401  fill the tables
+    from . import callbacks, control_flow, elementwise, reductions, structural, windowed  # noqa: F401  fill the tables
     from .jvp import derive_jvp
     from .vjp import derive_vjp
     return {"jaxc.jvp": derive_jvp, "jaxc.vjp": derive_vjp}

@@ -49,7 +49,7 @@ def batch(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100) -> No
 
 def _derive():
     """The deriving function (loads the rule tables)."""
-    from . import collectives, control_flow, elementwise, linalg, random, reductions, shape  # noqa: F401
+    from . import callbacks, collectives, control_flow, elementwise, linalg, random, reductions, shape  # noqa: F401
     from .batch import derive_vmap
     return derive_vmap
 

@@ -1321,7 +1321,7 @@ def test_collective_outside_pmap_is_a_clear_error():
 # Ops checked in their own files (two results; index semantics).
 TESTED_ELSEWHERE = {"threefry2x32", "gather", "conv_general_dilated", "sort", "scatter",
                     "erf_inv", "lgamma", "digamma", "nextafter", "random_bits",
-                    "bitcast_convert"}  # test_<family>.py files
+                    "bitcast_convert", "callback"}  # test_<family>.py files (callback: test_callbacks.py)
 
 
 def test_every_rule_has_numerics_cases():

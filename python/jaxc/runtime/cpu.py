@@ -187,6 +187,21 @@ class Executable:
         return name in self.functions
 
 
+class CallbackFunction(Function):
+    """A compiled function whose program calls host callbacks
+    (`jaxc._callback`): an exception a callback raised is raised when the
+    call returns (it cannot unwind through compiled code)."""
+
+    has_callbacks = True
+
+    def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
+        from jaxc import _callback
+        _callback.reset_pending()
+        outputs = super().__call__(*args)
+        _callback.raise_pending(self.name)
+        return outputs
+
+
 # ----------------------------------------------------------------------------
 # Compilation
 # ----------------------------------------------------------------------------
@@ -248,7 +263,11 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
     and the stages' pass managers costs more than lowering a small module);
     callers hold `_CACHE_LOCK`. A CPU program is first looked up in the
     persistent compilation cache and written there after compiling."""
-    cache_key = _cache_key(text, first_stage, opt_level, target)
+    has_callbacks = "jaxc.callback" in text  # calls into this process: never cached on disk
+    if has_callbacks and target != "cpu":
+        raise CompileError(f"host callbacks (jax.debug.print, jax.debug.callback, jax.pure_callback) "
+                           f"run only in programs for the CPU, not the {_DEVICE_NAMES[target]}")
+    cache_key = None if has_callbacks else _cache_key(text, first_stage, opt_level, target)
     if cache_key is not None:
         executable = _load_cached(cache_key)
         if executable is not None:
@@ -344,6 +363,9 @@ def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], li
             engine.initialize()
     except Exception as error:  # noqa: BLE001 -- the bindings raise RuntimeError and others
         raise CompileError(f"the execution engine rejected the module: {error}") from None
+    from jaxc import _callback
+    if _callback.register_trampolines(engine, module) and function_class is Function:
+        function_class = CallbackFunction
     compile_count += 1
     executable = Executable(engine, module, signatures, function_class)  # looks up: code is made
     executable.code_bytes = max(0, jit_code_bytes() - code_before)
