@@ -20,6 +20,8 @@ from ._reductions import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from ._shape import *  # noqa: F401,F403
 from ._more import *  # noqa: F401,F403
+from ._sets import *  # noqa: F401,F403
+from ._order import *  # noqa: F401,F403
 from . import linalg  # noqa: F401
 
 ndarray = Array

@@ -1,0 +1,378 @@
+"""JAX's smaller top-level names: `checkpoint`/`remat` and their policies,
+`custom_gradient`, `linear_transpose`, `named_call`/`named_scope`,
+`ensure_compile_time_eval`, `effects_barrier`, the process and device
+counts, `print_environment_info`, `float0`, and the checks behind the
+`jax_debug_nans`/`jax_debug_infs`/`jax_log_compiles` options.
+
+jaxc differentiates a whole program with one MLIR pass (docs/autodiff.md),
+so `checkpoint` changes nothing a program computes: it is the function
+itself. jaxc does not rematerialize yet (see `checkpoint`).
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+import platform
+import sys
+import types
+import warnings
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import dispatch, tree_util
+from ._config import config
+
+# ---------------------------------------------------------------------------
+# checkpoint / remat
+# ---------------------------------------------------------------------------
+
+
+def everything_saveable(*_: Any, **__: Any) -> bool:
+    """Save every residual (as if `checkpoint` were not used)."""
+    return True
+
+
+def nothing_saveable(*_: Any, **__: Any) -> bool:
+    """Save nothing: recompute every residual (`checkpoint`'s default)."""
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class DotsSaveable:
+    """Save the results of matrix products (of those without batch
+    dimensions with `only_if_no_batch_dims`)."""
+    only_if_no_batch_dims: bool
+
+    def __call__(self, prim: Any, *_: Any, **params: Any) -> bool:
+        name = getattr(prim, "name", None)
+        if self.only_if_no_batch_dims:
+            return name == "dot_general" and not params.get("lb") and not params.get("rb")
+        return name in ("dot_general", "conv_general_dilated")
+
+
+dots_saveable = checkpoint_dots = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = DotsSaveable(True)
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    """Save only values named (`checkpoint_name`) with one of `saveable_names`."""
+    saveable_names: frozenset
+
+    def __call__(self, prim: Any, *_: Any, **params: Any) -> bool:
+        return getattr(prim, "name", None) == "name" and params.get("name") in self.saveable_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    """Save only named values, except those named with one of `names`."""
+    names: frozenset
+
+    def __call__(self, prim: Any, *_: Any, **params: Any) -> bool:
+        return getattr(prim, "name", None) == "name" and params.get("name") not in self.names
+
+
+def save_only_these_names(*names_which_can_be_saved: str) -> SaveOnlyTheseNames:
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
+
+
+def save_any_names_but_these(*names_not_to_save: str) -> SaveAnyNamesButThese:
+    return SaveAnyNamesButThese(frozenset(names_not_to_save))
+
+
+def save_anything_except_these_names(*names_not_to_save: str) -> Callable[..., bool]:
+    """Save any value (JAX's version ignores the names too)."""
+    return everything_saveable
+
+
+def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable[..., bool]:
+    """A residual is saved if either policy saves it."""
+    def policy(prim: Any, *args: Any, **params: Any) -> bool:
+        out1, out2 = policy_1(prim, *args, **params), policy_2(prim, *args, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError("The return value of the policies should be a boolean. Got:"
+                             f" {out1} and {out2}. Please write a custom policy function directly,"
+                             " rather than using this helper function.")
+        return out1 or out2
+    return policy
+
+
+# JAX's namespace (without the offloading policies: jaxc has no host offload).
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=everything_saveable,
+    nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable,
+    checkpoint_dots=dots_saveable,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_only_these_names=save_only_these_names,
+    save_from_both_policies=save_from_both_policies,
+)
+
+
+def checkpoint_name(x: Any, name: str) -> Any:
+    """Name the value `x` for a checkpoint policy; returns `x` unchanged."""
+    return x
+
+
+def _static_positions(static_argnums: Any, n_args: int) -> None:
+    """JAX's checks of `static_argnums` against a call with `n_args` arguments."""
+    if type(static_argnums) is int:
+        static_argnums = (static_argnums,)
+    elif not (type(static_argnums) is tuple and all(type(d) is int for d in static_argnums)):
+        raise TypeError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must be "
+                        f"an int, tuple of ints or, bool, but got value {static_argnums}")
+    if not all(-n_args <= d < n_args for d in static_argnums):
+        raise ValueError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can only "
+                         "take integer values greater than or equal to `-len(args)` and less than "
+                         f"`len(args)`, but got {static_argnums}, while `len(args)` = {n_args}")
+
+
+def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True,
+               policy: Callable[..., bool] | None = None, static_argnums: int | tuple[int, ...] = (),
+               static_argnames: str | Sequence[str] = (), concrete: Any = None) -> Callable:
+    """`jax.checkpoint` (`jax.remat`): in JAX, `fun`'s residuals are
+    recomputed in the backward pass instead of stored (except those
+    `policy` saves), a memory/compute trade-off that never changes a value.
+
+    jaxc does NOT rematerialize yet: the function returned calls `fun`, so
+    values and derivatives (grad, vjp, jit, vmap) are exactly `fun`'s, and
+    the memory use is that of `fun`. The arguments are checked as JAX
+    checks them; `prevent_cse`, `policy` and the static arguments are
+    accepted and change nothing (every argument is passed as it is)."""
+    if concrete is not None:
+        raise NotImplementedError("The `concrete` option to `jax.checkpoint` was deprecated in JAX "
+                                  "v0.8.2, and removed in JAX v0.10.0. In its place please use "
+                                  "`static_argnums`.")
+    if isinstance(prevent_cse, Sequence):
+        prevent_cse = tuple(prevent_cse)
+    if not isinstance(prevent_cse, (tuple, bool)):
+        raise TypeError(f"prevent_cse must be a bool or tuple of bools, got {type(prevent_cse)=}")
+    if policy is not None and not callable(policy):
+        raise TypeError(f"checkpoint: policy must be callable (see jaxc.checkpoint_policies), "
+                        f"got {policy!r}")
+
+    @functools.wraps(fun)
+    def fun_remat(*args: Any, **kwargs: Any) -> Any:
+        _static_positions(static_argnums, len(args))
+        return fun(*args, **kwargs)
+    return fun_remat
+
+
+def remat(fun: Callable, *, prevent_cse: bool = True, policy: Callable[..., bool] | None = None,
+          static_argnums: int | tuple[int, ...] = (), concrete: Any = None) -> Callable:
+    """Alias of `checkpoint`."""
+    return checkpoint(fun, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums,
+                      concrete=concrete)
+
+
+# ---------------------------------------------------------------------------
+# Derivatives
+# ---------------------------------------------------------------------------
+
+def custom_gradient(fun: Callable) -> Callable:
+    """`fun(*args)` returns ``(value, vjp_fn)``; the function returned
+    computes `value`, and its derivative maps an output cotangent `g` to
+    ``vjp_fn(g)`` (a tuple with one cotangent per argument, or the one
+    cotangent of a one-argument function), as `jax.custom_gradient`. Built
+    on `custom_vjp`: the residuals are the arguments, and the backward rule
+    calls `fun` again to get `vjp_fn` (a recomputation; values are the same)."""
+    from ._autodiff import custom_vjp
+
+    @functools.wraps(fun)
+    def primal(*args: Any) -> Any:
+        return fun(*args)[0]
+
+    def fwd(*args: Any) -> Any:
+        return fun(*args)[0], args
+
+    def bwd(args: tuple, g: Any) -> tuple:
+        cts = fun(*args)[1](g)
+        return (cts,) if tree_util.treedef_is_leaf(tree_util.tree_structure(cts)) else cts
+
+    wrapped = custom_vjp(primal)
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
+
+
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Callable:
+    """The transpose of the linear function `fun` at arguments shaped like
+    `primals` (arrays or `ShapeDtypeStruct`s): ``linear_transpose(f,
+    x)(ct)`` is the tuple of input cotangents, one per argument. Built from
+    `vjp` at zeros (for a linear `fun` its pullback is the transpose);
+    linearity is not checked. Float and complex functions only."""
+    from ._api_more import eval_shape
+    from ._autodiff import vjp
+    from .api import _leaf_aval
+    from .core import ShapedArray
+    from . import numpy as jnp
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    out_shape = eval_shape(fun, *primals)
+    in_leaves = tree_util.tree_leaves(primals)
+    out_leaves, out_tree = tree_util.tree_flatten(out_shape)
+    kinds = [np.dtype(x.dtype) for x in in_leaves + out_leaves]
+    if not all(np.issubdtype(d, np.inexact) for d in kinds):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or complex] "
+                        f"functions in jaxc, but got {[np.dtype(x.dtype) for x in in_leaves]} -> "
+                        f"{[np.dtype(x.dtype) for x in out_leaves]}.")
+    zeros = tree_util.tree_map(lambda p: jnp.zeros(p.shape, p.dtype), primals)
+
+    def transposed(out_cotangent: Any) -> tuple:
+        cts, tree = tree_util.tree_flatten(out_cotangent)
+        if tree != out_tree:
+            raise TypeError(f"cotangent tree does not match function output, expected "
+                            f"{tree_util.treedef_str(out_tree)} but got {tree_util.treedef_str(tree)}")
+        avals = [_leaf_aval(c) for c in cts]  # a weak Python scalar takes the output's dtype
+        if any(a.shape != o.shape or (a.dtype != o.dtype and not a.weak_type)
+               for a, o in zip(avals, out_leaves)):
+            raise TypeError("cotangent type does not match function output, expected "
+                            f"{[str(ShapedArray(o.shape, o.dtype)) for o in out_leaves]} but got "
+                            f"{[str(a) for a in avals]}")
+        return vjp(fun, *zeros)[1](out_cotangent)
+    return transposed
+
+
+# ---------------------------------------------------------------------------
+# Names, compile-time evaluation, effects
+# ---------------------------------------------------------------------------
+
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+    """`fun` under a name in JAX's name stack; jaxc's IR names no scopes, so
+    this returns a wrapper that calls `fun` (the IR's `loc` still gives the
+    source line of every op)."""
+    return functools.wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
+
+
+@contextlib.contextmanager
+def named_scope(name: str) -> Any:
+    """``with jaxc.named_scope("layer1"):`` (JAX adds the name to the ops'
+    metadata). In jaxc it checks the name and does nothing else: the IR's
+    `loc` gives each op's source line."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    yield
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval() -> Any:
+    """JAX: inside `jit`, ops whose operands are all concrete run at once,
+    giving concrete arrays. jaxc accepts the context and changes nothing:
+    inside jit such ops are still traced (their results are abstract
+    tracers; compute the values outside the jit function or pass them as
+    static arguments). Outside jit, ops run eagerly anyway, and an eager
+    `grad` evaluates concrete values on demand (`core.concrete`)."""
+    yield
+
+
+def effects_barrier() -> None:
+    """Wait until every computation enqueued so far on any device has run."""
+    tasks = [device.executor.submit(dispatch.Task(lambda: [], [], "effects_barrier", None))
+             for device in dispatch._DEVICES + dispatch._GPU_DEVICES
+             if device._executor is not None]
+    for task in tasks:
+        task.wait()
+
+
+# ---------------------------------------------------------------------------
+# Processes and devices (jaxc runs in one process)
+# ---------------------------------------------------------------------------
+
+def local_device_count(backend: str | None = None) -> int:
+    from .api import local_devices
+    return len(local_devices(backend))
+
+
+def process_count(backend: str | None = None) -> int:
+    """1: jaxc runs in one process."""
+    return 1
+
+
+def process_index(backend: str | None = None) -> int:
+    """0: jaxc runs in one process."""
+    return 0
+
+
+def process_indices(backend: str | None = None) -> list[int]:
+    return list(range(process_count(backend)))
+
+
+host_count, host_id, host_ids = process_count, process_index, process_indices
+
+# The dtype of the tangents and cotangents of integer and bool values (JAX's).
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+def print_environment_info(return_string: bool = False) -> str | None:
+    """The versions of jaxc, NumPy and Python, the devices and the platform,
+    as `jax.print_environment_info` prints them."""
+    import jaxc
+    from .api import devices
+    found = devices()
+    kinds = ", ".join(f"{platform_}-{sum(d.platform == platform_ for d in found)}"
+                      for platform_ in dict.fromkeys(d.platform for d in found))
+    info = (f"jaxc:    {jaxc.__version__}\n"
+            f"numpy:   {np.__version__}\n"
+            f"python:  {sys.version}\n"
+            f"device info: {kinds}, {len(found)} local devices\n"
+            f"process_count: {process_count()}\n"
+            f"platform: {platform.uname()}\n")
+    if return_string:
+        return info
+    print(info)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# jax_debug_nans / jax_debug_infs / jax_log_compiles
+# ---------------------------------------------------------------------------
+
+logger = logging.getLogger("jaxc")
+
+
+def check_finite(values: Sequence[Any], what: str) -> None:
+    """Under `jax_debug_nans` / `jax_debug_infs`: raise JAX's
+    FloatingPointError when a float result of `what` (an op or a jit
+    function) holds a NaN / an inf. Waits for the values."""
+    nans, infs = config.jax_debug_nans, config.jax_debug_infs
+    if not (nans or infs):
+        return
+    for value in values:
+        array = np.asarray(value)
+        if not np.issubdtype(array.dtype, np.inexact):
+            continue
+        if nans and np.isnan(array).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in {what}")
+        if infs and np.isinf(array).any():
+            raise FloatingPointError(f"invalid value (inf) encountered in {what}")
+
+
+def log_compile(what: str) -> None:
+    """Under `jax_log_compiles`: log that `what` is being compiled (JAX logs
+    "Compiling <name> ..." at WARNING level when the option is on)."""
+    if config.jax_log_compiles:
+        logger.warning("Compiling %s", what)
+
+
+def check_rank_promotion(fn: str, shapes: Sequence[Sequence[int]]) -> None:
+    """Under `jax_numpy_rank_promotion` 'warn' / 'raise': JAX's warning /
+    ValueError when jnp function `fn` broadcasts non-scalar operands of
+    different ranks (scalars never count)."""
+    mode = config.jax_numpy_rank_promotion
+    if mode == "allow" or len({len(s) for s in shapes if len(s)}) < 2:
+        return
+    shown = " ".join(str(tuple(s)) for s in shapes)
+    if mode == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {fn} on shapes {shown}. Set the "
+                      "jax_numpy_rank_promotion config option to 'allow' to disable this warning; "
+                      "for more information, see "
+                      "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+    else:
+        raise ValueError(f"Operands could not be broadcast together for {fn} on shapes {shown} and "
+                         "with the config option jax_numpy_rank_promotion='raise'. For more "
+                         "information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.")

@@ -1,0 +1,337 @@
+"""JAX's smaller top-level names (jaxc/_toplevel.py) and the config
+contexts of jaxc/_config.py."""
+import logging
+import warnings
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+from jaxc import _toplevel
+
+
+def f(x, w):
+    return jnp.sum(jnp.tanh(x @ w) ** 2) + jnp.sin(x).sum()
+
+
+X = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+W = np.linspace(0.5, -0.5, 8, dtype=np.float32).reshape(4, 2)
+
+
+# ---------------------------------------------------------------- checkpoint
+
+@pytest.mark.parametrize("policy", [None, jaxc.checkpoint_policies.dots_saveable,
+                                    jaxc.checkpoint_policies.save_only_these_names("h")])
+def test_checkpoint_values_and_derivatives_are_the_functions(policy):
+    g = jaxc.checkpoint(f, policy=policy)
+    assert g.__name__ == "f"
+    np.testing.assert_array_equal(np.asarray(g(X, W)), np.asarray(f(X, W)))
+    for argnums in (0, 1, (0, 1)):
+        ours = jaxc.grad(g, argnums=argnums)(X, W)
+        theirs = jaxc.grad(f, argnums=argnums)(X, W)
+        for a, b in zip(jaxc.tree_util.tree_leaves(ours), jaxc.tree_util.tree_leaves(theirs)):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    np.testing.assert_array_equal(np.asarray(jaxc.jit(jaxc.grad(g))(X, W)),
+                                  np.asarray(jaxc.jit(jaxc.grad(f))(X, W)))
+    xs = np.stack([X, 2 * X])
+    np.testing.assert_array_equal(np.asarray(jaxc.vmap(jaxc.grad(g), (0, None))(xs, W)),
+                                  np.asarray(jaxc.vmap(jaxc.grad(f), (0, None))(xs, W)))
+
+
+def test_checkpoint_inside_a_function_and_remat_alias():
+    def loss(x, w):
+        h = jaxc.remat(lambda v: jnp.tanh(v @ w))(x)
+        return jnp.sum(jaxc.checkpoint(jnp.sin)(h))
+    expected = jaxc.grad(lambda x, w: jnp.sum(jnp.sin(jnp.tanh(x @ w))), argnums=1)(X, W)
+    np.testing.assert_array_equal(np.asarray(jaxc.jit(jaxc.grad(loss, argnums=1))(X, W)),
+                                  np.asarray(jaxc.jit(jaxc.grad(
+                                      lambda x, w: jnp.sum(jnp.sin(jnp.tanh(x @ w))), argnums=1))(X, W)))
+    np.testing.assert_allclose(np.asarray(jaxc.grad(loss, argnums=1)(X, W)), np.asarray(expected),
+                               rtol=1e-6)
+
+
+def test_checkpoint_static_argnums():
+    def power(x, n):
+        for _ in range(n):  # Python control flow on the static argument
+            x = x * jnp.cos(x)
+        return x
+    g = jaxc.checkpoint(power, static_argnums=(1,))
+    assert float(jaxc.grad(g)(0.5, 3)) == float(jaxc.grad(power)(0.5, 3))
+    assert float(jaxc.jit(g, static_argnums=1)(0.5, 2)) == float(power(jnp.float32(0.5), 2))
+    with pytest.raises(ValueError, match="can only take integer values greater than or equal to"):
+        jaxc.checkpoint(power, static_argnums=2)(0.5, 3)
+    with pytest.raises(TypeError, match="must be an int, tuple of ints"):
+        jaxc.checkpoint(power, static_argnums=[1])(0.5, 3)
+
+
+def test_checkpoint_bad_options():
+    with pytest.raises(TypeError, match="prevent_cse must be a bool or tuple of bools"):
+        jaxc.checkpoint(f, prevent_cse=1)
+    with pytest.raises(NotImplementedError, match="removed in JAX v0.10.0"):
+        jaxc.checkpoint(f, concrete=True)
+    jaxc.checkpoint(f, prevent_cse=(True, False))  # accepted, as in JAX
+
+
+def test_checkpoint_policies():
+    p = jaxc.checkpoint_policies
+    assert p.everything_saveable() is True and p.nothing_saveable() is False
+    assert p.checkpoint_dots is p.dots_saveable
+    dot = jaxc.lax._ops.DOT_GENERAL
+    assert p.dots_saveable(dot, lb=(0,), rb=(0,)) is True
+    assert p.dots_with_no_batch_dims_saveable(dot, lb=(0,), rb=(0,)) is False
+    assert p.dots_with_no_batch_dims_saveable(dot, lb=(), rb=()) is True
+    names = p.save_only_these_names("a")
+    name_prim = type("P", (), {"name": "name"})()
+    assert names(name_prim, name="a") and not names(name_prim, name="b") and not names(dot)
+    assert p.save_any_names_but_these("a")(name_prim, name="b")
+    assert p.save_from_both_policies(names, p.dots_saveable)(dot) is True
+    with pytest.raises(ValueError, match="should be a boolean"):
+        p.save_from_both_policies(lambda *a, **k: "x", names)(dot)
+    x = jnp.arange(3.0)
+    assert _toplevel.checkpoint_name(x, "h") is x
+
+
+def test_checkpoint_policy_names_are_jaxs():
+    jax = pytest.importorskip("jax")
+    offloading = {"offload_dot_with_no_batch_dims", "save_and_offload_only_these_names"}
+    assert set(vars(jaxc.checkpoint_policies)) == set(vars(jax.checkpoint_policies)) - offloading
+
+
+# ---------------------------------------------------------------- derivatives
+
+def test_custom_gradient():
+    @jaxc.custom_gradient
+    def f1(x):
+        return jnp.sin(x), lambda g: g * 3.0 * x  # not the true derivative, on purpose
+
+    assert float(f1(1.0)) == pytest.approx(np.sin(1.0))
+    assert float(jaxc.grad(f1)(2.0)) == 6.0
+    assert float(jaxc.jit(jaxc.grad(f1))(2.0)) == 6.0
+    np.testing.assert_array_equal(np.asarray(jaxc.vmap(jaxc.grad(f1))(jnp.arange(3.0))), [0., 3., 6.])
+
+    @jaxc.custom_gradient
+    def f2(x, y):
+        return x * y, lambda g: (g * y, g * x * 10)
+
+    assert [float(v) for v in jaxc.grad(f2, argnums=(0, 1))(2.0, 3.0)] == [3.0, 20.0]
+    _, pullback = jaxc.vjp(f2, 2.0, 3.0)
+    assert [float(v) for v in pullback(1.0)] == [3.0, 20.0]
+
+
+def test_custom_gradient_matches_jax():
+    jax = pytest.importorskip("jax")
+
+    def rule(np_):
+        def clip(x):
+            return x, lambda g: (np_.clip(g, -1.0, 1.0),)
+        return clip
+    xs = np.array([0.5, -2.0, 3.0], np.float32)
+    ours = jaxc.grad(lambda x: jnp.sum(jaxc.custom_gradient(rule(jnp))(x) * 5.0))(xs)
+    theirs = jax.grad(lambda x: jax.numpy.sum(jax.custom_gradient(rule(jax.numpy))(x) * 5.0))(xs)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
+def test_linear_transpose():
+    scalar = jaxc.ShapeDtypeStruct((), np.float32)
+    t = jaxc.linear_transpose(lambda x, y: 0.5 * x - 0.5 * y, scalar, scalar)
+    assert [float(v) for v in t(1.0)] == [0.5, -0.5]  # JAX's documented example
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    t2 = jaxc.linear_transpose(lambda v: {"y": jnp.asarray(a) @ v}, np.zeros(3, np.float32))
+    ct = np.array([1.0, -2.0], np.float32)
+    (out,) = t2({"y": ct})
+    np.testing.assert_allclose(np.asarray(out), a.T @ ct)
+    with pytest.raises(TypeError, match="cotangent tree does not match function output"):
+        t2(ct)
+    with pytest.raises(TypeError, match="cotangent type does not match function output"):
+        t2({"y": np.ones(3, np.float32)})
+    with pytest.raises(TypeError, match="linear_transpose only supports"):
+        jaxc.linear_transpose(lambda v: v, np.zeros(3, np.int32))
+    with pytest.raises(NotImplementedError, match="reduce_axes"):
+        jaxc.linear_transpose(lambda v: v, scalar, reduce_axes=("i",))
+
+
+# ---------------------------------------------------------------- names, contexts, devices
+
+def test_named_call_and_named_scope():
+    g = jaxc.named_call(f, name="layer")
+    assert g.__name__ == "f"
+    np.testing.assert_array_equal(np.asarray(g(X, W)), np.asarray(f(X, W)))
+    with jaxc.named_scope("block"):
+        y = jaxc.jit(f)(X, W)
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(f(X, W)))
+    with pytest.raises(TypeError, match="named_scope name argument must be a string"):
+        with jaxc.named_scope(3):
+            pass
+
+
+def test_ensure_compile_time_eval_is_accepted():
+    @jaxc.jit
+    def g(x):
+        with jaxc.ensure_compile_time_eval():
+            c = jnp.arange(3.0) * 2
+        return x + c
+    np.testing.assert_array_equal(np.asarray(g(np.ones(3, np.float32))), [1., 3., 5.])
+    with jaxc.ensure_compile_time_eval():
+        assert isinstance(jnp.arange(3.0) * 2, jaxc.Array)  # outside jit: eager, as in JAX
+
+
+def test_effects_barrier_waits_for_pending_work():
+    big = jnp.ones((512, 512))
+    ys = [big @ big for _ in range(3)]
+    jaxc.effects_barrier()
+    assert all(y.is_ready() for y in ys)
+    assert float(ys[-1][0, 0]) == 512.0
+
+
+def test_process_and_device_counts():
+    assert jaxc.local_device_count() == len(jaxc.local_devices()) == jaxc.device_count()
+    assert jaxc.process_count() == jaxc.host_count() == 1
+    assert jaxc.process_index() == jaxc.host_id() == 0
+    assert jaxc.process_indices() == jaxc.host_ids() == [0]
+    assert jaxc.float0 == np.dtype([("float0", np.void, 0)]) and jaxc.float0.itemsize == 0
+
+
+def test_print_environment_info(capsys):
+    text = jaxc.print_environment_info(return_string=True)
+    assert f"jaxc:    {jaxc.__version__}" in text and f"numpy:   {np.__version__}" in text
+    assert "device info: cpu-1, 1 local devices" in text and "process_count: 1" in text
+    assert jaxc.print_environment_info() is None
+    assert "python:" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- config options
+
+CONTEXTS = {
+    "debug_nans": ("jax_debug_nans", True), "debug_infs": ("jax_debug_infs", True),
+    "log_compiles": ("jax_log_compiles", True), "check_tracer_leaks": ("jax_check_tracer_leaks", True),
+    "enable_checks": ("jax_enable_checks", True),
+    "numpy_rank_promotion": ("jax_numpy_rank_promotion", "raise"),
+    "numpy_dtype_promotion": ("jax_numpy_dtype_promotion", "strict"),
+    "default_matmul_precision": ("jax_default_matmul_precision", "highest"),
+    "transfer_guard": ("jax_transfer_guard", "disallow"),
+    "transfer_guard_host_to_device": ("jax_transfer_guard_host_to_device", "log"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTEXTS))
+def test_config_contexts(name):
+    option, value = CONTEXTS[name]
+    before = jaxc.config.read(option)
+    with getattr(jaxc, name)(value):
+        assert getattr(jaxc.config, option) == value
+    assert jaxc.config.read(option) == before
+    jaxc.config.update(option, value)
+    try:
+        assert jaxc.config.read(option) == value
+    finally:
+        jaxc.config.update(option, before)
+
+
+def test_config_context_defaults_and_bad_values():
+    with jaxc.debug_nans():  # a bool option defaults to True, as in JAX
+        assert jaxc.config.jax_debug_nans is True
+    with jaxc.checking_leaks():
+        assert jaxc.config.jax_check_tracer_leaks is True
+    with pytest.raises(TypeError, match="numpy_rank_promotion config option requires an argument"):
+        jaxc.numpy_rank_promotion()
+    with pytest.raises(ValueError, match=r"new enum value must be in \['allow', 'warn', 'raise'\]"):
+        jaxc.config.update("jax_numpy_rank_promotion", "bogus")
+    with pytest.raises(ValueError, match="new enum value must be None or in"):
+        jaxc.config.update("jax_default_matmul_precision", "fastest")
+    with pytest.raises(TypeError, match="expected a bool"):
+        jaxc.config.update("jax_debug_nans", "yes")
+    with jaxc.default_matmul_precision(None):
+        assert jaxc.config.jax_default_matmul_precision is None
+
+
+def test_check_finite_and_log_compile(caplog):
+    values = [np.array([1.0, np.nan], np.float32), np.array([np.inf]), np.array([1, 2])]
+    _toplevel.check_finite(values, "f")  # options off: nothing
+    with jaxc.debug_nans(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in log"):
+            _toplevel.check_finite([jnp.log(-1.0)], "log")
+        _toplevel.check_finite(values[1:], "f")  # inf and ints: fine
+    with jaxc.debug_infs(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in jit\(f\)"):
+            _toplevel.check_finite(values[1:], "jit(f)")
+    with caplog.at_level(logging.WARNING, logger="jaxc"):
+        _toplevel.log_compile("jit(g)")
+        assert "Compiling jit(g)" not in caplog.text
+        with jaxc.log_compiles():
+            _toplevel.log_compile("jit(g)")
+    assert "Compiling jit(g)" in caplog.text
+
+
+def test_options_match_jax():
+    jax = pytest.importorskip("jax")
+    from jaxc._config import CHOICES, OPTIONS
+    for name in CONTEXTS.values():
+        option = name[0]
+        theirs = jax.config._value_holders[option].value
+        ours = OPTIONS[option][0]
+        assert ours == getattr(theirs, "value", theirs), option
+    assert set(CHOICES["jax_numpy_rank_promotion"]) == {"allow", "warn", "raise"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert jax.float0 == jaxc.float0
+
+
+def test_check_rank_promotion():
+    check = _toplevel.check_rank_promotion
+    check("add", [(2, 3), (3,)])  # 'allow': nothing
+    with jaxc.numpy_rank_promotion("raise"):
+        check("add", [(2, 3), (), (2, 3)])  # scalars never count
+        with pytest.raises(ValueError, match=r"Operands could not be broadcast together for add on "
+                                             r"shapes \(2, 3\) \(3,\) and with the config option "
+                                             r"jax_numpy_rank_promotion='raise'"):
+            check("add", [(2, 3), (3,)])
+    with jaxc.numpy_rank_promotion("warn"):
+        with pytest.warns(UserWarning, match=r"Following NumPy automatic rank promotion for mul on "
+                                             r"shapes \(1, 3\) \(3,\)"):
+            check("mul", [(1, 3), (3,)])
+
+
+def test_rank_promotion_messages_match_jax():
+    jax = pytest.importorskip("jax")
+    with jax.numpy_rank_promotion("raise"), jaxc.numpy_rank_promotion("raise"):
+        with pytest.raises(ValueError) as theirs:
+            jax.numpy.add(np.ones((2, 3)), np.ones(3))
+        with pytest.raises(ValueError) as ours:
+            _toplevel.check_rank_promotion("add", [(2, 3), (3,)])
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_debug_nans_and_infs_raise_on_eager_ops_and_jit_calls():
+    negative = -jnp.ones(2)
+    log = jaxc.jit(jnp.log)
+    log(negative).block_until_ready()          # on the C fast path before the option is on
+    with jaxc.debug_nans(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in log"):
+            jnp.log(negative)
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in jit\(log\)"):
+            log(negative)
+        np.testing.assert_allclose(np.asarray(log(jnp.ones(2))), 0.0)   # finite: no error
+    with jaxc.debug_infs(True):
+        with pytest.raises(FloatingPointError, match=r"\(inf\) encountered in div"):
+            jnp.ones(2) / 0.0
+    assert np.isnan(np.asarray(log(negative))).all()   # off again
+
+
+def test_log_compiles_logs_each_jit_compilation(caplog):
+    with caplog.at_level(logging.WARNING, logger="jaxc"), jaxc.log_compiles(True):
+        jaxc.jit(lambda x: x * 3.5)(np.float32(1.0))
+    assert any("Compiling jit(_lambda_)" in r.getMessage() for r in caplog.records)
+
+
+def test_numpy_rank_promotion_applies_to_jnp_broadcasting():
+    a, b = jnp.ones(3), jnp.ones((2, 3))
+    with jaxc.numpy_rank_promotion("raise"):
+        with pytest.raises(ValueError, match="jax_numpy_rank_promotion='raise'"):
+            a + b
+        with pytest.raises(ValueError, match="for multiply on shapes"):
+            jaxc.jit(jnp.multiply)(a, b)
+        np.testing.assert_array_equal(np.asarray(a + 1.0), 2.0)   # scalars never count
+    with jaxc.numpy_rank_promotion("warn"), pytest.warns(UserWarning, match="automatic rank promotion for add"):
+        a + b
+    np.testing.assert_array_equal(np.asarray(a + b), np.full((2, 3), 2.0))
