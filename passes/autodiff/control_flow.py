@@ -16,7 +16,7 @@ pass repeats until no request is left):
                  output cotangents) whose body is `jaxc.vjp @body`
     func.call    a request on the callee
     custom_jvp_call  forward: the rule; reverse: the adjoint of the rule's
-                 tangent map (a vjp request on it)
+                 tangent map (a vjp request on it, the primals constant)
     custom_vjp_call  reverse: the fwd function, then the bwd function;
                  forward mode is an error, as in JAX
     while (vjp)  an error: the trip count is not static (use fori_loop with
@@ -35,7 +35,7 @@ from jaxc import core
 from .ir_util import (RuleError, append_block, emit_op, finish_function, functions, inline_call, module_of,
                       new_function, ops_named, outline_region, symbol_name)
 from .jvp import JVP_FULL, instantiate
-from .vjp import FORWARD, VJP
+from .vjp import CONSTANT_ARGS, FORWARD, VJP
 
 
 def _scope():
@@ -285,15 +285,22 @@ def _custom_jvp_jvp(op, xs, ts):
 
 
 def _tangent_map(op) -> str:
-    """A function (primals..., tangents...) -> output tangents of the rule."""
+    """A function (primals..., tangents...) -> output tangents of the rule:
+    the rule's body, with the primals marked constant (`CONSTANT_ARGS`) for
+    the vjp request on it, so that only the tangent computation is
+    differentiated (JAX transposes only the linear part of a rule; the
+    primal part may hold a while loop). Outer derivatives see all of it."""
     module = module_of(op)
     rule = _callee(op, "jvp")
     arg_types = [v.type for v in op.operands] * 2
     types = _result_types(op)
     fn, block = new_function(module, f"{rule}_tangents", arg_types, op.location)
+    n = len(op.operands)
     with op.location, ir.InsertionPoint(block):
         call = func.CallOp(types + types, ir.FlatSymbolRefAttr.get(rule), list(block.arguments))
-    finish_function(fn, block, list(call.results)[len(types):], op.location)
+        fn.attributes[CONSTANT_ARGS] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
+    outs = inline_call(call.operation, functions(module)[rule])
+    finish_function(fn, block, list(outs)[len(types):], op.location)
     return symbol_name(fn)
 
 

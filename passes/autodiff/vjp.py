@@ -7,7 +7,13 @@ its carries). The backward sweep visits the ops in reverse; for each op
 whose results have a cotangent, its rule in `VJP` returns one cotangent (or
 None) per operand, which are summed per value. Both sweeps live in one
 function, so the adjoint reads forward values directly (no residual
-plumbing), and canonicalize/CSE/DCE afterwards drop what is unused.
+plumbing), and canonicalize/CSE/DCE afterwards drop what is unused. Only
+*active* values (those that depend on the arguments other than through a
+zero-derivative op such as `stop_gradient`) get cotangents, so an op on
+inactive values is never differentiated. A function may mark its first
+arguments constant for this request (`CONSTANT_ARGS`): a custom_jvp rule's
+tangent map does, so a while loop computing a primal in it is not
+differentiated.
 
     func.func @f(%x: tensor<f32>) -> tensor<f32> {
       %0 = jaxc.sin %x : tensor<f32>
@@ -37,6 +43,9 @@ Cotangent = Optional[Any]
 VJP: dict[str, Callable[..., list[Cotangent]]] = {}
 # op name -> rule(op, xs) -> results followed by values saved for VJP
 FORWARD: dict[str, Callable[..., list[Any]]] = {}
+# attribute of a function: its first this-many arguments are constants for
+# the vjp derived from it (their cotangents are zero)
+CONSTANT_ARGS = "jaxc.constant_args"
 
 
 def derive_vjp(callee: ir.Operation) -> str:
@@ -52,8 +61,11 @@ def derive_vjp(callee: ir.Operation) -> str:
     n = len(arg_types)
     with emitting(block, callee.location) as e:
         primal = {arg: e.wrap(new) for arg, new in zip(body.arguments, block.arguments[:n])}
+        active = set(list(body.arguments)[_constant_args(callee):])
         tape = []
         for op in ops[:-1]:
+            if _is_active(op, active):
+                active.update(op.results)
             e.at(op.location)
             xs = [primal[v] for v in op.operands]
             ys = FORWARD[op.name](op, xs) if op.name in FORWARD else apply_op(op, xs)
@@ -63,7 +75,8 @@ def derive_vjp(callee: ir.Operation) -> str:
         e.at(ret.location)
         cotangent: dict = {}
         for value, ct in zip(ret.operands, block.arguments[n:]):
-            _accumulate(cotangent, value, e.wrap(ct))
+            if value in active:
+                _accumulate(cotangent, value, e.wrap(ct))
         for op, xs, ys in reversed(tape):
             cts = [cotangent.pop(r, None) for r in op.results]
             if all(c is None for c in cts) or op.name in ZERO_DERIVATIVE:
@@ -72,12 +85,36 @@ def derive_vjp(callee: ir.Operation) -> str:
                 raise RuleError(op, no_rule_message(op.name, "reverse-mode (vjp)"))
             e.at(op.location)
             for operand, ct in zip(op.operands, VJP[op.name](op, xs, ys, cts)):
-                _accumulate(cotangent, operand, ct)
+                if operand in active:
+                    _accumulate(cotangent, operand, ct)
         e.at(ret.location)
         outs = [primal[v].value for v in ret.operands]
         cts_in = [instantiate(cotangent.get(arg), primal[arg]).value for arg in body.arguments]
     finish_function(fn, block, outs + cts_in, callee.location)
     return symbol_name(fn)
+
+
+def _constant_args(callee: ir.Operation) -> int:
+    attrs = callee.attributes
+    return ir.IntegerAttr(attrs[CONSTANT_ARGS]).value if CONSTANT_ARGS in attrs else 0
+
+
+def _is_active(op: ir.Operation, active: set) -> bool:
+    """Whether `op`'s results depend on an active value: an operand, or a
+    value its regions use from above."""
+    if op.name in ZERO_DERIVATIVE:
+        return False
+    if any(v in active for v in op.operands):
+        return True
+    found = False
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        found = found or any(v in active for v in child.operands)
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+    if len(op.regions):
+        op.walk(visit)
+    return found
 
 
 def _accumulate(cotangent: dict, value: ir.Value, ct: Cotangent) -> None:

@@ -35,7 +35,7 @@ import operator
 import re
 import threading
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 import mlir.ir as ir
@@ -87,7 +87,10 @@ class _Callee:
     object it `captured`; its results are the leaves of the output pytree
     (`out_tree`, `out_avals`). `what` names the function in errors."""
 
-    def __init__(self, fun: Callable, in_avals: Sequence[ShapedArray], base: str, what: str) -> None:
+    def __init__(self, fun: Callable, in_avals: Sequence[ShapedArray], base: str, what: str,
+                 values: Sequence[Any] | None = None) -> None:
+        """`values`: the arrays or tracers the callee will be called with;
+        where they are concrete (an eager grad), so are its arguments."""
         outer = core.current_scope()
         module = _trace_module(outer)
         ctx = core.context()
@@ -100,7 +103,8 @@ class _Callee:
             self.block = self.func.add_entry_block()
             scope = core.Scope(self.block, outer, "function")
             with scope, ir.InsertionPoint(self.block):
-                args = [core.Tracer(scope, v, a) for v, a in zip(self.block.arguments, in_avals)]
+                recipes = [_recipe_of(x) for x in values] if values is not None else [None] * len(in_avals)
+                args = [core.Tracer(scope, v, a, r) for v, a, r in zip(self.block.arguments, in_avals, recipes)]
                 leaves, self.out_tree = tree_util.tree_flatten(fun(*args))
                 outs = [core.as_operand(leaf, what) for leaf in leaves]
                 values = [scope.value(x) for x in outs]
@@ -149,6 +153,15 @@ class _Callee:
                       for v in extra]
             func_d.ReturnOp(results + values)
         self._update_type()
+
+
+def _recipe_of(x: Any) -> Any:
+    """What a callee argument passed `x` computes its concrete value from:
+    `x` itself where it is concrete or a tracer that knows its value, else
+    None (`core.concrete`)."""
+    if isinstance(x, core.Tracer):
+        return x if x.recipe is not None else None
+    return x
 
 
 def _union(*lists: Sequence[Any]) -> list[Any]:
@@ -332,12 +345,12 @@ class _Transformed:
                   tuple(k for k, v in kwargs.items() if not _is_arrays(v)))
         jitted = self._jits.get(static)
         if jitted is None:
-            from .api import jit
+            from .api import JitFunction
 
             def run(*a: Any, **k: Any) -> Any:
                 return self._impl(*a, **k)
             run.__name__ = self.__name__
-            jitted = self._jits[static] = jit(run, static_argnums=static[0], static_argnames=static[1])
+            jitted = self._jits[static] = JitFunction(run, static[0], static[1], concrete_trace=True)
         return jitted(*args, **kwargs)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -365,7 +378,7 @@ def _eager_call(fun: Callable, key: tuple, impl: Callable, *args: Any) -> Any:
     """``impl(fun, *args)`` outside any trace, compiled by a `jit` cached per
     (fun, key): repeated eager `jvp(f, ...)` calls trace once per signature.
     `impl` must not hold `fun` (it is passed in)."""
-    from .api import jit
+    from .api import JitFunction
     try:
         per_fun = _EAGER.setdefault(fun, {})
         fun_ref = weakref.ref(fun)
@@ -376,7 +389,7 @@ def _eager_call(fun: Callable, key: tuple, impl: Callable, *args: Any) -> Any:
         def run(*a: Any) -> Any:
             return impl(fun_ref(), *a)
         run.__name__ = f"{key[0]}_{_name(fun)}"
-        jitted = per_fun[key] = jit(run)
+        jitted = per_fun[key] = JitFunction(run, concrete_trace=True)
     return jitted(*args)
 
 
@@ -407,7 +420,8 @@ def _value_and_grad(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool
         _check_outputs(what, fun, [y])
         return (y, aux) if has_aux else y
 
-    callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"{what}({_name(fun)})")
+    with _request("rev"):
+        callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"{what}({_name(fun)})", leaves)
     y_aval, aux_avals = callee.out_avals[0], callee.out_avals[1:]
     cts = [lax.full((), 1, y_aval.dtype)] + [_zeros(a) for a in aux_avals]
     outs, x_bars = _vjp_call(callee, leaves, cts)
@@ -455,7 +469,8 @@ def _jvp_traced(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], 
     def flat_fun(*xs: Any) -> Any:
         return _split_aux(fun(*tree_util.tree_unflatten(in_tree, xs)), has_aux, "jvp", fun)
 
-    callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"jvp({_name(fun)})")
+    with _request("fwd"):
+        callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"jvp({_name(fun)})", leaves)
     outs, out_dots = _jvp_call(callee, leaves, t_leaves)
     out_tree, aux_tree = callee.out_tree.children()
     n = out_tree.num_leaves
@@ -481,13 +496,24 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     return _jvp_traced(fun, primals, tangents, has_aux)
 
 
-def _vjp_traced(fun: Callable, primals: tuple, ct: Any, has_aux: bool) -> tuple:
+def _vjp_traced(fun: Callable, primals: tuple, ct: Any, rec_leaves: Sequence[Any] = (), *,
+                has_aux: bool, records: Sequence[_Recorded] = ()) -> tuple:
     leaves, in_tree = _operands(primals, "vjp")
 
     def flat_fun(*xs: Any) -> Any:
         return _split_aux(fun(*tree_util.tree_unflatten(in_tree, xs)), has_aux, "vjp", fun)[0]
 
-    callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"vjp({_name(fun)})")
+    callee = None
+    if any(rec.kept for rec in records):  # the custom_vjp calls reuse what vjp's forward pass computed
+        replay = _Replay(records, rec_leaves)
+        with _request(replay):
+            callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"vjp({_name(fun)})", leaves)
+        if not replay.complete():  # fun did not call them in the same order: trace it anew
+            callee.func.erase()
+            callee = None
+    if callee is None:
+        with _request("rev"):
+            callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), f"vjp({_name(fun)})", leaves)
     ct_leaves, ct_tree = tree_util.tree_flatten(ct)
     if ct_tree != callee.out_tree:
         raise TypeError(f"{core.where()}: vjp: tree structure of the cotangent {ct_tree} does not "
@@ -499,19 +525,23 @@ def _vjp_traced(fun: Callable, primals: tuple, ct: Any, has_aux: bool) -> tuple:
 
 class _VjpFunction:
     """The `vjp_fn` of ``out, vjp_fn = vjp(fun, *primals)``: ``vjp_fn(ct)``
-    emits a vjp request (which recomputes the forward) and returns one
-    cotangent per primal, as a tuple."""
+    emits a vjp request (which recomputes the forward, except the custom_vjp
+    calls that the eager forward pass recorded: their bwd rules take the
+    recorded residuals) and returns one cotangent per primal, as a tuple."""
 
-    def __init__(self, fun: Callable, primals: tuple, has_aux: bool) -> None:
+    def __init__(self, fun: Callable, primals: tuple, has_aux: bool, recorded: _Primal) -> None:
         self.fun = fun
         self.primals = primals
         self.has_aux = has_aux
+        self.records = tuple(rec for rec, _ in recorded)
+        self.rec_leaves = [x for _, leaves in recorded for x in leaves]
 
     def __call__(self, ct: Any) -> tuple:
+        impl = functools.partial(_vjp_traced, has_aux=self.has_aux, records=self.records)
         if core.current_scope() is None:
-            return _eager_call(self.fun, ("vjp", self.has_aux),
-                               functools.partial(_vjp_traced, has_aux=self.has_aux), self.primals, ct)
-        return _vjp_traced(self.fun, self.primals, ct, self.has_aux)
+            return _eager_call(self.fun, ("vjp", self.has_aux, self.records), impl, self.primals, ct,
+                               self.rec_leaves)
+        return impl(self.fun, self.primals, ct, self.rec_leaves)
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
@@ -519,8 +549,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     (a pytree like the output) pulled back to the primals: a tuple with one
     cotangent per primal. With `has_aux`, `fun` returns (output, aux) and
     vjp returns (output, vjp_fn, aux)."""
-    out, aux = _split_aux(fun(*primals), has_aux, "vjp", fun)
-    vjp_fn = _VjpFunction(fun, primals, has_aux)
+    recorded = _Primal()
+    with _request(recorded):  # custom_vjp functions run their fwd rule, as in JAX
+        out, aux = _split_aux(fun(*primals), has_aux, "vjp", fun)
+    vjp_fn = _VjpFunction(fun, primals, has_aux, recorded)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
@@ -568,7 +600,8 @@ def _jacobian(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what
     def main_fun(*xs: Any) -> Any:
         return _split_aux(flat_fun(*xs), has_aux, what, fun)
 
-    callee = _Callee(main_fun, [x.aval for x in leaves], _name(fun), f"{what}({_name(fun)})")
+    with _request("fwd" if what == "jacfwd" else "rev"):
+        callee = _Callee(main_fun, [x.aval for x in leaves], _name(fun), f"{what}({_name(fun)})", leaves)
     out_tree = callee.out_tree.children()[0]
     n_out = out_tree.num_leaves
     out_avals, aux_avals = callee.out_avals[:n_out], callee.out_avals[n_out:]
@@ -657,28 +690,89 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
 # Custom derivative rules
 # ---------------------------------------------------------------------------
 
-_RULES = threading.local()  # ids of the custom functions whose rules are being traced
+_LEVELS = threading.local()  # the autodiff requests being traced around this code, innermost last
 
 
-class _tracing_rule:
-    """While a custom function's own rule is traced, calls of the function
-    (``f(x)`` inside its jvp rule or fwd, as JAX's docs write them) evaluate
-    its plain body instead of emitting another call with a rule."""
+def _levels() -> tuple[Any, ...]:
+    """The autodiff requests whose functions are being traced, innermost
+    last: "rev", "fwd", a `_Primal` (vjp's forward pass), a `_Replay` (a
+    pullback's "rev"), or "none" (a rule that nothing differentiates)."""
+    return getattr(_LEVELS, "stack", ())
 
-    def __init__(self, owner: Any) -> None:
-        self.owner = owner
+
+class _at_levels:
+    """Trace with `stack` as the enclosing autodiff requests. A request
+    pushes its kind while tracing its function; a custom rule is traced
+    without the innermost one (only the outer requests differentiate it),
+    as JAX traces a rule one level down. So calls of custom functions in
+    their own rules nest no deeper than the requests around them."""
+
+    def __init__(self, stack: tuple[Any, ...]) -> None:
+        self.stack = stack
 
     def __enter__(self) -> None:
-        if not hasattr(_RULES, "ids"):
-            _RULES.ids = set()
-        _RULES.ids.add(id(self.owner))
+        self.saved = _levels()
+        _LEVELS.stack = self.stack
 
     def __exit__(self, *exc: Any) -> None:
-        _RULES.ids.discard(id(self.owner))
+        _LEVELS.stack = self.saved
 
-    @staticmethod
-    def active(owner: Any) -> bool:
-        return id(owner) in getattr(_RULES, "ids", ())
+
+def _request(kind: Any) -> _at_levels:
+    return _at_levels(_levels() + (kind,))
+
+
+def _kind(levels: tuple) -> str:
+    """The innermost request's kind; "" outside any."""
+    return "" if not levels else levels[-1] if isinstance(levels[-1], str) else levels[-1].kind
+
+
+class _Recorded(NamedTuple):
+    """A custom_vjp call in vjp's forward pass: which function, on which
+    avals, and whether its fwd rule's (output, residuals) were kept (with
+    their structure and number of leaves)."""
+    owner: "weakref.ref[Any]"
+    avals: tuple
+    kept: bool
+    trees: tuple = ()
+    n_leaves: int = 0
+
+
+class _Primal(list):
+    """The level of vjp's forward pass. Its custom_vjp calls run their fwd
+    rule and append (record, leaves): the outputs and residuals of the eager
+    ones are kept, for the pullback to use instead of running fwd again."""
+    kind = "primal"
+
+
+class _Replay:
+    """The level of a pullback's reverse request: its custom_vjp calls take
+    the recorded outputs and residuals in order while they match."""
+    kind = "rev"
+
+    def __init__(self, records: Sequence[_Recorded], leaves: Sequence[Any]) -> None:
+        self.records, self.leaves = list(records), list(leaves)
+        self.next = 0  # the next record
+        self.start = 0  # its first leaf
+        self.matched = True
+
+    def take(self, owner: Any, avals: Sequence[ShapedArray]) -> tuple[_Recorded, list] | None:
+        rec = self.records[self.next] if self.matched and self.next < len(self.records) else None
+        self.matched = rec is not None and rec.owner() is owner and rec.avals == tuple(avals)
+        self.next += 1
+        if not self.matched or not rec.kept:
+            return None
+        start, self.start = self.start, self.start + rec.n_leaves
+        return rec, self.leaves[start:self.start]
+
+    def complete(self) -> bool:
+        return self.matched and self.next == len(self.records)
+
+
+def _rule_levels(levels: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The levels a custom rule is traced at: without the innermost request;
+    "none" where no request is left (the calls in it are just evaluated)."""
+    return levels[:-1] or ("none",)
 
 
 def _split_nondiff(args: tuple, nondiff: tuple[int, ...]) -> tuple[list[Any], list[int], list[Any]]:
@@ -727,7 +821,8 @@ class custom_jvp:
     @f_jvp_0``; the rule receives the primals and tangents of the
     differentiable arguments (`nondiff_argnums` ones are passed first, as
     plain values). Values the function closes over get no derivative.
-    Called eagerly, it just runs `fun`."""
+    Called eagerly, it just runs `fun`. Calls of the function in its own
+    rule are custom calls again for the outer derivatives."""
 
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
         functools.update_wrapper(self, fun)
@@ -761,7 +856,11 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {_name(self._fun)} using "
                                  "defjvp.")
         args = _resolve_kwargs(self._fun, args, kwargs)
-        if core.current_scope() is None or _tracing_rule.active(self):
+        levels = _levels()
+        if _kind(levels) == "primal":  # vjp's forward pass: as under the requests around it
+            with _at_levels(levels[:-1]):
+                return self(*args)
+        if core.current_scope() is None or _kind(levels) == "none":
             return self._fun(*args)
         nondiff, positions, diff = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = _operands(tuple(diff), f"custom_jvp {_name(self._fun)}")
@@ -771,7 +870,8 @@ class custom_jvp:
         def flat_fun(*xs: Any) -> Any:
             return self._fun(*_substitute(args, positions, tree_util.tree_unflatten(in_tree, xs)))
 
-        callee = _Callee(flat_fun, avals, _name(self._fun), f"custom_jvp {_name(self._fun)}")
+        with _at_levels(("none",)):  # only evaluated: the rule gives its derivatives
+            callee = _Callee(flat_fun, avals, _name(self._fun), f"custom_jvp {_name(self._fun)}")
         what = f"the custom_jvp rule {_name(self.jvp)}"
 
         def flat_rule(*xts: Any) -> list[Any]:
@@ -784,7 +884,7 @@ class custom_jvp:
             t = _match(t_leaves, t_tree, callee.out_avals, callee.out_tree, what, "tangent outputs")
             return p + t
 
-        with _tracing_rule(self):
+        with _at_levels(_rule_levels(levels)):
             rule = _Callee(flat_rule, avals + avals, f"{_name(self._fun)}_jvp", what)
         union = _union(callee.captured, rule.captured)
         callee.set_arguments([*range(n), *callee.capture_spec(union)])
@@ -816,7 +916,12 @@ class custom_vjp:
     (output, residuals); `bwd` takes (residuals, output cotangent) (after the
     `nondiff_argnums` values) and returns a tuple with one cotangent per
     differentiable argument (None for zero). Values the functions close over
-    get no derivative. Called eagerly, it just runs `fun`."""
+    get no derivative. Called eagerly, it just runs `fun`. Differentiated
+    (in grad, vjp, ...), it runs `fwd` then `bwd` and not `fun`, as JAX
+    does; `vjp`'s forward pass runs `fwd` and its pullback `bwd` (with the
+    residuals `fwd` computed, where that pass was eager). Rules are traced
+    one level down: a call of the function in its own rules is a custom
+    call again for the outer derivatives (second order, `fixed_point`)."""
 
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
         functools.update_wrapper(self, fun)
@@ -838,54 +943,89 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function {_name(self._fun)} using "
                                  "defvjp.")
         args = _resolve_kwargs(self._fun, args, kwargs)
-        if core.current_scope() is None or _tracing_rule.active(self):
+        levels = _levels()
+        fwd_what = f"the custom_vjp fwd rule {_name(self.fwd)}"
+        bwd_what = f"the custom_vjp bwd rule {_name(self.bwd)}"
+        if _kind(levels) == "primal":  # the forward pass of `vjp`: fwd's output, as in JAX
+            with _at_levels(levels[:-1]):
+                out, res = _check_pair(self.fwd(*args), fwd_what)
+            levels[-1].append(self._record(args, out, res, fwd_what, levels[:-1]))
+            return out
+        if core.current_scope() is None or _kind(levels) == "none":
             return self._fun(*args)
         nondiff, positions, diff = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = _operands(tuple(diff), f"custom_vjp {_name(self._fun)}")
         n = len(leaves)
         avals = [x.aval for x in leaves]
+        trees: list[Any] = []  # output, residuals
 
         def full_args(xs: Sequence[Any]) -> tuple:
             return _substitute(args, positions, tree_util.tree_unflatten(in_tree, xs))
 
-        callee = _Callee(lambda *xs: self._fun(*full_args(xs)), avals, _name(self._fun),
-                         f"custom_vjp {_name(self._fun)}")
-        fwd_what = f"the custom_vjp fwd rule {_name(self.fwd)}"
-        bwd_what = f"the custom_vjp bwd rule {_name(self.bwd)}"
-        res_tree: list[Any] = []
+        callee = None
+        if not levels:  # not differentiated (the rules are traced for the IR and its checks)
+            with _at_levels(("none",)):
+                callee = _Callee(lambda *xs: self._fun(*full_args(xs)), avals, _name(self._fun),
+                                 f"custom_vjp {_name(self._fun)}")
 
         def flat_fwd(*xs: Any) -> list[Any]:
             out, res = _check_pair(self.fwd(*full_args(xs)), fwd_what)
             p_leaves, p_tree = tree_util.tree_flatten(out)
             r_leaves, r_tree = _operands(res, fwd_what)
-            res_tree.append(r_tree)
-            return _match(p_leaves, p_tree, callee.out_avals, callee.out_tree, fwd_what,
-                          "primal outputs") + r_leaves
+            trees.extend([p_tree, r_tree])
+            if callee is not None:
+                p_leaves = _match(p_leaves, p_tree, callee.out_avals, callee.out_tree, fwd_what,
+                                  "primal outputs")
+            return [core.as_operand(x, fwd_what) for x in p_leaves] + r_leaves
 
         def flat_bwd(*rcs: Any) -> list[Any]:
-            res = tree_util.tree_unflatten(res_tree[0], rcs[:n_res])
-            ct = tree_util.tree_unflatten(callee.out_tree, rcs[n_res:])
+            res = tree_util.tree_unflatten(trees[1], rcs[:n_res])
+            ct = tree_util.tree_unflatten(trees[0], rcs[n_res:])
             return _bwd_leaves(self.bwd(*nondiff, res, ct), diff, avals, bwd_what)
 
-        with _tracing_rule(self):
-            fwd = _Callee(flat_fwd, avals, f"{_name(self._fun)}_fwd", fwd_what)
-            n_res = len(fwd.out_avals) - len(callee.out_avals)
-            bwd = _Callee(flat_bwd, fwd.out_avals[len(callee.out_avals):] + callee.out_avals,
-                          f"{_name(self._fun)}_bwd", bwd_what)
-        union = _union(callee.captured, fwd.captured, bwd.captured)
-        callee.set_arguments([*range(n), *callee.capture_spec(union)])
+        # As in JAX, a differentiated call runs fwd then bwd, not `fun`; in
+        # a pullback, fwd's results may be those its vjp recorded.
+        replayed = levels[-1].take(self, avals) if levels and isinstance(levels[-1], _Replay) else None
+        if replayed is not None:
+            trees.extend(replayed[0].trees)
+        with _at_levels(_rule_levels(levels)):
+            fwd = _Callee((lambda *xs: replayed[1]) if replayed else flat_fwd, avals,
+                          f"{_name(self._fun)}_fwd", fwd_what)
+            n_out = trees[0].num_leaves
+            out_avals = fwd.out_avals[:n_out]
+            n_res = len(fwd.out_avals) - n_out
+            bwd = _Callee(flat_bwd, fwd.out_avals[n_out:] + out_avals, f"{_name(self._fun)}_bwd", bwd_what)
+        union = _union(*([callee.captured] if callee else []), fwd.captured, bwd.captured)
         fwd.set_arguments([*range(n), *fwd.capture_spec(union)])
         # What bwd closes over becomes extra residuals, returned by fwd;
         # bwd returns zero cotangents for the captured values.
         position = {id(c): n + k for k, c in enumerate(union)}
         fwd.append_results([fwd.block.arguments[position[id(c)]] for c in bwd.captured])
-        n_ct = len(callee.out_avals)
-        bwd.set_arguments([*range(n_res), *range(n_res + n_ct, bwd.n_in + len(bwd.captured)),
-                           *range(n_res, n_res + n_ct)])
+        bwd.set_arguments([*range(n_res), *range(n_res + n_out, bwd.n_in + len(bwd.captured)),
+                           *range(n_res, n_res + n_out)])
         bwd.append_results([c.aval for c in union])
-        outs = _emit(lambda v, t: jd.CustomVjpCallOp(t, callee.symbol, fwd.symbol, bwd.symbol, v),
-                     [*leaves, *union], callee.out_avals)
-        return tree_util.tree_unflatten(callee.out_tree, outs)
+        # Differentiated, the primal function of the op is fwd without the residuals.
+        fwd_avals = fwd.out_avals + [c.aval for c in bwd.captured]
+        primal = callee or _Callee(
+            lambda *xs: _emit(lambda v, t: func_d.CallOp(t, fwd.symbol, v), [*xs, *union], fwd_avals)[:n_out],
+            avals, _name(self._fun), f"custom_vjp {_name(self._fun)}")
+        primal.set_arguments([*range(n), *primal.capture_spec(union)])
+        outs = _emit(lambda v, t: jd.CustomVjpCallOp(t, primal.symbol, fwd.symbol, bwd.symbol, v),
+                     [*leaves, *union], out_avals)
+        return tree_util.tree_unflatten(trees[0], outs)
+
+    def _record(self, args: tuple, out: Any, res: Any, what: str,
+                outer: tuple) -> tuple[_Recorded, list[Any]]:
+        """What vjp's forward pass records of a call: its fwd rule's results
+        are kept where they are concrete and no outer request differentiates them."""
+        arg_leaves = _operands(tuple(_split_nondiff(args, self.nondiff_argnums)[2]), what)[0]
+        (out_leaves, out_tree), (res_leaves, res_tree) = _operands(out, what), _operands(res, what)
+        leaves = [*out_leaves, *res_leaves]
+        rec = _Recorded(weakref.ref(self), tuple(x.aval for x in arg_leaves), False)
+        if (_kind(outer) not in ("", "none") or core.current_scope() is not None
+                or any(isinstance(x, core.Tracer) for x in arg_leaves + leaves)):
+            return rec, []
+        return rec._replace(kept=True, trees=(out_tree, res_tree), n_leaves=len(leaves)), leaves
 
 
 def _bwd_leaves(cts: Any, diff: Sequence[Any], avals: Sequence[ShapedArray], what: str) -> list[Any]:

@@ -19,6 +19,8 @@ from typing import Any
 OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     "jax_enable_x64": (False, bool, 0, "64-bit ints and floats (else they become 32-bit)"),
     "jax_num_cpu_devices": (1, int, 1, "number of CPU devices that jaxc.devices() lists"),
+    "jax_disable_jit": (False, bool, 0, "jit functions run their Python code op by op (for "
+                                        "debugging: print and pdb see concrete values)"),
     "jaxc_eager_opt_level": (3, int, 0, "LLVM optimization level (0-3) of eager one-op kernels; "
                                         "0 compiles about 5x faster, 3 runs faster (jit always uses 3)"),
     "jaxc_cpu_threads": (0, int, 0, "threads of parallel CPU kernels (OpenMP); 0: every core "
@@ -31,6 +33,39 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
                                                    "at least this long to compile (JAX: 1.0)"),
     "jax_persistent_cache_min_entry_size_bytes": (0, int, -1, "cache only entries at least this "
                                                   "large (0 or -1: any size)"),
+    # JAX's debugging and numerics options (contexts of the same name below).
+    "jax_debug_nans": (False, bool, 0, "raise FloatingPointError when a jit call or eager op "
+                                       "returns a float NaN (waits for the result)"),
+    "jax_debug_infs": (False, bool, 0, "raise FloatingPointError when a jit call or eager op "
+                                       "returns a float inf (waits for the result)"),
+    "jax_log_compiles": (False, bool, 0, "log (logging, WARNING) every jit compilation"),
+    "jax_numpy_rank_promotion": ("allow", str, 0, "jnp broadcasting of operands of different "
+                                                  "ranks: 'allow', 'warn' or 'raise'"),
+    "jax_numpy_dtype_promotion": ("standard", str, 0, "accepted ('standard', 'strict'); jaxc "
+                                                      "always promotes as 'standard'"),
+    "jax_default_matmul_precision": (None, str, 0, "accepted; no effect: jaxc multiplies float32 "
+                                                   "in float32 (JAX's 'highest')"),
+    "jax_check_tracer_leaks": (False, bool, 0, "accepted; jaxc always reports a tracer used "
+                                               "after its trace (TracerLeakError)"),
+    "jax_enable_checks": (False, bool, 0, "accepted; jaxc's internal checks (the IR verifier) "
+                                          "always run"),
+    "jax_transfer_guard": (None, str, 0, "accepted; no effect: jaxc does not guard transfers"),
+    "jax_transfer_guard_host_to_device": (None, str, 0, "accepted; no effect"),
+    "jax_transfer_guard_device_to_host": (None, str, 0, "accepted; no effect"),
+    "jax_transfer_guard_device_to_device": (None, str, 0, "accepted; no effect"),
+}
+
+_GUARDS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+# name -> the values a string option may take (JAX's enum options)
+CHOICES: dict[str, tuple[str, ...]] = {
+    "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
+    "jax_numpy_dtype_promotion": ("standard", "strict"),
+    "jax_default_matmul_precision": ("default", "high", "highest", "bfloat16", "tensorfloat32",
+                                     "float32"),
+    "jax_transfer_guard": _GUARDS,
+    "jax_transfer_guard_host_to_device": _GUARDS,
+    "jax_transfer_guard_device_to_host": _GUARDS,
+    "jax_transfer_guard_device_to_device": _GUARDS,
 }
 
 
@@ -66,6 +101,9 @@ class Config:
         if not optional and (kind in (int, float) and isinstance(value, bool) or not isinstance(value, kind)):
             expected = f"a {kind.__name__}" + (" or None" if default is None else "")
             raise TypeError(f"jaxc.config.update('{name}', {value!r}): expected {expected}")
+        if name in CHOICES and not optional and value not in CHOICES[name]:
+            raise ValueError(f"jaxc.config.update('{name}', {value!r}): new enum value must be "
+                             + ("None or " if default is None else "") + f"in {list(CHOICES[name])}")
         if kind in (int, float) and value < smallest:
             raise ValueError(f"jaxc.config.update('{name}', {value!r}): must be at least {smallest}")
         self._values[name] = value
@@ -115,3 +153,49 @@ def enable_x64(new_val: bool = True) -> _OptionContext:
     defaults inside, the previous setting after, as JAX's context manager.
     Unlike JAX's, the setting is process-wide, not per thread."""
     return _OptionContext("jax_enable_x64", new_val)
+
+
+def disable_jit(disable: bool = True) -> _OptionContext:
+    """``with jaxc.disable_jit():`` runs jit functions as plain Python, op by
+    op, so prints and breakpoints inside them see concrete arrays (JAX's
+    context manager; `lax` control flow still compiles its bodies). Like
+    `enable_x64` the setting is process-wide."""
+    return _OptionContext("jax_disable_jit", disable)
+
+
+_NO_VALUE = object()
+
+
+def _state(option: str, doc: str) -> Any:
+    """JAX's context manager of `option`: ``with jaxc.NAME(value):``; a bool
+    option defaults to True, the others need a value (as in JAX)."""
+    def context(new_val: Any = _NO_VALUE) -> _OptionContext:
+        if new_val is _NO_VALUE:
+            if OPTIONS[option][1] is not bool:
+                raise TypeError(f"Context manager for {context.__name__} config option requires "
+                                "an argument representing the new value for the config option.")
+            new_val = True
+        return _OptionContext(option, new_val)
+    context.__name__ = context.__qualname__ = option.removeprefix("jax_")
+    context.__doc__ = f"``with jaxc.{context.__name__}(value):`` sets `{option}` inside: {doc}."
+    return context
+
+
+debug_nans = _state("jax_debug_nans", OPTIONS["jax_debug_nans"][3])
+debug_infs = _state("jax_debug_infs", OPTIONS["jax_debug_infs"][3])
+log_compiles = _state("jax_log_compiles", OPTIONS["jax_log_compiles"][3])
+numpy_rank_promotion = _state("jax_numpy_rank_promotion", OPTIONS["jax_numpy_rank_promotion"][3])
+numpy_dtype_promotion = _state("jax_numpy_dtype_promotion", OPTIONS["jax_numpy_dtype_promotion"][3])
+default_matmul_precision = _state("jax_default_matmul_precision",
+                                  OPTIONS["jax_default_matmul_precision"][3])
+check_tracer_leaks = _state("jax_check_tracer_leaks", OPTIONS["jax_check_tracer_leaks"][3])
+enable_checks = _state("jax_enable_checks", OPTIONS["jax_enable_checks"][3])
+transfer_guard = _state("jax_transfer_guard", OPTIONS["jax_transfer_guard"][3])
+transfer_guard_host_to_device = _state("jax_transfer_guard_host_to_device", "no effect")
+transfer_guard_device_to_host = _state("jax_transfer_guard_device_to_host", "no effect")
+transfer_guard_device_to_device = _state("jax_transfer_guard_device_to_device", "no effect")
+
+
+def checking_leaks() -> _OptionContext:
+    """``with jaxc.checking_leaks():`` is ``check_tracer_leaks(True)``."""
+    return _OptionContext("jax_check_tracer_leaks", True)

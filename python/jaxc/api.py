@@ -25,6 +25,7 @@ import functools
 import inspect
 import re
 import threading
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -32,7 +33,7 @@ import optree
 import mlir.ir as ir
 from mlir.dialects import func as func_d
 
-from . import core, dispatch, dtypes, tree_util
+from . import _config, core, dispatch, dtypes, tree_util
 from .array import Array
 from .core import ArrayBase, ShapedArray
 from .profiler import traces as _profile
@@ -77,9 +78,11 @@ def _symbol(fun: Callable) -> str:
 
 
 def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Callable[[list], Any],
-                   name: str) -> Traced:
+                   name: str, values: Sequence[Any] | None = None) -> Traced:
     """Trace ``fun(*rebuild(tracers))`` into a new module; `rebuild` turns
-    the flat list of argument tracers into (args, kwargs)."""
+    the flat list of argument tracers into (args, kwargs). `values`: the
+    arguments' concrete values, which Python control flow on the tracers may
+    then use (`core.concrete`)."""
     ctx = core.context()
     with ctx, ir.Location.unknown(ctx):
         module = ir.Module.create()
@@ -89,7 +92,8 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
         block = fn.add_entry_block()
         scope = core.Scope(block, None, "function")
         with scope, ir.InsertionPoint(block):
-            tracers = [core.Tracer(scope, v, a) for v, a in zip(block.arguments, flat_avals)]
+            recipes = values if values is not None else [None] * len(flat_avals)
+            tracers = [core.Tracer(scope, v, a, r) for v, a, r in zip(block.arguments, flat_avals, recipes)]
             args, kwargs = rebuild(tracers)
             out = fun(*args, **kwargs)
             leaves, out_tree = tree_util.tree_flatten(out)
@@ -137,9 +141,10 @@ class _Static:
     def __init__(self, value: Any) -> None:
         try:
             hash(value)
-        except TypeError:
-            raise TypeError(f"non-hashable static argument {value!r} of type {type(value).__name__}: "
-                            "static arguments must be hashable (use a tuple, not a list or array)") from None
+        except TypeError as error:  # JAX's type and wording
+            raise ValueError("Non-hashable static arguments are not supported. An error occurred "
+                             f"while trying to hash an object of type {type(value)}, {value!r}. The "
+                             f"error was:\nTypeError: {error}\n(use a tuple, not a list or array)") from None
         self.value = value
 
     def __hash__(self) -> int:
@@ -157,10 +162,13 @@ class Compiled:
     """A function traced and compiled for one signature: call it with the
     same kind of arguments."""
 
-    def __init__(self, traced: Traced, jitted: "JitFunction | None" = None) -> None:
+    def __init__(self, traced: Traced, rule: "_SignatureRule | None" = None) -> None:
         from jaxc.runtime import CompileError, compile_module
+        from ._toplevel import log_compile
+        log_compile(traced.label)
         self.traced = traced
-        self._jitted = jitted
+        self._rule = rule
+        self._key: Any = None
         try:
             executable = compile_module(traced.text(debug_info=True))
         except CompileError as error:
@@ -196,9 +204,9 @@ class Compiled:
         return function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._jitted is None:
+        if self._rule is None:
             raise TypeError("call a Compiled obtained from jit(f).lower(...).compile()")
-        key, leaves, _ = self._jitted._signature(args, kwargs)
+        key, leaves, _ = self._rule.signature(args, kwargs)
         if key != self._key:
             raise TypeError("Compiled function called with arguments of a different signature "
                             "than it was lowered for")
@@ -264,19 +272,125 @@ class Lowered:
             cached = self._jitted._cache.get(self._key)
             if cached is not None and cached.traced is self.traced:
                 return cached
-        compiled = Compiled(self.traced, self._jitted)
+        compiled = Compiled(self.traced, None if self._jitted is None else self._jitted._rule)
         compiled._key = self._key
         if self._jitted is not None and self._key is not None:
             self._jitted._cache.setdefault(self._key, compiled)
         return compiled
 
 
+class _SignatureRule:
+    """How a call's arguments become a cache key: which are static, and the
+    function's IR name (for messages). Holds no reference to the function,
+    so compiled programs in the shared trace cache do not keep it alive."""
+
+    __slots__ = ("static_argnums", "static_argnames", "name")
+
+    def __init__(self, static_argnums: frozenset, static_argnames: frozenset, name: str) -> None:
+        self.static_argnums = static_argnums
+        self.static_argnames = static_argnames
+        self.name = name
+
+    def signature(self, args: tuple, kwargs: dict) -> tuple[Any, list[Any], Callable]:
+        """(cache key, flat dynamic leaves, rebuild) for a call; `rebuild(tracers)`
+        gives back (args, kwargs) with the tracers in the dynamic places."""
+        static_pos, static_names = self.static_argnums, self.static_argnames
+        if static_pos:
+            dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+            statics = tuple((i, _Static(a)) for i, a in enumerate(args) if i in static_pos)
+        else:
+            dyn_args, statics = args, ()
+        if kwargs:
+            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+            statics += tuple((k, _Static(kwargs[k])) for k in sorted(kwargs) if k in static_names)
+        else:
+            dyn_kwargs = kwargs
+        leaves, tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        try:
+            avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
+        except TypeError as error:
+            raise TypeError(f"jit({self.name.removeprefix('jit_')}): {error}") from None
+        key = (tree, avals, statics, dtypes.x64_enabled())
+        values = [x if type(x) is Array else _leaf_value(x, a) for x, a in zip(leaves, avals)]
+        return key, values, functools.partial(self.rebuild, args, kwargs, tree)
+
+    def rebuild(self, args: tuple, kwargs: dict, tree: Any, tracers: list) -> tuple[tuple, dict]:
+        dyn_a, dyn_k = tree_util.tree_unflatten(tree, tracers)
+        it = iter(dyn_a)
+        full = tuple(args[i] if i in self.static_argnums else next(it) for i in range(len(args)))
+        full_kwargs = {k: (kwargs[k] if k in self.static_argnames else dyn_k[k]) for k in kwargs}
+        return full, full_kwargs
+
+
+class _Traces:
+    """The traces and compiled programs of one function under one set of
+    jit options, shared by every `jit(f)` wrapper of it (as JAX's cache):
+    ``jit(f)(4.); jit(f)(5.)`` traces once."""
+
+    __slots__ = ("compiled", "count", "lock", "__weakref__")
+
+    def __init__(self) -> None:
+        self.compiled: dict[Any, Compiled] = {}
+        self.count = 0  # how many times the function was traced
+        self.lock = threading.Lock()  # one trace of a signature at a time
+
+
+# function -> {(static_argnums, static_argnames): _Traces}; an entry goes with its function.
+_SHARED_TRACES: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary()
+_LIVE_JITS: "weakref.WeakSet[JitFunction]" = weakref.WeakSet()  # for clear_caches
+
+
+def _traces_of(fun: Callable, options: tuple) -> _Traces:
+    """The shared `_Traces` of (fun, options); a private one for a callable
+    that cannot be weakly referenced or hashed."""
+    try:
+        per_fun = _SHARED_TRACES.setdefault(fun, {})
+    except TypeError:
+        return _Traces()
+    traces = per_fun.get(options)
+    if traces is None:
+        traces = per_fun[options] = _Traces()
+    return traces
+
+
+def _clear_fast_paths() -> None:
+    """Empty every jit wrapper's C fast-path table (their next calls take
+    the Python path, which sees `clear_caches` and `disable_jit`)."""
+    for jitted in list(_LIVE_JITS):
+        jitted._fast_clear()
+
+
+# Options the C fast path does not look at: turning one on sends calls back to `_call_slow`.
+_SLOW_PATH_OPTIONS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs")
+_config.config.on_update(lambda name, value: _clear_fast_paths() if name in _SLOW_PATH_OPTIONS else None)
+
+
+def clear_caches() -> None:
+    """Drop every traced and compiled program (`jax.clear_caches`): the next
+    call of any jit function traces and compiles again."""
+    from jaxc.runtime import cpu
+    for per_fun in list(_SHARED_TRACES.values()):
+        for traces in per_fun.values():
+            traces.compiled.clear()
+    _clear_fast_paths()
+    with cpu._CACHE_LOCK:
+        cpu._CACHE.clear()
+
+
 class JitFunction(_fastcall.JitCache):
     """The callable `jit(f)` returns. Calling it runs `_fastcall.JitCache`'s
-    fast path (C) for signatures registered by `_add_fast`, else `_call_slow`."""
+    fast path (C) for signatures registered by `_add_fast`, else `_call_slow`.
+    Traces live in a `_Traces` shared by all wrappers of the same function
+    and options; the fast-path table is per wrapper."""
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int] = (), static_argnames: Sequence[str] = (),
-                 donate_argnums: Sequence[int] = ()) -> None:
+                 donate_argnums: Sequence[int] = (), *, compile_always: bool = False,
+                 concrete_trace: bool = False) -> None:
+        """`compile_always`: compile also under `disable_jit` (jaxc's own
+        wrappers, e.g. an eager `grad` or `lax.cond`, which need a trace).
+        `concrete_trace`: trace with the call's argument values known, so
+        Python control flow may use them (an eager `grad`, as in JAX); a
+        trace that did is run once and not cached."""
         if not callable(fun):
             raise TypeError(f"jit: expected a function, got {type(fun).__name__}")
         # Signatures that skip the Python path: positional Arrays, or pytrees of Arrays.
@@ -304,9 +418,12 @@ class JitFunction(_fastcall.JitCache):
         self.static_argnums = frozenset(nums)
         self.static_argnames = frozenset(names)
         self.donate_argnums = tuple(_as_tuple(donate_argnums))
-        self._cache: dict[Any, Compiled] = {}
-        self._lock = threading.Lock()
-        self.trace_count = 0
+        self._compile_always = compile_always or concrete_trace
+        self._concrete_trace = concrete_trace
+        self._rule = _SignatureRule(self.static_argnums, self.static_argnames, self._name)
+        self._traces = _traces_of(fun, (self.static_argnums, self.static_argnames))
+        self._cache = self._traces.compiled
+        _LIVE_JITS.add(self)
 
     def __repr__(self) -> str:
         return f"<jaxc.jit {self._name}>"
@@ -323,61 +440,49 @@ class JitFunction(_fastcall.JitCache):
     def __deepcopy__(self, memo: Any) -> "JitFunction":
         return self
 
-    def _signature(self, args: tuple, kwargs: dict) -> tuple[Any, list[Any], Callable]:
-        """(cache key, flat dynamic leaves, rebuild) for a call; `rebuild(tracers)`
-        gives back (args, kwargs) with the tracers in the dynamic places."""
-        static_pos, static_names = self.static_argnums, self.static_argnames
-        if static_pos:
-            dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
-            statics = tuple((i, _Static(a)) for i, a in enumerate(args) if i in static_pos)
-        else:
-            dyn_args, statics = args, ()
-        if kwargs:
-            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
-            statics += tuple((k, _Static(kwargs[k])) for k in sorted(kwargs) if k in static_names)
-        else:
-            dyn_kwargs = kwargs
-        leaves, tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        try:
-            avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
-        except TypeError as error:
-            raise TypeError(f"jit({self._name.removeprefix('jit_')}): {error}") from None
-        key = (tree, avals, statics, dtypes.x64_enabled())
-        values = [x if type(x) is Array else _leaf_value(x, a) for x, a in zip(leaves, avals)]
-        return key, values, functools.partial(self._rebuild, args, kwargs, tree)
+    @property
+    def trace_count(self) -> int:
+        """How many times the function was traced (shared by its jit wrappers)."""
+        return self._traces.count
 
-    def _rebuild(self, args: tuple, kwargs: dict, tree: Any, tracers: list) -> tuple[tuple, dict]:
-        dyn_a, dyn_k = tree_util.tree_unflatten(tree, tracers)
-        it = iter(dyn_a)
-        full = tuple(args[i] if i in self.static_argnums else next(it) for i in range(len(args)))
-        full_kwargs = {k: (kwargs[k] if k in self.static_argnames else dyn_k[k]) for k in kwargs}
-        return full, full_kwargs
+    def _signature(self, args: tuple, kwargs: dict) -> tuple[Any, list[Any], Callable]:
+        return self._rule.signature(args, kwargs)
 
     def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list[Any]]:
         key, leaves, rebuild = self._signature(args, kwargs)
         compiled = self._cache.get(key)
         if compiled is None:
-            with self._lock:
+            with self._traces.lock:
                 compiled = self._cache.get(key)
                 if compiled is None:
-                    traced = self._trace(key, rebuild)
-                    compiled = Compiled(traced, self)
+                    before = core.concretizations()
+                    traced = self._trace(key, rebuild, leaves if self._concrete_trace else None)
+                    compiled = Compiled(traced, self._rule)
                     compiled._key = key
-                    self._cache[key] = compiled
+                    if not self._concrete_trace or core.concretizations() == before:
+                        self._cache[key] = compiled
+                    else:  # Python control flow used the argument values: only good for these
+                        compiled._fast_ok = False
         return compiled, leaves
 
-    def _trace(self, key: Any, rebuild: Callable) -> Traced:
-        self.trace_count += 1
+    def _trace(self, key: Any, rebuild: Callable, values: Sequence[Any] | None = None) -> Traced:
+        self._traces.count += 1
         with _profile.span(f"trace jit({self._name.removeprefix('jit_')})", "tracing"):
-            return trace_function(self.fun, key[1], rebuild, self._name)
+            return trace_function(self.fun, key[1], rebuild, self._name, values)
 
     # __call__ is JitCache's (C): a registered signature runs there, anything else here.
     def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
-        if core.current_scope() is not None:
+        if core.current_scope() is not None or (_config.config.jax_disable_jit
+                                                 and not self._compile_always):
             # Inside another trace: inline (the outer jit compiles it all).
+            # Under disable_jit: run the Python function op by op.
             return self.fun(*args, **kwargs)
         compiled, leaves = self._compiled(args, kwargs)
         out = compiled.run(leaves)
+        if _config.config.jax_debug_nans or _config.config.jax_debug_infs:
+            from ._toplevel import check_finite
+            check_finite(tree_util.tree_leaves(out), compiled.traced.label)
+            return out  # no C fast path while checking
         if not kwargs and compiled._fast_ok is not False:
             self._add_fast(compiled, args, leaves)
         return out
@@ -389,6 +494,7 @@ class JitFunction(_fastcall.JitCache):
         if compiled._fast_ok is None:
             compiled._fast_ok = bool(
                 compiled._inline and getattr(compiled.function, "_host", False)
+                and not getattr(compiled.function, "has_callbacks", False)
                 and compiled.traced.out_tree.num_leaves > 0
                 and all(type(c) is Array for c in compiled.traced.consts))
             if not compiled._fast_ok:
@@ -408,6 +514,10 @@ class JitFunction(_fastcall.JitCache):
                        None if positional else _flatten_arguments(args)[1])
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Trace for the signature of `args`, which may be abstract
+        (`ShapeDtypeStruct`s, anything with .shape and .dtype)."""
+        from ._api_more import abstract_arguments
+        args, kwargs = abstract_arguments(self, args, kwargs, "jit")
         key, _, rebuild = self._signature(args, kwargs)
         compiled = self._cache.get(key)
         traced = compiled.traced if compiled is not None else self._trace(key, rebuild)

@@ -6,12 +6,16 @@ at once; `block_until_ready()`, `np.asarray(x)`, `repr`, `.item()`,
 `.tolist()`, `float()`/`int()`/`bool()` wait. An error raised while the task
 ran is raised there, naming the operation and the line that launched it.
 
+An Array lives on one device (`.device`, `.devices()`, `.sharding`, a
+`SingleDeviceSharding`), as a JAX array on one device does.
+
     >>> x = jnp.arange(3.0)
     >>> x * 2
     Array([0., 2., 4.], dtype=float32)
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -102,6 +106,9 @@ class Array(ArrayBase):
         return self._value is not None or self._task.is_done()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """NumPy 2's protocol: the read-only value (copy=None), a fresh
+        writable copy (copy=True), or ValueError when copy=False and `dtype`
+        needs a conversion (as NumPy's own arrays do)."""
         session = _profile.SESSION
         if session is not None:
             with _profile.span("transfer to host", "transfer", {"bytes": self.nbytes}):
@@ -109,6 +116,10 @@ class Array(ArrayBase):
         else:
             value = self._ready_value()
         if dtype is not None and np.dtype(dtype) != value.dtype:
+            if copy is False:
+                raise ValueError(f"Unable to avoid copy while creating an array as requested: a "
+                                 f"jaxc.Array of dtype {value.dtype.name} converted to "
+                                 f"{np.dtype(dtype).name} (use copy=None to allow the copy)")
             return value.astype(dtype)
         if copy:
             return value.copy()
@@ -146,8 +157,10 @@ class Array(ArrayBase):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         value = self._ready_value()
-        return (Array._ready(row, ShapedArray(row.shape, self.dtype, self.weak_type), self.device)
-                for row in value)
+        aval = ShapedArray(self.shape[1:], self.dtype, self.weak_type)
+        # value[i, ...], not the rows of `for row in value`: a 1-d array's are NumPy
+        # scalars, and an Array holds an ndarray (np.asarray of an element needs one).
+        return (Array._ready(value[i, ...], aval, self.device) for i in range(len(value)))
 
     def __hash__(self) -> None:
         raise TypeError("unhashable type: 'jaxc.Array' (arrays are mutable-looking values; "
@@ -178,9 +191,23 @@ class Array(ArrayBase):
     def __copy__(self) -> "Array":
         return self
 
-    @property
-    def devices(self):
+    def devices(self) -> set:
+        """The set of devices holding this array: ``{self.device}``."""
         return {self.device}
+
+    @property
+    def sharding(self) -> "SingleDeviceSharding":
+        return SingleDeviceSharding(self.device)
+
+    is_fully_replicated = True  # one device holds the whole array
+    is_fully_addressable = True
+
+    def addressable_data(self, index: int) -> "Array":
+        """The data of shard `index`; the only shard, 0, is the array itself."""
+        if operator.index(index) not in (0, -1):
+            raise IndexError(f"addressable_data: shard index {index} out of range (a jaxc.Array "
+                             "has one shard, on one device)")
+        return self
 
     @property
     def nbytes(self) -> int:
@@ -189,6 +216,35 @@ class Array(ArrayBase):
     @property
     def itemsize(self) -> int:
         return self.dtype.itemsize
+
+
+class SingleDeviceSharding:
+    """Where an Array lives: all of it on one device (JAX's class of the
+    same name, reduced to what a one-device array needs)."""
+
+    __slots__ = ("_device",)
+    memory_kind = "device"
+    is_fully_replicated = True
+    is_fully_addressable = True
+    num_devices = 1
+
+    def __init__(self, device: Any) -> None:
+        self._device = device
+
+    @property
+    def device_set(self) -> set:
+        return {self._device}
+
+    addressable_devices = device_set
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, SingleDeviceSharding) and other._device is self._device
+
+    def __hash__(self) -> int:
+        return hash(("SingleDeviceSharding", id(self._device)))
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
 
 def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:

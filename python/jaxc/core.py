@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import os
 import sys
 import threading
@@ -77,6 +78,9 @@ class ShapedArray:
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short()}{weak})"
+
+    def __str__(self) -> str:  # JAX's: float32[3], ~ for a weak type
+        return ("~" if self.weak_type else "") + self.str_short()
 
 
 # ---------------------------------------------------------------------------
@@ -178,6 +182,14 @@ class ConcretizationTypeError(TypeError):
             "Python if/while.")
 
 
+class TracerBoolConversionError(ConcretizationTypeError):
+    """bool() of a traced value (JAX's name)."""
+
+
+class TracerIntegerConversionError(ConcretizationTypeError):
+    """int() or __index__ of a traced value (JAX's name)."""
+
+
 class TracerLeakError(Exception):
     """A tracer was used outside the trace that created it."""
 
@@ -227,27 +239,36 @@ class Tracer(ArrayBase):
     """A stand-in for an array while a function is traced: an MLIR value of
     a scope, with its abstract value."""
 
-    __slots__ = ("aval", "value", "scope")
+    __slots__ = ("aval", "value", "scope", "recipe")
 
-    def __init__(self, scope: "Scope", value: ir.Value, aval: ShapedArray) -> None:
+    def __init__(self, scope: "Scope", value: ir.Value, aval: ShapedArray, recipe: Any = None) -> None:
         self.scope = scope
         self.value = value
         self.aval = aval
+        self.recipe = recipe  # how to compute the value where it is known (`concrete`), else None
 
     def __repr__(self) -> str:
-        return f"Traced<{self.aval!r}>"
+        # As JAX prints a tracer of jit: JitTracer(float32[3]), ~ for a weak type.
+        # jaxc stages every transformation out (grad, vmap: into functions of the
+        # module), so every tracer is a jit-like one: no primal or batch to show.
+        weak = "~" if self.aval.weak_type else ""
+        return f"JitTracer({weak}{self.aval.str_short()})"
+
+    __str__ = __repr__
 
     def __bool__(self) -> bool:
-        raise ConcretizationTypeError(self, "bool() (a Python `if`, `while`, `and`, `or` or `not`)")
+        return bool(concrete(self, "bool() (a Python `if`, `while`, `and`, `or` or `not`)",
+                             TracerBoolConversionError))
 
     def __float__(self) -> float:
         raise ConcretizationTypeError(self, "float()")
 
     def __int__(self) -> int:
-        raise ConcretizationTypeError(self, "int()")
+        return int(concrete(self, "int()", TracerIntegerConversionError))
 
     def __index__(self) -> int:
-        raise ConcretizationTypeError(self, "using an array as a Python index (__index__)")
+        return operator.index(concrete(self, "using an array as a Python index (__index__)",
+                                       TracerIntegerConversionError).item())
 
     def __complex__(self) -> complex:
         raise ConcretizationTypeError(self, "complex()")
@@ -256,7 +277,7 @@ class Tracer(ArrayBase):
         raise ConcretizationTypeError(self, "converting to a NumPy array (np.asarray)")
 
     def item(self, *args: Any) -> Any:
-        raise ConcretizationTypeError(self, ".item()")
+        return concrete(self, ".item()").item(*args)
 
     def tolist(self) -> Any:
         raise ConcretizationTypeError(self, ".tolist()")
@@ -541,7 +562,86 @@ def bind(prim: Primitive, *operands: Any, **params: Any) -> Any:
         results = build_checked(prim, values, params)
     weak = prim.weak([x.aval for x in operands], **params)
     tracers = [scope.tracer(v, weak) for v in results]
+    if any(type(x) is Tracer and x.recipe is not None for x in operands):
+        _record_recipes(tracers, prim, operands, params)
     return tracers if prim.multiple_results else tracers[0]
+
+
+# ---------------------------------------------------------------------------
+# Concrete values while tracing (grad, jvp... called outside jit)
+# ---------------------------------------------------------------------------
+#
+# A transformation called outside jit traces its function with the values of
+# its arguments known: their tracers carry a `recipe`, and every op bound on
+# them records (prim, operands, params, result index). Python control flow on
+# such a tracer (bool, int, item) evaluates the recipe eagerly, one op at a
+# time, as JAX's concrete JVP tracers do, and marks the trace value-dependent
+# (`concretizations`): its caller must not reuse the trace for other values.
+# Inside jit no argument has a recipe, so the ConcretizationTypeError stays.
+
+def _record_recipes(tracers: Sequence[Tracer], prim: Primitive, operands: Sequence[Any],
+                    params: dict) -> None:
+    """Give `tracers` (the results of `prim`) recipes when every traced operand has one."""
+    if all(type(x) is not Tracer or x.recipe is not None for x in operands):
+        for index, tracer in enumerate(tracers):
+            tracer.recipe = (prim, tuple(operands), params, index)
+
+
+def concretizations() -> int:
+    """How many traced values this thread has turned concrete so far."""
+    return getattr(_STATE, "concretizations", 0)
+
+
+def concrete(x: Tracer, what: str, error: type = ConcretizationTypeError) -> np.ndarray:
+    """The value of tracer `x` as a NumPy array, computed from its recipe;
+    `error(x, what)` when it has none (the value is abstract: inside jit or
+    a lax control-flow body)."""
+    value = _evaluate(x)
+    if value is None:
+        raise error(x, what)
+    _STATE.concretizations = concretizations() + 1
+    return np.asarray(value)
+
+
+def _evaluate(x: Any) -> Any:
+    """The concrete value (an Array or NumPy value) of `x`, None when it
+    depends on an abstract value. Evaluates recipes bottom up without
+    recursion (a long Python loop makes a deep chain) and memoizes each
+    tracer's value as its recipe."""
+    from .array import Array
+    saved, _STATE.stack = _stack(), []  # eager ops: outside every trace
+    try:
+        pending = [x]
+        while pending:
+            t = pending[-1]
+            recipe = t.recipe if type(t) is Tracer else t
+            if recipe is None:
+                return None
+            if type(recipe) is not tuple:  # an alias of another tracer, or the value itself
+                if type(recipe) is Tracer:
+                    if recipe.recipe is None:
+                        return None
+                    if type(recipe.recipe) is tuple or type(recipe.recipe) is Tracer:
+                        pending.append(recipe)
+                        continue
+                    t.recipe = recipe.recipe
+                pending.pop()
+                continue
+            prim, operands, params, index = recipe
+            waiting = [o for o in operands if type(o) is Tracer and type(o.recipe) in (tuple, Tracer)]
+            if waiting:
+                pending.extend(waiting)
+                continue
+            if any(type(o) is Tracer and o.recipe is None for o in operands):
+                return None
+            values = [o.recipe if type(o) is Tracer else o for o in operands]
+            out = prim.bind(*values, **params)
+            t.recipe = out[index] if prim.multiple_results else out
+            pending.pop()
+        value = x.recipe if type(x) is Tracer else x
+        return value if isinstance(value, (Array, np.ndarray, np.generic, bool, int, float)) else None
+    finally:
+        _STATE.stack = saved
 
 
 def _import_dispatch() -> Any:

@@ -302,6 +302,11 @@ def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> 
     if kernel is None:
         kernel = _compile_kernel(prim, avals, params, key, device)
     out_avals = kernel.weak_out_avals if prim.weak(avals, **params) else kernel.out_avals
+    if config.jax_debug_nans or config.jax_debug_infs:  # check every result (waits for it)
+        from ._toplevel import check_finite
+        outs = run(kernel.function, arrays, out_avals, prim.name, device, inline=kernel.inline)
+        check_finite(outs, prim.name)
+        return outs if prim.multiple_results else outs[0]
     if kernel.entry is not None:
         outs = kernel.entry.run_ready(arrays, out_avals, device)  # None: pending inputs, busy device
         if outs is not None:

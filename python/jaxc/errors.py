@@ -1,8 +1,9 @@
 """`jaxc.errors`: the exceptions a user may want to catch (JAX's names)."""
-from .core import ConcretizationTypeError, JaxcTypeError, TracerLeakError
+from .core import (ConcretizationTypeError, JaxcTypeError, TracerBoolConversionError,
+                   TracerIntegerConversionError, TracerLeakError)
 from .dispatch import JaxcRuntimeError
 
 UnexpectedTracerError = TracerLeakError
 
-__all__ = ["ConcretizationTypeError", "JaxcRuntimeError", "JaxcTypeError", "TracerLeakError",
-           "UnexpectedTracerError"]
+__all__ = ["ConcretizationTypeError", "JaxcRuntimeError", "JaxcTypeError", "TracerBoolConversionError",
+           "TracerIntegerConversionError", "TracerLeakError", "UnexpectedTracerError"]

@@ -173,7 +173,7 @@ def test_devices_and_device_put() -> None:
     assert jaxc.device_count() == len(devices) >= 1
     x = jaxc.device_put(np.arange(3, dtype=np.float64))
     assert isinstance(x, jaxc.Array) and x.dtype == np.float32  # canonicalized (x64 off)
-    assert x.device is devices[0] and x.devices == {devices[0]}
+    assert x.device is devices[0] and x.devices() == {devices[0]}
     tree = jaxc.device_put({"a": np.ones(2), "b": (1.0, None)}, devices[0])
     assert isinstance(tree["a"], jaxc.Array) and tree["b"][1] is None
     assert jaxc.block_until_ready(tree) is tree

@@ -79,9 +79,10 @@ def test_static_argnums_and_argnames() -> None:
     np.testing.assert_allclose(np.asarray(by_name(x, n=4)), x ** 4)
     np.testing.assert_allclose(np.asarray(by_name(x, 2)), x ** 2)  # the name also makes the position static
     by_num(x, 3)
-    assert by_num.trace_count == 1
+    # One cache for both wrappers (the same static positions): n=3, n=4 by name, n=2.
+    assert by_num.trace_count == by_name.trace_count == 3
     by_num(x, 5)
-    assert by_num.trace_count == 2
+    assert by_num.trace_count == 4
     with pytest.raises(jaxc.ConcretizationTypeError):
         jaxc.jit(power)(x, 3)   # n traced: range() needs a concrete int
     assert float(plain(2.0, 3)) == 6.0
@@ -89,7 +90,7 @@ def test_static_argnums_and_argnames() -> None:
 
 def test_unhashable_static_argument_is_an_error() -> None:
     f = jaxc.jit(lambda x, shape: x, static_argnums=1)
-    with pytest.raises(TypeError, match="non-hashable static argument"):
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported.*list"):
         f(x32(2), [1, 2])
 
 
@@ -268,3 +269,102 @@ def test_lower_compile_warms_the_jit_cache() -> None:
     np.testing.assert_allclose(np.asarray(f(x)), np.sin(x) * 3, rtol=1e-6)
     assert cpu.compile_count == before and f.trace_count == 1
     assert f.lower(x).compile() is compiled
+
+
+# --- one trace cache per function (JAX's), clear_caches, disable_jit ---------------
+
+def test_jit_wrappers_of_one_function_share_its_traces() -> None:
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x * 2.0
+    assert float(jaxc.jit(f)(4.0)) == 8.0
+    assert float(jaxc.jit(f)(5.0)) == 10.0           # a new wrapper: no new trace
+    for i in range(3):
+        assert float(jaxc.jit(f)(float(i))) == 2.0 * i  # jit inside a loop
+    assert len(calls) == 1 and jaxc.jit(f).trace_count == 1
+    jaxc.jit(f)(np.ones(3, np.float32))              # a new signature traces
+    assert len(calls) == 2 and jaxc.jit(f)._cache_size() == 2
+
+
+def test_jit_cache_is_per_function_and_options() -> None:
+    calls = []
+
+    def f(x, n):
+        calls.append(n)
+        return x * n
+    jaxc.jit(f, static_argnums=1)(1.0, 2)
+    jaxc.jit(f, static_argnames="n")(1.0, 2)          # the same static position: shared
+    assert calls == [2]
+    jaxc.jit(f)(1.0, 2)                               # n traced: other options, another trace
+    assert len(calls) == 2
+    g = lambda x: x + 1.0                             # noqa: E731
+    h = lambda x: x + 1.0                             # noqa: E731 (an equal but distinct function)
+    jaxc.jit(g)(1.0)
+    assert jaxc.jit(h).trace_count == 0 and jaxc.jit(g).trace_count == 1
+
+
+def test_shared_traces_go_with_their_function() -> None:
+    import gc
+    import weakref
+
+    from jaxc import api
+
+    def f(x):
+        return x - 1.0
+    jaxc.jit(f)(3.0)
+    ref = weakref.ref(f)
+    assert f in api._SHARED_TRACES
+    del f
+    gc.collect()
+    assert ref() is None  # the cache kept neither the function nor its wrappers alive
+
+
+def test_clear_caches_retraces_everything() -> None:
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x + 1.0
+    jitted = jaxc.jit(f)
+    x = jnp.asarray(x32(3))
+    jitted(x), jitted(x)                              # the second call takes the C fast path
+    assert len(calls) == 1
+    jaxc.clear_caches()
+    np.testing.assert_allclose(np.asarray(jitted(x)), x32(3) + 1)
+    assert len(calls) == 2 and jitted._cache_size() == 1
+
+
+def test_disable_jit_runs_python_op_by_op() -> None:
+    seen = []
+
+    @jaxc.jit
+    def f(x):
+        seen.append(type(x).__name__)
+        return jnp.sin(x) + float(x.sum() > 0)      # float() of a traced value needs disable_jit
+    x = jnp.asarray(x32(3))
+    with pytest.raises(jaxc.ConcretizationTypeError):
+        f(x)
+    with jaxc.disable_jit():
+        assert jaxc.config.jax_disable_jit
+        out = f(x)
+        assert float(jaxc.grad(lambda v: jnp.sin(v).sum())(2.0)) == pytest.approx(np.cos(2.0))
+        assert float(jaxc.lax.cond(True, lambda v: v + 1, lambda v: v, 1.0)) == 2.0
+    assert not jaxc.config.jax_disable_jit
+    assert seen[-1] == "Array"                        # concrete arrays, no tracer
+    np.testing.assert_allclose(np.asarray(out), np.sin(x32(3)) + 1.0, rtol=1e-6)
+
+
+def test_disable_jit_applies_to_signatures_already_on_the_fast_path() -> None:
+    seen = []
+
+    @jaxc.jit
+    def f(x):
+        seen.append(type(x).__name__)
+        return x * 3.0
+    x = jnp.asarray(x32(3))
+    f(x), f(x)
+    with jaxc.disable_jit():
+        np.testing.assert_allclose(np.asarray(f(x)), 3 * x32(3))
+    assert seen == ["Tracer", "Array"]

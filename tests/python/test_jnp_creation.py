@@ -124,7 +124,9 @@ def test_like_functions():
           dtype="int8")
     assert jnp.zeros_like(jnp.asarray(1.0)).weak_type
     assert not jnp.zeros_like(jnp.asarray(1.0), dtype=jnp.float32).weak_type
-    assert jnp.ones_like([1, 2]).dtype == np.int32
+    assert jnp.ones_like(np.array([1, 2])).dtype == np.int32
+    with pytest.raises(TypeError, match="jnp.ones_like requires ndarray or scalar arguments"):
+        jnp.ones_like([1, 2])  # lists are refused as in JAX
     assert jnp.zeros_like(np.ones((2, 2), np.float64)).dtype == np.float32
     assert jnp.full_like(3.0, 1).shape == () and jnp.full_like(3.0, 1).weak_type
 
@@ -243,7 +245,9 @@ def test_tril_triu(k):
 
 def test_tril_triu_other_inputs():
     check(jnp.tril, np.tril, rand((3, 3), np.bool_), dtype="bool")
-    assert_close(jnp.triu([[1, 2], [3, 4]]), np.array([[1, 2], [0, 4]], np.int32))
+    assert_close(jnp.triu(np.array([[1, 2], [3, 4]], np.int32)), np.array([[1, 2], [0, 4]], np.int32))
+    with pytest.raises(TypeError, match="jnp.triu requires ndarray or scalar arguments"):
+        jnp.triu([[1, 2], [3, 4]])  # lists are refused as in JAX
     assert_close(jnp.tril(np.ones((0, 3), np.float32)), np.zeros((0, 3), np.float32))
     with pytest.raises(ValueError, match=r"jnp.tril: the argument must be at least 2-D, got shape \(3,\)"):
         jnp.tril(np.ones(3))

@@ -114,10 +114,9 @@ def test_integer_dtypes_and_weak_type_kept():
 
 def test_indexing_errors():
     x = jnp.asarray(X)
-    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
-        x[3]
-    with pytest.raises(IndexError, match="index -6 is out of bounds for axis 2 with size 5"):
-        x[0, 0, -6]
+    # Static out-of-range ints clamp as in JAX (not an IndexError): see test_jax_errors.py.
+    np.testing.assert_array_equal(np.asarray(x[3]), X[2])
+    np.testing.assert_array_equal(np.asarray(x[0, 0, -6]), X[0, 0, 0])
     with pytest.raises(IndexError, match="too many indices for array: array is 3-dimensional, but 4"):
         x[0, 0, 0, 0]
     with pytest.raises(IndexError, match="single ellipsis"):
@@ -131,7 +130,7 @@ def test_indexing_errors():
     with pytest.raises(IndexError, match="boolean index did not match indexed array along axis 0; size "
                                          "of axis is 3 but size of corresponding boolean axis is 4"):
         x[np.ones(4, bool)]
-    with pytest.raises(IndexError, match=r"shape mismatch: .* \(2,\) \(3,\)"):
+    with pytest.raises(ValueError, match=r"shape mismatch: .* \(2,\) \(3,\)"):
         x[np.array([0, 1]), np.array([0, 1, 2])]
     with pytest.raises(ValueError, match="slice step cannot be zero"):
         x[::0]

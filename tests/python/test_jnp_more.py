@@ -166,7 +166,9 @@ def test_polyder_polyint():
     for m in (0, 1, 2, 3, 5):
         check(jnp.polyder, lambda p, m: np.polyder(p, m).astype(np.float32), p, m=m, dtype=np.float32)
         check(jnp.polyint, lambda p, m: np.polyint(p, m).astype(np.float32), p, m=m, dtype=np.float32)
-    check(jnp.polyint, np.polyint, W, m=2, k=[1.0, 2.0], dtype=np.float32, rtol=1e-5)
+    check(jnp.polyint, np.polyint, W, m=2, k=np.array([1.0, 2.0]), dtype=np.float32, rtol=1e-5)
+    with pytest.raises(TypeError, match="jnp.polyint requires ndarray or scalar arguments"):
+        jnp.polyint(W, m=2, k=[1.0, 2.0])  # a list, refused as in JAX
     check(jnp.polyint, np.polyint, W, m=2, k=3.0, dtype=np.float32, rtol=1e-5)
     check_jax(jnp.polyint, "polyint", p, m=2, k=3)
     check_jax(jnp.polyder, "polyder", p, m=2)
@@ -175,7 +177,7 @@ def test_polyder_polyint():
     with pytest.raises(ValueError, match="Order of integral must be positive"):
         jnp.polyint(p, -1)
     with pytest.raises(ValueError, match="k must be a scalar or a rank-1 array of length 1 or m"):
-        jnp.polyint(p, 2, k=[1.0, 2.0, 3.0])
+        jnp.polyint(p, 2, k=np.array([1.0, 2.0, 3.0]))
 
 
 @pytest.mark.parametrize("x, kwargs", [(np.array([1, 2, 3], np.int32), {}), (W, dict(N=4)),

@@ -29,7 +29,6 @@ JAX's, in JAX's order, so trajectories match JAX's to float32 rounding
 from __future__ import annotations
 
 import functools
-import warnings
 from collections import namedtuple
 from typing import Any, Callable, Iterable, NamedTuple
 
@@ -51,13 +50,10 @@ Schedule = Callable[[Step], float]
 # (`subtree_defs`). Only `packed_state` holds arrays; the structures are
 # static (pytree metadata), so jit traces the state's arrays alone.
 OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subtree_defs"])
-with warnings.catch_warnings():
-    # optree warns that this overrides its namedtuple handling: that is the point.
-    warnings.filterwarnings("ignore", message=".*subclass of `collections.namedtuple`", category=UserWarning)
-    register_pytree_node(
-        OptimizerState,
-        lambda state: ((state.packed_state,), (state.tree_def, state.subtree_defs)),
-        lambda structures, children: OptimizerState(children[0], *structures))
+register_pytree_node(
+    OptimizerState,
+    lambda state: ((state.packed_state,), (state.tree_def, state.subtree_defs)),
+    lambda structures, children: OptimizerState(children[0], *structures))
 
 InitFn = Callable[[Params], OptimizerState]
 UpdateFn = Callable[[Step, Updates, OptimizerState], OptimizerState]

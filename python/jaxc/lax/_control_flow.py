@@ -93,12 +93,12 @@ def _emit(make_op: Callable[[list[ir.Value], list[ir.Type]], Any], operands: Seq
 def _compiled(name: str, fun: Callable[..., Any], *args: Any) -> Any:
     """Run `fun(*args)` (which emits control flow) outside any trace by
     compiling it with `jit`; the module text cache makes repeats cheap."""
-    from ..api import jit
+    from ..api import JitFunction
 
     def run(*traced: Any) -> Any:
         return fun(*traced)
     run.__name__ = name
-    return jit(run)(*args)
+    return JitFunction(run, compile_always=True)(*args)
 
 
 # ---------------------------------------------------------------------------

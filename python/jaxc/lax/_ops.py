@@ -198,7 +198,9 @@ def constant(value: Any, dtype: Any = None, weak_type: bool = False) -> Any:
         return result
     array = array.astype(dtypes.canonicalize(array.dtype), copy=False)
     with core.context(), core.user_location(), ir.InsertionPoint(scope.block):
-        return scope.tracer(core.constant_value(array), weak_type)
+        tracer = scope.tracer(core.constant_value(array), weak_type)
+    tracer.recipe = array  # a constant's value is known (core.concrete)
+    return tracer
 
 
 # ---------------------------------------------------------------------------
@@ -410,7 +412,8 @@ def _with_weak(x: Any, weak_type: bool) -> Any:
         if x._value is None:
             out._task, out._index = x._task, x._index
         return out
-    return core.Tracer(x.scope, x.value, ShapedArray(x.shape, x.dtype, weak_type))
+    return core.Tracer(x.scope, x.value, ShapedArray(x.shape, x.dtype, weak_type),
+                       x if x.recipe is not None else None)
 
 
 def bitcast_convert_type(x: Any, new_dtype: Any) -> Any:
@@ -481,8 +484,8 @@ def _shape(shape: Any, what: str) -> tuple[int, ...]:
 
 def operator_index(d: Any) -> int:
     import operator
-    if isinstance(d, core.Tracer):
-        raise core.ConcretizationTypeError(d, "a shape or size")
+    if isinstance(d, core.Tracer):  # known only outside jit (an eager grad's argument)
+        d = core.concrete(d, "a shape or size").tolist()
     return operator.index(d)
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import ArrayBase
 from ._util import broadcast_shapes, broadcast_to, canonicalize_axis, static_shape
-from ._util import asarray as _asarray
+from ._util import asarray as _asarray, check_arraylike
 
 
 def _eager() -> bool:
@@ -40,8 +40,8 @@ def _dtype_arg(dtype: Any, fn: str) -> Any:
 
 def _static_int(value: Any, what: str, fn: str) -> int:
     """A static integer argument (count, offset); tracers cannot be one."""
-    if isinstance(value, core.Tracer):
-        raise core.ConcretizationTypeError(value, f"the {what} argument of jnp.{fn}")
+    if isinstance(value, core.Tracer):  # known only outside jit (an eager grad's argument)
+        value = core.concrete(value, f"the {what} argument of jnp.{fn}").tolist()
     try:
         return operator.index(value)
     except TypeError:
@@ -140,6 +140,7 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
 
 def copy(a: Any, order: str | None = None) -> Any:
     """A new array with the contents of `a`."""
+    check_arraylike("copy", a)
     return array(a, copy=True, order=order)
 
 
@@ -157,6 +158,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     broadcast to `shape`); the dtype is fill_value's unless given."""
     shape = static_shape(shape, "full")
     dtype = _dtype_arg(dtype, "full")
+    check_arraylike("full", fill_value)
     if np.ndim(fill_value) != 0:
         return broadcast_to(array(fill_value, dtype, copy=False), shape, "full")
     value_dtype, weak = _leaf_type(fill_value, "full")
@@ -182,9 +184,7 @@ def _like(a: Any, fn: str) -> tuple[tuple[int, ...], np.dtype, bool]:
     """(shape, dtype, weak_type) of `a` without computing anything."""
     if isinstance(a, ArrayBase):
         return a.shape, a.dtype, a.weak_type
-    if isinstance(a, (list, tuple)):
-        x = array(a)
-        return x.shape, x.dtype, x.weak_type
+    check_arraylike(fn, a)
     dtype, weak = _leaf_type(a, fn)
     return np.shape(a), dtype, weak
 
@@ -192,27 +192,32 @@ def _like(a: Any, fn: str) -> tuple[tuple[int, ...], np.dtype, bool]:
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
     """`fill_value` in the shape and dtype of `a` (either may be overridden);
     keeps a's weak type when the dtype is not given."""
-    a_shape, a_dtype, a_weak = _like(a, "full_like")
-    shape = a_shape if shape is None else static_shape(shape, "full_like")
-    dtype = _dtype_arg(dtype, "full_like")
+    return _full_like(a, fill_value, dtype, shape, "full_like")
+
+
+def _full_like(a: Any, fill_value: Any, dtype: Any, shape: Any, fn: str) -> Any:
+    a_shape, a_dtype, a_weak = _like(a, fn)
+    shape = a_shape if shape is None else static_shape(shape, fn)
+    dtype = _dtype_arg(dtype, fn)
+    check_arraylike(fn, fill_value)
     if np.ndim(fill_value) != 0:
-        return broadcast_to(array(fill_value, dtype or a_dtype, copy=False), shape, "full_like")
+        return broadcast_to(array(fill_value, dtype or a_dtype, copy=False), shape, fn)
     return _filled(shape, fill_value, dtype or a_dtype, a_weak and dtype is None)
 
 
 def zeros_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
     """Zeros in the shape and dtype of `a`."""
-    return full_like(a, 0, dtype, shape)
+    return _full_like(a, 0, dtype, shape, "zeros_like")
 
 
 def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
     """Ones in the shape and dtype of `a`."""
-    return full_like(a, 1, dtype, shape)
+    return _full_like(a, 1, dtype, shape, "ones_like")
 
 
 def empty_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
     """`zeros_like`: jaxc arrays are never uninitialized."""
-    return full_like(a, 0, dtype, shape)
+    return _full_like(a, 0, dtype, shape, "empty_like")
 
 
 # ---------------------------------------------------------------------------
@@ -221,8 +226,8 @@ def empty_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
 
 def _static_scalar(x: Any, what: str, fn: str) -> Any:
     """A static number (Python, NumPy, or a concrete 0-d Array)."""
-    if isinstance(x, core.Tracer):
-        raise core.ConcretizationTypeError(x, f"the {what} argument of jnp.{fn}")
+    if isinstance(x, core.Tracer):  # known only outside jit (an eager grad's argument)
+        x = core.concrete(x, f"the {what} argument of jnp.{fn}").tolist()
     if isinstance(x, ArrayBase):
         if x.ndim:
             raise TypeError(f"jnp.{fn}: {what} must be a scalar, got an array of shape {x.shape}")
@@ -427,7 +432,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
 
 
 def _triangle(fn: str, kind: str, m: Any, k: Any) -> Any:
-    x = array(m, copy=False)
+    x = _asarray(m, fn=fn)
     k = _static_int(k, "k", fn)
     if x.ndim < 2:
         raise ValueError(f"jnp.{fn}: the argument must be at least 2-D, got shape {x.shape}")
@@ -447,7 +452,7 @@ def triu(m: Any, k: int = 0) -> Any:
 
 def diag(v: Any, k: int = 0) -> Any:
     """1-d `v`: a matrix with v on the k-th diagonal; 2-d `v`: its k-th diagonal."""
-    x = array(v, copy=False)
+    x = _asarray(v, fn="diag")
     k = _static_int(k, "k", "diag")
     if x.ndim == 1:
         n = x.shape[0] + abs(k)
@@ -473,7 +478,7 @@ def _diagonal(x: Any, k: int) -> Any:
 
 def diagflat(v: Any, k: int = 0) -> Any:
     """A matrix with the flattened `v` on the k-th diagonal."""
-    x = array(v, copy=False)
+    x = _asarray(v, fn="diagflat")
     return diag(lax.reshape(x, (x.size,)), k)
 
 
@@ -484,7 +489,7 @@ def diagflat(v: Any, k: int = 0) -> Any:
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list[Any]:
     """Coordinate arrays from 1-d coordinate vectors; ``indexing='xy'``
     swaps the first two output axes (Cartesian), 'ij' does not (matrix)."""
-    arrays = [array(x, copy=False) for x in xi]
+    arrays = [_asarray(x, fn="meshgrid") for x in xi]
     if any(a.ndim != 1 for a in arrays):
         raise ValueError(f"jnp.meshgrid: arguments must be 1-D, got shapes {[a.shape for a in arrays]}")
     if indexing not in ("xy", "ij"):

@@ -24,7 +24,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import ArrayBase
 from ._util import asarray, broadcast_shapes, broadcast_to, promote_args, promote_args_inexact, \
-    promote_dtypes_inexact
+    promote_dtypes, promote_dtypes_inexact
 
 
 # -- promotion ----------------------------------------------------------------
@@ -464,8 +464,8 @@ def where(condition: Any, x: Any = None, y: Any = None, /) -> Any:
     if x is None or y is None:
         raise ValueError("jnp.where takes either one argument or three")
     cond = _truth(asarray(condition, fn="where"))
-    x, y = promote_args("where", x, y)
-    shape = broadcast_shapes("where", cond.shape, x.shape)
+    x, y = promote_dtypes("where", x, y)
+    shape = broadcast_shapes("where", cond.shape, x.shape, y.shape)  # ValueError, as in JAX
     return lax.select(broadcast_to(cond, shape, "where"), broadcast_to(x, shape, "where"),
                       broadcast_to(y, shape, "where"))
 

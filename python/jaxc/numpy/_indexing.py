@@ -2,8 +2,9 @@
 
 NumPy's basic and advanced indexing with JAX's semantics:
 
-- ints (negative counts from the end; a static int out of range is an
-  IndexError), slices with any step, ``None``, ``...``;
+- ints (negative counts from the end; a static int out of range is
+  treated as an index array: it clamps when read, as in JAX), slices with
+  any step (clamped to the axis), ``None``, ``...``;
 - integer arrays (broadcast together; their dimensions replace the indexed
   ones where the advanced indices are adjacent, else they go first, as in
   NumPy; Python ints count as advanced indices then);
@@ -108,7 +109,7 @@ def _classify(item: Any, position: int, fn: str) -> Any:
     if isinstance(item, ArrayBase):
         array = item
     elif isinstance(item, (list, tuple)) and any(isinstance(leaf, ArrayBase) for leaf in _leaves(item)):
-        array = asarray(item, fn=fn)
+        array = asarray(item, fn=fn, lists=True)
     elif hasattr(item, "__jax_array__"):
         array = asarray(item, fn=fn)
     else:
@@ -186,10 +187,12 @@ def _parse(shape: Sequence[int], index: Any, fn: str) -> list[Any]:
     return entries
 
 
-def _static_int(value: int, size: int, dim: int, fn: str) -> _Int:
-    if not -size <= value < size:
-        raise IndexError(f"{fn}: index {value} is out of bounds for axis {dim} with size {size}")
-    return _Int(value % size)
+def _static_int(value: int, size: int, dim: int, fn: str) -> Any:
+    """An in-range static int as `_Int`; an out-of-range one as a 0-d index
+    array, so it clamps when read, fills or drops with the other modes (JAX)."""
+    if -size <= value < size:
+        return _Int(value % size)
+    return _Advanced(np.asarray(value, np.int64))
 
 
 def _parse_slice(item: slice, size: int, fn: str) -> _Slice:
@@ -227,8 +230,8 @@ def _batch_shape(entries: Sequence[Any], fn: str) -> tuple[int, ...]:
     shapes = [tuple(e.value.shape) for e in entries if isinstance(e, _Advanced)]
     try:
         return broadcast_shapes(fn, *shapes)
-    except ValueError:
-        raise IndexError(f"{fn}: shape mismatch: indexing arrays could not be broadcast together with "
+    except ValueError:  # JAX's type; NumPy raises IndexError
+        raise ValueError(f"{fn}: shape mismatch: indexing arrays could not be broadcast together with "
                          f"shapes {' '.join(str(s) for s in shapes)}") from None
 
 
@@ -488,7 +491,7 @@ def _mode(mode: Any, table: dict, fn: str) -> str:
 
 def _updates(values: Any, x: Any, shape: tuple[int, ...], fn: str) -> Any:
     """The update values in x's dtype, broadcast to the indexed shape."""
-    values = asarray(values, fn=fn)
+    values = asarray(values, fn=fn, lists=True)  # JAX's .at[...].set takes lists
     if values.dtype != x.dtype:
         values = lax.convert_element_type(values, x.dtype)
     lead = values.ndim - len(shape)

@@ -92,7 +92,7 @@ def _check_sizes(fn: str, a: Any, b: Any, a_axes: Sequence[int], b_axes: Sequenc
     """The contracted dims of `a` and `b` agree (else NumPy's "not aligned" error)."""
     for i, j in zip(a_axes, b_axes):
         if a.shape[i] != b.shape[j]:
-            raise ValueError(f"jnp.{fn}: shapes {a.shape} and {b.shape} not aligned: {a.shape[i]} (dim {i}) "
+            raise TypeError(f"jnp.{fn}: shapes {a.shape} and {b.shape} not aligned: {a.shape[i]} (dim {i}) "
                              f"!= {b.shape[j]} (dim {j})")
 
 
@@ -123,7 +123,7 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
     k_a = a.shape[-1]
     k_b = b.shape[0] if b_vector else b.shape[-2]
     if k_a != k_b:
-        raise ValueError(f"jnp.matmul: contracting dimensions differ: {a.shape} @ {b.shape} "
+        raise TypeError(f"jnp.matmul: contracting dimensions differ: {a.shape} @ {b.shape} "
                          f"({k_a} != {k_b})")
     a_batch = a.shape[:-2]
     b_batch = b.shape[:-2]
@@ -178,12 +178,15 @@ def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any =
     """Dot product of the flattened operands."""
     a, b = promote_dtypes("vdot", a, b)
     if a.size != b.size:
-        raise ValueError(f"jnp.vdot: operands must have the same size, got shapes {a.shape} and {b.shape}")
+        raise TypeError(f"jnp.vdot: operands must have the same size, got shapes {a.shape} and {b.shape}")
     return _dot_general(_ravel(a), _ravel(b), ([0], [0]), preferred=preferred_element_type)
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """Dot products of vectors along `axis`, broadcasting the other dimensions."""
+    s1, s2 = np.shape(x1), np.shape(x2)
+    if s1 and s2 and s1[axis % len(s1)] != s2[axis % len(s2)]:
+        raise ValueError(f"jnp.vecdot: the sizes along axis={axis} must match, got shapes {s1} and {s2}")
     x1, x2 = promote_args("vecdot", x1, x2)
     if x1.ndim == 0:
         raise ValueError("jnp.vecdot: operands must be at least 1-d, got shapes () and ()")

@@ -23,7 +23,7 @@ class ScalarType:
 
     def __call__(self, x: Any) -> Any:
         from ._util import asarray
-        return asarray(x, self.dtype, fn=self.__name__)
+        return asarray(x, self.dtype, fn=self.__name__, lists=True)  # jnp.float32([1, 2]) as in JAX
 
     def __eq__(self, other: Any) -> bool:
         try:

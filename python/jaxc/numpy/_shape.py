@@ -18,7 +18,7 @@ from .. import core, dtypes, lax
 from ..core import ArrayBase
 from . import _indexing
 from ._util import (asarray, broadcast_shapes, broadcast_to as _broadcast_to, canonicalize_axes,
-                    canonicalize_axis, promote_dtypes, static_shape)
+                    canonicalize_axis, check_arraylike, promote_dtypes, static_shape)
 
 __all__ = [
     "reshape", "ravel", "transpose", "matrix_transpose", "permute_dims", "swapaxes", "moveaxis",
@@ -31,8 +31,8 @@ __all__ = [
 
 
 def _static_int(value: Any, what: str, fn: str) -> int:
-    if isinstance(value, core.Tracer):
-        raise core.ConcretizationTypeError(value, f"{what} of jnp.{fn}")
+    if isinstance(value, core.Tracer):  # known only outside jit (an eager grad's argument)
+        value = core.concrete(value, f"{what} of jnp.{fn}").tolist()
     try:
         return int(operator.index(value))
     except TypeError:
@@ -41,8 +41,8 @@ def _static_int(value: Any, what: str, fn: str) -> int:
 
 def _static_ints(values: Any, what: str, fn: str) -> tuple[int, ...]:
     """An int or a sequence of ints (static) as a tuple."""
-    if isinstance(values, core.Tracer):
-        raise core.ConcretizationTypeError(values, f"{what} of jnp.{fn}")
+    if isinstance(values, core.Tracer):  # known only outside jit (an eager grad's argument)
+        values = core.concrete(values, f"{what} of jnp.{fn}").tolist()
     if isinstance(values, (ArrayBase, np.ndarray)) and np.ndim(values) > 0:
         values = np.asarray(values).tolist()
     seq = values if isinstance(values, (tuple, list)) else (values,)
@@ -59,16 +59,16 @@ def _resolve_shape(shape: Any, old: tuple[int, ...], fn: str) -> tuple[int, ...]
     size = int(np.prod(old, dtype=np.int64))
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1:
-        raise ValueError(f"jnp.{fn}: can only specify one unknown dimension (-1), got {dims}")
+        raise TypeError(f"jnp.{fn}: can only specify one unknown dimension (-1), got {dims}")
     if any(d < -1 for d in dims):
-        raise ValueError(f"jnp.{fn}: invalid shape {dims} (negative dimension)")
+        raise TypeError(f"jnp.{fn}: invalid shape {dims} (negative dimension)")
     known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
     if unknown:
         if known == 0 or size % known:
-            raise ValueError(f"jnp.{fn}: cannot reshape array of shape {old} (size {size}) into shape {dims}")
+            raise TypeError(f"jnp.{fn}: cannot reshape array of shape {old} (size {size}) into shape {dims}")
         dims = tuple(size // known if d == -1 else d for d in dims)
     elif known != size:
-        raise ValueError(f"jnp.{fn}: cannot reshape array of shape {old} (size {size}) into shape {dims}")
+        raise TypeError(f"jnp.{fn}: cannot reshape array of shape {old} (size {size}) into shape {dims}")
     return dims
 
 
@@ -221,10 +221,10 @@ def concatenate(arrays: Any, axis: int | None = 0, dtype: Any = None) -> Any:
     ax = canonicalize_axis(axis, first.ndim, fn)
     for x in xs[1:]:
         if x.ndim != first.ndim:
-            raise ValueError(f"jnp.{fn}: all the input arrays must have the same number of dimensions, "
+            raise TypeError(f"jnp.{fn}: all the input arrays must have the same number of dimensions, "
                              f"got {first.shape} and {x.shape}")
         if any(m != n for d, (m, n) in enumerate(zip(first.shape, x.shape)) if d != ax):
-            raise ValueError(f"jnp.{fn}: arrays must have the same shape except along axis {ax}, "
+            raise TypeError(f"jnp.{fn}: arrays must have the same shape except along axis {ax}, "
                              f"got {first.shape} and {x.shape}")
     nonempty = [x for x in xs if x.shape[ax]] or xs[:1]
     return _with_dtype(lax.concatenate(nonempty, ax), dtype)
@@ -664,10 +664,11 @@ def _take_mode(mode: Any, fn: str) -> str:
 
 def _index_array(indices: Any, fn: str) -> Any:
     """Integer indices as a NumPy array (static) or an Array/Tracer."""
+    check_arraylike(fn, indices)
     if not isinstance(indices, ArrayBase):
         indices = np.asarray(indices)
         if indices.dtype == object:
-            indices = asarray(indices.tolist(), fn=fn)
+            indices = asarray(indices.tolist(), fn=fn, lists=True)
     if not dtypes.is_int(indices.dtype):
         raise TypeError(f"jnp.{fn}: indices must be integers, got {np.dtype(indices.dtype).name}")
     return indices

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import core, dtypes, lax
+from .._config import config
 from ..core import ArrayBase, ShapedArray
 
 
@@ -15,20 +16,31 @@ def is_array(x: Any) -> bool:
     return isinstance(x, ArrayBase)
 
 
-def asarray(x: Any, dtype: Any = None, fn: str = "asarray") -> Any:
+def check_arraylike(fn: str, x: Any) -> None:
+    """JAX's `check_arraylike`: jnp functions take arrays and scalars, not
+    Python lists or tuples (only `jnp.array`/`jnp.asarray` convert those)."""
+    if isinstance(x, (list, tuple)):
+        raise TypeError(f"jnp.{fn} requires ndarray or scalar arguments, got {type(x)} "
+                        f"(JAX does not accept lists or tuples here: use jnp.asarray(x))")
+
+
+def asarray(x: Any, dtype: Any = None, fn: str = "asarray", *, lists: bool = False) -> Any:
     """`x` as an Array/Tracer (a copy only when converting). Python scalars
-    are weakly typed; lists and tuples of arrays are stacked."""
+    are weakly typed. A list or tuple is a TypeError (`check_arraylike`)
+    unless `lists`: then lists and tuples of arrays are stacked."""
     if isinstance(x, ArrayBase):
         if dtype is None:
             return x
         return lax.convert_element_type(x, dtype)
+    if not lists:
+        check_arraylike(fn, x)
     if isinstance(x, (list, tuple)):
         if any(isinstance(leaf, ArrayBase) for leaf in _flat(x)):
             from . import _shape
-            return _shape.stack([asarray(e, dtype, fn) for e in x]) if x else \
+            return _shape.stack([asarray(e, dtype, fn, lists=True) for e in x]) if x else \
                 lax.constant(np.zeros((0,), dtypes.canonicalize(dtype or float)))
     if hasattr(x, "__jax_array__"):
-        return asarray(x.__jax_array__(), dtype, fn)
+        return asarray(x.__jax_array__(), dtype, fn, lists=lists)
     if dtype is None and isinstance(x, (bool, int, float, complex)):
         scalar_dtype, weak = dtypes.scalar_dtype(x)
         _check_int_range(x, scalar_dtype, fn)
@@ -78,8 +90,10 @@ def _flat(x: Any) -> list[Any]:
     return [x]
 
 
-def broadcast_shapes(fn: str, *shapes: Sequence[int]) -> tuple[int, ...]:
-    """NumPy broadcasting of `shapes`; the error names `fn` and the shapes."""
+def broadcast_shapes(fn: str, *shapes: Sequence[int], error: type = ValueError) -> tuple[int, ...]:
+    """NumPy broadcasting of `shapes`; the error names `fn` and the shapes.
+    JAX raises ValueError from jnp.broadcast_shapes/broadcast_arrays/where
+    and TypeError from the operands of ufuncs and lax ops (`error`)."""
     ndim = max((len(s) for s in shapes), default=0)
     result = []
     for axis in range(ndim):
@@ -89,7 +103,7 @@ def broadcast_shapes(fn: str, *shapes: Sequence[int]) -> tuple[int, ...]:
             if d == 1:
                 continue
             if size not in (1, d):
-                raise ValueError(f"jnp.{fn}: incompatible shapes for broadcasting: "
+                raise error(f"jnp.{fn}: incompatible shapes for broadcasting: "
                                  f"{', '.join(str(tuple(s)) for s in shapes)}")
             size = d
         result.append(size)
@@ -125,6 +139,8 @@ def promote_dtypes(fn: str, *args: Any) -> list[Any]:
         if (all(isinstance(a, ArrayBase) and a.aval.dtype == dtype and not a.aval.weak_type
                 for a in args[1:]) and (dtype.itemsize < 8 or dtypes.x64_enabled())):
             return list(args)
+    for a in args:
+        check_arraylike(fn, a)
     typed = [dtypes.dtype_and_weak(a) for a in args]
     dtype, weak = dtypes.promote(*typed)
     out = []
@@ -158,20 +174,30 @@ def promote_args(fn: str, *args: Any) -> list[Any]:
     if first is not None and all(getattr(a, "aval", None) == first for a in args[1:]):
         return list(args)  # the common case: nothing to do
     arrays = promote_dtypes(fn, *args)
-    shape = broadcast_shapes(fn, *[a.shape for a in arrays])
+    shape = broadcast_shapes(fn, *[a.shape for a in arrays], error=TypeError)
+    check_rank_promotion(fn, [a.shape for a in arrays])
     return [broadcast_to(a, shape, fn) for a in arrays]
 
 
 def promote_args_inexact(fn: str, *args: Any) -> list[Any]:
     arrays = promote_dtypes_inexact(fn, *args)
-    shape = broadcast_shapes(fn, *[a.shape for a in arrays])
+    shape = broadcast_shapes(fn, *[a.shape for a in arrays], error=TypeError)
+    check_rank_promotion(fn, [a.shape for a in arrays])
     return [broadcast_to(a, shape, fn) for a in arrays]
+
+
+def check_rank_promotion(fn: str, shapes: Sequence[Sequence[int]]) -> None:
+    """`jax_numpy_rank_promotion` ('warn'/'raise'): JAX's warning or error
+    when `fn` broadcasts operands of different ranks (see `_toplevel`)."""
+    if config.jax_numpy_rank_promotion != "allow":
+        from .._toplevel import check_rank_promotion as check
+        check(fn, shapes)
 
 
 def canonicalize_axis(axis: Any, ndim: int, fn: str) -> int:
     """`axis` in [0, ndim) (negative counts from the end); error names `fn`."""
-    if isinstance(axis, core.Tracer):
-        raise core.ConcretizationTypeError(axis, f"the axis argument of jnp.{fn}")
+    if isinstance(axis, core.Tracer):  # known only outside jit (an eager grad's argument)
+        axis = core.concrete(axis, f"the axis argument of jnp.{fn}").tolist()
     try:
         axis = int(lax._ops.operator_index(axis))
     except TypeError:
@@ -195,8 +221,8 @@ def canonicalize_axes(axis: Any, ndim: int, fn: str) -> tuple[int, ...]:
 def static_shape(shape: Any, fn: str) -> tuple[int, ...]:
     """A shape argument (int or sequence of ints) as a tuple; tracers are a
     concretization error."""
-    if isinstance(shape, core.Tracer):
-        raise core.ConcretizationTypeError(shape, f"the shape argument of jnp.{fn}")
+    if isinstance(shape, core.Tracer):  # known only outside jit (an eager grad's argument)
+        shape = core.concrete(shape, f"the shape argument of jnp.{fn}").tolist()
     seq = shape if isinstance(shape, (tuple, list)) else (shape,)
     out = []
     for d in seq:
