@@ -603,42 +603,41 @@ def concrete(x: Tracer, what: str, error: type = ConcretizationTypeError) -> np.
     return np.asarray(value)
 
 
-def _evaluate(x: Any) -> Any:
-    """The concrete value (an Array or NumPy value) of `x`, None when it
-    depends on an abstract value. Evaluates recipes bottom up without
+def _evaluate(x: Tracer) -> Any:
+    """The concrete value (an Array or NumPy value) of tracer `x`, None when
+    it depends on an abstract value. Evaluates recipes bottom up without
     recursion (a long Python loop makes a deep chain) and memoizes each
     tracer's value as its recipe."""
     from .array import Array
+    unknown = (tuple, Tracer)  # recipes still to evaluate: an op, or an alias of another tracer
     saved, _STATE.stack = _stack(), []  # eager ops: outside every trace
     try:
         pending = [x]
         while pending:
             t = pending[-1]
-            recipe = t.recipe if type(t) is Tracer else t
+            recipe = t.recipe
             if recipe is None:
                 return None
-            if type(recipe) is not tuple:  # an alias of another tracer, or the value itself
-                if type(recipe) is Tracer:
-                    if recipe.recipe is None:
-                        return None
-                    if type(recipe.recipe) is tuple or type(recipe.recipe) is Tracer:
-                        pending.append(recipe)
-                        continue
-                    t.recipe = recipe.recipe
-                pending.pop()
-                continue
-            prim, operands, params, index = recipe
-            waiting = [o for o in operands if type(o) is Tracer and type(o.recipe) in (tuple, Tracer)]
-            if waiting:
-                pending.extend(waiting)
-                continue
-            if any(type(o) is Tracer and o.recipe is None for o in operands):
-                return None
-            values = [o.recipe if type(o) is Tracer else o for o in operands]
-            out = prim.bind(*values, **params)
-            t.recipe = out[index] if prim.multiple_results else out
+            if type(recipe) is Tracer:  # an alias: the other tracer's value
+                if recipe.recipe is None:
+                    return None
+                if type(recipe.recipe) in unknown:
+                    pending.append(recipe)
+                    continue
+                t.recipe = recipe.recipe
+            elif type(recipe) is tuple:
+                prim, operands, params, index = recipe
+                traced = [o for o in operands if type(o) is Tracer]
+                if any(o.recipe is None for o in traced):
+                    return None
+                waiting = [o for o in traced if type(o.recipe) in unknown]
+                if waiting:
+                    pending.extend(waiting)
+                    continue
+                out = prim.bind(*[o.recipe if type(o) is Tracer else o for o in operands], **params)
+                t.recipe = out[index] if prim.multiple_results else out
             pending.pop()
-        value = x.recipe if type(x) is Tracer else x
+        value = x.recipe
         return value if isinstance(value, (Array, np.ndarray, np.generic, bool, int, float)) else None
     finally:
         _STATE.stack = saved
