@@ -111,9 +111,8 @@ def _call(what: str, callback: Callable, args: tuple, kwargs: dict,
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     # Array leaves travel through the program; anything else (a string, a
     # config object) is static: the host function gets it as it is.
-    dynamic = [i for i, x in enumerate(leaves) if _is_array_like(x)]
-    operands = [core.as_operand(leaves[i], what) for i in dynamic]
-    static = {i: x for i, x in enumerate(leaves) if i not in set(dynamic)}
+    static = {i: x for i, x in enumerate(leaves) if not _is_array_like(x)}
+    operands = [core.as_operand(x, what) for i, x in enumerate(leaves) if i not in static]
     if result_shape_dtypes is None:
         result_avals, out_tree = [], None
     else:
