@@ -272,11 +272,7 @@ def ensure_compile_time_eval() -> Any:
 
 def effects_barrier() -> None:
     """Wait until every computation enqueued so far on any device has run."""
-    tasks = [device.executor.submit(dispatch.Task(lambda: [], [], "effects_barrier", None))
-             for device in dispatch._DEVICES + dispatch._GPU_DEVICES
-             if device._executor is not None]
-    for task in tasks:
-        task.wait()
+    dispatch.wait_for_all()
 
 
 # ---------------------------------------------------------------------------

@@ -213,6 +213,15 @@ def default_device() -> Device:
     return devices()[0]
 
 
+def wait_for_all() -> None:
+    """Wait until every task enqueued so far on any device has run (a device
+    whose executor never started has none)."""
+    tasks = [device.executor.submit(Task(lambda: [], [], "wait_for_all", None))
+             for device in _DEVICES + _GPU_DEVICES if device._executor is not None]
+    for task in tasks:
+        task.wait()
+
+
 INLINE_MAX_ELEMENTS = 1 << 14
 
 
