@@ -334,14 +334,19 @@ def run_stage(stage: Stage, module: ir.Module, previous: ir.Module | str, pm) ->
 _TRANSLATABLE = frozenset({"builtin.module", "gpu.binary", "gpu.launch_func"})
 
 
-def check_translatable(module: ir.Module) -> None:
+def check_translatable(module: ir.Module) -> frozenset[str]:
     """Refuse a module with an op LLVM IR translation does not take (a failed
     translation crashes the LLVM 22.1.8 bindings instead of raising): a
-    `StageError` naming the first such op and its location."""
+    `StageError` naming the first such op and its location. Returns the
+    names of the module's ops (the runtime asks whether it has
+    ``omp.parallel``)."""
+    names: set[str] = set()
     left: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if not op.name.startswith(("llvm.", "omp.")) and op.name not in _TRANSLATABLE:
+        name = op.name
+        names.add(name)
+        if not name.startswith(("llvm.", "omp.")) and name not in _TRANSLATABLE:
             left.append(op)
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
@@ -350,6 +355,7 @@ def check_translatable(module: ir.Module) -> None:
     if left:
         raise StageError(f"{left[0].location}: the lowering left '{left[0].name}', which LLVM IR "
                          "translation does not take (a gap in the pipeline for this target)")
+    return frozenset(names)
 
 
 def to_llvm_ir(module: ir.Module) -> str:

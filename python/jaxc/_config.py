@@ -25,6 +25,8 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
                                         "0 compiles about 5x faster, 3 runs faster (jit always uses 3)"),
     "jaxc_cpu_threads": (0, int, 0, "threads of parallel CPU kernels (OpenMP); 0: every core "
                                     "this process may use"),
+    "jaxc_cpu_pin_workers": (True, bool, 0, "pin the OpenMP workers of parallel CPU kernels to cores "
+                                            "(the calling thread stays free)"),
     # The persistent compilation cache (jaxc/runtime/compile_cache.py); a
     # None default makes None a valid value too (the cache is off).
     "jax_compilation_cache_dir": (None, str, 0, "directory of the persistent compilation cache "

@@ -347,3 +347,92 @@ func.func @f(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}
     with pytest.warns(RuntimeWarning, match="libiomp5.so .* one thread"):
         (c,) = compile_module(text)["f"](a, a)
     np.testing.assert_allclose(c, a.astype(np.float64) @ a, rtol=1e-4, atol=1e-4)
+
+
+_PINNING_SCRIPT = r'''
+import os, sys, threading
+import numpy as np
+from jaxc import _callback
+from jaxc.runtime import compile_module
+
+cores = sorted(os.sched_getaffinity(0))
+seen = []
+
+def record(x):
+    seen.append(frozenset(os.sched_getaffinity(0)))
+    return [np.asarray(x)]
+
+n = 512  # 262144 elements: a parallel kernel
+ident = _callback.register(record)
+text = f"""
+func.func @f(%x: tensor<{n}x{n}xf32>) -> (tensor<{n}x{n}xf32>, tensor<2x1xf32>) {{
+  %y = jaxc.sin %x : tensor<{n}x{n}xf32>
+  %s = jaxc.slice %y, start = [0, 0], limit = [2, 1], strides = [1, 1] : tensor<{n}x{n}xf32> -> tensor<2x1xf32>
+  %c = jaxc.callback {ident} (%s) : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  return %y, %c : tensor<{n}x{n}xf32>, tensor<2x1xf32>
+}}"""
+f = compile_module(text)["f"]
+tiny = compile_module("""
+func.func @tiny(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = jaxc.sin %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}""")["tiny"]
+x = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+
+threads_before = len(os.listdir("/proc/self/task"))
+tiny(np.ones(4, np.float32))
+assert len(os.listdir("/proc/self/task")) == threads_before, "a serial function started workers"
+
+moved = False
+for _ in range(20):  # put the caller on the last core (a worker's), then free it again
+    os.sched_setaffinity(0, {cores[-1]})
+    os.sched_setaffinity(0, set(cores))
+    y, _ = f(x)
+    np.testing.assert_allclose(y, np.sin(x), rtol=1e-5, atol=1e-6)
+    assert os.sched_getaffinity(0) == set(cores), "the caller's mask was not restored"
+    moved = moved or seen[-1] == frozenset(cores[:-1])
+    assert seen[-1] in (frozenset(cores), frozenset(cores[:-1])), seen[-1]
+
+def masks():
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/status") as status:
+                for line in status:
+                    if line.startswith("Cpus_allowed_list:"):
+                        out[int(tid)] = line.split(":")[1].strip()
+        except FileNotFoundError:
+            pass  # a thread that has just ended
+    return out
+
+pinned = sorted(mask for tid, mask in masks().items() if mask == str(cores[-1]))
+other = threading.Thread(target=lambda: f(x))  # a second caller pins a team of its own
+other.start(); other.join()
+pinned_after = sorted(mask for tid, mask in masks().items() if mask == str(cores[-1]))
+print(f.parallel, tiny.parallel, moved, len(pinned), len(pinned_after))
+'''
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 if hasattr(os, "sched_getaffinity") else True,
+                    reason="pinning needs two cores")
+@pytest.mark.parametrize("pin", ["1", "0"])
+def test_openmp_workers_are_pinned_and_the_caller_stays_free(pin):
+    """Each thread's OpenMP workers are pinned to the last cores; a parallel
+    call made while the caller sits on a worker's core moves it off for the
+    call and restores its mask; a serial function starts no workers.
+    JAXC_CPU_PIN_WORKERS=0 leaves every thread free (subprocess: the
+    runtime's threads are process-wide)."""
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k not in ("KMP_AFFINITY", "OMP_PROC_BIND", "OMP_PLACES")}
+    env.update(JAXC_CPU_PIN_WORKERS=pin, JAXC_CPU_THREADS="2")
+    out = subprocess.run([sys.executable, "-c", _PINNING_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    parallel, tiny_parallel, moved, pinned, pinned_after = out.stdout.split()
+    assert (parallel, tiny_parallel) == ("True", "False")
+    if pin == "1":
+        assert moved == "True"
+        assert (int(pinned), int(pinned_after)) == (1, 2)  # one worker per calling thread
+    else:
+        assert (moved, pinned, pinned_after) == ("False", "0", "0")

@@ -9,9 +9,10 @@
  * stack, stores two data pointers per memref, releases the GIL and jumps.
  * Nothing is shared between calls, so calls from several threads need no lock.
  *
- *   Entry(address, arg_specs, result_specs, owner)
+ *   Entry(address, arg_specs, result_specs, owner, parallel=False)
  *       arg_specs: ((shape, dtype, also_accepted_dtype_or_None), ...)
  *       result_specs: ((shape, dtype), ...)
+ *       parallel: the code forks OpenMP teams (see "Worker pinning")
  *   entry.call(*arrays)           -> tuple of new arrays, or None when an
  *                                    argument is not an ndarray of exactly the
  *                                    spec's dtype and shape, C-contiguous (the
@@ -53,6 +54,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -271,6 +275,7 @@ typedef struct {
   Py_ssize_t nwords;
   Py_ssize_t *slots;      /* word index of each descriptor's `allocated` */
   PyObject *owner;        /* keeps the code alive (the execution engine) */
+  int parallel;           /* the code forks OpenMP teams (see pin_workers) */
 } Entry;
 
 static PyTypeObject EntryType;
@@ -278,8 +283,97 @@ static PyTypeObject EntryType;
 #define STACK_WORDS 512
 #define STACK_MEMREFS 64
 
+/* Worker pinning (`jaxc.runtime.openmp.pin_workers`). OpenMP gives every
+ * calling thread a team of its own workers; each thread that runs a parallel
+ * function calls `pin_hook` once, with the GIL, before its first one (again
+ * after `set_pin_hook` starts a new generation: a new thread count). The
+ * hook pins the workers and returns the cores it pinned them to. The caller
+ * itself stays free, but a parallel call made while it sits on one of its
+ * workers' cores (the scheduler put it there during other work) first moves
+ * it off them and restores its mask afterwards: sharing a core with a
+ * worker, the call would run at one thread's speed until the scheduler
+ * noticed (milliseconds). */
+static PyObject *pin_hook = NULL;
+static long pin_generation = 1;
+static _Thread_local long thread_pin_generation = 0;
+#ifdef __linux__
+static _Thread_local cpu_set_t worker_cores;  /* where this thread's workers are pinned */
+static _Thread_local int has_worker_cores = 0;
+#endif
+
+static PyObject *set_pin_hook(PyObject *module, PyObject *hook) {
+  PyObject *old = pin_hook;
+  pin_hook = hook == Py_None ? NULL : Py_NewRef(hook);
+  Py_XDECREF(old);
+  pin_generation++;
+  Py_RETURN_NONE;
+}
+
+static int pin_this_thread(void) {
+  thread_pin_generation = pin_generation;
+#ifdef __linux__
+  has_worker_cores = 0;
+  CPU_ZERO(&worker_cores);
+#endif
+  if (pin_hook == NULL) return 0;
+  PyObject *cores = PyObject_CallNoArgs(pin_hook);
+  if (cores == NULL) return -1;
+#ifdef __linux__
+  PyObject *seq = PySequence_Fast(cores, "pin hook: expected a sequence of core numbers");
+  Py_DECREF(cores);
+  if (seq == NULL) return -1;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+    long core = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (core == -1 && PyErr_Occurred()) {
+      Py_DECREF(seq);
+      return -1;
+    }
+    if (core >= 0 && core < CPU_SETSIZE) {
+      CPU_SET((int)core, &worker_cores);
+      has_worker_cores = 1;
+    }
+  }
+  Py_DECREF(seq);
+#else
+  Py_DECREF(cores);
+#endif
+  return 0;
+}
+
+/* Move the calling thread off its workers' cores when it sits on one; returns
+ * whether it did (then `saved` holds the mask to restore). */
+static int leave_worker_cores(void *saved_mask) {
+#ifdef __linux__
+  cpu_set_t *saved = saved_mask;
+  if (!has_worker_cores) return 0;
+  int core = sched_getcpu();
+  if (core < 0 || !CPU_ISSET(core, &worker_cores)) return 0;
+  if (sched_getaffinity(0, sizeof(cpu_set_t), saved) != 0) return 0;
+  cpu_set_t others;
+  CPU_ZERO(&others);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, saved) && !CPU_ISSET(c, &worker_cores)) CPU_SET(c, &others);
+  return CPU_COUNT(&others) > 0 && sched_setaffinity(0, sizeof(cpu_set_t), &others) == 0;
+#else
+  return 0;
+#endif
+}
+
+static void restore_mask(void *saved_mask) {
+#ifdef __linux__
+  sched_setaffinity(0, sizeof(cpu_set_t), (cpu_set_t *)saved_mask);
+#endif
+}
+
+#ifdef __linux__
+typedef cpu_set_t SavedMask;
+#else
+typedef char SavedMask;
+#endif
+
 /* Run the function on `buffers` (nargs + nresults arrays, already checked). */
 static int invoke(Entry *self, PyArrayObject **buffers) {
+  if (self->parallel && thread_pin_generation != pin_generation && pin_this_thread() < 0) return -1;
   int64_t stack_words[STACK_WORDS];
   void *stack_cells[2 * STACK_MEMREFS];
   Py_ssize_t n = self->nargs + self->nresults;
@@ -302,10 +396,14 @@ static int invoke(Entry *self, PyArrayObject **buffers) {
     packed[i] = &cells[i];
   }
   PackedFunction function = self->function;
+  int parallel = self->parallel;
   Py_BEGIN_ALLOW_THREADS
+  SavedMask saved_mask;
+  int moved = parallel && leave_worker_cores(&saved_mask);
   FLUSH_DENORMALS_BEGIN
   function(packed);
   FLUSH_DENORMALS_END
+  if (moved) restore_mask(&saved_mask);
   Py_END_ALLOW_THREADS
   if (words != stack_words) PyMem_Free(words);
   return 0;
@@ -393,14 +491,15 @@ static Py_ssize_t total_rank(PyObject *seq, Py_ssize_t count) {
 }
 
 static int Entry_init(Entry *self, PyObject *args, PyObject *kwargs) {
-  static char *keywords[] = {"address", "args", "results", "owner", NULL};
+  static char *keywords[] = {"address", "args", "results", "owner", "parallel", NULL};
   PyObject *address, *arg_specs, *result_specs, *owner = Py_None;
+  int parallel = 0;
   if (self->specs != NULL) {
     PyErr_SetString(PyExc_TypeError, "Entry is already initialized");
     return -1;
   }
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|O:Entry", keywords, &address, &arg_specs,
-                                   &result_specs, &owner))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|Op:Entry", keywords, &address, &arg_specs,
+                                   &result_specs, &owner, &parallel))
     return -1;
   void *pointer = PyLong_AsVoidPtr(address);
   if (pointer == NULL) {
@@ -449,6 +548,7 @@ static int Entry_init(Entry *self, PyObject *args, PyObject *kwargs) {
     w += 3 + 2 * spec->ndim;
   }
   self->function = (PackedFunction)pointer;
+  self->parallel = parallel;
   Py_INCREF(owner);
   self->owner = owner;
   status = 0;
@@ -1042,6 +1142,9 @@ static PyMethodDef module_methods[] = {
      "jaxc.config and the thread-local trace state (jaxc.core._STATE)"},
     {"traceback", traceback_, METH_NOARGS,
      "traceback() -> (code, where, ...): the caller's stack, innermost first (see capture_traceback)"},
+    {"set_pin_hook", set_pin_hook, METH_O,
+     "set_pin_hook(hook or None): what a thread calls once before its first parallel function "
+     "(jaxc.runtime.openmp.pin_workers); a new hook starts a new generation: every thread calls it again"},
     {"set_profiling", set_profiling, METH_O,
      "set_profiling(on): while on, calls take the Python path (jaxc.profiler records them)"},
     {NULL}};

@@ -14,8 +14,8 @@ followed by a trailer that the dynamic loader ignores:
 
     <ELF shared library> <metadata JSON> <u64 length of the JSON> b"jaxc-cache-v1\\0\\0\\0"
 
-The metadata holds the whole key, the function signatures, the size and the
-SHA-256 of the library. A load reads the file, checks the trailer, compares
+The metadata holds the whole key, the function signatures, whether the code
+forks OpenMP teams, the size and the SHA-256 of the library. A load reads the file, checks the trailer, compares
 the key (never loads an entry whose key differs) and the digest (a truncated
 or damaged file), then ``dlopen``s it (``RTLD_LOCAL``) after the runtime
 libraries (`cpu.runtime_libraries`, ``RTLD_GLOBAL``, as the execution engine
@@ -334,11 +334,11 @@ def needed_libraries(elf: bytes) -> list[str]:
     return [elf[strtab + n:elf.index(b"\0", strtab + n)].decode() for n in needed]
 
 
-def load(key: CacheKey, build: Callable[[CachedLibrary, dict[str, Any]], Any]) -> Any:
-    """``build(library, signatures)`` for `key`'s entry, or None (counted as a
-    miss; a bad entry also warns). `signatures` are as stored:
+def load(key: CacheKey, build: Callable[[CachedLibrary, dict[str, Any], bool], Any]) -> Any:
+    """``build(library, signatures, parallel)`` for `key`'s entry, or None
+    (counted as a miss; a bad entry also warns). `signatures` are as stored:
     ``{name: (args, results)}``, each a list of ``(shape, element_type)``;
-    an exception of `build` (a missing function, a bad signature) makes the
+    `parallel`: whether the code forks OpenMP teams; an exception of `build` (a missing function, a bad signature) makes the
     entry bad."""
     path = entry_path(key)
     try:
@@ -365,7 +365,7 @@ def load(key: CacheKey, build: Callable[[CachedLibrary, dict[str, Any]], Any]) -
     except OSError as error:
         return _bad_entry(path, f"the dynamic loader refused it ({error})")
     try:
-        loaded = build(library, meta["signatures"])
+        loaded = build(library, meta["signatures"], meta.get("parallel", True))
     except Exception as error:  # noqa: BLE001 -- any failure means: compile instead
         return _bad_entry(path, f"unusable ({type(error).__name__}: {error})")
     _count("hits")
@@ -410,11 +410,12 @@ _WRITE_LOCK = threading.Lock()  # one link at a time: the machine has few cores
 _WRITERS_LOCK = threading.Lock()
 
 
-def store(key: CacheKey, engine: Any, signatures: dict[str, Any], compile_seconds: float) -> bool:
+def store(key: CacheKey, engine: Any, signatures: dict[str, Any], compile_seconds: float,
+          parallel: bool = True) -> bool:
     """Write the entry of `key` from `engine` (an ExecutionEngine created with
     ``enable_object_dump=True, enable_pic=True`` whose functions were looked
     up) in a background thread. `signatures`: ``{name: (args, results)}`` of
-    `cpu.ArgSpec`. False when nothing will be written (compiled faster than
+    `cpu.ArgSpec`; `parallel`: whether the code forks OpenMP teams. False when nothing will be written (compiled faster than
     ``jax_persistent_cache_min_compile_time_secs``, or the directory is
     unusable: warned once)."""
     from jaxc._config import config
@@ -436,7 +437,7 @@ def store(key: CacheKey, engine: Any, signatures: dict[str, Any], compile_second
             "signatures": {name: ([[list(s.shape), s.element_type] for s in args],
                                   [[list(s.shape), s.element_type] for s in results])
                            for name, (args, results) in signatures.items()},
-            "compile_seconds": round(compile_seconds, 4)}
+            "compile_seconds": round(compile_seconds, 4), "parallel": parallel}
     thread = threading.Thread(target=_write_entry, args=(entry_path(key, directory), engine, meta),
                               name="jaxc-compile-cache-writer", daemon=False)
     with _WRITERS_LOCK:

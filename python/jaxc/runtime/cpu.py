@@ -102,17 +102,18 @@ class Function:
     _host = True
 
     def __init__(self, name: str, address: int, args: Sequence[ArgSpec],
-                 results: Sequence[ArgSpec], owner: "Executable") -> None:
+                 results: Sequence[ArgSpec], owner: "Executable", parallel: bool = False) -> None:
         self.name = name
         self.args = tuple(args)
         self.results = tuple(results)
+        self.parallel = parallel  # forks OpenMP teams (its caller's workers are pinned: openmp.py)
         self._owner = owner  # keeps the JIT (and so `address`) alive
         # bf16 travels as its raw bits: a uint16 argument is accepted too.
         self._entry = _fastcall.Entry(
             address,
             [(spec.shape, spec.dtype, BF16_BITS if spec.element_type == "bf16" else None)
              for spec in self.args],
-            [(spec.shape, spec.dtype) for spec in self.results], owner)
+            [(spec.shape, spec.dtype) for spec in self.results], owner, parallel)
         self._out_dtypes = tuple(
             BF16_BITS if spec.element_type == "bf16" else spec.dtype for spec in self.results)
 
@@ -161,7 +162,7 @@ class Executable:
 
     def __init__(self, engine: Any, module: ir.Module | None,
                  signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
-                 function_class: type = Function) -> None:
+                 function_class: type = Function, parallel: bool = False) -> None:
         self.engine = engine
         self.module = module  # the LLVM-dialect module (keeps its context alive)
         self.functions: dict[str, Function] = {}
@@ -174,7 +175,7 @@ class Executable:
             address = engine.raw_lookup("_mlir_ciface_" + name)
             if not address:
                 raise CompileError(f"function '{name}' has no C interface after compilation")
-            self.functions[name] = function_class(name, address, args, results, self)
+            self.functions[name] = function_class(name, address, args, results, self, parallel)
 
     def __getitem__(self, name: str) -> Function:
         try:
@@ -288,7 +289,7 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
             stages.run_stages(module, "llvm" if target == "cpu" else "binary", first=first_stage,
                               pass_managers=_COMPILE_CONTEXT["pass_managers"],
                               target=target, chip=chip, timings=timings)
-            stages.check_translatable(module)
+            parallel = "omp.parallel" in stages.check_translatable(module)
         except ir.MLIRError as error:
             raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}",
                                _format_error(error, diags)) from None
@@ -299,15 +300,15 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
         profile.record_stages(timings)
     if target == "cpu":
         executable = jit_lowered(module, signatures, opt_level=opt_level,
-                                 object_dump=cache_key is not None)
+                                 object_dump=cache_key is not None, parallel=parallel)
         if cache_key is not None:
             from . import compile_cache
             compile_cache.store(cache_key, executable.engine, signatures,
-                                time.perf_counter() - started)
+                                time.perf_counter() - started, parallel=parallel)
         return executable
     from . import cuda
     return jit_lowered(module, signatures, opt_level=opt_level, shared_libs=cuda.runtime_libraries(),
-                       function_class=cuda.CudaFunction, initialize=True)
+                       function_class=cuda.CudaFunction, initialize=True, parallel=parallel)
 
 
 _DEVICE_NAMES = {"cpu": "CPU", "cuda": "GPU"}
@@ -328,11 +329,11 @@ def _load_cached(key: Any) -> Executable | None:
     global cache_load_count
     from . import compile_cache
 
-    def build(library: Any, stored: dict) -> Executable:
+    def build(library: Any, stored: dict, parallel: bool) -> Executable:
         signatures = {name: ([ArgSpec(tuple(shape), element) for shape, element in args],
                              [ArgSpec(tuple(shape), element) for shape, element in results])
                       for name, (args, results) in stored.items()}
-        return Executable(library, None, signatures)
+        return Executable(library, None, signatures, parallel=parallel)
 
     executable = compile_cache.load(key, build)
     if executable is not None:
@@ -343,13 +344,14 @@ def _load_cached(key: Any) -> Executable | None:
 def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
                 *, opt_level: int = 3, shared_libs: list[str] | None = None,
                 function_class: type = Function, initialize: bool = False,
-                object_dump: bool = False) -> Executable:
+                object_dump: bool = False, parallel: bool | None = None) -> Executable:
     """JIT a module already at the `llvm` stage (CUDA: `binary`). `signatures`
     come from `function_signatures` of the module *before* lowering. Not cached.
     `initialize` runs the module's global constructors (a CUDA program's
     constructors load its kernels with ``mgpuModuleLoad``). `object_dump`
     keeps the object code, position independent, for
-    ``engine.dump_to_object_file`` (the persistent compilation cache links it)."""
+    ``engine.dump_to_object_file`` (the persistent compilation cache links it).
+    `parallel`: whether the module forks OpenMP teams (None: look)."""
     global compile_count
     from mlir.execution_engine import ExecutionEngine
 
@@ -367,7 +369,11 @@ def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], li
     if _callback.register_trampolines(engine, module) and function_class is Function:
         function_class = CallbackFunction
     compile_count += 1
-    executable = Executable(engine, module, signatures, function_class)  # looks up: code is made
+    if parallel is None:
+        from jaxc.passes import stages
+        parallel = "omp.parallel" in stages.check_translatable(module)
+    executable = Executable(engine, module, signatures, function_class,  # looks up: code is made
+                            parallel=parallel)
     executable.code_bytes = max(0, jit_code_bytes() - code_before)
     from jaxc.profiler import traces as profile
     if profile.SESSION is not None:

@@ -11,6 +11,18 @@ the kernels of one program and between calls in a loop (waking a sleeping
 worker costs tens of µs per parallel kernel: the MLP step ran 1.6x JAX with
 0 ms, 0.9-1.0x with 10 ms), short enough that an idle program gives the
 cores back (the default 200 ms spun through other work).
+
+Workers are pinned, the calling thread is not (`pin_workers`): each thread
+that runs a parallel function first pins its own team, worker i to the
+i-th allowed core from the last. Unpinned, a worker woken after a pause
+(Python work between calls) often landed on the caller's core, and the
+kernels ran at one thread's speed for several milliseconds until the
+scheduler moved it: (X-mean)/std of 10000x100 took 1.4 ms after a 30 ms
+pause instead of 0.5 ms. Binding every thread (``KMP_AFFINITY``) fixed that
+too but pinned the caller, and with it every thread it later starts, to one
+core. Off with ``jaxc_cpu_pin_workers`` (``JAXC_CPU_PIN_WORKERS=0``), and
+when ``KMP_AFFINITY``, ``OMP_PROC_BIND`` or ``OMP_PLACES`` is set (the
+runtime's own binding then decides).
 """
 from __future__ import annotations
 
@@ -65,6 +77,61 @@ def load() -> str | None:
     return path
 
 
+_USER_BINDING = ("KMP_AFFINITY", "OMP_PROC_BIND", "OMP_PLACES")
+
+
+class _Ident(ctypes.Structure):
+    """OpenMP's ``ident_t``: where a parallel region is, for the runtime's messages."""
+    _fields_ = [("reserved_1", ctypes.c_int32), ("flags", ctypes.c_int32),
+                ("reserved_2", ctypes.c_int32), ("reserved_3", ctypes.c_int32),
+                ("psource", ctypes.c_char_p)]
+
+
+_MICROTASK = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32))
+_IDENT = _Ident(0, 2, 0, 0, b";jaxc;pin_workers;0;0;;")  # flags 2: KMP_IDENT_KMPC
+
+
+def pin_workers() -> list[int]:
+    """Pin the OpenMP workers of the calling thread's team: worker i (1, 2,
+    ...) to the i-th of this thread's allowed cores counted from the last;
+    the calling thread (worker 0) stays free. Returns the cores the workers
+    were pinned to. Called by the compiled-call extension once per thread
+    before its first parallel function (which moves the caller off these
+    cores for the call when it finds it on one: `_fastcall.c`)."""
+    library = _STATE.get("library")
+    if library is None:
+        return []
+    cores = sorted(os.sched_getaffinity(0))
+    pinned: list[int] = []
+
+    def pin(global_id, bound_id) -> None:
+        worker = library.omp_get_thread_num()
+        if worker > 0:
+            core = cores[(len(cores) - worker) % len(cores)]
+            try:
+                os.sched_setaffinity(0, {core})
+            except OSError:
+                return  # not allowed here (a container's policy): the worker stays free
+            pinned.append(core)
+
+    task = _MICROTASK(pin)
+    library.__kmpc_fork_call(ctypes.byref(_IDENT), ctypes.c_int32(0), task)
+    return pinned if len(pinned) < len(cores) else []  # every core taken: nowhere to move the caller
+
+
+def _pinning_wanted() -> bool:
+    from jaxc._config import config
+
+    return bool(config.jaxc_cpu_pin_workers) and not any(os.environ.get(v) for v in _USER_BINDING)
+
+
+def _install_pin_hook() -> None:
+    """Tell the extension what to call (a new generation: every thread pins again)."""
+    from . import _fastcall
+
+    _fastcall.set_pin_hook(pin_workers if _pinning_wanted() else None)
+
+
 def configured_threads() -> int:
     from jaxc._config import config
 
@@ -76,11 +143,17 @@ def set_threads(count: int) -> None:
     library = _STATE.get("library")
     if library is not None:
         library.omp_set_num_threads(ctypes.c_int(int(count)))
+        _install_pin_hook()  # a bigger team has new, unpinned workers
 
 
 def _on_config_update(name: str, value: object) -> None:
     """`jaxc_cpu_threads` reaches the schedules (through the environment that
-    `jaxc.passes.host` reads) and the running OpenMP runtime."""
+    `jaxc.passes.host` reads) and the running OpenMP runtime;
+    `jaxc_cpu_pin_workers` the extension."""
+    if name == "jaxc_cpu_pin_workers":
+        if "library" in _STATE:
+            _install_pin_hook()
+        return
     if name != "jaxc_cpu_threads":
         return
     if value:
