@@ -623,6 +623,11 @@ def row(r: Result, show_jax: bool) -> list[str]:
     return out
 
 
+# A one-minute load average above this before the run: the cores were busy with
+# other work, so the run says its numbers are noisy (a warning on stderr and in the header).
+LOAD_WARNING = 1.0
+
+
 def header_lines(args: argparse.Namespace) -> list[str]:
     jax_text = (f"JAX {jax.__version__}" if HAVE_JAX else "JAX not installed (columns skipped)")
     if HAVE_JAX and args.no_jax:
@@ -640,6 +645,9 @@ def header_lines(args: argparse.Namespace) -> list[str]:
     else:
         lines.append("threads: every core (no --threads)"
                      + (f"; {'; '.join(THREAD_SETUP)}" if THREAD_SETUP else ""))
+    if getattr(args, "load", 0.0) > LOAD_WARNING:
+        lines.append(f"WARNING: load average {args.load:.2f} before the run (above {LOAD_WARNING:g}): "
+                     "other work shared the cores; medians are noisy")
     lines.append(f"per workload: {args.budget:g} s timing budget, {args.min_rounds}-{args.max_rounds} rounds, "
                  f"{args.warmup} warm-up call(s), alternating implementations"
                  + (f", {args.settle_ms:g} ms settle and one untimed call before each sample"
@@ -792,6 +800,10 @@ def main(argv: list[str] | None = None) -> int:
         args.budget = 3.0 if args.budget is None else args.budget
         args.min_rounds, args.max_rounds, args.warmup, args.sample_ms = 3, 50, 2, 2.0
 
+    args.load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    if args.load > LOAD_WARNING:
+        print(f"bench: warning: load average {args.load:.2f} before the run: other work competes for "
+              "the cores, so the timings are noisy (see the table's header)", file=sys.stderr)
     ws = W.suite(args.quick, args.mnist_samples, args.mnist_epochs)
     if args.only:
         ws = [w for w in ws if any(o.lower() in w.name.lower() for o in args.only)]

@@ -325,6 +325,11 @@ def _process_chunk(text: str, src: source.Source, context: ir.Context, pm,
     except ir.MLIRError as error:
         collector.add_error(error)
         return "", False
+    except source.InputError as error:  # found before parsing (source.parse_module)
+        file, line, col = error.where.rsplit(":", 2)
+        collector.add(diagnostics.Diag("error", error.message, diagnostics.FileLoc(file, int(line), int(col)),
+                                       "", [], []))
+        return "", False
     except stage_runner.stage_table.StageError as error:
         _fail(str(error))
         collector.error_count += 1  # reported: no "failed without a diagnostic" note

@@ -113,6 +113,24 @@ def _padded(text: str, begin: int, end: int) -> Chunk:
 # ----------------------------------------------------------------------------
 
 _COUNT_RE = re.compile(r"source must contain a single top-level operation, found: (\d+)")
+# `name = [i, j, ...]`: the integer lists of custom op syntax (linalg.reduce's
+# `dimensions`, linalg.transpose's `permutation`, ...).
+_INTEGER_LIST_RE = re.compile(r"\b[A-Za-z_][\w$.]*\s*=\s*\[([-+\d\s,]*)\]")
+_INTEGER_RE = re.compile(r"[-+]?\d+")
+INT64_MAX = (1 << 63) - 1
+
+
+def oversized_list_integer(text: str) -> tuple[int, str] | None:
+    """The offset and text of the first integer in a ``name = [...]`` list
+    that does not fit 64 bits, or None. Upstream custom parsers (linalg.reduce
+    ``dimensions``, linalg.broadcast) build a null attribute from one and
+    abort in ``NamedAttrList::set`` (mlir-opt 22.1.8 aborts too), so jaxc-opt
+    reports it before MLIR sees the text."""
+    for match in _INTEGER_LIST_RE.finditer(text):
+        for number in _INTEGER_RE.finditer(match.group(1)):
+            if abs(int(number.group())) > INT64_MAX:
+                return match.start(1) + number.start(), number.group()
+    return None
 
 
 def parse_module(text: str, source_name: str, context: ir.Context):
@@ -124,6 +142,11 @@ def parse_module(text: str, source_name: str, context: ir.Context):
     only `Module.parse`, which names every location ``"-"``, can hold several
     top-level ops, so that case is renamed afterwards.
     """
+    oversized = oversized_list_integer(text)
+    if oversized is not None:
+        offset, number = oversized
+        line, col = _line_col(text, offset)
+        raise InputError(f"integer {number} does not fit in 64 bits", f"{source_name}:{line}:{col}")
     try:
         op = ir.Operation.parse(text, source_name=source_name, context=context)
     except ir.MLIRError as error:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import sys
 from typing import Callable
@@ -121,11 +122,14 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
     try:
         with mlir_timing.measure(timer, f"run '@{request.run}'"):  # compile and call
             function = jit_lowered(module, signatures)[request.run]
+            _check_memory(function)
             args = [_to_array(value, spec) for value, spec in
                     zip(_check_count(request.inputs, function), function.args)]
             results = function(*args)
     except (CompileError, TypeError, ValueError) as error:
         raise stage_table.StageError(f"--run=@{request.run}: {error}") from None
+    except MemoryError as error:
+        raise stage_table.StageError(f"--run=@{request.run}: out of memory ({error})") from None
     return "".join(f"result {i}: {array_repr(r)}\n" for i, r in enumerate(results))
 
 
@@ -159,6 +163,23 @@ def array_repr(array: np.ndarray) -> str:
     if "dtype=" not in text:
         text = text[:-1] + f", dtype={array.dtype})"
     return text
+
+
+def _check_memory(function) -> None:
+    """Refuse a call whose arguments and results cannot fit in this machine's
+    memory before allocating any of them."""
+    from jaxc.runtime import numpy_dtype
+
+    specs = list(function.args) + list(function.results)
+    needed = sum(int(np.prod(spec.shape, dtype=object)) * np.dtype(numpy_dtype(spec.element_type)).itemsize
+                 for spec in specs)
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return
+    if needed > memory:
+        raise ValueError(f"its arguments and results need {needed / 2**30:.4g} GiB, more than this "
+                         f"machine's {memory / 2**30:.4g} GiB of memory")
 
 
 def _check_count(inputs: list, function) -> list:

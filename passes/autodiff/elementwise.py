@@ -30,6 +30,11 @@ def _max_partial(a, b, strict):
                                                                        lax.full_like(a, 0)))
 
 
+def _abs_partial(x):
+    """1 where x >= 0 (-0 and 0 included), else -1: JAX's convention at the kink."""
+    return lax.select(lax.ge(x, lax.full_like(x, 0)), lax.full_like(x, 1), lax.full_like(x, -1))
+
+
 def _trigamma(x):
     """polygamma(1, x), the derivative of digamma: ten steps of
     psi1(x) = psi1(x + 1) + 1/x^2, then the asymptotic series (error below
@@ -55,7 +60,7 @@ def _pow_partials(a, b, y):
 
 
 PARTIALS = {
-    "jaxc.abs": lambda x, y: [lax.sign(x)],
+    "jaxc.abs": lambda x, y: [_abs_partial(x)],
     "jaxc.exp": lambda x, y: [y],
     "jaxc.exp2": lambda x, y: [y * math.log(2)],
     "jaxc.expm1": lambda x, y: [y + 1],
@@ -132,9 +137,12 @@ def _convert_jvp(op, xs, ys, ts):
 
 
 def _clamp_masks(lo, x, hi):
-    """Where the result is x, lo and hi (the ties go to x, as in JAX)."""
+    """Where the derivative goes to x, lo and hi, as in JAX: to x strictly
+    inside (lo, hi), to lo where lo > x (and lo < hi), to hi where hi < x;
+    at a tie to nobody (the derivative is 0 there)."""
     lo_b, hi_b = (lax.broadcast_in_dim(v, x.shape, ()) if v.shape != x.shape else v for v in (lo, hi))
-    return (lax.bitwise_and(lax.ge(x, lo_b), lax.le(x, hi_b)), lax.gt(lo_b, x), lax.lt(hi_b, x))
+    return (lax.bitwise_and(lax.gt(x, lo_b), lax.lt(x, hi_b)),
+            lax.bitwise_and(lax.gt(lo_b, x), lax.lt(lo_b, hi_b)), lax.lt(hi_b, x))
 
 
 def _unbroadcast(ct, like):

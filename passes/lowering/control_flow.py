@@ -172,13 +172,15 @@ def cumulative(op) -> list[ir.Value]:
     if 0 in shape:  # nothing to scan (and no slice of it can be extracted)
         return [tensor.empty(shape, storage_element(t))]
     length = shape[axis]
-    slice_shape = shape[:axis] + shape[axis + 1:]
+    # The running slice keeps the axis as a size-1 dim: a rank-reducing slice
+    # is ambiguous when another dim is 1 too (canonicalize then dropped the wrong one).
+    sizes = [1 if d == axis else s for d, s in enumerate(shape)]
+    slice_shape = sizes
     slice_type = ir.RankedTensorType.get(slice_shape, storage_element(t))
     running = filled(slice_shape, t, scalar_const(t, _identity(reduction, t)))
     out = tensor.empty(shape, storage_element(t))
     loop = scf.ForOp(_index(0), _index(length), _index(1), [running, out])
     iv, carry, acc = loop.body.arguments
-    sizes = [1 if d == axis else s for d, s in enumerate(shape)]
     with ir.InsertionPoint(loop.body):
         position = arith.subi(_index(length - 1), iv) if reverse else iv
         dyn = [_dynamic() if d == axis else 0 for d in range(len(shape))]

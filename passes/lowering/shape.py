@@ -60,6 +60,8 @@ def broadcast_in_dim(op):
 
 
 def transpose(op):
+    if not shape_of(op.operands[0]):  # rank 0: nothing to permute (and no empty permutation map)
+        return [op.operands[0]]
     result = op.results[0].type
     init = empty(shape_of(result), element_type(result))
     return [linalg.transpose(op.operands[0], outs=[init],

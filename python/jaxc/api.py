@@ -407,6 +407,10 @@ class JitFunction(_fastcall.JitCache):
         # Like JAX: a static name also makes its position static, and vice versa.
         params = list(self._signature_obj.parameters.values()) if self._signature_obj else []
         positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if self._signature_obj is not None:
+            _check_argnums(params, positional, static_argnums, "static_argnums")
+            _check_argnums(params, positional, _as_tuple(donate_argnums), "donate_argnums")
+            _check_argnames(params, static_argnames)
         nums = {n if n >= 0 else n + len(positional) for n in static_argnums}
         names = set(static_argnames)
         for n in list(nums):
@@ -537,6 +541,26 @@ def _as_tuple(x: Any) -> tuple:
     if isinstance(x, (int, str)):
         return (x,)
     return tuple(x)
+
+
+def _check_argnums(params: list, positional: list[str], argnums: Sequence[int], what: str) -> None:
+    """JAX's ValueError for a position the function does not have (unless it takes *args)."""
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return
+    if any(not -len(positional) <= n < len(positional) for n in argnums):
+        raise ValueError(f"Jitted function has {what}={tuple(argnums)}, but only accepts "
+                         f"{len(positional)} positional arguments.")
+
+
+def _check_argnames(params: list, argnames: Sequence[str]) -> None:
+    """JAX's ValueError for a static name the function does not take (unless it takes **kwargs)."""
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return
+    taken = {p.name for p in params if p.kind != p.VAR_POSITIONAL}
+    invalid = set(argnames) - taken
+    if invalid:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in static_argnames. "
+                         "Function does not take these args.")
 
 
 def jit(fun: Callable | None = None, *, static_argnums: Any = (), static_argnames: Any = (),

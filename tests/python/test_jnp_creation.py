@@ -91,7 +91,7 @@ def test_zeros_ones_empty(fn, np_fn):
     check(lambda: fn((0, 2), jnp.int32), None, expected=np_fn((0, 2), np.int32), dtype="int32")
     assert fn((0, 2), bool).shape == (0, 2)  # jit: size-0 bool/unsigned constants do not lower (reported)
     assert fn(()).shape == ()
-    with pytest.raises(ValueError, match=f"jnp.{fn.__name__}: negative dimensions"):
+    with pytest.raises(TypeError, match=f"jnp.{fn.__name__}: negative dimensions"):  # JAX's class
         fn((2, -1))
     with pytest.raises(TypeError, match="jaxc does not support dtype"):
         fn(2, np.complex64)
@@ -160,7 +160,7 @@ def test_arange_arguments_must_be_static():
     assert_close(jnp.arange(jnp.asarray(4)), np.arange(4, dtype=np.int32))
     with pytest.raises(jaxc.ConcretizationTypeError, match="stop argument of jnp.arange|start argument"):
         jaxc.jit(lambda n: jnp.arange(n))(4)
-    with pytest.raises(ValueError, match="jnp.arange: step must not be zero"):
+    with pytest.raises(ZeroDivisionError, match="jnp.arange: step must not be zero"):  # JAX's class
         jnp.arange(0, 5, 0)
     with pytest.raises(TypeError, match="jnp.arange: start must be a scalar"):
         jnp.arange(np.ones(2))

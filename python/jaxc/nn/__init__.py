@@ -13,6 +13,7 @@ are not provided: they need block-scaled low-precision types (docs/nn.md).
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -47,14 +48,23 @@ def identity(x: Any) -> Any:
 tanh = ew.tanh
 
 
+@custom_jvp
 def relu(x: Any) -> Any:
-    """max(x, 0)."""
+    """max(x, 0); its derivative at 0 is 0, as in JAX (not the 1/2 of max's tie)."""
     return ew.maximum(x, 0)
 
 
+relu.defjvps(lambda g, out, x: ew.where(ew.greater(x, 0), g, lax.full_like(g, 0)))
+
+
+@custom_jvp
 def relu6(x: Any) -> Any:
-    """min(max(x, 0), 6)."""
+    """min(max(x, 0), 6); its derivative is 0 at 0 and at 6, as in JAX."""
     return ew.minimum(ew.maximum(x, 0), 6.0)
+
+
+relu6.defjvps(lambda g, out, x: ew.where(ew.logical_and(ew.greater(x, 0), ew.less(x, 6)),
+                                         lax.convert_element_type(g, out.dtype), lax.full_like(out, 0)))
 
 
 def sigmoid(x: Any) -> Any:
@@ -287,7 +297,7 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: Any = -1) -> A
     `num_classes`, else 0; out-of-range indices give all-zero rows."""
     if isinstance(num_classes, core.Tracer):
         raise core.ConcretizationTypeError(num_classes, "the num_classes argument of nn.one_hot")
-    num_classes = int(num_classes)
+    num_classes = operator.index(num_classes)  # a float is JAX's TypeError
     x = asarray(x, fn="one_hot")
     if dtypes.is_int(x.dtype) and num_classes - 1 > np.iinfo(x.dtype).max:
         x = lax.convert_element_type(x, dtypes.default_int())  # class numbers must not wrap around

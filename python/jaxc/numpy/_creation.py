@@ -126,7 +126,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     elif isinstance(object, (list, tuple)):
         out = _from_sequence(object, dtype, "array")
     else:
-        out = _asarray(object, dtype, fn="array")
+        out = _asarray(object, dtype, fn="array", lists=True)  # converts what has __array__, too
     ndmin = _static_int(ndmin, "ndmin", "array")
     if out.ndim < ndmin:
         out = lax.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
@@ -247,7 +247,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     low, high = (0, given["start"]) if stop is None else (given["start"], given["stop"])
     stride = given.get("step", 1)
     if stride == 0:
-        raise ValueError("jnp.arange: step must not be zero")
+        raise ZeroDivisionError("jnp.arange: step must not be zero")  # JAX's class
     value = np.arange(low, high, stride, dtype=dtype)
     if _eager() or low != 0 or stride != 1 or value.size == 0:
         return lax.constant(value)
@@ -413,7 +413,8 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
     n = _static_int(N, "N", "eye")
     m = n if M is None else _static_int(M, "M", "eye")
     k = _static_int(k, "k", "eye")
-    static_shape((n, m), "eye")
+    if n < 0 or m < 0:  # JAX's eye checks this itself: a ValueError (other shapes: TypeError)
+        raise ValueError(f"jnp.eye: negative dimensions are not allowed, got {n} and {m}")
     return _band_array("diagonal", n, m, k, _dtype_arg(dtype, "eye") or dtypes.default_float())
 
 

@@ -462,7 +462,7 @@ def where(condition: Any, x: Any = None, y: Any = None, /) -> Any:
         from ._shape import nonzero
         return nonzero(condition)
     if x is None or y is None:
-        raise ValueError("jnp.where takes either one argument or three")
+        raise TypeError("jnp.where takes either one argument or three")  # JAX's class
     cond = _truth(asarray(condition, fn="where"))
     x, y = promote_dtypes("where", x, y)
     shape = broadcast_shapes("where", cond.shape, x.shape, y.shape)  # ValueError, as in JAX

@@ -109,7 +109,7 @@ def transpose(a: Any, axes: Any = None, *more: Any) -> Any:
         return lax.transpose(a, tuple(reversed(range(a.ndim))))
     perm = tuple(canonicalize_axis(ax, a.ndim, "transpose") for ax in _static_ints(axes, "axes", "transpose"))
     if sorted(perm) != list(range(a.ndim)):
-        raise ValueError(f"jnp.transpose: axes {tuple(axes) if isinstance(axes, (list, tuple)) else axes} "
+        raise TypeError(f"jnp.transpose: axes {tuple(axes) if isinstance(axes, (list, tuple)) else axes} "
                          f"are not a permutation of the {a.ndim} dimensions of shape {a.shape}")
     return lax.transpose(a, perm)
 
@@ -341,7 +341,7 @@ def repeat(a: Any, repeats: Any, axis: int | None = None, *, total_repeat_length
     padded with the last element)."""
     fn = "repeat"
     a = asarray(a, fn=fn)
-    if axis is None:
+    if axis is None or a.ndim == 0:  # a 0-d array repeats as a 1-d one, whatever the axis (as JAX)
         a = ravel(a)
         axis = 0
     ax = canonicalize_axis(axis, a.ndim, fn)

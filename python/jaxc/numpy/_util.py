@@ -16,12 +16,26 @@ def is_array(x: Any) -> bool:
     return isinstance(x, ArrayBase)
 
 
+_ARRAYLIKE = (ArrayBase, np.ndarray, np.generic, bool, int, float, complex)
+
+
 def check_arraylike(fn: str, x: Any) -> None:
     """JAX's `check_arraylike`: jnp functions take arrays and scalars, not
-    Python lists or tuples (only `jnp.array`/`jnp.asarray` convert those)."""
+    Python lists or tuples (only `jnp.array`/`jnp.asarray` convert those),
+    nor strings, None or other objects, even with ``__array__`` (unless they
+    have ``__jax_array__``)."""
+    if isinstance(x, _ARRAYLIKE) or hasattr(x, "__jax_array__"):
+        return
     if isinstance(x, (list, tuple)):
         raise TypeError(f"jnp.{fn} requires ndarray or scalar arguments, got {type(x)} "
                         f"(JAX does not accept lists or tuples here: use jnp.asarray(x))")
+    raise TypeError(f"jnp.{fn} requires ndarray or scalar arguments, got {type(x)}: "
+                    f"{_short_repr(x)} is not an array")
+
+
+def _short_repr(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def asarray(x: Any, dtype: Any = None, fn: str = "asarray", *, lists: bool = False) -> Any:
@@ -32,6 +46,8 @@ def asarray(x: Any, dtype: Any = None, fn: str = "asarray", *, lists: bool = Fal
         if dtype is None:
             return x
         return lax.convert_element_type(x, dtype)
+    if x is None and fn in ("array", "asarray"):  # JAX's exception type there
+        raise ValueError(f"None is not a valid value for jnp.{fn}")
     if not lists:
         check_arraylike(fn, x)
     if isinstance(x, (list, tuple)):
@@ -141,6 +157,8 @@ def promote_dtypes(fn: str, *args: Any) -> list[Any]:
             return list(args)
     for a in args:
         check_arraylike(fn, a)
+    args = tuple(asarray(a, fn=fn) if hasattr(a, "__jax_array__") and not isinstance(a, ArrayBase) else a
+                 for a in args)
     typed = [dtypes.dtype_and_weak(a) for a in args]
     dtype, weak = dtypes.promote(*typed)
     out = []
@@ -202,8 +220,9 @@ def canonicalize_axis(axis: Any, ndim: int, fn: str) -> int:
         axis = int(lax._ops.operator_index(axis))
     except TypeError:
         raise TypeError(f"jnp.{fn}: axis must be an int, got {axis!r}") from None
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"jnp.{fn}: axis {axis} is out of bounds for an array of dimension {ndim}")
+    if not -ndim <= axis < ndim:  # NumPy's AxisError: a ValueError (as JAX's) and an IndexError
+        raise np.exceptions.AxisError(f"jnp.{fn}: axis {axis} is out of bounds for an array of "
+                                      f"dimension {ndim}")
     return axis % ndim if ndim else 0
 
 
@@ -233,7 +252,7 @@ def static_shape(shape: Any, fn: str) -> tuple[int, ...]:
         except TypeError:
             raise TypeError(f"jnp.{fn}: shape must be ints, got {shape!r}") from None
     if any(d < 0 for d in out):
-        raise ValueError(f"jnp.{fn}: negative dimensions are not allowed, got {tuple(out)}")
+        raise TypeError(f"jnp.{fn}: negative dimensions are not allowed, got {tuple(out)}")  # JAX's class
     return tuple(out)
 
 

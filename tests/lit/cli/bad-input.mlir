@@ -70,3 +70,15 @@ func.func @verifier(%a: i32) -> i64 {
   // CHECK: bad-input.mlir:[[@LINE+1]]:3: note: see current operation: "func.return"(%arg0) : (i32) -> ()
   return %a : i32
 }
+// -----
+// An integer list entry above 64 bits: upstream's linalg parsers abort on it
+// (a null attribute), so jaxc-opt reports it before MLIR parses the chunk.
+func.func @huge_dimension(%x: tensor<4xf32>, %o: tensor<f32>) -> tensor<f32> {
+  // CHECK: bad-input.mlir:[[@LINE+1]]:83: error: integer 99999999999999999999999 does not fit in 64 bits
+  %r = linalg.reduce ins(%x : tensor<4xf32>) outs(%o : tensor<f32>) dimensions = [99999999999999999999999]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<f32>
+}

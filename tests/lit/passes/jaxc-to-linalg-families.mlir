@@ -100,3 +100,14 @@ func.func @threefry(%k: tensor<ui32>, %x: tensor<4xui32>) -> tensor<4xui32> {
   %a, %b = jaxc.threefry2x32 %k, %k, %x, %x : tensor<ui32>, tensor<4xui32>
   return %a : tensor<4xui32>
 }
+
+// -----
+
+// A rank-0 transpose is its operand (an empty permutation has no linalg.transpose).
+// CHECK-LABEL: func.func @transpose_rank0
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<f32>
+// CHECK-NEXT: return %[[X]] : tensor<f32>
+func.func @transpose_rank0(%x: tensor<f32>) -> tensor<f32> {
+  %t = jaxc.transpose %x, perm = [] : tensor<f32> -> tensor<f32>
+  return %t : tensor<f32>
+}

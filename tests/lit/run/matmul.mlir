@@ -3,6 +3,9 @@
 // RUN: jaxc-opt %s --run=scale --arg='[1.5, -2, 0]:f64' --arg='2' | FileCheck %s --check-prefix=SCALE
 // RUN: jaxc-opt %s --run=sum --arg='[1, 2, 3, 40]:i32' | FileCheck %s --check-prefix=SUM
 // RUN: not jaxc-opt %s --run=mm --arg='[1]:f64' --arg='[1]' 2>&1 | FileCheck %s --check-prefix=ERR
+// A call that cannot fit in memory is refused before anything is allocated.
+// RUN: not jaxc-opt %s --run=huge --arg='1' 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: jaxc-opt: error: --run=@huge: its arguments and results need {{[0-9.]+}} GiB, more than this machine's {{[0-9.]+}} GiB of memory
 
 // MM: result 0: array({{\[}}[19., 22.],
 // MM-NEXT: [43., 50.]], dtype=float32)
@@ -37,3 +40,7 @@ func.func @sum(%x: tensor<4xi32>) -> tensor<i32> {
 }
 
 // ERR: jaxc-opt: error: --run=@mm: --arg '[1]:f64' does not match parameter type tensor<2x2xf32>
+
+func.func @huge(%x: tensor<1000000000000xf32>) -> tensor<1000000000000xf32> {
+  return %x : tensor<1000000000000xf32>
+}

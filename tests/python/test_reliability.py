@@ -1,0 +1,211 @@
+"""Regression tests of the reliability study (issue #20): faults it found,
+JAX's derivative conventions at kinks and ties, hostile Python inputs, and
+many threads calling jitted functions and eager ops at once.
+
+The derivative table holds JAX 0.10.2's values (checked against JAX itself
+below when it is installed)."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+from jaxc import lax
+
+
+# --- compile failures and wrong results --------------------------------------------
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative_ops_along_size_one_axes(axis, reverse):
+    """A (1, 4, 1) array scanned along each axis: the running slice once came
+    from an ambiguous rank-reducing slice that canonicalize made invalid."""
+    x = np.arange(1, 5, dtype=np.float32).reshape(1, 4, 1)
+    for ours, reference in ((lax.cumsum, np.cumsum), (lax.cumprod, np.cumprod),
+                            (lax.cummax, np.maximum.accumulate)):
+        expected = reference(np.flip(x, axis), axis=axis) if reverse else reference(x, axis=axis)
+        expected = np.flip(expected, axis) if reverse else expected
+        np.testing.assert_array_equal(ours(x, axis=axis, reverse=reverse), expected)
+        np.testing.assert_array_equal(jaxc.jit(lambda v: ours(v, axis=axis, reverse=reverse))(x), expected)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_repeat_of_a_zero_dim_array(axis):
+    """As JAX: a 0-d array repeats as a 1-d one, whatever the axis."""
+    np.testing.assert_array_equal(jnp.repeat(jnp.float32(3), 2, axis=axis), [3.0, 3.0])
+    np.testing.assert_array_equal(jaxc.jit(lambda v: jnp.repeat(v, 3, axis=axis))(np.float32(2)), [2.0] * 3)
+    assert float(jaxc.grad(lambda v: jnp.repeat(v, 3, axis=axis).sum())(2.0)) == 3.0
+    np.testing.assert_array_equal(jaxc.vmap(lambda v: jnp.repeat(v, 2, axis=axis))(jnp.arange(3.0)),
+                                  np.repeat(np.arange(3.0)[:, None], 2, axis=1))
+
+
+# --- derivative conventions at kinks and ties ----------------------------------------
+
+def _clamp_grads(lo, x, hi):
+    return jaxc.grad(lambda a, b, c: lax.clamp(a, b, c), argnums=(0, 1, 2))(lo, x, hi)
+
+
+# (name, function of the grad, arguments, JAX's derivative)
+CONVENTIONS = [
+    ("abs at 0", lambda g: g(jnp.abs), 0.0, 1.0),
+    ("abs at -0", lambda g: g(jnp.abs), -0.0, 1.0),
+    ("abs at -2", lambda g: g(jnp.abs), -2.0, -1.0),
+    ("sqrt(abs) at 0", lambda g: g(lambda x: jnp.sqrt(jnp.abs(x))), 0.0, np.inf),
+    ("maximum tie", lambda g: g(lambda x: jnp.maximum(x, 1.0)), 1.0, 0.5),
+    ("minimum tie", lambda g: g(lambda x: jnp.minimum(x, 1.0)), 1.0, 0.5),
+    ("maximum(x, x)", lambda g: g(lambda x: jnp.maximum(x, x)), 1.0, 1.0),
+    ("clip at the top", lambda g: g(lambda x: jnp.clip(x, 0.0, 1.0)), 1.0, 0.5),
+    ("clip at the bottom", lambda g: g(lambda x: jnp.clip(x, 0.0, 1.0)), 0.0, 0.5),
+    ("relu at 0", lambda g: g(jaxc.nn.relu), 0.0, 0.0),
+    ("relu at 1", lambda g: g(jaxc.nn.relu), 1.0, 1.0),
+    ("relu6 at 0", lambda g: g(jaxc.nn.relu6), 0.0, 0.0),
+    ("relu6 at 6", lambda g: g(jaxc.nn.relu6), 6.0, 0.0),
+    ("relu6 at 3", lambda g: g(jaxc.nn.relu6), 3.0, 1.0),
+    ("hard_sigmoid at 3", lambda g: g(jaxc.nn.hard_sigmoid), 3.0, 0.0),
+    ("hard_silu at 3", lambda g: g(jaxc.nn.hard_silu), 3.0, 1.0),
+    ("hard_silu at -3", lambda g: g(jaxc.nn.hard_silu), -3.0, 0.0),
+    ("where at the switch", lambda g: g(lambda x: jnp.where(x > 0, x, 0.0)), 0.0, 0.0),
+    ("sign", lambda g: g(jnp.sign), 0.0, 0.0),
+]
+
+
+@pytest.mark.parametrize("name, build, x, expected", CONVENTIONS, ids=[c[0] for c in CONVENTIONS])
+def test_derivatives_at_kinks_follow_jax(name, build, x, expected):
+    assert float(build(jaxc.grad)(x)) == expected
+
+
+# lax.clamp(lo, x, hi): d/dlo, d/dx, d/dhi (JAX: x strictly inside gets it; lo where lo > x
+# and lo < hi; hi where hi < x; a tie gives 0 to everyone)
+CLAMP = [((0.0, 0.0, 1.0), (0, 0, 0)), ((0.0, 1.0, 1.0), (0, 0, 0)), ((0.0, 0.5, 1.0), (0, 1, 0)),
+         ((0.0, -1.0, 1.0), (1, 0, 0)), ((0.0, 2.0, 1.0), (0, 0, 1)), ((1.0, 0.5, 0.0), (0, 0, 1)),
+         ((1.0, 1.0, 1.0), (0, 0, 0)), ((1.0, 2.0, 0.0), (0, 0, 1))]
+
+
+@pytest.mark.parametrize("args, expected", CLAMP)
+def test_clamp_derivatives_follow_jax(args, expected):
+    assert tuple(float(v) for v in _clamp_grads(*args)) == expected
+    # forward mode agrees with reverse mode
+    tangents = jaxc.jvp(lambda a, b, c: lax.clamp(a, b, c), args, (1.0, 0.0, 0.0))[1], \
+        jaxc.jvp(lambda a, b, c: lax.clamp(a, b, c), args, (0.0, 1.0, 0.0))[1], \
+        jaxc.jvp(lambda a, b, c: lax.clamp(a, b, c), args, (0.0, 0.0, 1.0))[1]
+    assert tuple(float(t) for t in tangents) == expected
+
+
+def test_reduction_ties_share_the_derivative():
+    np.testing.assert_array_equal(jaxc.grad(jnp.max)(jnp.array([1.0, 1.0, 0.0])), [0.5, 0.5, 0.0])
+    np.testing.assert_allclose(jaxc.grad(jnp.amax)(jnp.array([2.0, 2.0, 2.0])), [1 / 3] * 3, rtol=1e-6)
+    np.testing.assert_array_equal(jaxc.grad(lambda x: jnp.sort(x)[0])(jnp.array([1.0, 1.0])), [1.0, 0.0])
+
+
+def test_conventions_match_jax_itself():
+    """The tables above, recomputed with JAX (when installed)."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jjnp
+    mapping = {jnp.abs: jjnp.abs, jnp.sign: jjnp.sign, jaxc.nn.relu: jax.nn.relu,
+               jaxc.nn.relu6: jax.nn.relu6, jaxc.nn.hard_sigmoid: jax.nn.hard_sigmoid,
+               jaxc.nn.hard_silu: jax.nn.hard_silu}
+    for name, build, x, expected in CONVENTIONS:
+        def jax_grad(f):
+            if f in mapping:
+                return jax.grad(mapping[f])
+            # the lambdas use jnp: run them with JAX's numpy in their globals
+            code = f.__code__
+            return jax.grad(type(f)(code, {**f.__globals__, "jnp": jjnp}, closure=f.__closure__))
+        assert float(build(jax_grad)(x)) == expected, name
+    for args, expected in CLAMP:
+        got = jax.grad(lambda a, b, c: jax.lax.clamp(a, b, c), argnums=(0, 1, 2))(*args)
+        assert tuple(float(v) for v in got) == expected
+
+
+# --- the Python API with bad input -------------------------------------------------------
+
+def test_jit_rejects_argnums_and_argnames_the_function_lacks():
+    with pytest.raises(ValueError, match=r"static_argnums=\(5,\), but only accepts 1 positional"):
+        jaxc.jit(lambda x: x, static_argnums=5)
+    with pytest.raises(ValueError, match=r"static_argnums=\(-2,\)"):
+        jaxc.jit(lambda x: x, static_argnums=-2)
+    with pytest.raises(ValueError, match=r"donate_argnums=\(3,\)"):
+        jaxc.jit(lambda x, y: x, donate_argnums=3)
+    with pytest.raises(ValueError, match=r"invalid argnames \{'y'\} in static_argnames"):
+        jaxc.jit(lambda x: x, static_argnames="y")
+    # what JAX accepts: -1, *args, **kwargs, builtins without a signature
+    assert float(jaxc.jit(lambda x, n: x * n, static_argnums=-1)(2.0, 3)) == 6.0
+    assert float(jaxc.jit(lambda *xs: xs[0] + xs[1], static_argnums=1)(2.0, 3)) == 5.0
+    assert float(jaxc.jit(lambda x, **kw: x * kw["y"], static_argnames="y")(2.0, y=4)) == 8.0
+    jaxc.jit(max, static_argnums=5)
+
+
+@pytest.mark.parametrize("value", ["abc", b"ab", None, object(), {}, {1}])
+@pytest.mark.parametrize("fn", ["sin", "add", "sum"])
+def test_non_arrays_are_type_errors_naming_the_function(value, fn):
+    f = getattr(jnp, fn)
+    with pytest.raises(TypeError, match=rf"jnp\.{fn} requires ndarray or scalar arguments, got <class"):
+        f(value, 1.0) if fn == "add" else f(value)
+
+
+def test_asarray_of_none_is_a_value_error_as_in_jax():
+    with pytest.raises(ValueError, match=r"None is not a valid value for jnp\.(as)?array"):
+        jnp.asarray(None)
+    with pytest.raises(ValueError, match="None is not a valid value for jnp.array"):
+        jnp.array(None)
+
+
+def test_array_protocols_as_in_jax():
+    """``__jax_array__`` objects are arrays to every jnp function;
+    ``__array__`` ones only to jnp.asarray/array (JAX refuses them elsewhere)."""
+    class HasArray:
+        def __array__(self, dtype=None, copy=None):
+            return np.arange(3.0, dtype=np.float32)
+
+    class HasJaxArray:
+        def __jax_array__(self):
+            return jnp.arange(3.0)
+
+    np.testing.assert_allclose(jnp.sin(jnp.asarray(HasArray())), np.sin(np.arange(3.0)), rtol=1e-6)
+    with pytest.raises(TypeError, match="jnp.sin requires ndarray or scalar arguments"):
+        jnp.sin(HasArray())
+    np.testing.assert_allclose(jnp.add(HasJaxArray(), 1.0), np.arange(3.0) + 1)
+
+
+# --- threads -------------------------------------------------------------------------------
+
+def test_many_threads_call_jitted_functions_and_eager_ops():
+    """8 threads at once: one fresh jit function that all of them call first
+    (one trace and compile), functions of their own, and eager ops; every
+    result is right and the shared function was traced once."""
+    traces = []
+
+    def shared(x):
+        traces.append(1)
+        return jnp.sin(x) * 2.0 + 1.0
+
+    shared_jit = jaxc.jit(shared)
+    start = threading.Barrier(8)
+    errors: list[BaseException] = []
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal((64,)).astype(np.float32) for _ in range(8)]
+
+    def worker(i: int) -> None:
+        try:
+            x = inputs[i]
+            own = jaxc.jit(lambda v, k=i: v * k - jnp.cos(v))
+            start.wait()
+            for _ in range(40):
+                np.testing.assert_allclose(shared_jit(x), np.sin(x) * 2 + 1, rtol=1e-5, atol=1e-6)
+                np.testing.assert_allclose(own(x), x * i - np.cos(x), rtol=1e-5, atol=1e-5)
+                np.testing.assert_allclose(jnp.exp(x) + i, np.exp(x) + i, rtol=1e-5)
+                np.testing.assert_allclose(jnp.sum(jnp.asarray(x) * 2), (x * 2).sum(), rtol=1e-4, atol=1e-4)
+        except BaseException as error:  # noqa: BLE001 -- reported by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not any(t.is_alive() for t in threads), "a thread hangs"
+    assert not errors, errors[0]
+    assert len(traces) == 1
