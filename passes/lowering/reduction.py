@@ -17,7 +17,7 @@ import math as pymath
 from mlir import ir
 from mlir.dialects import arith
 
-from .common import (element_type, filled, generic, int_max, int_min, is_float,
+from .common import (element_type, empty, filled, generic, int_max, int_min, is_float,
                      kind, loop_index, operand_element, projection_map, scalar_const, shape_of,
                      signless, storage_element)
 from .elementwise import BINARY, _cmp, _convert_scalar
@@ -134,6 +134,15 @@ def dot_general(op):
     src, dst = operand_element(op, 0), element_type(op.results[0].type)
     add = BINARY["jaxc.add"].get(kind(dst)) or BINARY["jaxc.add"]["any"]
     mul = BINARY["jaxc.mul"].get(kind(dst)) or BINARY["jaxc.mul"]["any"]
+    if not lc:
+        # No contraction (an outer or batched elementwise product): a plain product that
+        # does not read its init. An all-parallel generic that accumulates into its init
+        # is miscompiled when linalg-fuse-elementwise-ops fuses it into a broadcasting
+        # consumer: the fused loop nest adds into the init once per broadcast element.
+        def product(a, b, _out):
+            return [mul(dst, _convert_scalar(src, dst, a), _convert_scalar(src, dst, b))]
+        return generic([op.results[0].type], [lhs, rhs], maps, iterators, product,
+                       inits=[empty(shape_of(op.results[0].type), dst)])
     init = filled(shape_of(op.results[0].type), dst, scalar_const(dst, 0))
 
     def body(a, b, acc):

@@ -209,3 +209,19 @@ def test_many_threads_call_jitted_functions_and_eager_ops():
     assert not any(t.is_alive() for t in threads), "a thread hangs"
     assert not errors, errors[0]
     assert len(traces) == 1
+
+
+def test_outer_product_fused_into_a_broadcast():
+    """Found by the property tests: a dot_general without contracting dims
+    (an outer product, the transpose of a vector product) lowered to a
+    generic that accumulated into its init; fused into a broadcasting
+    consumer it added once per broadcast element (jit gave 2x, 3x, ...)."""
+    s, v = np.float32(1), np.array([1.0, 2.0, 3.0], np.float32)
+    f = lambda s, v: lax.broadcast_in_dim(lax.dot_general(s, v, (((), ()), ((), ()))), (3, 2), (0,))  # noqa: E731
+    np.testing.assert_array_equal(jaxc.jit(f)(s, v), [[1, 1], [2, 2], [3, 3]])
+    ones = jnp.ones((3, 2))
+    np.testing.assert_array_equal(jaxc.grad(lambda x: jnp.dot(jnp.sum(x, axis=0), jnp.ones(2)))(ones), np.ones((3, 2)))
+    np.testing.assert_array_equal(jaxc.grad(lambda x: jnp.dot(jnp.sum(x, axis=1), jnp.ones(3)))(ones), np.ones((3, 2)))
+    a, b = np.arange(12.0, dtype=np.float32).reshape(4, 3), np.arange(20.0, dtype=np.float32).reshape(4, 5)
+    batched = jaxc.jit(lambda a, b: lax.dot_general(a, b, (((), ()), ((0,), (0,)))) + 1)(a, b)
+    np.testing.assert_array_equal(batched, np.einsum("bi,bj->bij", a, b) + 1)

@@ -111,3 +111,19 @@ func.func @transpose_rank0(%x: tensor<f32>) -> tensor<f32> {
   %t = jaxc.transpose %x, perm = [] : tensor<f32> -> tensor<f32>
   return %t : tensor<f32>
 }
+
+// -----
+
+// A dot_general without contracting dims (an outer product) is a plain product
+// into an empty tensor: no fill, no accumulation (an all-parallel generic that
+// reads its init is miscompiled once fused into a broadcasting consumer).
+// CHECK-LABEL: func.func @outer_product
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[P]] : f32
+func.func @outer_product(%a: tensor<3xf32>, %b: tensor<2xf32>) -> tensor<3x2xf32> {
+  %o = jaxc.dot_general %a, %b, batch = [] x [], contract = [] x [] : (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %o : tensor<3x2xf32>
+}
