@@ -70,7 +70,11 @@ class Stage:
 # The first passes of the `scheduled` stage: every linalg op becomes a generic
 # and elementwise producers fuse into their consumers (one loop nest, no
 # temporaries); `jaxc-opt --print-schedule` prints the schedules of what they leave.
-FUSION = ("linalg-generalize-named-ops", "linalg-fuse-elementwise-ops", "canonicalize", "cse")
+# The fusion pass clones the growing fused body at every step (quadratic in a
+# chain's length): jaxc-bound-fusion cuts chains every 128 body ops before it
+# (bound_fusion.py).
+FUSION = ("linalg-generalize-named-ops", "jaxc-bound-fusion", "linalg-fuse-elementwise-ops",
+          "jaxc-drop-fusion-barriers", "canonicalize", "cse")
 
 CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),

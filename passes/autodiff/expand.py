@@ -26,18 +26,24 @@ and inlines it at the request. Derived functions may hold new requests
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
 from ..registry import register_pass
-from .ir_util import RuleError, functions, inline_call, ops_named, reaching, referenced
+from .ir_util import CALLERS, RuleError, functions, inline_body, inline_call, ops_named, referenced
 
 REQUESTS = ("jaxc.jvp", "jaxc.vjp")
 CUSTOM_CALLS = ("jaxc.custom_jvp_call", "jaxc.custom_vjp_call")
+_NAMING = frozenset(CALLERS + REQUESTS)  # ops whose attributes name functions
 
 
 @register_pass("jaxc-autodiff", "expand jaxc.jvp and jaxc.vjp requests into derivative code")
-def autodiff(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100) -> None:
+def autodiff(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100_000) -> None:
+    """`max_rounds`: a safety net against rules that keep making requests
+    (a round per level of nested control flow under a derivative: grad of
+    300 nested conds takes 300; each round costs only what it builds)."""
     with op.context, op.location:
         _run(op, pass_, max_rounds)
 
@@ -52,8 +58,9 @@ def _derivers() -> dict:
 
 def _run(op: ir.Operation, pass_: ExternalPass, max_rounds: int) -> None:
     try:
+        requests = _Requests(op)
         for _ in range(max_rounds):
-            if not _expand_ready_requests(op):
+            if not requests.expand_ready():
                 break
         else:
             op.location.emit_error(f"jaxc-autodiff: requests remain after {max_rounds} rounds")
@@ -65,31 +72,143 @@ def _run(op: ir.Operation, pass_: ExternalPass, max_rounds: int) -> None:
         pass_.signal_pass_failure()
 
 
-def _expand_ready_requests(module: ir.Operation) -> bool:
-    """Expand every request whose callee reaches no request; False when
-    there was none at all. A request that can never be ready (its callee
-    reaches itself) is an error at the request."""
-    requests = ops_named(module, REQUESTS)
-    if not requests:
-        return False
-    derive = _derivers()
-    funcs = functions(module)
-    reaches = reaching(funcs, REQUESTS)
-    ready = [r for r in requests if not any(reaches.get(name, False) for name in referenced(r))]
-    if not ready:
-        raise RuleError(requests[0], f"jaxc-autodiff: '{requests[0].name}' cannot be expanded: its "
-                        "callee is recursive or differentiates itself")
-    derived: dict[tuple[str, str], str] = {}
-    for request in ready:
-        callee = referenced(request)[0]
-        if callee not in funcs:
-            raise RuleError(request, f"jaxc-autodiff: no function named @{callee}")
-        key = (request.name, callee)
-        if key not in derived:
-            derived[key] = derive[request.name](funcs[callee])
-            funcs = functions(module)
-        inline_call(request, funcs[derived[key]])
-    return True
+class _Requests:
+    """The module's requests, and per function what its body names.
+
+    The module is walked once; afterwards only what a round adds is walked
+    (the ops inlined at a request, the functions rules create), and what a
+    round leaves unused is erased at once: derived functions once inlined,
+    functions the pass created (outlined regions) once nothing names them.
+    A request whose primal results are unused (a cond's adjoint recomputes
+    its branch only for the cotangents) gets a derived function without them,
+    canonicalized before it is inlined, so dead forward code is not copied
+    level after level. So a round costs what it builds: N nested conds under
+    grad take N rounds, and walking the whole module in each made the pass
+    cubic in N (issue #20).
+    """
+
+    def __init__(self, module: ir.Operation) -> None:
+        self.module = module
+        self.funcs = functions(module)
+        self.original = set(self.funcs)
+        self.names: dict[str, Counter] = {}  # function -> what its ops name, with counts
+        self.uses: Counter = Counter()  # function -> how often the walked functions name it
+        self.count: dict[str, int] = {}  # function -> requests directly in it
+        self.pending: list[tuple[ir.Operation, str]] = []  # (request, function holding it)
+        self._trim = None  # the pass manager that canonicalizes a trimmed derived function
+        self._summarize_new()
+
+    def _summarize_new(self) -> None:
+        """Walk the functions not seen yet (new ones the rules created)."""
+        for name, fn in self.funcs.items():
+            if name not in self.names:
+                self.names[name], self.count[name] = Counter(), 0
+                self._add(name, [fn])
+
+    def _add(self, name: str, roots) -> None:
+        """Record the calls and requests under `roots`, which are in function `name`."""
+        for root in roots:
+            for found in ops_named(root, _NAMING):
+                named = referenced(found)
+                self.names[name].update(named)
+                self.uses.update(named)
+                if found.name in REQUESTS:
+                    self.count[name] += 1
+                    self.pending.append((found, name))
+
+    def _reaching(self) -> set[str]:
+        """The functions that hold a request, directly or through what they name."""
+        callers: dict[str, list[str]] = {}
+        for name, named in self.names.items():
+            for callee, uses in named.items():
+                if uses > 0:
+                    callers.setdefault(callee, []).append(name)
+        reach = {name for name, n in self.count.items() if n > 0}
+        work = list(reach)
+        while work:
+            for caller in callers.get(work.pop(), ()):
+                if caller not in reach:
+                    reach.add(caller)
+                    work.append(caller)
+        return reach
+
+    def expand_ready(self) -> bool:
+        """One round: expand every request whose callee reaches no request;
+        False when there was none at all."""
+        if not self.pending:
+            return False
+        derive = _derivers()
+        reach = self._reaching()
+        ready, waiting = [], []
+        for entry in self.pending:
+            (ready if not any(name in reach for name in referenced(entry[0])) else waiting).append(entry)
+        if not ready:
+            request = self.pending[0][0]
+            raise RuleError(request, f"jaxc-autodiff: '{request.name}' cannot be expanded: its "
+                            "callee is recursive or differentiates itself")
+        self.pending = waiting
+        derived: dict[tuple[str, str, int], ir.Operation] = {}
+        expanded = set()
+        for request, holder in ready:
+            callee = referenced(request)[0]
+            if callee not in self.funcs:
+                raise RuleError(request, f"jaxc-autodiff: no function named @{callee}")
+            n_out = len(ir.FunctionType(ir.TypeAttr(self.funcs[callee].attributes["function_type"]).value).results)
+            skip = n_out if not any(_used(r) for r in list(request.results)[:n_out]) else 0
+            key = (request.name, callee, skip)
+            if key not in derived:
+                name = derive[request.name](self.funcs[callee])
+                derived[key] = ir.SymbolTable(self.module)[name].operation
+                if skip:
+                    self._drop_results(derived[key], skip)
+            named = referenced(request)
+            self.names[holder].subtract(named)
+            self.uses.subtract(named)
+            self.count[holder] -= 1
+            expanded.update(named)
+            self._add(holder, inline_body(request, derived[key], first_result=skip))
+        for fn in derived.values():  # inlined at every request that needed it
+            fn.erase()
+        self.funcs = functions(self.module)
+        self._summarize_new()
+        self._erase_unused(expanded)
+        return True
+
+    def _drop_results(self, fn: ir.Operation, n: int) -> None:
+        """Make `fn` return all but its first `n` results, then canonicalize
+        it (which erases what only those results needed)."""
+        from mlir.dialects import func
+        from mlir.passmanager import PassManager
+
+        block = fn.regions[0].blocks[0]
+        ret = block.operations[len(block.operations) - 1]
+        kept = list(ret.operands)[n:]
+        with ret.location, ir.InsertionPoint(ret):
+            func.ReturnOp(kept)
+        ret.erase()
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            [a.type for a in block.arguments], [v.type for v in kept]))
+        if self._trim is None:
+            self._trim = PassManager.parse("func.func(canonicalize)", self.module.context)
+        self._trim.run(fn)
+
+    def _erase_unused(self, candidates) -> None:
+        """Erase the candidates (and then what they name) that this pass
+        created and that nothing names any more."""
+        work = list(candidates)
+        while work:
+            name = work.pop()
+            if name in self.original or name not in self.funcs or self.uses[name] > 0:
+                continue
+            for callee, uses in self.names.pop(name).items():
+                self.uses[callee] -= uses
+                work.append(callee)
+            self.count.pop(name)
+            self.funcs.pop(name).erase()
+
+
+def _used(value: ir.Value) -> bool:
+    return any(True for _ in value.uses)
 
 
 def _inline_custom_calls(module: ir.Operation) -> None:

@@ -46,7 +46,7 @@ def functions(module: ir.Operation) -> dict[str, ir.Operation]:
 
 
 _CALLEE_ATTRIBUTES = ("callee", "jvp", "fwd", "bwd")
-_CALLERS = ("func.call", "jaxc.jvp", "jaxc.vjp", "jaxc.vmap", "jaxc.custom_jvp_call", "jaxc.custom_vjp_call")
+CALLERS = ("func.call", "jaxc.jvp", "jaxc.vjp", "jaxc.vmap", "jaxc.custom_jvp_call", "jaxc.custom_vjp_call")
 
 
 def referenced(op: ir.Operation) -> list[str]:
@@ -61,7 +61,7 @@ def reaching(funcs: dict[str, ir.Operation], names: Sequence[str]) -> dict[str, 
     direct: dict[str, bool] = {}
     calls: dict[str, list[str]] = {}
     for name, fn in funcs.items():
-        ops = ops_named(fn, _CALLERS + tuple(names))
+        ops = ops_named(fn, CALLERS + tuple(names))
         direct[name] = any(o.name in names for o in ops)
         calls[name] = [callee for o in ops for callee in referenced(o)]
     reaches = dict(direct)
@@ -80,7 +80,7 @@ def erase_unused_private_functions(module: ir.Operation) -> None:
     one of them must not reach the next pass."""
     while True:
         funcs = functions(module)
-        used = {name for fn_name, fn in funcs.items() for o in ops_named(fn, _CALLERS)
+        used = {name for fn_name, fn in funcs.items() for o in ops_named(fn, CALLERS)
                 for name in referenced(o) if name != fn_name}
         unused = [fn for name, fn in funcs.items() if name not in used
                   and "sym_visibility" in fn.attributes
@@ -142,25 +142,43 @@ def outline_region(op: ir.Operation, index: int, base: str) -> str:
 def _splice(block: ir.Block, arg_values: Sequence[ir.Value], before: ir.Operation) -> list[ir.Value]:
     """Move `block`'s ops but its terminator before `before`, its arguments
     replaced by `arg_values`; return what the terminator yields."""
+    return _splice_ops(block, arg_values, before)[0]
+
+
+def _splice_ops(block: ir.Block, arg_values: Sequence[ir.Value],
+                before: ir.Operation) -> tuple[list[ir.Value], list[ir.Operation]]:
+    """`_splice`, also returning the ops it moved."""
     for arg, value in zip(block.arguments, arg_values):
         arg.replace_all_uses_with(value)
     inner = list(block.operations)
     for child in inner[:-1]:
         child.move_before(before)
-    return list(inner[-1].operands)
+    return list(inner[-1].operands), inner[:-1]
 
 
 def inline_call(call: ir.Operation, callee: ir.Operation) -> list[ir.Value]:
     """Replace `call` (any op whose operands are the callee's arguments and
     whose results are its results) by a copy of the callee's body; return
     the values that replace its results."""
+    return _inline(call, callee)[0]
+
+
+def inline_body(call: ir.Operation, callee: ir.Operation, first_result: int = 0) -> list[ir.Operation]:
+    """`inline_call`, returning the ops it inserted (their regions hold the
+    rest of the copy). The callee returns the call's results from
+    `first_result` on (the ones before must be unused)."""
+    return _inline(call, callee, first_result)[1]
+
+
+def _inline(call: ir.Operation, callee: ir.Operation,
+            first_result: int = 0) -> tuple[list[ir.Value], list[ir.Operation]]:
     copy = callee.clone(ip=ir.InsertionPoint(call))
-    returned = _splice(copy.regions[0].blocks[0], list(call.operands), call)
-    for result, value in zip(call.results, returned):
+    returned, moved = _splice_ops(copy.regions[0].blocks[0], list(call.operands), call)
+    for result, value in zip(list(call.results)[first_result:], returned):
         result.replace_all_uses_with(value)
     copy.erase()
     call.erase()
-    return returned
+    return returned, moved
 
 
 def emit_op(make: Callable[[], ir.OpView]) -> list:
