@@ -225,3 +225,42 @@ def test_outer_product_fused_into_a_broadcast():
     a, b = np.arange(12.0, dtype=np.float32).reshape(4, 3), np.arange(20.0, dtype=np.float32).reshape(4, 5)
     batched = jaxc.jit(lambda a, b: lax.dot_general(a, b, (((), ()), ((0,), (0,)))) + 1)(a, b)
     np.testing.assert_array_equal(batched, np.einsum("bi,bj->bij", a, b) + 1)
+
+
+def _growth(call, warmup: int = 20, calls: int = 300) -> int:
+    """Bytes still allocated (tracemalloc: Python objects and NumPy buffers)
+    after `calls` more calls than a warmed-up baseline."""
+    import gc
+    import tracemalloc
+
+    for _ in range(warmup):
+        call()
+    jaxc.effects_barrier()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(calls):
+            call()
+        jaxc.effects_barrier()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("what", ["jit", "eager op", "array creation", "grad under jit"])
+def test_no_memory_growth_per_call(what):
+    """Each call's arrays are freed: 300 calls leave less than one call's
+    worth of 4 KiB results behind (a leak of one result per call would
+    leave 1.2 MB)."""
+    x = jaxc.device_put(np.ones(1024, np.float32))
+    f = jaxc.jit(lambda v: jnp.sin(v) * 2.0 + v)
+    g = jaxc.jit(jaxc.grad(lambda v: jnp.sum(jnp.tanh(v) ** 2)))
+    calls = {
+        "jit": lambda: f(x).block_until_ready(),
+        "eager op": lambda: (jnp.exp(x) + 1.0).block_until_ready(),
+        "array creation": lambda: jnp.asarray(np.arange(1024, dtype=np.float32)).block_until_ready(),
+        "grad under jit": lambda: g(x).block_until_ready(),
+    }
+    assert _growth(calls[what]) < 64 * 1024
