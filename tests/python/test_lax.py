@@ -1120,8 +1120,22 @@ def test_conv_errors():
     with pytest.raises(TypeError, match=r"lhs and rhs must have the same rank, got shapes \(1, 2, 4, 4\) and "
                                         r"\(2, 2\)"):
         lax.conv_general_dilated(lhs, rhs[0, 0], (1, 1), "VALID")
-    with pytest.raises(TypeError, match=r"test_lax.py:\d+: conv_general_dilated cannot be applied to .*feature"):
+    # JAX's classes: arguments that do not fit the operands are ValueErrors, a wrong
+    # number of explicit pads a TypeError
+    with pytest.raises(ValueError, match=r"lax.conv_general_dilated: the lhs feature dimension size divided by "
+                                         r"feature_group_count must equal the rhs input feature dimension size, "
+                                         r"but 2 // 1 != 3"):
         lax.conv_general_dilated(lhs, rand((3, 3, 2, 2)), (1, 1), "VALID")
+    with pytest.raises(ValueError, match=r"the window has 2 spatial dimensions but window_strides has 1 entries"):
+        lax.conv_general_dilated(lhs, rhs, (1,), "VALID")
+    with pytest.raises(ValueError, match=r"rhs_dilation has 3 entries"):
+        lax.conv_general_dilated(lhs, rhs, (1, 1), "VALID", rhs_dilation=(1, 1, 1))
+    with pytest.raises(ValueError, match=r"window_strides must be positive, got \(0, 1\)"):
+        lax.conv_general_dilated(lhs, rhs, (0, 1), "VALID")
+    with pytest.raises(ValueError, match=r"feature_group_count must divide the lhs feature dimension size, but 3"):
+        lax.conv_general_dilated(lhs, rhs, (1, 1), "VALID", feature_group_count=3)
+    with pytest.raises(TypeError, match=r"wrong number of explicit pads: expected 2, got 1"):
+        lax.conv_general_dilated(lhs, rhs, (1, 1), [(0, 0)])
 
 
 # ---------------------------------------------------------------------------

@@ -986,6 +986,33 @@ def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int], window
     return pads
 
 
+def _check_conv(lhs, rhs, lhs_spec, rhs_spec, strides, lhs_dilation, rhs_dilation, padding,
+                feature_group_count, batch_group_count) -> None:
+    """JAX's exception classes for arguments that do not fit the operands
+    (ValueError, a wrong number of explicit pads: TypeError), before the op's
+    own shape check."""
+    what = "lax.conv_general_dilated"
+    nspatial = lhs.ndim - 2
+    for name, values in (("window_strides", strides), ("lhs_dilation", lhs_dilation),
+                         ("rhs_dilation", rhs_dilation)):
+        if len(values) != nspatial:
+            raise ValueError(f"{what}: the window has {nspatial} spatial dimensions but {name} has "
+                             f"{len(values)} entries: {tuple(values)}")
+        if any(v <= 0 for v in values):
+            raise ValueError(f"{what}: {name} must be positive, got {tuple(values)}")
+    if not isinstance(padding, str) and len(padding) != nspatial:
+        raise TypeError(f"{what}: wrong number of explicit pads: expected {nspatial}, got {len(padding)}")
+    groups = operator_index(feature_group_count)
+    features = lhs.shape[lhs_spec[1]]
+    if groups <= 0 or features % groups:
+        raise ValueError(f"{what}: feature_group_count must divide the lhs feature dimension size, "
+                         f"but {groups} does not divide {features}")
+    if operator_index(batch_group_count) == 1 and features // groups != rhs.shape[rhs_spec[1]]:
+        raise ValueError(f"{what}: the lhs feature dimension size divided by feature_group_count must "
+                         f"equal the rhs input feature dimension size, but {features} // {groups} != "
+                         f"{rhs.shape[rhs_spec[1]]}")
+
+
 def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int], padding: Any,
                          lhs_dilation: Sequence[int] | None = None, rhs_dilation: Sequence[int] | None = None,
                          dimension_numbers: Any = None, feature_group_count: int = 1,
@@ -1001,6 +1028,8 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int], padd
     strides = _ints(window_strides, "conv_general_dilated", "window_strides")
     lhs_dilation = _ints(lhs_dilation or (1,) * nspatial, "conv_general_dilated", "lhs_dilation")
     rhs_dilation = _ints(rhs_dilation or (1,) * nspatial, "conv_general_dilated", "rhs_dilation")
+    _check_conv(lhs, rhs, lhs_spec, rhs_spec, strides, lhs_dilation, rhs_dilation, padding,
+                feature_group_count, batch_group_count)
     if isinstance(padding, str):
         if any(d != 1 for d in lhs_dilation):
             raise ValueError("lax.conv_general_dilated: string padding is not supported with lhs_dilation "
