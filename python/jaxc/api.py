@@ -367,7 +367,10 @@ _config.config.on_update(lambda name, value: _clear_fast_paths() if name in _SLO
 
 def clear_caches() -> None:
     """Drop every traced and compiled program (`jax.clear_caches`): the next
-    call of any jit function traces and compiles again."""
+    call of any jit function traces and compiles again, the next eager op
+    compiles its kernel again. Compiled code still referenced elsewhere (an
+    Executable a caller holds) stays alive."""
+    from jaxc import dispatch
     from jaxc.runtime import cpu
     for per_fun in list(_SHARED_TRACES.values()):
         for traces in per_fun.values():
@@ -375,6 +378,8 @@ def clear_caches() -> None:
     _clear_fast_paths()
     with cpu._CACHE_LOCK:
         cpu._CACHE.clear()
+    with dispatch._KERNELS_LOCK:
+        dispatch._KERNELS.clear()
 
 
 class JitFunction(_fastcall.JitCache):

@@ -331,9 +331,13 @@ def test_clear_caches_retraces_everything() -> None:
     x = jnp.asarray(x32(3))
     jitted(x), jitted(x)                              # the second call takes the C fast path
     assert len(calls) == 1
+    np.testing.assert_allclose(np.asarray(jnp.sin(x)), np.sin(x32(3)), rtol=1e-6)  # an eager kernel
+    assert jaxc.dispatch.kernel_cache_info()["kernels"] > 0
     jaxc.clear_caches()
+    assert jaxc.dispatch.kernel_cache_info()["kernels"] == 0  # eager kernels go too, as in JAX
     np.testing.assert_allclose(np.asarray(jitted(x)), x32(3) + 1)
     assert len(calls) == 2 and jitted._cache_size() == 1
+    np.testing.assert_allclose(np.asarray(jnp.sin(x)), np.sin(x32(3)), rtol=1e-6)
 
 
 def test_disable_jit_runs_python_op_by_op() -> None:

@@ -8,9 +8,20 @@ mode, tools/fuzz.py (docs/reliability.md). Here the search is derandomized
 and bounded (about 2-3 minutes for the file) so CI is reproducible."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 import fuzz_programs as fp
+import jaxc
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_programs():
+    """Free the ~800 programs and eager kernels these tests compile (about
+    2.5 MB of JIT memory each) when the module ends, so that the suite's
+    memory does not keep them."""
+    yield
+    jaxc.clear_caches()
 
 
 def bounded(examples: int) -> settings:
