@@ -409,12 +409,13 @@ class JitFunction(_fastcall.JitCache):
             self._signature_obj = None
         static_argnums = _as_tuple(static_argnums)
         static_argnames = tuple(_as_tuple(static_argnames))
+        donate_argnums = tuple(_as_tuple(donate_argnums))
         # Like JAX: a static name also makes its position static, and vice versa.
         params = list(self._signature_obj.parameters.values()) if self._signature_obj else []
         positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         if self._signature_obj is not None:
             _check_argnums(params, positional, static_argnums, "static_argnums")
-            _check_argnums(params, positional, _as_tuple(donate_argnums), "donate_argnums")
+            _check_argnums(params, positional, donate_argnums, "donate_argnums")
             _check_argnames(params, static_argnames)
         nums = {n if n >= 0 else n + len(positional) for n in static_argnums}
         names = set(static_argnames)
@@ -426,7 +427,7 @@ class JitFunction(_fastcall.JitCache):
                 nums.add(positional.index(name))
         self.static_argnums = frozenset(nums)
         self.static_argnames = frozenset(names)
-        self.donate_argnums = tuple(_as_tuple(donate_argnums))
+        self.donate_argnums = donate_argnums
         self._compile_always = compile_always or concrete_trace
         self._concrete_trace = concrete_trace
         self._rule = _SignatureRule(self.static_argnums, self.static_argnames, self._name)

@@ -987,7 +987,7 @@ def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int], window
 
 
 def _check_conv(lhs, rhs, lhs_spec, rhs_spec, strides, lhs_dilation, rhs_dilation, padding,
-                feature_group_count, batch_group_count) -> None:
+                feature_group_count: int, batch_group_count: int) -> None:
     """JAX's exception classes for arguments that do not fit the operands
     (ValueError, a wrong number of explicit pads: TypeError), before the op's
     own shape check."""
@@ -1002,12 +1002,12 @@ def _check_conv(lhs, rhs, lhs_spec, rhs_spec, strides, lhs_dilation, rhs_dilatio
             raise ValueError(f"{what}: {name} must be positive, got {tuple(values)}")
     if not isinstance(padding, str) and len(padding) != nspatial:
         raise TypeError(f"{what}: wrong number of explicit pads: expected {nspatial}, got {len(padding)}")
-    groups = operator_index(feature_group_count)
+    groups = feature_group_count
     features = lhs.shape[lhs_spec[1]]
     if groups <= 0 or features % groups:
         raise ValueError(f"{what}: feature_group_count must divide the lhs feature dimension size, "
                          f"but {groups} does not divide {features}")
-    if operator_index(batch_group_count) == 1 and features // groups != rhs.shape[rhs_spec[1]]:
+    if batch_group_count == 1 and features // groups != rhs.shape[rhs_spec[1]]:
         raise ValueError(f"{what}: the lhs feature dimension size divided by feature_group_count must "
                          f"equal the rhs input feature dimension size, but {features} // {groups} != "
                          f"{rhs.shape[rhs_spec[1]]}")
@@ -1028,6 +1028,8 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int], padd
     strides = _ints(window_strides, "conv_general_dilated", "window_strides")
     lhs_dilation = _ints(lhs_dilation or (1,) * nspatial, "conv_general_dilated", "lhs_dilation")
     rhs_dilation = _ints(rhs_dilation or (1,) * nspatial, "conv_general_dilated", "rhs_dilation")
+    feature_group_count = _int(feature_group_count, "conv_general_dilated", "feature_group_count")
+    batch_group_count = _int(batch_group_count, "conv_general_dilated", "batch_group_count")
     _check_conv(lhs, rhs, lhs_spec, rhs_spec, strides, lhs_dilation, rhs_dilation, padding,
                 feature_group_count, batch_group_count)
     if isinstance(padding, str):
@@ -1044,8 +1046,7 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int], padd
     preferred = None if preferred_element_type is None else _dtype(preferred_element_type, "conv_general_dilated")
     return CONV.bind(lhs, rhs, window_strides=strides, padding=padding, lhs_dilation=lhs_dilation,
                      rhs_dilation=rhs_dilation, lhs_spec=lhs_spec, rhs_spec=rhs_spec, out_spec=out_spec,
-                     feature_group_count=_int(feature_group_count, "conv_general_dilated", "feature_group_count"),
-                     batch_group_count=_int(batch_group_count, "conv_general_dilated", "batch_group_count"),
+                     feature_group_count=feature_group_count, batch_group_count=batch_group_count,
                      preferred=preferred)
 
 

@@ -123,6 +123,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
         out = object if dtype is None else lax.convert_element_type(object, dtype)
         if copy and out is object:
             out = lax._with_weak(object, object.weak_type)  # a new Array object, same data
+    elif object is None:  # JAX's exception type (elsewhere None is a TypeError)
+        raise ValueError("None is not a valid value for jnp.array")
     elif isinstance(object, (list, tuple)):
         out = _from_sequence(object, dtype, "array")
     else:

@@ -46,8 +46,6 @@ def asarray(x: Any, dtype: Any = None, fn: str = "asarray", *, lists: bool = Fal
         if dtype is None:
             return x
         return lax.convert_element_type(x, dtype)
-    if x is None and fn in ("array", "asarray"):  # JAX's exception type there
-        raise ValueError(f"None is not a valid value for jnp.{fn}")
     if not lists:
         check_arraylike(fn, x)
     if isinstance(x, (list, tuple)):
