@@ -372,7 +372,8 @@ def run_workload(w: W.Workload, args: argparse.Namespace, rng: np.random.Generat
 
 
 def sample_rounds(res: Result, calls: dict[str, Callable[[], Any]], args: argparse.Namespace) -> None:
-    """Warm up, then time the calls round by round, alternating."""
+    """Warm up, then time the calls round by round, alternating (NumPy in
+    rounds of its own at the end)."""
     if not calls:
         return
     # Warm-up, and an estimate of each implementation's time per call. A call
@@ -391,20 +392,27 @@ def sample_rounds(res: Result, calls: dict[str, Callable[[], Any]], args: argpar
         res.inner = max(1, int(args.sample_ms * 1e6 / max(1.0, longest)))
     round_ns = sum(e * res.inner for e in est.values())
     res.rounds = int(min(args.max_rounds, max(args.min_rounds, args.budget * 1e9 / max(round_ns, 1.0))))
-    names = list(calls)
-    for name in names:
+    for name in calls:
         res.samples.setdefault(name, [])
-    for r in range(res.rounds):
+    # NumPy's OpenBLAS threads spin for 60-100 ms after a call (more than any
+    # settle): a jaxc or JAX sample right after one ran up to 6x slower. So
+    # NumPy is timed in rounds of its own, after the alternating ones.
+    names = [name for name in calls if name != "numpy"]
+    for r in range(res.rounds if names else 0):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
             settle(args, calls[name])
             res.samples[name].append(timed(calls[name], res.inner))
+    if "numpy" in calls:
+        for _ in range(res.rounds):
+            settle(args, calls["numpy"])
+            res.samples["numpy"].append(timed(calls["numpy"], res.inner))
 
 
 def settle(args: argparse.Namespace, call: Callable[[], Any] | None = None) -> None:
     """Before a sample of another implementation than the last: sleep
     `--settle-ms`, so the worker threads the last one left spinning (jaxc's
-    OpenMP 10 ms, XLA's Eigen pool, OpenBLAS) have parked instead of holding
+    OpenMP 10 ms, XLA's Eigen pool) have parked instead of holding
     a core during this sample; then one untimed call wakes this one's own
     threads, as the previous call of a loop would have."""
     if args.settle_ms <= 0:
@@ -649,7 +657,7 @@ def header_lines(args: argparse.Namespace) -> list[str]:
         lines.append(f"WARNING: load average {args.load:.2f} before the run (above {LOAD_WARNING:g}): "
                      "other work shared the cores; medians are noisy")
     lines.append(f"per workload: {args.budget:g} s timing budget, {args.min_rounds}-{args.max_rounds} rounds, "
-                 f"{args.warmup} warm-up call(s), alternating implementations"
+                 f"{args.warmup} warm-up call(s), jaxc and JAX alternating, NumPy after them"
                  + (f", {args.settle_ms:g} ms settle and one untimed call before each sample"
                     if args.settle_ms > 0 else ", samples back to back"))
     return lines

@@ -94,6 +94,21 @@ def matmul(n: int, name: str | None = None) -> Workload:
         rtol=1e-4, atol=1e-5 * n, flops=2.0 * n ** 3)
 
 
+def activation_matmul(n: int) -> Workload:
+    """An activation feeding a matrix product (a dense layer's input): the
+    tanh must stay out of the product's kernel for the product to keep its
+    schedule (passes/contraction_fusion_barriers.py)."""
+    def inputs(rng):
+        return [rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)]
+    return Workload(
+        name=f"tanh(A)·B {n}x{n}", make_inputs=inputs,
+        frontend=lambda jx, jnp: (lambda a, b: jnp.tanh(a) @ b),
+        numpy=lambda a, b: np.tanh(a) @ b,
+        jax=lambda jax, jnp: (lambda a, b: jnp.tanh(a) @ b),
+        reference=lambda a, b: np.tanh(a.astype(np.float64)) @ b.astype(np.float64),
+        rtol=1e-4, atol=1e-5 * n, flops=2.0 * n ** 3)
+
+
 # --- x = 0.5*x + 0.1*sin(x), ten times -----------------------------------------
 
 def sin_loop_module(shape: Sequence[int], iters: int) -> str:
@@ -467,13 +482,13 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list
     The MNIST row trains on `mnist_samples` samples (60000: a full epoch)
     for `mnist_epochs` epochs."""
     if quick:
-        ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), sin_loop((64, 64)),
+        ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), activation_matmul(64), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
               grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
               mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
         sweep = [32, 64]
     else:
-        ws = [tiny_add_jit(), tiny_add(), matmul(1000), sin_loop((1000, 1000)),
+        ws = [tiny_add_jit(), tiny_add(), matmul(1000), activation_matmul(512), sin_loop((1000, 1000)),
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000),

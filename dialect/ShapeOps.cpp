@@ -144,11 +144,41 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
   return getOperand();
 }
 
-// transpose(transpose(x, p1), p2) -> transpose(x, p1[p2[i]])
+// transpose(dot_general(a, b), [batch, b's free dims, a's free dims])
+//   -> dot_general(b, a): the product written in the transposed layout
+// directly (a vjp's weight gradient ends in such a transpose), when the
+// product has no other use.
+static LogicalResult swapDotGeneralOperands(TransposeOp op, PatternRewriter &rewriter) {
+  auto dot = op.getOperand().getDefiningOp<DotGeneralOp>();
+  if (!dot || !dot->hasOneUse())
+    return failure();
+  int64_t batch = dot.getLhsBatchingDimensions().size();
+  int64_t lhsFree = cast<RankedTensorType>(dot.getLhs().getType()).getRank() - batch -
+                    static_cast<int64_t>(dot.getLhsContractingDimensions().size());
+  int64_t rank = cast<RankedTensorType>(dot.getType()).getRank();
+  int64_t rhsFree = rank - batch - lhsFree;
+  SmallVector<int64_t> swapped;
+  for (int64_t i = 0; i < batch; ++i)
+    swapped.push_back(i);
+  for (int64_t i = 0; i < rhsFree; ++i)
+    swapped.push_back(batch + lhsFree + i);
+  for (int64_t i = 0; i < lhsFree; ++i)
+    swapped.push_back(batch + i);
+  if (lhsFree == 0 || rhsFree == 0 || ArrayRef<int64_t>(swapped) != op.getPermutation())
+    return failure();
+  rewriter.replaceOpWithNewOp<DotGeneralOp>(
+      op, op.getType(), dot.getRhs(), dot.getLhs(), dot.getRhsBatchingDimensionsAttr(),
+      dot.getLhsBatchingDimensionsAttr(), dot.getRhsContractingDimensionsAttr(),
+      dot.getLhsContractingDimensionsAttr());
+  return success();
+}
+
+// transpose(transpose(x, p1), p2) -> transpose(x, p1[p2[i]]), and
+// swapDotGeneralOperands above.
 LogicalResult TransposeOp::canonicalize(TransposeOp op, PatternRewriter &rewriter) {
   auto inner = op.getOperand().getDefiningOp<TransposeOp>();
   if (!inner)
-    return failure();
+    return swapDotGeneralOperands(op, rewriter);
   ArrayRef<int64_t> p1 = inner.getPermutation(), p2 = op.getPermutation();
   SmallVector<int64_t> composed;
   for (int64_t dim : p2)

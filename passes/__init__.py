@@ -23,4 +23,5 @@ from . import gpu  # noqa: E402,F401  jaxc-gpu-* (passes/gpu/)
 from . import schedule  # noqa: E402,F401  jaxc-schedule
 from . import vector_math  # noqa: E402,F401  jaxc-vector-math-to-libmvec
 from . import bound_fusion  # noqa: E402,F401  jaxc-bound-fusion
+from . import contraction_fusion_barriers  # noqa: E402,F401  jaxc-contraction-fusion-barriers
 from . import drop_fusion_barriers  # noqa: E402,F401  jaxc-drop-fusion-barriers

@@ -44,7 +44,7 @@ def bound_fusion(op: ir.Operation, pass_: ExternalPass, *, max_ops: int = 128) -
             for fused, index in sorted(producers, reverse=True):
                 if total <= max_ops:
                     break
-                if _barrier(generic, index):
+                if insert_barrier(generic, index):
                     total -= fused
             for result in generic.results:
                 size[result] = total
@@ -60,8 +60,9 @@ def _one_use(value: ir.Value) -> bool:
     return uses == 1
 
 
-def _barrier(generic: ir.Operation, index: int) -> bool:
-    """Put a marked copy between operand `index` of `generic` and its producer."""
+def insert_barrier(generic: ir.Operation, index: int) -> bool:
+    """Put a marked copy between operand `index` of `generic` and its
+    producer (False, and nothing done, for an operand of dynamic shape)."""
     value = generic.operands[index]
     type_ = value.type
     if not isinstance(type_, ir.RankedTensorType) or not type_.has_static_shape:

@@ -1,6 +1,7 @@
 """`jaxc-drop-fusion-barriers`: replace each ``linalg.copy`` that
-`jaxc-bound-fusion` inserted (marked ``jaxc.fusion_barrier``) by its input,
-once `linalg-fuse-elementwise-ops` has run (bound_fusion.py says why).
+`jaxc-bound-fusion` or `jaxc-contraction-fusion-barriers` inserted (marked
+``jaxc.fusion_barrier``) by its input, once `linalg-fuse-elementwise-ops`
+has run (bound_fusion.py and contraction_fusion_barriers.py say why).
 
     %b = linalg.copy {jaxc.fusion_barrier} ins(%2 ...) outs(%e ...)
     %3 = linalg.generic ... ins(%b ...)
@@ -17,7 +18,7 @@ from .bound_fusion import BARRIER
 from .registry import register_pass
 
 
-@register_pass("jaxc-drop-fusion-barriers", "replace the copies jaxc-bound-fusion inserted by their inputs")
+@register_pass("jaxc-drop-fusion-barriers", "replace the fusion-barrier copies by their inputs")
 def drop_fusion_barriers(op: ir.Operation, pass_: ExternalPass) -> None:
     for copy in ops_named(op, ["linalg.copy"]):
         if BARRIER in copy.attributes:

@@ -72,9 +72,10 @@ class Stage:
 # temporaries); `jaxc-opt --print-schedule` prints the schedules of what they leave.
 # The fusion pass clones the growing fused body at every step (quadratic in a
 # chain's length): jaxc-bound-fusion cuts chains every 128 body ops before it
-# (bound_fusion.py).
-FUSION = ("linalg-generalize-named-ops", "jaxc-bound-fusion", "linalg-fuse-elementwise-ops",
-          "jaxc-drop-fusion-barriers", "canonicalize", "cse")
+# (bound_fusion.py). jaxc-contraction-fusion-barriers keeps computing producers
+# out of contractions, which would otherwise lose their schedule.
+FUSION = ("linalg-generalize-named-ops", "jaxc-bound-fusion", "jaxc-contraction-fusion-barriers",
+          "linalg-fuse-elementwise-ops", "jaxc-drop-fusion-barriers", "canonicalize", "cse")
 
 CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),

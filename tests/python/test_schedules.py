@@ -175,6 +175,48 @@ def test_mlp_gradient_layouts():
     np.testing.assert_allclose(g, x64.T @ (2 * t * (1 - t * t)), rtol=1e-4, atol=1e-4)
 
 
+COMPUTED_OPERANDS = {
+    "tanh(a) @ b": (lambda a, b: jnp.tanh(a) @ b, lambda a, b: np.tanh(a) @ b),
+    "(2a) @ b": (lambda a, b: (2 * a) @ b, lambda a, b: (2 * a) @ b),
+    "a @ where(b > 0, b, 0)": (lambda a, b: a @ jnp.where(b > 0, b, 0.0), lambda a, b: a @ np.where(b > 0, b, 0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPUTED_OPERANDS))
+def test_computed_operands_stay_out_of_contractions(case):
+    """An elementwise producer of a contraction operand stays a kernel of its
+    own (jaxc-contraction-fusion-barriers): fused in, the contraction lost
+    its schedule and ran as a plain reduction (tanh(a) @ b 84x slower)."""
+    f, reference = COMPUTED_OPERANDS[case]
+    a, b = rand((96, 80)), rand((80, 64))
+    text = scheduled_text(f, a, b)
+    assert "vector.contract" in text, "the contraction lost its schedule"
+    run_and_check(f, lambda a, b: reference(a.astype(np.float64), b.astype(np.float64)), a, b,
+                  rtol=1e-4, atol=1e-4)
+
+
+def test_weight_gradients_are_contractions_without_transposes():
+    """The weight gradient of a bias-free relu layer: the relu mask (one use)
+    and the filled cotangent of a plain sum stay out of the contraction, and
+    the vjp's transpose of the product folds into the product's operand
+    order (no jaxc.transpose in the `optimized` stage)."""
+    x, w = rand((64, 96)), rand((96, 48)) * 0.1
+
+    def relu_loss(w, x):
+        return jnp.sum(jaxc.nn.relu(x @ w))
+
+    def plain_loss(w, x):
+        return jnp.sum(x @ w)
+
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    wants = {relu_loss: x64.T @ (x64 @ w64 > 0), plain_loss: x64.T @ np.ones((64, 48))}
+    for loss, want in wants.items():
+        lowered = jaxc.jit(jaxc.grad(loss)).lower(w, x)
+        assert "jaxc.transpose" not in lowered.as_text(stage="optimized")
+        assert "vector.contract" in lowered.as_text(stage="scheduled")
+        np.testing.assert_allclose(np.asarray(jaxc.jit(jaxc.grad(loss))(w, x)), want, rtol=1e-4, atol=1e-4)
+
+
 # ---------------------------------------------------------------- reductions
 
 @pytest.mark.parametrize("shape,axis", [((64, 100), 1), ((100, 64), 0), ((4096,), None), ((33, 70), None),

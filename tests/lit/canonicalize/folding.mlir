@@ -647,6 +647,36 @@ func.func @transpose_of_transpose_identity(%x: tensor<2x3x4xf32>) -> tensor<2x3x
   return %1 : tensor<2x3x4xf32>
 }
 
+// transpose(dot_general(a, b)) that puts b's free dims before a's ->
+// dot_general(b, a): the product is written in the transposed layout.
+// Batch dims stay first; a's free dims (2) and b's (3, 4) swap places.
+// CHECK-LABEL: func.func @transpose_of_dot_general(
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<5x6x2xf32>, %[[B:[a-z0-9_]+]]: tensor<5x3x4x6xf32>)
+// CHECK-NEXT: %[[D:[a-z0-9_]+]] = jaxc.dot_general %[[B]], %[[A]], batch = [0] x [0], contract = [3] x [1] : (tensor<5x3x4x6xf32>, tensor<5x6x2xf32>) -> tensor<5x3x4x2xf32>
+// CHECK-NEXT: return %[[D]] : tensor<5x3x4x2xf32>
+func.func @transpose_of_dot_general(%a: tensor<5x6x2xf32>, %b: tensor<5x3x4x6xf32>) -> tensor<5x3x4x2xf32> {
+  %0 = jaxc.dot_general %a, %b, batch = [0] x [0], contract = [1] x [3] : (tensor<5x6x2xf32>, tensor<5x3x4x6xf32>) -> tensor<5x2x3x4xf32>
+  %1 = jaxc.transpose %0, perm = [0, 2, 3, 1] : tensor<5x2x3x4xf32> -> tensor<5x3x4x2xf32>
+  return %1 : tensor<5x3x4x2xf32>
+}
+
+// Any other permutation (here b's free dims reordered too) keeps the
+// transpose, and so does a second use of the product.
+// CHECK-LABEL: func.func @transpose_of_dot_general_kept(
+// CHECK: %[[D:[a-z0-9_]+]] = jaxc.dot_general %{{.+}}, %{{.+}}, batch = [] x [], contract = [0] x [0]
+// CHECK-NEXT: %[[T:[a-z0-9_]+]] = jaxc.transpose %[[D]], perm = [2, 1, 0]
+// CHECK: %[[E:[a-z0-9_]+]] = jaxc.dot_general %{{.+}}, %{{.+}}, batch = [] x [], contract = [1] x [0]
+// CHECK-NEXT: %[[U:[a-z0-9_]+]] = jaxc.transpose %[[E]], perm = [1, 0]
+// CHECK-NEXT: return %[[T]], %[[E]], %[[U]]
+func.func @transpose_of_dot_general_kept(%a: tensor<6x2xf32>, %b: tensor<6x3x4xf32>, %c: tensor<2x3xf32>, %d: tensor<3x5xf32>)
+    -> (tensor<4x3x2xf32>, tensor<2x5xf32>, tensor<5x2xf32>) {
+  %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [0] x [0] : (tensor<6x2xf32>, tensor<6x3x4xf32>) -> tensor<2x3x4xf32>
+  %1 = jaxc.transpose %0, perm = [2, 1, 0] : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
+  %2 = jaxc.dot_general %c, %d, batch = [] x [], contract = [1] x [0] : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
+  %3 = jaxc.transpose %2, perm = [1, 0] : tensor<2x5xf32> -> tensor<5x2xf32>
+  return %1, %2, %3 : tensor<4x3x2xf32>, tensor<2x5xf32>, tensor<5x2xf32>
+}
+
 // transpose(x, [0, 1]) -> x
 // CHECK-LABEL: func.func @transpose_identity(
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<2x3xf32>)
