@@ -1,6 +1,9 @@
 """Elementwise kernels (every loop parallel): split the outer loop over the
 threads, tile the innermost loop by two vector registers, peel the last
-partial tile (left as scalar code) and vectorize the full tiles.
+partial tile (left as scalar code) and vectorize the full tiles. A kernel
+that reads an input across its rows (a transpose, alone or fused) is tiled
+in squares of lanes x lanes instead, when the lanes divide both loops: each
+tile reads whole vectors of the input's rows and turns them in registers.
 
     linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1000x1000xf32>)
     ->  scf.forall (%t) in (2) {                       // threads
@@ -9,6 +12,12 @@ partial tile (left as scalar code) and vectorize the full tiles.
             math.sin ... : vector<16xf32>
             vector.transfer_write ...
     }}
+
+    transpose of 1024 x 1024 f32 (AVX2: 8 lanes)
+    ->  scf.for %i = 0 to 512 step 8 { scf.for %j = 0 to 1024 step 8 {
+          %t = vector.transfer_read %x[%j, %i] : vector<8x8xf32>     // 8 rows of x
+          %r = vector.transpose %t, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
+          vector.transfer_write %r, %out[%i, %j] : vector<8x8xf32>, ...
 """
 from __future__ import annotations
 
@@ -44,7 +53,32 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
             inner = chunk if ranges[0] % chunk == 0 else None
         else:
             op, _ = s.tile_forall(op, [threads] + [0] * (rank - 1))
+    across = _read_across(kernel)
+    per_thread = list(ranges)
+    if rank > 1 and threads > 1 and ranges[0] >= threads:
+        per_thread[0] = ranges[0] // threads if ranges[0] % threads == 0 else 1  # 1: partial chunks
+    if across is not None and per_thread[across] % lanes == 0 and ranges[-1] % lanes == 0:
+        # square tiles of lanes x lanes: rows of the input read as vectors, turned
+        # in registers (vector.transpose: shuffles), written as rows of the result
+        sizes = [1] * rank
+        sizes[across] = sizes[-1] = lanes
+        s.tile(op, sizes)
+        return Plan(s.text(), TRANSPOSE_PATTERNS)
     _, loops = s.tile(op, [1] * (rank - 1) + [step])
     if inner is None or inner % step:
         s.peel(loops[-1])  # full tiles first; the last partial tile stays scalar
     return Plan(s.text())
+
+
+TRANSPOSE_PATTERNS = ("vector.transfer_permutation_patterns",)
+
+
+def _read_across(kernel: Kernel) -> int | None:
+    """The loop that an input reads contiguously when it is not the innermost
+    loop (a transpose: that input's rows run across the result's), else None."""
+    last = len(kernel.ranges) - 1
+    for operand in range(kernel.n_inputs):
+        dims = kernel.maps[operand]
+        if dims and dims[-1] != last and last in dims:
+            return dims[-1]
+    return None

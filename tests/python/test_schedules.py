@@ -103,6 +103,37 @@ def test_reversed_operands_stay_unscheduled_and_right(shape, axis):
     np.testing.assert_allclose(np.asarray(got), np.flip(x, axis) * 2 + 1, rtol=1e-6)
 
 
+TRANSPOSES = [  # (shape, dtype, the function of (jnp or np, x), turned in squares of lanes x lanes)
+    ((1024, 1024), np.float32, lambda m, x: x.T, True),
+    ((64, 48), np.float32, lambda m, x: m.tanh(x.T) * 2.0 + 1.0, True),  # fused with elementwise ops
+    ((16, 24, 40), np.float32, lambda m, x: m.transpose(x, (2, 0, 1)), True),
+    ((16, 24, 40), np.float32, lambda m, x: m.transpose(x, (0, 2, 1)) + x[0, 0, :24], True),
+    ((40, 64), np.float64, lambda m, x: x.T, True),
+    ((64, 96), np.float16, lambda m, x: x.T, True),
+    ((64, 64), np.int8, lambda m, x: x.T, True),
+    ((37, 53), np.float32, lambda m, x: x.T, False),  # the lanes divide neither: rows as before
+    ((8, 1), np.float32, lambda m, x: x.T, False),
+    ((0, 16), np.float32, lambda m, x: x.T, False),
+]
+
+
+@pytest.mark.parametrize("case", range(len(TRANSPOSES)), ids=lambda i: f"{TRANSPOSES[i][0]}-{i}")
+def test_transposes_turn_square_tiles_in_registers(case):
+    """A kernel that reads an input across its rows (a transpose, alone or
+    fused) is tiled in lanes x lanes squares and turned in registers
+    (vector.transpose) when the lanes divide both loops; the other shapes
+    keep row tiles. Every case against NumPy."""
+    shape, dtype, f, squares = TRANSPOSES[case]
+    x = rand(shape, dtype)
+    jf = lambda x: f(jnp, x)  # noqa: E731
+    got = np.asarray(jaxc.jit(jf)(x))
+    want = f(np, x.astype(np.float64) if dtype == np.float16 else x)
+    np.testing.assert_allclose(got.astype(np.float64), np.asarray(want, np.float64),
+                               rtol=1e-2 if dtype == np.float16 else 1e-6, atol=1e-6)
+    if 0 not in shape:
+        assert ("vector.transpose" in scheduled_text(jf, x)) == squares
+
+
 def test_threads_do_not_change_results():
     x = rand((300, 400))
     f = lambda x: jnp.tanh(x) * 3.0 + x  # noqa: E731
