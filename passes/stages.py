@@ -93,6 +93,9 @@ CPU_STAGES: tuple[Stage, ...] = (
         "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map "
         "allow-return-allocs-from-loops}",
+        # folds expand_shape(collapse_shape(alloc)) (a flattened kernel's result) back
+        # to the alloc, so that the next pass writes it into the out-param, not a copy
+        "canonicalize",
         "jaxc-distinct-results",  # buffer-results-to-out-params crashes on `return %a, %a`
         "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}",
         "buffer-deallocation-pipeline",
