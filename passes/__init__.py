@@ -17,6 +17,7 @@ from . import jaxc_to_linalg  # noqa: E402,F401  jaxc-to-linalg
 from . import widen_i1_memrefs  # noqa: E402,F401  jaxc-widen-i1-memrefs
 from . import strided_copies_to_loops  # noqa: E402,F401  jaxc-strided-copies-to-loops
 from . import distinct_results  # noqa: E402,F401  jaxc-distinct-results
+from . import elide_result_copies  # noqa: E402,F401  jaxc-elide-result-copies
 from . import autodiff  # noqa: E402,F401  jaxc-autodiff
 from . import batching  # noqa: E402,F401  jaxc-batch
 from . import gpu  # noqa: E402,F401  jaxc-gpu-* (passes/gpu/)

@@ -98,6 +98,7 @@ CPU_STAGES: tuple[Stage, ...] = (
         "canonicalize",
         "jaxc-distinct-results",  # buffer-results-to-out-params crashes on `return %a, %a`
         "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}",
+        "jaxc-elide-result-copies",  # a packed product's panels are its out-param, reshaped
         "buffer-deallocation-pipeline",
         "convert-bufferization-to-memref",
         "jaxc-widen-i1-memrefs",  # dealloc ownership flags: LLVM asserts on i1
