@@ -1,13 +1,12 @@
-"""jaxc.random.multivariate_normal and orthogonal against JAX's outputs, and
-the factorizations under them (cholesky, Householder QR, Jacobi eigh)
-against NumPy."""
+"""jaxc.random.multivariate_normal and orthogonal against JAX's outputs (the
+factorizations under them, jaxc.lax.linalg's, are tested in
+test_linalg_decompositions.py)."""
 import numpy as np
 import pytest
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
-from jaxc.random._linalg import cholesky, householder_qr, symmetric_eigh
 from random_cases import Case, check, package_of
 
 _RNG = np.random.default_rng(0)
@@ -55,42 +54,6 @@ def test_matches_jax(name):
     check(__name__, name, CASES[name])
 
 
-@pytest.mark.parametrize("batch", [(), (3,)])
-def test_cholesky_against_numpy(batch):
-    a = _RNG.normal(size=(*batch, 6, 6))
-    spd = a @ np.swapaxes(a, -1, -2) + 6 * np.eye(6)
-    with _x64():
-        got = np.asarray(cholesky(jnp.asarray(spd)))
-    np.testing.assert_allclose(got, np.linalg.cholesky(spd), rtol=1e-12, atol=1e-12)
-
-
-def test_cholesky_of_a_matrix_that_is_not_positive_definite_is_nan():
-    got = np.asarray(cholesky(jnp.asarray(np.array([[1.0, 2.0], [2.0, 1.0]], np.float32))))
-    assert np.isnan(got[1, 1])
-
-
-@pytest.mark.parametrize("shape", [(5, 5), (7, 3), (2, 4, 4), (1, 1)])
-def test_householder_qr_against_numpy(shape):
-    z = _RNG.normal(size=shape)
-    with _x64():
-        q, r_diagonal = (np.asarray(x) for x in householder_qr(jnp.asarray(z)))
-    q_np, r_np = np.linalg.qr(z)
-    signs = np.sign(r_diagonal) * np.sign(np.diagonal(r_np, axis1=-2, axis2=-1))
-    np.testing.assert_allclose(q * signs[..., None, :], q_np, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(np.abs(r_diagonal), np.abs(np.diagonal(r_np, axis1=-2, axis2=-1)), rtol=1e-10)
-
-
-@pytest.mark.parametrize("n", [1, 2, 5, 9])
-def test_symmetric_eigh_against_numpy(n):
-    a = _RNG.normal(size=(2, n, n))
-    sym = a + np.swapaxes(a, -1, -2)
-    with _x64():
-        w, v = (np.asarray(x) for x in symmetric_eigh(jnp.asarray(sym)))
-    np.testing.assert_allclose(w, np.linalg.eigvalsh(sym), rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(v @ (w[..., :, None] * np.swapaxes(v, -1, -2)), sym, atol=1e-10)
-    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(n), sym.shape), atol=1e-10)
-
-
 @pytest.mark.parametrize("method", ["cholesky", "eigh", "svd"])
 def test_multivariate_normal_has_the_covariance(method):
     x = np.asarray(random.multivariate_normal(random.PRNGKey(0), MEAN, COV, (20_000,), method=method))
@@ -123,11 +86,3 @@ def test_errors():
         random.multivariate_normal(key, MEAN, COV, dtype=jnp.int32)
     with pytest.raises(jaxc.ConcretizationTypeError, match="orthogonal"):
         jaxc.jit(lambda n: random.orthogonal(key, n))(3)
-
-
-class _x64:
-    def __enter__(self):
-        jaxc.config.update("jax_enable_x64", True)
-
-    def __exit__(self, *exc):
-        jaxc.config.update("jax_enable_x64", False)

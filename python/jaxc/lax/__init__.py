@@ -3,6 +3,7 @@
     from jaxc import lax
     lax.add(x, y); lax.dot_general(a, b, (((1,), (0,)), ((), ())))
     lax.cond(pred, true_fun, false_fun, x); lax.scan(f, init, xs)
+    lax.linalg.cholesky(x)   # decompositions (imported on first use: it builds on jaxc.numpy)
 """
 from ._ops import *  # noqa: F401,F403
 from ._ops import (GatherDimensionNumbers, ScatterDimensionNumbers, _with_weak, abs, max, min, pow,  # noqa: F401
@@ -11,3 +12,12 @@ from ._control_flow import *  # noqa: F401,F403
 from ._parallel import (all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute,  # noqa: F401
                         psum)
 from ._more import *  # noqa: F401,F403
+
+
+def __getattr__(name: str):
+    if name == "linalg":
+        import importlib
+        module = importlib.import_module(".linalg", __name__)
+        globals()["linalg"] = module
+        return module
+    raise AttributeError(f"module 'jaxc.lax' has no attribute '{name}'")

@@ -1,29 +1,40 @@
-"""`jaxc.numpy.linalg`: norms, and the products that NumPy's linalg
-namespace also offers (matmul, tensordot, outer, vecdot, trace, diagonal,
-cross, multi_dot, matrix_power).
+"""`jaxc.numpy.linalg`: norms, the products that NumPy's linalg namespace
+also offers (matmul, tensordot, outer, vecdot, trace, diagonal, cross,
+multi_dot, matrix_power, matrix_transpose), and the LU and Cholesky based
+functions: det, slogdet, solve, inv, cholesky, tensorsolve, tensorinv;
+qr; eigh and eigvalsh; the singular values (svdvals, svd(compute_uv=False))
+and what rests on them alone (matrix_rank, cond, matrix norms 2, -2, 'nuc').
 
-Decompositions (svd, qr, cholesky, eig), solvers and what rests on them
-(inv, det, solve, pinv, matrix norms 2/-2/'nuc', negative matrix powers)
-are not implemented: they raise NotImplementedError naming what is missing.
+The factorizations are `jaxc.lax.linalg` programs. solve, inv, det and
+slogdet differentiate with JAX's rules (dx = solve(a, db - da x);
+d inv = -inv da inv; d logdet = trace(solve(a, da))), not through the LU
+loop. The singular values of an m x n matrix are the largest min(m, n)
+eigenvalues of [[0, a], [a^T, 0]] (Jacobi is accurate for small ones too).
+Not implemented: singular vectors (svd with compute_uv=True, pinv, lstsq)
+and non-symmetric eigenproblems (eig, eigvals); they raise
+NotImplementedError.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
 from .. import lax
+from .._autodiff import custom_jvp
 from . import _reductions as _red
 from ._linalg import cross, diagonal as _diagonal, matmul, outer, tensordot, trace as _trace, vecdot
 from ._util import asarray, canonicalize_axis, promote_dtypes_inexact
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "tensordot", "outer", "vecdot", "cross", "trace",
-           "diagonal", "multi_dot", "matrix_power"]
+           "diagonal", "multi_dot", "matrix_power", "matrix_transpose", "det", "slogdet", "solve", "inv",
+           "cholesky", "tensorsolve", "tensorinv", "qr", "eigh", "eigvalsh", "svd", "svdvals", "matrix_rank",
+           "cond", "eig", "eigvals", "pinv", "lstsq"]
 
 
-def _needs_svd(what: str) -> NotImplementedError:
-    return NotImplementedError(f"jnp.linalg.{what} needs the singular values of the matrix (an SVD), "
-                               "which jaxc does not implement yet")
+def _needs_singular_vectors(what: str) -> NotImplementedError:
+    return NotImplementedError(f"jnp.linalg.{what} needs singular vectors (a full SVD), which jaxc does not "
+                               "implement yet (singular values: jnp.linalg.svdvals)")
 
 
 # ---------------------------------------------------------------------------
@@ -62,10 +73,15 @@ def _matrix_norm(x: Any, axes: tuple[int, int], ord: Any, keepdims: bool) -> Any
     row_axis, col_axis = axes
     if ord is None or ord == "fro":
         return lax.sqrt(_red.sum(lax.mul(x, x), axes, keepdims=keepdims))
-    if isinstance(ord, str) and ord == "nuc":
-        raise _needs_svd("norm(ord='nuc')")
-    if not isinstance(ord, str) and ord in (2, -2):
-        raise _needs_svd(f"norm(ord={ord}) of a matrix")
+    if isinstance(ord, str) and ord == "nuc" or not isinstance(ord, str) and ord in (2, -2):
+        from .. import numpy as jnp
+        moved = jnp.moveaxis(x, (row_axis, col_axis), (-2, -1))
+        values = svdvals(moved)
+        result = (_red.sum(values, -1) if ord == "nuc" else
+                  _red.max(values, -1) if ord == 2 else _red.min(values, -1))
+        if keepdims:
+            result = jnp.expand_dims(result, tuple(sorted((row_axis, col_axis))))
+        return result
     if isinstance(ord, str) or ord not in _MATRIX_NORMS:
         raise ValueError(f"jnp.linalg.norm: invalid norm order {ord!r} for matrices")
     column_sums_first, extremum = _MATRIX_NORMS[ord]
@@ -185,8 +201,7 @@ def matrix_power(a: Any, n: int) -> Any:
     except TypeError:
         raise TypeError(f"jnp.linalg.matrix_power: n must be an int, got {n!r}") from None
     if n < 0:
-        raise NotImplementedError("jnp.linalg.matrix_power with a negative power needs a matrix inverse, "
-                                  "which jaxc does not implement yet")
+        a, n = inv(a), -n
     if n == 0:
         size = a.shape[-1]
         eye = lax.eq(lax.broadcasted_iota(np.int32, (size, size), 0), lax.broadcasted_iota(np.int32, (size, size), 1))
@@ -200,3 +215,309 @@ def matrix_power(a: Any, n: int) -> Any:
         if n:
             square = matmul(square, square)
     return result
+
+
+def matrix_transpose(x: Any, /) -> Any:
+    """The matrices in the last two dimensions, transposed."""
+    x = asarray(x, fn="linalg.matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"jnp.linalg.matrix_transpose: needs at least 2 dimensions, got shape {x.shape}")
+    return lax.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+
+
+# ---------------------------------------------------------------------------
+# LU and Cholesky based: determinants, solvers, inverse
+# ---------------------------------------------------------------------------
+
+def _square(fn: str, a: Any) -> Any:
+    """`a` as a float batch of square matrices, or ValueError."""
+    (a,) = promote_dtypes_inexact(f"linalg.{fn}", a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"jnp.linalg.{fn}: the argument must be a square matrix or a batch of them "
+                         f"(... x n x n), got shape {a.shape}")
+    return a
+
+
+def _linalg():
+    from ..lax import linalg
+    return linalg
+
+
+def _lu_solve(factors: Any, permutation: Any, b: Any) -> Any:
+    """x with a x = b from a's LU factors: b permuted, then forward
+    substitution through L (unit diagonal) and backward through U."""
+    from .. import numpy as jnp
+    b = jnp.take_along_axis(b, jnp.broadcast_to(permutation[..., :, None], b.shape), axis=-2)
+    linalg = _linalg()
+    y = linalg._substitute(factors, b, lower=True, unit_diagonal=True)
+    return linalg._substitute(factors, y, lower=False, unit_diagonal=False)
+
+
+@custom_jvp
+def _solve(a: Any, b: Any) -> Any:
+    factors, _, permutation = _linalg().lu(a)
+    return _lu_solve(factors, permutation, b)
+
+
+@_solve.defjvp
+def _solve_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    (a, b), (da, db) = primals, tangents
+    x = _solve(a, b)
+    return x, _solve(a, db - matmul(da, x))
+
+
+def solve(a: Any, b: Any) -> Any:
+    """x with a x = b. `b` of one dimension is a vector (result: a's batch
+    dims and n); otherwise a batch of n x k matrices, whose batch dims
+    broadcast against a's. A singular `a` gives infinities or NaNs."""
+    from .. import numpy as jnp
+    a = _square("solve", a)
+    a, b = promote_dtypes_inexact("linalg.solve", a, b)
+    n = a.shape[-1]
+    if b.ndim == 1:
+        if b.shape[0] != n:
+            raise ValueError(f"jnp.linalg.solve: b of shape {b.shape} does not fit a of shape {a.shape}")
+        column = jnp.broadcast_to(b[:, None], (*a.shape[:-2], n, 1))
+        return _solve(a, column)[..., 0]
+    if b.shape[-2] != n:
+        raise ValueError(f"jnp.linalg.solve: b of shape {b.shape} does not fit a of shape {a.shape} "
+                         f"(b must be (..., {n}, k), or ({n},))")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return _solve(jnp.broadcast_to(a, (*batch, n, n)), jnp.broadcast_to(b, (*batch, *b.shape[-2:])))
+
+
+@custom_jvp
+def _inv(a: Any) -> Any:
+    from .. import numpy as jnp
+    n = a.shape[-1]
+    return _solve(a, jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape))
+
+
+@_inv.defjvp
+def _inv_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (a,), (da,) = primals, tangents
+    y = _inv(a)
+    return y, -matmul(matmul(y, da), y)
+
+
+def inv(a: Any) -> Any:
+    """The inverse of a square matrix (or of each in a batch). A singular
+    matrix gives infinities or NaNs, as in JAX."""
+    return _inv(_square("inv", a))
+
+
+class SlogdetResult(NamedTuple):
+    sign: Any
+    logabsdet: Any
+
+
+def _lu_diagonal_and_parity(a: Any) -> tuple[Any, Any]:
+    """The diagonal of U and (-1) ** (the number of row swaps) of `a`'s LU."""
+    from .. import numpy as jnp
+    factors, pivots, _ = _linalg().lu(a)
+    swaps = jnp.sum(pivots != jnp.arange(a.shape[-1], dtype=np.int32), axis=-1)
+    parity = jnp.where(swaps % 2 == 0, 1, -1).astype(a.dtype)
+    return jnp.diagonal(factors, axis1=-2, axis2=-1), parity
+
+
+@custom_jvp
+def _slogdet(a: Any) -> tuple[Any, Any]:
+    from .. import numpy as jnp
+    diagonal, parity = _lu_diagonal_and_parity(a)
+    sign = parity * jnp.prod(jnp.sign(diagonal), axis=-1)
+    return sign, jnp.sum(jnp.log(jnp.abs(diagonal)), axis=-1)
+
+
+@_slogdet.defjvp
+def _slogdet_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    from .. import numpy as jnp
+    (a,), (da,) = primals, tangents
+    sign, logabsdet = _slogdet(a)
+    return (sign, logabsdet), (jnp.zeros_like(sign), jnp.trace(_solve(a, da), axis1=-2, axis2=-1))
+
+
+def slogdet(a: Any, *, method: Any = None) -> SlogdetResult:
+    """(sign, log|det|) of square matrices; a singular one gives (0, -inf).
+    `method`: None or "lu" (the only one)."""
+    if method not in (None, "lu"):
+        raise ValueError(f"jnp.linalg.slogdet: unknown method {method!r} (jaxc has 'lu')")
+    return SlogdetResult(*_slogdet(_square("slogdet", a)))
+
+
+@custom_jvp
+def _det(a: Any) -> Any:
+    from .. import numpy as jnp
+    diagonal, parity = _lu_diagonal_and_parity(a)
+    return parity * jnp.prod(diagonal, axis=-1)
+
+
+@_det.defjvp
+def _det_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    from .. import numpy as jnp
+    (a,), (da,) = primals, tangents
+    d = _det(a)
+    return d, d * jnp.trace(_solve(a, da), axis1=-2, axis2=-1)
+
+
+def det(a: Any) -> Any:
+    """The determinant of square matrices (1 for 0 x 0). Its derivative is
+    det(a) trace(a^-1 da): NaN at a singular matrix (JAX's is finite there)."""
+    return _det(_square("det", a))
+
+
+def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> Any:
+    """The Cholesky factor of symmetric positive definite matrices: lower L
+    with L L^T = a, or with `upper` its transpose U (U^T U = a). NaNs where
+    a matrix is not positive definite."""
+    factor = _linalg().cholesky(_square("cholesky", a), symmetrize_input=symmetrize_input)
+    return matrix_transpose(factor) if upper else factor
+
+
+def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
+    """x with tensordot(a, x, x.ndim) = b: a reshaped to a square matrix
+    (b.size rows), solved, reshaped to a.shape[b.ndim:]. `axes` moves those
+    axes of `a` to the end first."""
+    from .. import numpy as jnp
+    a, b = asarray(a, fn="linalg.tensorsolve"), asarray(b, fn="linalg.tensorsolve")
+    if axes is not None:
+        a = jnp.moveaxis(a, axes, [a.ndim - 1 - i for i in range(len(np.atleast_1d(axes)))][::-1])
+    rows = int(np.prod(b.shape))
+    result_shape = a.shape[b.ndim:]
+    if a.shape[:b.ndim] != b.shape or int(np.prod(result_shape)) != rows:
+        raise ValueError(f"jnp.linalg.tensorsolve: a of shape {a.shape} does not fit b of shape {b.shape}")
+    return jnp.reshape(solve(jnp.reshape(a, (rows, rows)), jnp.reshape(b, (rows,))), result_shape)
+
+
+def tensorinv(a: Any, ind: int = 2) -> Any:
+    """The inverse of `a` as a tensor of its first `ind` dims by the rest:
+    tensordot(tensorinv(a), a, ind) is the identity."""
+    from .. import numpy as jnp
+    a = asarray(a, fn="linalg.tensorinv")
+    if ind <= 0:
+        raise ValueError(f"jnp.linalg.tensorinv: ind must be a positive integer, got {ind}")
+    outer, inner = a.shape[:ind], a.shape[ind:]
+    rows = int(np.prod(outer))
+    if rows != int(np.prod(inner)):
+        raise ValueError(f"jnp.linalg.tensorinv: a of shape {a.shape} is not square for ind={ind}")
+    return jnp.reshape(inv(jnp.reshape(a, (rows, rows))), (*inner, *outer))
+
+
+# ---------------------------------------------------------------------------
+# QR, symmetric eigenproblems, singular values
+# ---------------------------------------------------------------------------
+
+class QRResult(NamedTuple):
+    Q: Any
+    R: Any
+
+
+def qr(a: Any, mode: str = "reduced") -> Any:
+    """QR of (..., m, n) matrices by Householder reflections: (Q, R) with
+    mode "reduced" (Q m x k, R k x n, k = min(m, n)) or "complete" (Q m x m,
+    R m x n); R alone with mode "r". R's diagonal may be negative (LAPACK's
+    signs, as NumPy and JAX)."""
+    (a,) = promote_dtypes_inexact("linalg.qr", a)
+    if a.ndim < 2:
+        raise ValueError(f"jnp.linalg.qr: the argument must have at least 2 dimensions, got shape {a.shape}")
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r} (jaxc has 'reduced', 'complete', 'r')")
+    q, r = _linalg().qr(a, full_matrices=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+def _uplo(fn: str, UPLO: Any) -> bool:
+    """Whether the lower triangle is read."""
+    if UPLO not in (None, "L", "U"):
+        raise ValueError(f"jnp.linalg.{fn}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    return UPLO != "U"
+
+
+def eigh(a: Any, UPLO: Any = None, symmetrize_input: bool = True) -> EighResult:
+    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric
+    matrices. With `symmetrize_input` (a + a^T) / 2 is used, else the
+    triangle `UPLO` names ('L', the default, or 'U')."""
+    lower = _uplo("eigh", UPLO)
+    v, w = _linalg().eigh(_square("eigh", a), lower=lower, symmetrize_input=symmetrize_input)
+    return EighResult(w, v)
+
+
+def eigvalsh(a: Any, UPLO: Any = "L", *, symmetrize_input: bool = True) -> Any:
+    """The eigenvalues (ascending) of symmetric matrices."""
+    return eigh(a, UPLO, symmetrize_input).eigenvalues
+
+
+def svdvals(x: Any, /) -> Any:
+    """The singular values of (..., m, n) matrices, descending: the largest
+    min(m, n) eigenvalues of the symmetric [[0, x], [x^T, 0]]."""
+    from .. import numpy as jnp
+    (x,) = promote_dtypes_inexact("linalg.svdvals", x)
+    if x.ndim < 2:
+        raise ValueError(f"jnp.linalg.svdvals: the argument must have at least 2 dimensions, got shape {x.shape}")
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    if k == 0:
+        return jnp.zeros((*x.shape[:-2], 0), x.dtype)
+    zeros_m, zeros_n = jnp.zeros((*x.shape[:-2], m, m), x.dtype), jnp.zeros((*x.shape[:-2], n, n), x.dtype)
+    augmented = jnp.concatenate([jnp.concatenate([zeros_m, x], axis=-1),
+                                 jnp.concatenate([matrix_transpose(x), zeros_n], axis=-1)], axis=-2)
+    _, w = _linalg().eigh(augmented, symmetrize_input=False)
+    return jnp.maximum(w[..., ::-1][..., :k], 0)
+
+
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
+    """The singular values (`compute_uv=False`, descending). Singular
+    vectors are not implemented (NotImplementedError)."""
+    if compute_uv:
+        raise _needs_singular_vectors("svd(compute_uv=True)")
+    return svdvals(a)
+
+
+def matrix_rank(M: Any, rtol: Any = None, *, tol: Any = None) -> Any:
+    """The number of singular values above `rtol` times the largest (default
+    rtol: max(m, n) * eps), or above `tol` when given."""
+    from .. import numpy as jnp
+    (M,) = promote_dtypes_inexact("linalg.matrix_rank", M)
+    if M.ndim < 2:
+        return jnp.any(M != 0).astype(np.int32)
+    values = svdvals(M)
+    if tol is None:
+        if rtol is None:
+            rtol = max(M.shape[-2:]) * np.finfo(M.dtype).eps
+        tol = jnp.max(values, axis=-1, keepdims=True) * jnp.asarray(rtol, M.dtype)[..., None]
+    else:
+        tol = jnp.asarray(tol, M.dtype)[..., None]
+    return jnp.sum(values > tol, axis=-1).astype(np.int32)
+
+
+def cond(x: Any, p: Any = None) -> Any:
+    """The condition number: largest over smallest singular value (p None,
+    2; -2: the inverse), else norm(x, p) * norm(inv(x), p)."""
+    x = _square("cond", x)
+    if p is None or p in (2, -2):
+        values = svdvals(x)
+        ratio = values[..., 0] / values[..., -1]
+        return 1 / ratio if p == -2 else ratio
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
+def eig(a: Any) -> Any:
+    raise NotImplementedError("jnp.linalg.eig: eigenproblems of non-symmetric matrices need complex numbers, "
+                              "which jaxc does not have yet (symmetric matrices: jnp.linalg.eigh)")
+
+
+def eigvals(a: Any) -> Any:
+    raise NotImplementedError("jnp.linalg.eigvals: eigenproblems of non-symmetric matrices need complex "
+                              "numbers, which jaxc does not have yet (symmetric matrices: jnp.linalg.eigvalsh)")
+
+
+def pinv(a: Any, rtol: Any = None, hermitian: bool = False, **kwargs: Any) -> Any:
+    raise _needs_singular_vectors("pinv")
+
+
+def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> Any:
+    raise _needs_singular_vectors("lstsq")

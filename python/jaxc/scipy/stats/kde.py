@@ -1,8 +1,7 @@
 """`jax.scipy.stats.gaussian_kde`: kernel density estimation with Gaussian kernels.
 
 A pytree (its arrays are the leaves), as JAX's. The covariance's inverse and
-the Cholesky factors are written in lax (random._linalg.cholesky and forward
-substitution): jaxc has no linear-algebra solver ops."""
+the Cholesky factors come from lax.linalg.cholesky and forward substitution."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ import numpy as np
 from ... import numpy as jnp
 from ... import random
 from ...numpy._util import check_arraylike
-from ...random._linalg import cholesky
+from ...lax.linalg import cholesky
 from ...tree_util import register_pytree_node_class
 from .. import special
 from ._util import promote_dtypes_inexact, solve_lower

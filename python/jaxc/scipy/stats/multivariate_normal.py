@@ -1,8 +1,8 @@
 """`jax.scipy.stats.multivariate_normal`: the multivariate normal distribution.
 
-The covariance is factored by Cholesky and the quadratic form solved by
-forward substitution, both written in lax (jaxc has no linear-algebra
-solver ops); a covariance that is not positive definite gives NaN."""
+The covariance is factored by lax.linalg.cholesky and the quadratic form
+solved by forward substitution; a covariance that is not positive definite
+gives NaN."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as jnp
-from ...random._linalg import cholesky
+from ...lax.linalg import cholesky
 from ._util import promote_dtypes_inexact, solve_lower
 
 __all__ = ["logpdf", "pdf"]

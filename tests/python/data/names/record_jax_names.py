@@ -20,7 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NAMESPACES = ("jax", "jax.numpy", "jax.lax", "jax.nn", "jax.nn.initializers", "jax.scipy.special",
               "jax.ops", "jax.random", "jax.tree_util", "jax.tree", "jax.debug", "jax.image",
               "jax.scipy.stats", "jax.scipy.stats.norm", "jax.scipy.stats.gamma",
-              "jax.scipy.stats.beta", "jax.scipy.stats.multivariate_normal")
+              "jax.scipy.stats.beta", "jax.scipy.stats.multivariate_normal", "jax.numpy.linalg",
+              "jax.lax.linalg", "jax.scipy.linalg")
 
 
 def main() -> None:

@@ -1,0 +1,192 @@
+"""`jaxc.scipy.linalg`: the LU, Cholesky, triangular-solve, QR and
+symmetric-eigenvalue part of `jax.scipy.linalg` (SciPy's signatures, JAX's
+behaviour), on the programs of `jaxc.lax.linalg`.
+
+    p, l, u = jaxc.scipy.linalg.lu(a)              # a = p @ l @ u
+    x = jaxc.scipy.linalg.lu_solve(lu_factor(a), b)
+    x = jaxc.scipy.linalg.cho_solve(cho_factor(a), b)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..lax import linalg as lax_linalg
+from ..numpy import linalg as np_linalg
+from ..numpy._util import promote_dtypes_inexact
+
+__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "inv", "lu", "lu_factor", "lu_solve", "qr",
+           "solve", "solve_triangular"]
+
+_TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}  # C: the conjugate transpose
+
+
+def _square(fn: str, a: Any) -> Any:
+    (a,) = promote_dtypes_inexact(f"scipy.linalg.{fn}", a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"jax.scipy.linalg.{fn}: expected a square matrix (or a batch), got shape {a.shape}")
+    return a
+
+
+def _transposed(trans: Any, fn: str) -> bool:
+    if trans not in _TRANS:
+        raise ValueError(f"jax.scipy.linalg.{fn}: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    return _TRANS[trans]
+
+
+def _as_matrix(b: Any, a: Any, fn: str) -> tuple[Any, bool]:
+    """`b` as (..., n, k) for the (..., n, n) `a`, and whether it was a vector."""
+    (b,) = promote_dtypes_inexact(f"scipy.linalg.{fn}", b)
+    vector = b.ndim == a.ndim - 1
+    if vector:
+        b = b[..., None]
+    if b.ndim != a.ndim or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"jax.scipy.linalg.{fn}: b of shape {b.shape} does not fit a of shape {a.shape}")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return jnp.broadcast_to(b.astype(a.dtype), (*batch, *b.shape[-2:])), vector
+
+
+def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_diagonal: bool = False,
+                     overwrite_b: bool = False, debug: Any = None, check_finite: bool = True) -> Any:
+    """x with op(a) x = b for triangular `a` (its lower triangle read when
+    `lower`, else its upper); op is the identity (trans 0/'N') or the
+    transpose (1/'T', 2/'C'). `b`: (..., n) or (..., n, k)."""
+    del overwrite_b, debug, check_finite
+    a = _square("solve_triangular", a)
+    b, vector = _as_matrix(b, a, "solve_triangular")
+    a = jnp.broadcast_to(a, (*b.shape[:-2], *a.shape[-2:]))
+    x = lax_linalg.triangular_solve(a, b, left_side=True, lower=lower, unit_diagonal=unit_diagonal,
+                                    transpose_a=_transposed(trans, "solve_triangular"))
+    return x[..., 0] if vector else x
+
+
+def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> tuple[Any, Any]:
+    """(lu, piv): L below the diagonal of `lu` (unit diagonal implied), U on
+    and above it; row i was swapped with row piv[i] (int32), as LAPACK."""
+    del overwrite_a, check_finite
+    (a,) = promote_dtypes_inexact("scipy.linalg.lu_factor", a)
+    factors, pivots, _ = lax_linalg.lu(a)
+    return factors, pivots
+
+
+def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: Any = 0, overwrite_b: bool = False,
+             check_finite: bool = True) -> Any:
+    """x with a x = b (trans 0) or a^T x = b (1, 2) from `lu_factor(a)`."""
+    del overwrite_b, check_finite
+    factors, pivots = lu_and_piv
+    factors = _square("lu_solve", factors)
+    b, vector = _as_matrix(b, factors, "lu_solve")
+    factors = jnp.broadcast_to(factors, (*b.shape[:-2], *factors.shape[-2:]))
+    n = factors.shape[-1]
+    permutation = lax_linalg.lu_pivots_to_permutation(pivots, n)
+    permutation = jnp.broadcast_to(permutation, (*b.shape[:-2], n))
+    if not _transposed(trans, "lu_solve"):
+        x = np_linalg._lu_solve(factors, permutation, b)
+    else:  # a = P^T L U, so a^T x = b is U^T L^T (P x) = b
+        w = lax_linalg.triangular_solve(factors, b, left_side=True, lower=False, transpose_a=True)
+        w = lax_linalg.triangular_solve(factors, w, left_side=True, lower=True, transpose_a=True,
+                                        unit_diagonal=True)
+        inverse = jnp.argsort(permutation, axis=-1)
+        x = jnp.take_along_axis(w, jnp.broadcast_to(inverse[..., :, None], w.shape), axis=-2)
+    return x[..., 0] if vector else x
+
+
+def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """(p, l, u) with a = p @ l @ u for an m x n `a` (l: m x k unit lower,
+    u: k x n upper, k = min(m, n)); with `permute_l`, (p @ l, u)."""
+    del overwrite_a, check_finite
+    (a,) = promote_dtypes_inexact("scipy.linalg.lu", a)
+    factors, _, permutation = lax_linalg.lu(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    lower = jnp.tril(factors[..., :, :k], -1) + jnp.eye(m, k, dtype=a.dtype)
+    upper = jnp.triu(factors[..., :k, :])
+    # a[permutation] = l @ u, so a = p @ l @ u with p[permutation[i], i] = 1
+    p = jnp.swapaxes(jnp.eye(m, dtype=a.dtype)[permutation], -1, -2)
+    if permute_l:
+        return jnp.matmul(p, lower), upper
+    return p, lower, upper
+
+
+def cholesky(a: Any, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """The Cholesky factor: upper U with U^T U = a (SciPy's default), or
+    lower L with L L^T = a."""
+    del overwrite_a, check_finite
+    return np_linalg.cholesky(a, upper=not lower)
+
+
+def cho_factor(a: Any, lower: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[Any, bool]:
+    """(c, lower) for `cho_solve`: c is `cholesky(a, lower)`."""
+    return cholesky(a, lower=lower), lower
+
+
+def cho_solve(c_and_lower: tuple[Any, bool], b: Any, overwrite_b: bool = False,
+              check_finite: bool = True) -> Any:
+    """x with a x = b from `cho_factor(a)`: two triangular solves."""
+    del overwrite_b, check_finite
+    c, lower = c_and_lower
+    c = _square("cho_solve", c)
+    b, vector = _as_matrix(b, c, "cho_solve")
+    c = jnp.broadcast_to(c, (*b.shape[:-2], *c.shape[-2:]))
+    # a = L L^T (lower) or U^T U (upper): solve with the lower factor, then its transpose
+    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
+    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    return x[..., 0] if vector else x
+
+
+def det(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """The determinant (jnp.linalg.det)."""
+    return np_linalg.det(a)
+
+
+def inv(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """The inverse (jnp.linalg.inv)."""
+    return np_linalg.inv(a)
+
+
+def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+          debug: bool = False, check_finite: bool = True, assume_a: str = "gen") -> Any:
+    """x with a x = b. `assume_a`: 'gen' (LU), 'sym' (LU too), or 'her'/'pos'
+    (Cholesky of the triangle `lower` names)."""
+    del overwrite_a, overwrite_b, debug, check_finite
+    if assume_a in ("gen", "sym"):
+        a = _square("solve", a)
+        matrix, vector = _as_matrix(b, a, "solve")
+        x = np_linalg.solve(jnp.broadcast_to(a, (*matrix.shape[:-2], *a.shape[-2:])), matrix)
+        return x[..., 0] if vector else x
+    if assume_a in ("her", "pos"):
+        a = _square("solve", a)
+        triangle = jnp.tril(a) if lower else jnp.triu(a)
+        symmetric = triangle + jnp.swapaxes(triangle, -1, -2) - jnp.diagonal(a, axis1=-2, axis2=-1)[..., None] * \
+            jnp.eye(a.shape[-1], dtype=a.dtype)
+        return cho_solve(cho_factor(symmetric, lower=True), b)
+    raise ValueError(f"jax.scipy.linalg.solve: assume_a must be 'gen', 'sym', 'her' or 'pos', got {assume_a!r}")
+
+
+def eigh(a: Any, b: Any = None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
+         overwrite_b: bool = False, type: int = 1, check_finite: bool = True, subset_by_index: Any = None,
+         subset_by_value: Any = None, driver: Any = None) -> Any:
+    """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, read
+    from its `lower` (or upper) triangle: (w, v), or w with `eigvals_only`.
+    The generalized problem (`b`) and the subsets are not implemented."""
+    del overwrite_a, overwrite_b, check_finite, driver
+    if b is not None or type != 1 or subset_by_index is not None or subset_by_value is not None:
+        raise NotImplementedError("jax.scipy.linalg.eigh: the generalized problem (b, type) and eigenvalue "
+                                  "subsets are not implemented in jaxc")
+    v, w = lax_linalg.eigh(_square("eigh", a), lower=lower, symmetrize_input=False)
+    return w if eigvals_only else (w, v)
+
+
+def qr(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full", pivoting: bool = False,
+       check_finite: bool = True) -> Any:
+    """QR by Householder reflections: (q, r) with mode "full" (q m x m, r
+    m x n) or "economic" (q m x k, r k x n); (r,) with mode "r" (m x n)."""
+    del overwrite_a, lwork, check_finite
+    if mode not in ("full", "economic", "r"):
+        raise ValueError(f"jax.scipy.linalg.qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
+    (a,) = promote_dtypes_inexact("scipy.linalg.qr", a)
+    q, r = lax_linalg.qr(a, pivoting=pivoting, full_matrices=mode in ("full", "r"))
+    return (r,) if mode == "r" else (q, r)
