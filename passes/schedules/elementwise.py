@@ -45,6 +45,7 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
     if inner < lanes:
         return None  # no full vector in a row
     threads = target.threads if kernel.size >= PARALLEL_MIN_ELEMENTS else 1
+    per_thread = list(ranges)  # the loops one thread runs (a 1: partial chunks)
     if threads > 1 and (ranges[0] >= threads * (step if rank == 1 else 1)):
         if rank == 1:  # chunks that are whole tiles
             chunk = -(-ranges[0] // threads)
@@ -53,10 +54,8 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
             inner = chunk if ranges[0] % chunk == 0 else None
         else:
             op, _ = s.tile_forall(op, [threads] + [0] * (rank - 1))
+            per_thread[0] = ranges[0] // threads if ranges[0] % threads == 0 else 1
     across = _read_across(kernel)
-    per_thread = list(ranges)
-    if rank > 1 and threads > 1 and ranges[0] >= threads:
-        per_thread[0] = ranges[0] // threads if ranges[0] % threads == 0 else 1  # 1: partial chunks
     if across is not None and per_thread[across] % lanes == 0 and ranges[-1] % lanes == 0:
         # square tiles of lanes x lanes: rows of the input read as vectors, turned
         # in registers (vector.transpose: shuffles), written as rows of the result

@@ -270,10 +270,15 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True, sort_eige
     if symmetrize_input:
         x = (x + jnp.swapaxes(x, -1, -2)) / 2
     else:
-        triangle = jnp.tril(x) if lower else jnp.triu(x)
-        x = triangle + jnp.swapaxes(triangle, -1, -2) - triangle * jnp.eye(x.shape[-1], dtype=x.dtype)
+        x = _from_triangle(x, lower)
     w, v = _eigh(x)
     return v, w
+
+
+def _from_triangle(x: Any, lower: bool) -> Any:
+    """The symmetric matrices whose lower (or upper) triangle is x's."""
+    triangle = jnp.tril(x) if lower else jnp.triu(x)
+    return triangle + jnp.swapaxes(triangle, -1, -2) - triangle * jnp.eye(x.shape[-1], dtype=x.dtype)
 
 
 @custom_jvp

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from .. import lax
+from .. import numpy as jnp
 from .._autodiff import custom_jvp
 from . import _reductions as _red
 from ._linalg import cross, diagonal as _diagonal, matmul, outer, tensordot, trace as _trace, vecdot
@@ -74,7 +75,6 @@ def _matrix_norm(x: Any, axes: tuple[int, int], ord: Any, keepdims: bool) -> Any
     if ord is None or ord == "fro":
         return lax.sqrt(_red.sum(lax.mul(x, x), axes, keepdims=keepdims))
     if isinstance(ord, str) and ord == "nuc" or not isinstance(ord, str) and ord in (2, -2):
-        from .. import numpy as jnp
         moved = jnp.moveaxis(x, (row_axis, col_axis), (-2, -1))
         values = svdvals(moved)
         result = (_red.sum(values, -1) if ord == "nuc" else
@@ -238,24 +238,17 @@ def _square(fn: str, a: Any) -> Any:
     return a
 
 
-def _linalg():
-    from ..lax import linalg
-    return linalg
-
-
 def _lu_solve(factors: Any, permutation: Any, b: Any) -> Any:
     """x with a x = b from a's LU factors: b permuted, then forward
     substitution through L (unit diagonal) and backward through U."""
-    from .. import numpy as jnp
     b = jnp.take_along_axis(b, jnp.broadcast_to(permutation[..., :, None], b.shape), axis=-2)
-    linalg = _linalg()
-    y = linalg._substitute(factors, b, lower=True, unit_diagonal=True)
-    return linalg._substitute(factors, y, lower=False, unit_diagonal=False)
+    y = lax.linalg._substitute(factors, b, lower=True, unit_diagonal=True)
+    return lax.linalg._substitute(factors, y, lower=False, unit_diagonal=False)
 
 
 @custom_jvp
 def _solve(a: Any, b: Any) -> Any:
-    factors, _, permutation = _linalg().lu(a)
+    factors, _, permutation = lax.linalg.lu(a)
     return _lu_solve(factors, permutation, b)
 
 
@@ -270,7 +263,6 @@ def solve(a: Any, b: Any) -> Any:
     """x with a x = b. `b` of one dimension is a vector (result: a's batch
     dims and n); otherwise a batch of n x k matrices, whose batch dims
     broadcast against a's. A singular `a` gives infinities or NaNs."""
-    from .. import numpy as jnp
     a = _square("solve", a)
     a, b = promote_dtypes_inexact("linalg.solve", a, b)
     n = a.shape[-1]
@@ -288,7 +280,6 @@ def solve(a: Any, b: Any) -> Any:
 
 @custom_jvp
 def _inv(a: Any) -> Any:
-    from .. import numpy as jnp
     n = a.shape[-1]
     return _solve(a, jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape))
 
@@ -313,8 +304,7 @@ class SlogdetResult(NamedTuple):
 
 def _lu_diagonal_and_parity(a: Any) -> tuple[Any, Any]:
     """The diagonal of U and (-1) ** (the number of row swaps) of `a`'s LU."""
-    from .. import numpy as jnp
-    factors, pivots, _ = _linalg().lu(a)
+    factors, pivots, _ = lax.linalg.lu(a)
     swaps = jnp.sum(pivots != jnp.arange(a.shape[-1], dtype=np.int32), axis=-1)
     parity = jnp.where(swaps % 2 == 0, 1, -1).astype(a.dtype)
     return jnp.diagonal(factors, axis1=-2, axis2=-1), parity
@@ -322,7 +312,6 @@ def _lu_diagonal_and_parity(a: Any) -> tuple[Any, Any]:
 
 @custom_jvp
 def _slogdet(a: Any) -> tuple[Any, Any]:
-    from .. import numpy as jnp
     diagonal, parity = _lu_diagonal_and_parity(a)
     sign = parity * jnp.prod(jnp.sign(diagonal), axis=-1)
     return sign, jnp.sum(jnp.log(jnp.abs(diagonal)), axis=-1)
@@ -330,7 +319,6 @@ def _slogdet(a: Any) -> tuple[Any, Any]:
 
 @_slogdet.defjvp
 def _slogdet_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
-    from .. import numpy as jnp
     (a,), (da,) = primals, tangents
     sign, logabsdet = _slogdet(a)
     return (sign, logabsdet), (jnp.zeros_like(sign), jnp.trace(_solve(a, da), axis1=-2, axis2=-1))
@@ -346,14 +334,12 @@ def slogdet(a: Any, *, method: Any = None) -> SlogdetResult:
 
 @custom_jvp
 def _det(a: Any) -> Any:
-    from .. import numpy as jnp
     diagonal, parity = _lu_diagonal_and_parity(a)
     return parity * jnp.prod(diagonal, axis=-1)
 
 
 @_det.defjvp
 def _det_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
-    from .. import numpy as jnp
     (a,), (da,) = primals, tangents
     d = _det(a)
     return d, d * jnp.trace(_solve(a, da), axis1=-2, axis2=-1)
@@ -369,7 +355,7 @@ def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> A
     """The Cholesky factor of symmetric positive definite matrices: lower L
     with L L^T = a, or with `upper` its transpose U (U^T U = a). NaNs where
     a matrix is not positive definite."""
-    factor = _linalg().cholesky(_square("cholesky", a), symmetrize_input=symmetrize_input)
+    factor = lax.linalg.cholesky(_square("cholesky", a), symmetrize_input=symmetrize_input)
     return matrix_transpose(factor) if upper else factor
 
 
@@ -377,7 +363,6 @@ def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
     """x with tensordot(a, x, x.ndim) = b: a reshaped to a square matrix
     (b.size rows), solved, reshaped to a.shape[b.ndim:]. `axes` moves those
     axes of `a` to the end first."""
-    from .. import numpy as jnp
     a, b = asarray(a, fn="linalg.tensorsolve"), asarray(b, fn="linalg.tensorsolve")
     if axes is not None:
         a = jnp.moveaxis(a, axes, [a.ndim - 1 - i for i in range(len(np.atleast_1d(axes)))][::-1])
@@ -391,7 +376,6 @@ def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
 def tensorinv(a: Any, ind: int = 2) -> Any:
     """The inverse of `a` as a tensor of its first `ind` dims by the rest:
     tensordot(tensorinv(a), a, ind) is the identity."""
-    from .. import numpy as jnp
     a = asarray(a, fn="linalg.tensorinv")
     if ind <= 0:
         raise ValueError(f"jnp.linalg.tensorinv: ind must be a positive integer, got {ind}")
@@ -421,7 +405,7 @@ def qr(a: Any, mode: str = "reduced") -> Any:
         raise ValueError(f"jnp.linalg.qr: the argument must have at least 2 dimensions, got shape {a.shape}")
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r} (jaxc has 'reduced', 'complete', 'r')")
-    q, r = _linalg().qr(a, full_matrices=mode == "complete")
+    q, r = lax.linalg.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
 
@@ -442,7 +426,7 @@ def eigh(a: Any, UPLO: Any = None, symmetrize_input: bool = True) -> EighResult:
     matrices. With `symmetrize_input` (a + a^T) / 2 is used, else the
     triangle `UPLO` names ('L', the default, or 'U')."""
     lower = _uplo("eigh", UPLO)
-    v, w = _linalg().eigh(_square("eigh", a), lower=lower, symmetrize_input=symmetrize_input)
+    v, w = lax.linalg.eigh(_square("eigh", a), lower=lower, symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
 
@@ -454,7 +438,6 @@ def eigvalsh(a: Any, UPLO: Any = "L", *, symmetrize_input: bool = True) -> Any:
 def svdvals(x: Any, /) -> Any:
     """The singular values of (..., m, n) matrices, descending: the largest
     min(m, n) eigenvalues of the symmetric [[0, x], [x^T, 0]]."""
-    from .. import numpy as jnp
     (x,) = promote_dtypes_inexact("linalg.svdvals", x)
     if x.ndim < 2:
         raise ValueError(f"jnp.linalg.svdvals: the argument must have at least 2 dimensions, got shape {x.shape}")
@@ -465,7 +448,7 @@ def svdvals(x: Any, /) -> Any:
     zeros_m, zeros_n = jnp.zeros((*x.shape[:-2], m, m), x.dtype), jnp.zeros((*x.shape[:-2], n, n), x.dtype)
     augmented = jnp.concatenate([jnp.concatenate([zeros_m, x], axis=-1),
                                  jnp.concatenate([matrix_transpose(x), zeros_n], axis=-1)], axis=-2)
-    _, w = _linalg().eigh(augmented, symmetrize_input=False)
+    _, w = lax.linalg.eigh(augmented, symmetrize_input=False)
     return jnp.maximum(w[..., ::-1][..., :k], 0)
 
 
@@ -480,7 +463,6 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
 def matrix_rank(M: Any, rtol: Any = None, *, tol: Any = None) -> Any:
     """The number of singular values above `rtol` times the largest (default
     rtol: max(m, n) * eps), or above `tol` when given."""
-    from .. import numpy as jnp
     (M,) = promote_dtypes_inexact("linalg.matrix_rank", M)
     if M.ndim < 2:
         return jnp.any(M != 0).astype(np.int32)

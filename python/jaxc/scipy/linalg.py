@@ -36,8 +36,10 @@ def _transposed(trans: Any, fn: str) -> bool:
     return _TRANS[trans]
 
 
-def _as_matrix(b: Any, a: Any, fn: str) -> tuple[Any, bool]:
-    """`b` as (..., n, k) for the (..., n, n) `a`, and whether it was a vector."""
+def _system(fn: str, a: Any, b: Any) -> tuple[Any, Any, bool]:
+    """(a, b, whether b was a vector) for solving with the square (..., n, n)
+    `a`: b as (..., n, k), both floats of a's dtype, broadcast to one batch."""
+    a = _square(fn, a)
     (b,) = promote_dtypes_inexact(f"scipy.linalg.{fn}", b)
     vector = b.ndim == a.ndim - 1
     if vector:
@@ -45,7 +47,8 @@ def _as_matrix(b: Any, a: Any, fn: str) -> tuple[Any, bool]:
     if b.ndim != a.ndim or b.shape[-2] != a.shape[-1]:
         raise ValueError(f"jax.scipy.linalg.{fn}: b of shape {b.shape} does not fit a of shape {a.shape}")
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    return jnp.broadcast_to(b.astype(a.dtype), (*batch, *b.shape[-2:])), vector
+    return (jnp.broadcast_to(a, (*batch, *a.shape[-2:])),
+            jnp.broadcast_to(b.astype(a.dtype), (*batch, *b.shape[-2:])), vector)
 
 
 def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_diagonal: bool = False,
@@ -54,9 +57,7 @@ def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_d
     `lower`, else its upper); op is the identity (trans 0/'N') or the
     transpose (1/'T', 2/'C'). `b`: (..., n) or (..., n, k)."""
     del overwrite_b, debug, check_finite
-    a = _square("solve_triangular", a)
-    b, vector = _as_matrix(b, a, "solve_triangular")
-    a = jnp.broadcast_to(a, (*b.shape[:-2], *a.shape[-2:]))
+    a, b, vector = _system("solve_triangular", a, b)
     x = lax_linalg.triangular_solve(a, b, left_side=True, lower=lower, unit_diagonal=unit_diagonal,
                                     transpose_a=_transposed(trans, "solve_triangular"))
     return x[..., 0] if vector else x
@@ -76,9 +77,7 @@ def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: Any = 0, overwrite_b: b
     """x with a x = b (trans 0) or a^T x = b (1, 2) from `lu_factor(a)`."""
     del overwrite_b, check_finite
     factors, pivots = lu_and_piv
-    factors = _square("lu_solve", factors)
-    b, vector = _as_matrix(b, factors, "lu_solve")
-    factors = jnp.broadcast_to(factors, (*b.shape[:-2], *factors.shape[-2:]))
+    factors, b, vector = _system("lu_solve", factors, b)
     n = factors.shape[-1]
     permutation = lax_linalg.lu_pivots_to_permutation(pivots, n)
     permutation = jnp.broadcast_to(permutation, (*b.shape[:-2], n))
@@ -128,9 +127,7 @@ def cho_solve(c_and_lower: tuple[Any, bool], b: Any, overwrite_b: bool = False,
     """x with a x = b from `cho_factor(a)`: two triangular solves."""
     del overwrite_b, check_finite
     c, lower = c_and_lower
-    c = _square("cho_solve", c)
-    b, vector = _as_matrix(b, c, "cho_solve")
-    c = jnp.broadcast_to(c, (*b.shape[:-2], *c.shape[-2:]))
+    c, b, vector = _system("cho_solve", c, b)
     # a = L L^T (lower) or U^T U (upper): solve with the lower factor, then its transpose
     y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
     x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
@@ -153,15 +150,11 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwr
     (Cholesky of the triangle `lower` names)."""
     del overwrite_a, overwrite_b, debug, check_finite
     if assume_a in ("gen", "sym"):
-        a = _square("solve", a)
-        matrix, vector = _as_matrix(b, a, "solve")
-        x = np_linalg.solve(jnp.broadcast_to(a, (*matrix.shape[:-2], *a.shape[-2:])), matrix)
+        a, matrix, vector = _system("solve", a, b)
+        x = np_linalg.solve(a, matrix)
         return x[..., 0] if vector else x
     if assume_a in ("her", "pos"):
-        a = _square("solve", a)
-        triangle = jnp.tril(a) if lower else jnp.triu(a)
-        symmetric = triangle + jnp.swapaxes(triangle, -1, -2) - jnp.diagonal(a, axis1=-2, axis2=-1)[..., None] * \
-            jnp.eye(a.shape[-1], dtype=a.dtype)
+        symmetric = lax_linalg._from_triangle(_square("solve", a), lower)
         return cho_solve(cho_factor(symmetric, lower=True), b)
     raise ValueError(f"jax.scipy.linalg.solve: assume_a must be 'gen', 'sym', 'her' or 'pos', got {assume_a!r}")
 

@@ -70,13 +70,7 @@ def betainc(a: Any, b: Any, x: Any) -> Any:
 def solve_lower(lower: Any, r: Any) -> Any:
     """y with lower @ y = r for a lower-triangular (..., n, n) `lower` and
     (..., n) `r` (batch dimensions broadcast), by forward substitution."""
-    n = lower.shape[-1]
-    index = jnp.arange(n)
     shape = jnp.broadcast_shapes(lower.shape[:-1], r.shape)
-
-    def step(j: Any, y: Any) -> Any:
-        e = (index == j).astype(r.dtype)
-        row = jnp.sum(lower * e[:, None], axis=-2)   # lower[..., j, :]
-        rhs = jnp.sum(r * e, axis=-1, keepdims=True) - jnp.sum(row * y, axis=-1, keepdims=True)
-        return y + rhs / jnp.sum(row * e, axis=-1, keepdims=True) * e
-    return lax.fori_loop(0, n, step, jnp.zeros(shape, r.dtype))
+    lower = jnp.broadcast_to(lower, (*shape, lower.shape[-1]))
+    column = jnp.broadcast_to(r.astype(lower.dtype), shape)[..., None]
+    return lax.linalg.triangular_solve(lower, column, left_side=True, lower=True)[..., 0].astype(r.dtype)
