@@ -1,10 +1,12 @@
 """jaxc.lax.linalg (lu, triangular_solve, cholesky, qr, eigh), the
 jnp.linalg functions built on them (det, slogdet, solve, inv, cholesky,
-qr, eigh, eigvalsh, svdvals, norms 2/-2/'nuc', matrix_rank, cond,
+qr, eigh, eigvalsh, svd, svdvals, pinv, lstsq, norms 2/-2/'nuc', matrix_rank, cond,
 matrix_power < 0, tensorsolve, tensorinv) and jaxc.scipy.linalg, against
 NumPy and SciPy: eagerly, under jit, under vmap (against a Python loop)
 and, where differentiable, under grad (check_grads, float64)."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -276,11 +278,97 @@ def test_rank_cond_and_the_two_norm_gradient(x64):
     close(LA.norm(a, 2, keepdims=True), np.linalg.norm(a, 2, keepdims=True), 1e-10)
 
 
-def test_what_needs_singular_vectors_or_complex_numbers_says_so():
+def check_svd(a, u, s, vh, full):
+    """u, s, vh are an SVD of a (float64 checks): orthonormal factors of the
+    right shapes, a = u diag(s) vh, s descending and as NumPy's."""
+    u, s, vh = (np.asarray(t, np.float64) for t in (u, s, vh))
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    assert u.shape == (*a.shape[:-2], m, m if full else k) and vh.shape == (*a.shape[:-2], n if full else k, n)
+    close(s, np.linalg.svd(a, compute_uv=False), 1e-4)
+    close(np.swapaxes(u, -1, -2) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2))
+    close(vh @ np.swapaxes(vh, -1, -2), np.broadcast_to(np.eye(vh.shape[-2]), vh.shape[:-2] + (vh.shape[-2],) * 2))
+    close((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a, 1e-4)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 4), (1, 1), (6, 1), (0, 3)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_factors(shape, full):
+    a = rand(*shape)
+    u, s, vh = LA.svd(a.astype(np.float32), full_matrices=full)
+    check_svd(a, u, s, vh, full)
+
+
+def test_svd_rank_deficient_zero_jit_vmap_and_lax():
+    low_rank = rand(6, 2) @ rand(2, 4)
+    check_svd(low_rank, *LA.svd(low_rank.astype(np.float32)), True)  # vectors for the zero singular values too
+    check_svd(np.zeros((3, 2)), *LA.svd(np.zeros((3, 2), np.float32)), True)
+    a = rand(3, 5, 4)
+    u, s, vh = jaxc.jit(lambda a: LA.svd(a, full_matrices=False))(a.astype(np.float32))
+    check_svd(a, u, s, vh, False)
+    s_loop = np.stack([np.asarray(LA.svdvals(m.astype(np.float32))) for m in a])
+    close(jaxc.vmap(LA.svdvals)(a.astype(np.float32)), s_loop, 1e-6)
+    u, s, vh = lax.linalg.svd(a[0].astype(np.float32), full_matrices=False)
+    check_svd(a[0], u, s, vh, False)
+    close(lax.linalg.svd(a[0].astype(np.float32), compute_uv=False), s, 1e-6)
+    w = rand(5, 5)
+    w = w + w.T
+    u, s, vh = LA.svd(w.astype(np.float32), hermitian=True)
+    check_svd(w, u, s, vh, True)
+    close(LA.svd(w.astype(np.float32), hermitian=True, compute_uv=False), s, 1e-6)
+
+
+def test_svd_gradients(x64):
+    a = rand(4, 3)
+
+    def invariants(a):  # functions of the factors that do not depend on their signs
+        u, s, vh = LA.svd(a, full_matrices=False)
+        return s ** 3, u[:, :2] * u[:1, :2], vh[:2] * vh[:2, :1]
+
+    check_grads(invariants, (a,), order=1, modes=("fwd", "rev"))
+    check_grads(lambda a: invariants(a.T), (a,), order=1, modes=("rev",))
+    check_grads(LA.svdvals, (rand(3, 3),), order=1, modes=("fwd", "rev"))
+    with pytest.raises(NotImplementedError, match="full_matrices=False"):
+        jaxc.grad(lambda a: jnp.sum(LA.svd(a)[0]))(a)
+
+
+def test_pinv(x64):
+    a = rand(6, 2) @ rand(2, 4)
+    close(LA.pinv(a), np.linalg.pinv(a, rcond=1e-10), 1e-10)
+    close(LA.pinv(a.T), np.linalg.pinv(a.T, rcond=1e-10), 1e-10)
+    batch = rand(2, 3, 5)
+    close(LA.pinv(batch), np.linalg.pinv(batch), 1e-10)
+    close(LA.pinv(a, rtol=1e30), np.zeros((4, 6)))  # everything below the cutoff
+    close(LA.pinv(a, rcond=1e30), np.zeros((4, 6)))
+    w = rand(4, 4)
+    close(LA.pinv(w + w.T, hermitian=True), np.linalg.pinv(w + w.T), 1e-8)
+    assert LA.pinv(np.zeros((0, 3))).shape == (3, 0)
+    check_grads(LA.pinv, (rand(4, 3),), order=1, modes=("fwd", "rev"))
+    with pytest.raises(ValueError, match="only one of rtol and rcond"):
+        LA.pinv(a, rtol=1.0, rcond=1.0)
+
+
+def test_lstsq(x64):
+    a, b = rand(7, 3), rand(7, 2)
+    for got, want in zip(LA.lstsq(a, b), np.linalg.lstsq(a, b, rcond=None)):
+        close(got, want, 1e-10)
+    for got, want in zip(LA.lstsq(a, b[:, 0], numpy_resid=True), np.linalg.lstsq(a, b[:, 0], rcond=None)):
+        close(got, want, 1e-10)
+    low_rank = rand(6, 2) @ rand(2, 4)  # minimum-norm solution, rank 2, no residuals in NumPy
+    x, residuals, rank, s = LA.lstsq(low_rank, b[:6], numpy_resid=True)
+    want = np.linalg.lstsq(low_rank, b[:6], rcond=None)
+    close(x, want[0], 1e-10)
+    assert int(rank) == 2 and residuals.shape == (0,) and want[1].shape == (0,)
+    x = jaxc.jit(lambda a, b: LA.lstsq(a, b).solution)(a, b)
+    close(x, np.linalg.lstsq(a, b, rcond=None)[0], 1e-10)
+    with pytest.raises(TypeError, match="2-D"):
+        LA.lstsq(rand(2, 3, 3), b)
+    with pytest.raises(TypeError, match="rows"):
+        LA.lstsq(a, rand(6))
+
+
+def test_what_needs_complex_numbers_says_so():
     a = np.eye(3, dtype=np.float32)
-    for call in (lambda: LA.svd(a), lambda: LA.pinv(a), lambda: LA.lstsq(a, a[0])):
-        with pytest.raises(NotImplementedError, match="singular vectors"):
-            call()
     for call in (lambda: LA.eig(a), lambda: LA.eigvals(a)):
         with pytest.raises(NotImplementedError, match="complex numbers"):
             call()
@@ -343,3 +431,135 @@ def test_scipy_linalg_eigh_and_qr(sl):
             close(got, want, 1e-4)
     with pytest.raises(NotImplementedError, match="generalized"):
         jsl.eigh(s, np.eye(5))
+
+
+def test_scipy_linalg_svd_polar_expm(sl):
+    a = rand(5, 3)
+    u, s, vh = jsl.svd(a.astype(np.float32))
+    check_svd(a, u, s, vh, True)
+    close(jsl.svd(a, compute_uv=False), sl.svd(a, compute_uv=False), 1e-4)
+    with jaxc.enable_x64():
+        for side in ("right", "left"):
+            for got, want in zip(jsl.polar(a.T, side), sl.polar(a.T, side)):
+                close(got, want, 1e-9)
+        for scale in (0.1, 1, 10, 100):
+            m = rand(5, 5) * scale
+            close(jsl.expm(m), sl.expm(m), 1e-9)
+    m = rand(4, 4)
+    close(jsl.expm(m.astype(np.float32)), sl.expm(m), 1e-4 * np.abs(sl.expm(m)).max())
+
+
+def test_expm_without_scipy(x64):
+    s = rand(2, 4, 4)
+    s = (s + np.swapaxes(s, -1, -2)) * 3  # symmetric: V exp(w) V^T
+    w, v = np.linalg.eigh(s)
+    close(jsl.expm(s), v @ (np.exp(w)[..., :, None] * np.swapaxes(v, -1, -2)), 1e-9)
+    nilpotent = np.triu(rand(4, 4), 1)  # the series stops after n terms
+    series = sum(np.linalg.matrix_power(nilpotent, k) / math.factorial(k) for k in range(4))
+    close(jsl.expm(nilpotent, upper_triangular=True), series, 1e-12)
+    assert np.all(np.isnan(np.asarray(jsl.expm(np.full((2, 2), 100.0), max_squarings=2))))  # needs 6
+    close(jsl.expm(np.full((2, 2), 100.0)), (np.exp(200.0) + 1) / 2 * np.ones((2, 2)), 1e-9)
+    check_grads(jsl.expm, (rand(3, 3),), order=1, modes=("fwd", "rev"))
+    with pytest.raises(ValueError, match="square"):
+        jsl.expm(rand(2, 3))
+
+
+def test_polar_without_scipy(x64):
+    a = rand(5, 3)
+    u, p = jsl.polar(a)
+    close(u @ p, a, 1e-12)
+    close(u.T @ u, np.eye(3), 1e-12)
+    close(p, p.T, 1e-12)
+    assert np.all(np.linalg.eigvalsh(np.asarray(p)) > 0)
+    u, p = jsl.polar(a.T, side="left", method="svd")
+    close(p @ u, a.T, 1e-12)
+    with pytest.raises(ValueError, match="side"):
+        jsl.polar(a, side="up")
+    with pytest.raises(ValueError, match="method"):
+        jsl.polar(a, method="newton")
+
+
+def test_special_matrices_by_their_definitions(x64):
+    c, r = np.array([1.0, 2, 3]), np.array([9.0, 8, 7, 6])
+    i, j = np.arange(3)[:, None], np.arange(4)[None, :]
+    close(jsl.toeplitz(c, r), np.where(i >= j, c[np.abs(i - j) % 3], r[np.abs(j - i)]))
+    close(jsl.toeplitz(c), c[np.abs(i - j[:, :3])])
+    batch = rand(2, 3)
+    close(jsl.toeplitz(batch), np.stack([np.asarray(jsl.toeplitz(row)) for row in batch]))
+    close(jsl.hankel(c, r), np.where(i + j < 3, c[np.minimum(i + j, 2)], r[np.maximum(i + j - 2, 0)]))
+    close(jsl.hankel(c), np.where(i[:, :3] + j[:, :3] < 3, c[np.minimum(i + j[:, :3], 2)], 0))
+    close(jsl.circulant(c), c[(i[:, :3] - j[:, :3]) % 3])
+    x = rand(3)
+    close(jsl.circulant(c) @ x, np.real(np.fft.ifft(np.fft.fft(c) * np.fft.fft(x))), 1e-12)
+    for m, n in [(5, 3), (2, 3), (1, 4)]:
+        a, x = rand(m), rand(n)
+        for mode in ("full", "same", "valid"):
+            close(jsl.convolution_matrix(a, n, mode) @ x, np.convolve(a, x, mode), 1e-12)
+    poly = np.array([2.0, -3, -11, 6])
+    for companion in (jsl.companion(poly), jsl.fiedler_companion(poly)):
+        close(np.sort(np.linalg.eigvals(np.asarray(companion)).real), np.sort(np.roots(poly).real), 1e-10)
+    close(jsl.fiedler(c), np.abs(c[:, None] - c[None, :]))
+    close(jsl.leslie(c, r[:2]), np.array([[1, 2, 3], [9, 0, 0], [0, 8, 0]]))
+    blocks = jsl.block_diag(np.ones((2, 2)), 3.0, np.array([1, 2]))
+    close(blocks, np.array([[1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [0, 0, 3, 0, 0], [0, 0, 0, 1, 2]]))
+    assert jsl.block_diag().shape == (1, 0)
+    close(jsl.hilbert(5) @ jsl.invhilbert(5), np.eye(5), 1e-8)
+    close(jsl.pascal(5), [[math.comb(i + j, i) for j in range(5)] for i in range(5)])
+    for kind in ("symmetric", "lower", "upper"):
+        close(jsl.pascal(6, kind) @ jsl.invpascal(6, kind), np.eye(6), 0)
+    h = np.asarray(jsl.hadamard(8))
+    assert h.dtype == np.int64 and set(np.unique(h)) == {-1, 1}
+    close(h @ h.T, 8 * np.eye(8), 0)
+    helmert = np.asarray(jsl.helmert(5, full=True))
+    close(helmert @ helmert.T, np.eye(5), 1e-12)
+    close(jsl.helmert(5), helmert[1:])
+
+
+def test_special_matrices_dtypes_and_errors():
+    assert jsl.hilbert(3).dtype == np.float32 and jsl.pascal(3).dtype == np.float32
+    assert jsl.hadamard(4).dtype == np.int32 and jsl.hadamard(4, np.float32).dtype == np.float32
+    assert jsl.fiedler(np.array([1, 4])).dtype == np.int32
+    with pytest.raises(TypeError, match="list"):
+        jsl.toeplitz([1, 2])
+    with pytest.raises(ValueError, match="power of 2"):
+        jsl.hadamard(3)
+    with pytest.raises(ValueError, match="kind"):
+        jsl.pascal(3, "diagonal")
+    with pytest.raises(ValueError, match="one shorter"):
+        jsl.leslie(np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="mode"):
+        jsl.convolution_matrix(np.ones(3), 2, "circular")
+    with pytest.raises(ValueError, match="positive integer"):
+        jsl.convolution_matrix(np.ones(3), 0)
+    with pytest.raises(ValueError, match="at most 2"):
+        jsl.block_diag(np.ones((2, 2, 2)))
+
+
+def test_special_matrices_match_scipy(sl):
+    rows = rand(6)
+    for name, args in [("toeplitz", (rows[:3], rows[3:])), ("hankel", (rows[:3], rows[2:])),
+                       ("circulant", (rows,)), ("companion", (rows,)), ("fiedler", (rows,)),
+                       ("fiedler_companion", (rows,)), ("leslie", (rows[:4], rows[3:])),
+                       ("hilbert", (4,)), ("hadamard", (4,)), ("helmert", (4,)), ("pascal", (4,))]:
+        with jaxc.enable_x64():
+            close(getattr(jsl, name)(*args), getattr(sl, name)(*args), 1e-12)
+
+
+def test_expm_frechet_and_eigh_tridiagonal(x64):
+    a, e = rand(3, 3), rand(3, 3)
+    value, derivative = jsl.expm_frechet(a, e)
+    step = 1e-6
+    close(derivative, (np.asarray(jsl.expm(a + step * e)) - np.asarray(jsl.expm(a - step * e))) / (2 * step), 1e-6)
+    close(value, jsl.expm(a), 1e-12)
+    close(jsl.expm_frechet(a, e, compute_expm=False), derivative, 1e-12)
+    d, off = rand(5), rand(4)
+    tridiagonal = np.diag(d) + np.diag(off, 1) + np.diag(off, -1)
+    w, v = jsl.eigh_tridiagonal(d, off)
+    close(w, np.linalg.eigvalsh(tridiagonal), 1e-10)
+    close(tridiagonal @ np.asarray(v), np.asarray(v) * np.asarray(w)[None, :], 1e-10)
+    close(jsl.eigh_tridiagonal(d, off, eigvals_only=True, select="i", select_range=(1, 2)),
+          np.linalg.eigvalsh(tridiagonal)[1:3], 1e-10)
+    with pytest.raises(ValueError, match="n - 1"):
+        jsl.eigh_tridiagonal(d, off[:2])
+    with pytest.raises(NotImplementedError, match="value range"):
+        jsl.eigh_tridiagonal(d, off, select="v", select_range=(0, 1))

@@ -33,7 +33,7 @@ from .. import numpy as jnp
 from .._autodiff import custom_jvp
 from ._control_flow import fori_loop
 
-__all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "triangular_solve"]
+__all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd", "triangular_solve"]
 
 
 def _matrix(fn: str, x: Any, square: bool = False) -> Any:
@@ -349,3 +349,164 @@ def _eigh_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     factors = jnp.where(distinct, 1 / jnp.where(distinct, gaps, 1), 0)
     dw = jnp.diagonal(rotated, axis1=-2, axis2=-1)
     return (w, v), (dw, jnp.matmul(v, factors * rotated))
+
+
+# ----------------------------------------------------------------------- SVD
+
+def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index: Any = None,
+        algorithm: Any = None) -> Any:
+    """The singular value decomposition of (..., m, n) matrices, as JAX's
+    lax.linalg.svd: s (descending, min(m, n) of them) or (u, s, vh) with
+    x = u diag(s) vh; u is m x m and vh n x n with `full_matrices`, else
+    m x k and k x n (k = min(m, n)). `algorithm` is accepted and ignored:
+    jaxc has one (one-sided Jacobi)."""
+    del algorithm
+    if subset_by_index is not None:
+        raise NotImplementedError("lax.linalg.svd(subset_by_index=...) is not implemented in jaxc")
+    x = _matrix("lax.linalg.svd", x)
+    if not compute_uv:
+        return _singular_values(x)
+    if full_matrices and x.shape[-2] != x.shape[-1]:
+        return _svd_full(x)
+    s, u, vh = _svd(x)
+    return u, s, vh
+
+
+def _svd_parts(x: Any, full_matrices: bool) -> tuple[Any, Any, Any]:
+    """(s, u, vh) of x by one-sided Jacobi on the taller side: for m >= n
+    the columns of x are rotated pairwise until orthogonal, x V = U S, then
+    sorted; U is completed to an orthonormal basis by a QR of its columns
+    (which also gives vectors for zero singular values). m < n: of x^T."""
+    m, n = x.shape[-2:]
+    if m < n:
+        s, u, vh = _svd_parts(jnp.swapaxes(x, -1, -2), full_matrices)
+        return s, jnp.swapaxes(vh, -1, -2), jnp.swapaxes(u, -1, -2)
+    if n == 0:
+        batch = x.shape[:-2]
+        u = jnp.broadcast_to(jnp.eye(m, dtype=x.dtype), (*batch, m, m)) if full_matrices else \
+            jnp.zeros((*batch, m, 0), x.dtype)
+        return jnp.zeros((*batch, 0), x.dtype), u, jnp.zeros((*batch, 0, 0), x.dtype)
+    columns, v = _orthogonalize_columns(x)
+    s = jnp.sqrt(jnp.sum(columns * columns, axis=-2))
+    order = jnp.argsort(-s, axis=-1)
+    s = jnp.take_along_axis(s, order, axis=-1)
+    columns = jnp.take_along_axis(columns, jnp.broadcast_to(order[..., None, :], columns.shape), axis=-1)
+    v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), axis=-1)
+    u = columns / jnp.where(s > 0, s, 1)[..., None, :]
+    r, q = _householder(u)
+    signs = jnp.where(jnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(x.dtype)
+    q = jnp.concatenate([q[..., :, :n] * signs[..., None, :], q[..., :, n:]], axis=-1)
+    return s, (q if full_matrices else q[..., :, :n]), jnp.swapaxes(v, -1, -2)
+
+
+def _orthogonalize_columns(x: Any) -> tuple[Any, Any]:
+    """(x V, V): cyclic sweeps of Jacobi rotations J on column pairs (p, q),
+    each making columns p and q orthogonal (x <- x J, V <- V J), until every
+    pair's |x_p . x_q| <= n eps |x_p| |x_q| (at most 30 sweeps)."""
+    n = x.shape[-1]
+    dtype = x.dtype
+    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
+    eye = jnp.broadcast_to(jnp.eye(n, dtype=dtype), (*x.shape[:-2], n, n))
+    if not pairs:
+        return x, eye
+    unit_p = jnp.asarray(np.eye(n, dtype=dtype)[[p for p, _ in pairs]])
+    unit_q = jnp.asarray(np.eye(n, dtype=dtype)[[q for _, q in pairs]])
+    tolerance = n * float(np.finfo(dtype).eps)
+    off_diagonal = ~jnp.eye(n, dtype=bool)
+    from . import _ops
+    from ._control_flow import while_loop
+
+    def rotate(k: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
+        a, v = carry
+        ep = _ops.dynamic_index_in_dim(unit_p, k, keepdims=False)
+        eq = _ops.dynamic_index_in_dim(unit_q, k, keepdims=False)
+        ap, aq = _matvec(a, ep), _matvec(a, eq)
+        alpha = jnp.sum(ap * ap, -1, keepdims=True)
+        beta = jnp.sum(aq * aq, -1, keepdims=True)
+        gamma = jnp.sum(ap * aq, -1, keepdims=True)
+        rotating = gamma != 0
+        zeta = (beta - alpha) / (2 * jnp.where(rotating, gamma, jnp.ones_like(gamma)))
+        t = jnp.sign(zeta) / (jnp.abs(zeta) + jnp.sqrt(zeta * zeta + 1))
+        t = jnp.where(zeta == 0, jnp.ones_like(t), t)
+        c = jnp.where(rotating, 1 / jnp.sqrt(t * t + 1), jnp.ones_like(t))
+        s = jnp.where(rotating, t * c, jnp.zeros_like(t))
+        a1 = (c - 1) * ep - s * eq  # J - I, column p
+        a2 = s * ep + (c - 1) * eq  # column q
+        a = a + _outer(_matvec(a, a1), ep) + _outer(_matvec(a, a2), eq)
+        v = v + _outer(_matvec(v, a1), ep) + _outer(_matvec(v, a2), eq)
+        return a, v
+
+    def not_orthogonal(carry: tuple[Any, Any, Any]) -> Any:
+        a, _, sweeps = carry
+        gram = jnp.matmul(jnp.swapaxes(a, -1, -2), a)
+        norms = jnp.diagonal(gram, axis1=-2, axis2=-1)
+        scale = norms[..., :, None] * norms[..., None, :]
+        large = off_diagonal & (gram * gram > (tolerance * tolerance) * scale)
+        return jnp.any(large) & (sweeps < 30)
+
+    def sweep(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        a, v, sweeps = carry
+        a, v = fori_loop(0, len(pairs), rotate, (a, v))
+        return a, v, sweeps + 1
+
+    a, v, _ = while_loop(not_orthogonal, sweep, (x, eye, jnp.int32(0)))
+    return a, v
+
+
+@custom_jvp
+def _singular_values(x: Any) -> Any:
+    return _svd_parts(x, False)[0]
+
+
+@_singular_values.defjvp
+def _singular_values_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    s, u, vh = _svd_parts(x, False)
+    return s, jnp.einsum("...ik,...ij,...kj->...k", u, dx, vh)  # diag(U^T dX V)
+
+
+@custom_jvp
+def _svd(x: Any) -> tuple[Any, Any, Any]:
+    return _svd_parts(x, False)
+
+
+@_svd.defjvp
+def _svd_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    """The reduced SVD's derivative. With dP = U^T dX V (k x k),
+    ds = diag(dP); dU = U (F o (dP S + S dP^T)) + (I - U U^T) dX V S^-1; dV = V (F o (S dP + dP^T S))
+    + (I - V V^T) dX^T U S^-1, F_ij = 1 / (s_j^2 - s_i^2) off the diagonal
+    (0 where equal). The projections vanish for square x."""
+    (x,), (dx,) = primals, tangents
+    s, u, vh = _svd(x)
+    v = jnp.swapaxes(vh, -1, -2)
+    ut = jnp.swapaxes(u, -1, -2)
+    dp = jnp.matmul(ut, jnp.matmul(dx, v))
+    dpt = jnp.swapaxes(dp, -1, -2)
+    k = s.shape[-1]
+    row, col = s[..., :, None], s[..., None, :]
+    gaps = (col - row) * (col + row)  # s_j^2 - s_i^2
+    distinct = ~jnp.eye(k, dtype=bool) & (gaps != 0)
+    f = jnp.where(distinct, 1 / jnp.where(distinct, gaps, 1), 0)
+    s_inv = jnp.where(s != 0, 1 / jnp.where(s != 0, s, 1), 0)
+    du = jnp.matmul(u, f * (dp * col + row * dpt))
+    dv = jnp.matmul(v, f * (row * dp + dpt * col))
+    m, n = x.shape[-2:]
+    if m > n:
+        dxv = jnp.matmul(dx, v)
+        du = du + (dxv - jnp.matmul(u, jnp.matmul(ut, dxv))) * s_inv[..., None, :]
+    if n > m:
+        dxu = jnp.matmul(jnp.swapaxes(dx, -1, -2), u)
+        dv = dv + (dxu - jnp.matmul(v, jnp.matmul(vh, dxu))) * s_inv[..., None, :]
+    return (s, u, vh), (jnp.diagonal(dp, axis1=-2, axis2=-1), du, jnp.swapaxes(dv, -1, -2))
+
+
+@custom_jvp
+def _svd_full(x: Any) -> tuple[Any, Any, Any]:
+    s, u, vh = _svd_parts(x, True)
+    return u, s, vh
+
+
+@_svd_full.defjvp
+def _svd_full_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    raise NotImplementedError("the derivative of svd(full_matrices=True) of a non-square matrix is not "
+                              "defined (the extra singular vectors are not unique): use full_matrices=False")

@@ -22,6 +22,10 @@ from ._shape import *  # noqa: F401,F403
 from ._more import *  # noqa: F401,F403
 from ._sets import *  # noqa: F401,F403
 from ._order import *  # noqa: F401,F403
+from ._index_tricks import *  # noqa: F401,F403
+from ._functional import *  # noqa: F401,F403
+from ._numerics import *  # noqa: F401,F403
+from ._io import *  # noqa: F401,F403
 from . import linalg  # noqa: F401
 
 ndarray = Array

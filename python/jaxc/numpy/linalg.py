@@ -2,17 +2,15 @@
 also offers (matmul, tensordot, outer, vecdot, trace, diagonal, cross,
 multi_dot, matrix_power, matrix_transpose), and the LU and Cholesky based
 functions: det, slogdet, solve, inv, cholesky, tensorsolve, tensorinv;
-qr; eigh and eigvalsh; the singular values (svdvals, svd(compute_uv=False))
-and what rests on them alone (matrix_rank, cond, matrix norms 2, -2, 'nuc').
+qr; eigh and eigvalsh; svd and svdvals and what rests on them (pinv,
+lstsq, matrix_rank, cond, matrix norms 2, -2, 'nuc').
 
 The factorizations are `jaxc.lax.linalg` programs. solve, inv, det and
 slogdet differentiate with JAX's rules (dx = solve(a, db - da x);
 d inv = -inv da inv; d logdet = trace(solve(a, da))), not through the LU
-loop. The singular values of an m x n matrix are the largest min(m, n)
-eigenvalues of [[0, a], [a^T, 0]] (Jacobi is accurate for small ones too).
-Not implemented: singular vectors (svd with compute_uv=True, pinv, lstsq)
-and non-symmetric eigenproblems (eig, eigvals); they raise
-NotImplementedError.
+loop; pinv with the Golub-Pereyra rule. Not implemented: non-symmetric
+eigenproblems (eig, eigvals: their results are complex, and jaxc has no
+complex numbers yet); they raise NotImplementedError.
 """
 from __future__ import annotations
 
@@ -31,11 +29,6 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "tensordot", "outer",
            "diagonal", "multi_dot", "matrix_power", "matrix_transpose", "det", "slogdet", "solve", "inv",
            "cholesky", "tensorsolve", "tensorinv", "qr", "eigh", "eigvalsh", "svd", "svdvals", "matrix_rank",
            "cond", "eig", "eigvals", "pinv", "lstsq"]
-
-
-def _needs_singular_vectors(what: str) -> NotImplementedError:
-    return NotImplementedError(f"jnp.linalg.{what} needs singular vectors (a full SVD), which jaxc does not "
-                               "implement yet (singular values: jnp.linalg.svdvals)")
 
 
 # ---------------------------------------------------------------------------
@@ -435,29 +428,46 @@ def eigvalsh(a: Any, UPLO: Any = "L", *, symmetrize_input: bool = True) -> Any:
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
-def svdvals(x: Any, /) -> Any:
-    """The singular values of (..., m, n) matrices, descending: the largest
-    min(m, n) eigenvalues of the symmetric [[0, x], [x^T, 0]]."""
-    (x,) = promote_dtypes_inexact("linalg.svdvals", x)
+class SVDResult(NamedTuple):
+    U: Any
+    S: Any
+    Vh: Any
+
+
+def _matrices(fn: str, x: Any) -> Any:
+    (x,) = promote_dtypes_inexact(f"linalg.{fn}", x)
     if x.ndim < 2:
-        raise ValueError(f"jnp.linalg.svdvals: the argument must have at least 2 dimensions, got shape {x.shape}")
-    m, n = x.shape[-2:]
-    k = min(m, n)
-    if k == 0:
-        return jnp.zeros((*x.shape[:-2], 0), x.dtype)
-    zeros_m, zeros_n = jnp.zeros((*x.shape[:-2], m, m), x.dtype), jnp.zeros((*x.shape[:-2], n, n), x.dtype)
-    augmented = jnp.concatenate([jnp.concatenate([zeros_m, x], axis=-1),
-                                 jnp.concatenate([matrix_transpose(x), zeros_n], axis=-1)], axis=-2)
-    _, w = lax.linalg.eigh(augmented, symmetrize_input=False)
-    return jnp.maximum(w[..., ::-1][..., :k], 0)
+        raise ValueError(f"jnp.linalg.{fn}: the argument must have at least 2 dimensions, got shape {x.shape}")
+    return x
 
 
-def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
-    """The singular values (`compute_uv=False`, descending). Singular
-    vectors are not implemented (NotImplementedError)."""
-    if compute_uv:
-        raise _needs_singular_vectors("svd(compute_uv=True)")
-    return svdvals(a)
+def svdvals(x: Any, /) -> Any:
+    """The singular values of (..., m, n) matrices, descending."""
+    return lax.linalg.svd(_matrices("svdvals", x), compute_uv=False)
+
+
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index: Any = None) -> Any:
+    """SVDResult(U, S, Vh) with a = U diag(S) Vh (S descending), or S alone
+    (`compute_uv=False`). With `hermitian` the symmetric a's eigenvectors
+    give U (S = |eigenvalues|, Vh = (U sign(eigenvalues))^T)."""
+    a = _matrices("svd", a)
+    if subset_by_index is not None:
+        raise NotImplementedError("jnp.linalg.svd(subset_by_index=...) is not implemented in jaxc")
+    if hermitian:
+        w, v = eigh(_square("svd", a))
+        s = jnp.abs(w)
+        order = jnp.argsort(-s, axis=-1)
+        s = jnp.take_along_axis(s, order, axis=-1)
+        if not compute_uv:
+            return s
+        columns = jnp.broadcast_to(order[..., None, :], v.shape)
+        u = jnp.take_along_axis(v, columns, axis=-1)
+        signs = jnp.take_along_axis(jnp.where(w < 0, -1, 1).astype(a.dtype), order, axis=-1)
+        return SVDResult(u, s, matrix_transpose(u * signs[..., None, :]))
+    if not compute_uv:
+        return lax.linalg.svd(a, compute_uv=False)
+    return SVDResult(*lax.linalg.svd(a, full_matrices=full_matrices))
 
 
 def matrix_rank(M: Any, rtol: Any = None, *, tol: Any = None) -> Any:
@@ -497,9 +507,95 @@ def eigvals(a: Any) -> Any:
                               "numbers, which jaxc does not have yet (symmetric matrices: jnp.linalg.eigvalsh)")
 
 
-def pinv(a: Any, rtol: Any = None, hermitian: bool = False, **kwargs: Any) -> Any:
-    raise _needs_singular_vectors("pinv")
+def _pinv_cutoff(s: Any, rtol: Any, dtype: Any, default: float) -> Any:
+    """Singular values at or below this (per matrix) count as zero."""
+    rtol = default * np.finfo(dtype).eps if rtol is None else jnp.asarray(rtol, dtype)[..., None]
+    return rtol * jnp.max(s, axis=-1, keepdims=True)
+
+
+def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None) -> Any:
+    """The Moore-Penrose pseudo-inverse of (..., m, n) matrices from the SVD:
+    V diag(1/s) U^T over the singular values above `rtol` (default
+    10 max(m, n) eps) times the largest. Differentiates with the
+    Golub-Pereyra rule, as JAX (not through the SVD)."""
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("jnp.linalg.pinv: only one of rtol and rcond may be specified")
+        rtol = rcond
+    a = _matrices("pinv", a)
+    return _pinv(a, rtol, hermitian)
+
+
+def _pinv_program(a: Any, rtol: Any, hermitian: bool) -> Any:
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:
+        return jnp.zeros((*a.shape[:-2], n, m), a.dtype)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    kept = s > _pinv_cutoff(s, rtol, a.dtype, 10.0 * max(m, n))
+    s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1), 0)
+    return jnp.matmul(matrix_transpose(vh) * s_inv[..., None, :], matrix_transpose(u))
+
+
+_pinv = custom_jvp(_pinv_program, nondiff_argnums=(1, 2))
+
+
+@_pinv.defjvp
+def _pinv_jvp(rtol: Any, hermitian: bool, primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    """dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P."""
+    (a,), (da,) = primals, tangents
+    p = _pinv(a, rtol, hermitian)
+    m, n = a.shape[-2:]
+    pt, dat = matrix_transpose(p), matrix_transpose(da)
+    left = jnp.eye(m, dtype=a.dtype) - jnp.matmul(a, p)
+    right = jnp.eye(n, dtype=a.dtype) - jnp.matmul(p, a)
+    dp = (-jnp.matmul(p, jnp.matmul(da, p)) + jnp.matmul(jnp.matmul(p, pt), jnp.matmul(dat, left))
+          + jnp.matmul(right, jnp.matmul(dat, jnp.matmul(pt, p))))
+    return p, dp
+
+
+class LstsqResult(NamedTuple):
+    solution: Any
+    residuals: Any
+    rank: Any
+    singular_values: Any
 
 
 def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> Any:
-    raise _needs_singular_vectors("lstsq")
+    """(x, residuals, rank, s): x minimizes |a x - b| (the minimum-norm one
+    where a is rank deficient) for a (m, n) and b (m,) or (m, k), from the
+    SVD; singular values below `rcond` (default max(m, n) eps; negative:
+    eps) times the largest count as zero. The residuals are the squared
+    norms of b - a x per column; with `numpy_resid` they are empty where
+    NumPy gives none (rank < n or m <= n; needs a concrete rank)."""
+    a, b = promote_dtypes_inexact("linalg.lstsq", a, b)
+    if a.ndim != 2:
+        raise TypeError(f"jnp.linalg.lstsq: a must be a 2-D matrix, got shape {a.shape}")
+    if b.ndim not in (1, 2):
+        raise TypeError(f"jnp.linalg.lstsq: b must have 1 or 2 dimensions, got shape {b.shape}")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise TypeError(f"jnp.linalg.lstsq: a of shape {a.shape} and b of shape {b.shape} have different "
+                        "numbers of rows")
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    eps = np.finfo(a.dtype).eps
+    if a.size == 0:
+        s = jnp.zeros((0,), a.dtype)
+        rank = jnp.asarray(0, np.int32)
+        x = jnp.zeros((n, b.shape[1]), a.dtype)
+    else:
+        if rcond is None:
+            rcond = eps * max(m, n)
+        else:
+            rcond = jnp.where(jnp.asarray(rcond) < 0, eps, rcond)
+        u, s, vh = svd(a, full_matrices=False)
+        kept = s >= jnp.asarray(rcond, a.dtype) * s[0]
+        rank = jnp.sum(kept).astype(np.int32)
+        s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1), 0)[:, None]
+        x = jnp.matmul(matrix_transpose(vh), s_inv * jnp.matmul(matrix_transpose(u), b))
+    if numpy_resid and (int(rank) < n or m <= n):
+        residuals = jnp.zeros((0,), a.dtype)
+    else:
+        residuals = jnp.sum((b - jnp.matmul(a, x)) ** 2, axis=0)
+    return LstsqResult(x[:, 0] if vector else x, residuals, rank, s)

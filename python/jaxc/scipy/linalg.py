@@ -1,6 +1,8 @@
-"""`jaxc.scipy.linalg`: the LU, Cholesky, triangular-solve, QR and
-symmetric-eigenvalue part of `jax.scipy.linalg` (SciPy's signatures, JAX's
-behaviour), on the programs of `jaxc.lax.linalg`.
+"""`jaxc.scipy.linalg`: the LU, Cholesky, triangular-solve, QR, SVD,
+polar and symmetric-eigenvalue part of `jax.scipy.linalg` (SciPy's
+signatures, JAX's behaviour) on the programs of `jaxc.lax.linalg`; expm
+(scaling and squaring of a Pade approximant) and the special matrices
+(_special_matrices.py).
 
     p, l, u = jaxc.scipy.linalg.lu(a)              # a = p @ l @ u
     x = jaxc.scipy.linalg.lu_solve(lu_factor(a), b)
@@ -13,12 +15,17 @@ from typing import Any
 import numpy as np
 
 from .. import numpy as jnp
-from ..lax import linalg as lax_linalg
+from .._autodiff import jvp
+from ..lax import fori_loop, linalg as lax_linalg
 from ..numpy import linalg as np_linalg
 from ..numpy._util import promote_dtypes_inexact
+from ._special_matrices import (block_diag, circulant, companion, convolution_matrix, fiedler, fiedler_companion,
+                                hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
 
-__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "inv", "lu", "lu_factor", "lu_solve", "qr",
-           "solve", "solve_triangular"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix",
+           "det", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",
+           "hankel", "helmert", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
+           "pascal", "polar", "qr", "solve", "solve_triangular", "svd", "toeplitz"]
 
 _TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}  # C: the conjugate transpose
 
@@ -183,3 +190,118 @@ def qr(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full",
     (a,) = promote_dtypes_inexact("scipy.linalg.qr", a)
     q, r = lax_linalg.qr(a, pivoting=pivoting, full_matrices=mode in ("full", "r"))
     return (r,) if mode == "r" else (q, r)
+
+
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd") -> Any:
+    """(u, s, vh) with a = u diag(s) vh, or s with `compute_uv=False`
+    (jnp.linalg.svd; `lapack_driver` is accepted and ignored)."""
+    del overwrite_a, check_finite, lapack_driver
+    if not compute_uv:
+        return np_linalg.svd(a, compute_uv=False)
+    return tuple(np_linalg.svd(a, full_matrices=full_matrices))
+
+
+def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
+          max_iterations: Any = None) -> tuple[Any, Any]:
+    """The polar decomposition (u, p): a = u p (`side` 'right') or p u
+    ('left'), u with orthonormal columns (or rows), p symmetric positive
+    semidefinite; from the SVD a = U S V^T: u = U V^T, p = V S V^T (or
+    U S U^T). `method` 'qdwh' and 'svd' give the same factors here."""
+    del eps, max_iterations
+    if side not in ("right", "left"):
+        raise ValueError(f"jax.scipy.linalg.polar: side must be 'right' or 'left', got {side!r}")
+    if method not in ("qdwh", "svd"):
+        raise ValueError(f"jax.scipy.linalg.polar: method must be 'qdwh' or 'svd', got {method!r}")
+    (a,) = promote_dtypes_inexact("scipy.linalg.polar", a)
+    if a.ndim != 2:
+        raise ValueError(f"jax.scipy.linalg.polar: a must be a matrix, got shape {a.shape}")
+    u, s, vh = np_linalg.svd(a, full_matrices=False)
+    unitary = jnp.matmul(u, vh)
+    basis = jnp.swapaxes(vh, -1, -2) if side == "right" else u
+    return unitary, jnp.matmul(basis * s[..., None, :], jnp.swapaxes(basis, -1, -2))
+
+
+# Pade approximants of exp (Higham 2005): coefficients b_0..b_m and the
+# largest 1-norm each is accurate for, in double (degree 13) and single
+# precision (degree 7).
+_PADE = {13: ((64764752532480000, 32382376266240000, 7771770303897600, 1187353796428800, 129060195264000,
+               10559470521600, 670442572800, 33522128640, 1323241920, 40840800, 960960, 16380, 182, 1),
+              5.371920351148152),
+         7: ((17297280, 8648640, 1995840, 277200, 25200, 1512, 56, 1), 3.925724783138660)}
+
+
+def expm(A: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> Any:
+    """The matrix exponential of (..., n, n) matrices by scaling and
+    squaring: exp(A) = r(A / 2^s)^(2^s), r the degree-13 (float64) or
+    degree-7 (float32) Pade approximant, s the fewest halvings that bring
+    the 1-norm within its range. NaN where more than `max_squarings`
+    squarings would be needed, as JAX."""
+    del upper_triangular  # the same result either way
+    a = _square("expm", A)
+    if a.shape[-1] == 0:
+        return a
+    degree = 13 if a.dtype == np.float64 else 7
+    coefficients, theta = _PADE[degree]
+    norm = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1)
+    halvings = jnp.ceil(jnp.log2(jnp.where(norm > theta, norm, theta) / theta))
+    scaled = a / jnp.exp2(halvings)[..., None, None]
+    numerator, denominator = _pade(scaled, coefficients)
+    r = np_linalg.solve(denominator, numerator)
+
+    def square(i: Any, r: Any) -> Any:
+        return jnp.where((i < halvings)[..., None, None], jnp.matmul(r, r), r)
+
+    r = fori_loop(0, max_squarings, square, r)
+    return jnp.where((halvings > max_squarings)[..., None, None], jnp.nan, r)
+
+
+def _pade(a: Any, b: tuple[int, ...]) -> tuple[Any, Any]:
+    """(N, D) = (V + U, V - U): V the even and U the odd terms of
+    sum b_j a^j, with the powers a^2, a^4, a^6 shared."""
+    eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    a2 = jnp.matmul(a, a)
+    a4 = jnp.matmul(a2, a2)
+    a6 = jnp.matmul(a4, a2)
+    if len(b) == 14:
+        odd = jnp.matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye
+        even = jnp.matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    else:
+        odd = b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye
+        even = b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    u = jnp.matmul(a, odd)
+    return even + u, even - u
+
+
+def expm_frechet(A: Any, E: Any, *, method: Any = None, compute_expm: bool = True) -> Any:
+    """The Frechet derivative of expm at A in the direction E (the jvp of
+    `expm`): (expm(A), L) or L alone without `compute_expm`."""
+    del method
+    a, e = _square("expm_frechet", A), _square("expm_frechet", E)
+    if a.shape != e.shape:
+        raise ValueError(f"jax.scipy.linalg.expm_frechet: A of shape {a.shape} and E of shape {e.shape} differ")
+    value, derivative = jvp(expm, (a,), (e.astype(a.dtype),))
+    return (value, derivative) if compute_expm else derivative
+
+
+def eigh_tridiagonal(d: Any, e: Any, *, eigvals_only: bool = False, select: str = "a", select_range: Any = None,
+                     tol: Any = None, key: Any = None) -> Any:
+    """The eigenvalues (ascending), and eigenvectors unless `eigvals_only`,
+    of the symmetric tridiagonal matrix with diagonal d and off-diagonal e;
+    `select` 'a' (all) or 'i' (indices select_range[0]..select_range[1])."""
+    del tol, key
+    d, e = promote_dtypes_inexact("scipy.linalg.eigh_tridiagonal", d, e)
+    if d.ndim != 1 or e.shape != (max(d.shape[0] - 1, 0),):
+        raise ValueError(f"jax.scipy.linalg.eigh_tridiagonal: d (n,) and e (n - 1,) expected, got shapes "
+                         f"{d.shape} and {e.shape}")
+    if select not in ("a", "i"):
+        raise NotImplementedError(f"jax.scipy.linalg.eigh_tridiagonal(select={select!r}): jaxc selects all "
+                                  "('a') or by index ('i'); a value range gives a data-dependent size")
+    matrix = jnp.diag(d) + jnp.diag(e, 1) + jnp.diag(e, -1)
+    v, w = lax_linalg.eigh(matrix, symmetrize_input=False)
+    if select == "i":
+        if select_range is None:
+            raise ValueError("jax.scipy.linalg.eigh_tridiagonal: select='i' needs select_range=(lo, hi)")
+        low, high = (int(i) for i in select_range)
+        w, v = w[low:high + 1], v[:, low:high + 1]
+    return w if eigvals_only else (w, v)
