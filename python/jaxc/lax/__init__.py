@@ -12,6 +12,8 @@ from ._control_flow import *  # noqa: F401,F403
 from ._parallel import (all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute,  # noqa: F401
                         psum)
 from ._more import *  # noqa: F401,F403
+from ._special import *  # noqa: F401,F403
+from ._extra import *  # noqa: F401,F403
 
 
 def __getattr__(name: str):

@@ -533,3 +533,10 @@ boxcox1p.__doc__ = "((1 + x)**lmbda - 1) / lmbda, log1p(x) where lmbda == 0 (NaN
 __all__ += ["betaln", "boxcox", "boxcox1p", "factorial", "gamma", "gammainc", "gammaincc", "gammasgn", "i0",
             "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma", "multigammaln", "ndtri", "poch",
             "polygamma", "rel_entr", "softmax", "zeta"]
+
+# the exponential, trigonometric and hypergeometric families, betainc, bessel_jn, ... (they use the above)
+from ._special_more import (bernoulli, bessel_jn, beta, betainc, comb, dawsn, erfcx, exp1, expi,  # noqa: E402
+                            expn, fresnel, hyp1f1, hyp2f1, owens_t, sici, spence)
+
+__all__ += ["bernoulli", "bessel_jn", "beta", "betainc", "comb", "dawsn", "erfcx", "exp1", "expi", "expn",
+            "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "spence"]
