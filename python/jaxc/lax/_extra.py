@@ -443,15 +443,20 @@ class _LinearSystem:
         return lambda x: tree_util.tree_unflatten(self.tree, self.matvec(tree_util.tree_leaves(x), consts))
 
 
-def _linear_primal(system: _LinearSystem, b: list, consts: list) -> tuple[list, Any]:
-    tree = system.tree
-    out = system.solve(system.function(consts), tree_util.tree_unflatten(tree, b))
-    x, aux = _split_aux(out, system.has_aux, "solve")
+def _run_solve(problem: Any, start: list, consts: list, fn: str, arg: str) -> tuple[list, Any]:
+    """(solution leaves, aux) of `problem.solve` on its function (constants
+    bound) from `start`, checked to have the structure and shapes of `arg`."""
+    tree = problem.tree
+    out = problem.solve(problem.function(consts), tree_util.tree_unflatten(tree, start))
+    x, aux = _split_aux(out, problem.has_aux, "solve")
     leaves, x_tree = tree_util.tree_flatten(x)
-    leaves = [core.as_operand(v, "custom_linear_solve") for v in leaves]
-    _check_like("custom_linear_solve", "solve", x_tree, [v.shape for v in leaves], tree, [v.shape for v in b],
-                "b")
+    leaves = [core.as_operand(v, fn) for v in leaves]
+    _check_like(fn, "solve", x_tree, [v.shape for v in leaves], tree, [v.shape for v in start], arg)
     return leaves, aux
+
+
+def _linear_primal(system: _LinearSystem, b: list, consts: list) -> tuple[list, Any]:
+    return _run_solve(system, b, consts, "custom_linear_solve", "b")
 
 
 def _linear_solve(system: _LinearSystem, b: list, consts: list) -> tuple[list, Any]:
@@ -569,14 +574,7 @@ class _RootProblem:
 
 
 def _root_primal(problem: _RootProblem, guess: list, consts: list) -> tuple[list, Any]:
-    tree = problem.tree
-    out = problem.solve(problem.function(consts), tree_util.tree_unflatten(tree, guess))
-    x, aux = _split_aux(out, problem.has_aux, "solve")
-    leaves, x_tree = tree_util.tree_flatten(x)
-    leaves = [core.as_operand(v, "custom_root") for v in leaves]
-    _check_like("custom_root", "solve", x_tree, [v.shape for v in leaves], tree, [v.shape for v in guess],
-                "initial_guess")
-    return leaves, aux
+    return _run_solve(problem, guess, consts, "custom_root", "initial_guess")
 
 
 def _root_jvp_rule(problem: _RootProblem, primals: tuple, tangents: tuple) -> tuple:

@@ -281,6 +281,24 @@ def _from_triangle(x: Any, lower: bool) -> Any:
     return triangle + jnp.swapaxes(triangle, -1, -2) - triangle * jnp.eye(x.shape[-1], dtype=x.dtype)
 
 
+def _jacobi_rotation(app: Any, aqq: Any, apq: Any, ep: Any, eq: Any) -> tuple[Any, Any]:
+    """Columns p and q of J - I for the Jacobi rotation J that zeroes the
+    off-diagonal apq of the symmetric 2x2 [[app, apq], [apq, aqq]] (the
+    identity where apq is already 0): c e_p - s e_q - e_p, s e_p + c e_q - e_q."""
+    rotating = apq != 0
+    theta = (aqq - app) / (2 * jnp.where(rotating, apq, jnp.ones_like(apq)))
+    t = jnp.sign(theta) / (jnp.abs(theta) + jnp.sqrt(theta * theta + 1))
+    t = jnp.where(theta == 0, jnp.ones_like(t), t)
+    c = jnp.where(rotating, 1 / jnp.sqrt(t * t + 1), jnp.ones_like(t))
+    s = jnp.where(rotating, t * c, jnp.zeros_like(t))
+    return (c - 1) * ep - s * eq, s * ep + (c - 1) * eq
+
+
+def _rotate_columns(x: Any, a1: Any, a2: Any, ep: Any, eq: Any) -> Any:
+    """x J, for J - I given by its columns p (a1) and q (a2)."""
+    return x + _outer(_matvec(x, a1), ep) + _outer(_matvec(x, a2), eq)
+
+
 @custom_jvp
 def _eigh(a: Any) -> tuple[Any, Any]:
     """(w ascending, v) of symmetric `a` by cyclic Jacobi sweeps: each
@@ -303,18 +321,10 @@ def _eigh(a: Any) -> tuple[Any, Any]:
         app = jnp.sum(_vecmat(ep, m) * ep, -1, keepdims=True)
         aqq = jnp.sum(_vecmat(eq, m) * eq, -1, keepdims=True)
         apq = jnp.sum(_vecmat(ep, m) * eq, -1, keepdims=True)
-        rotating = apq != 0
-        theta = (aqq - app) / (2 * jnp.where(rotating, apq, jnp.ones_like(apq)))
-        t = jnp.sign(theta) / (jnp.abs(theta) + jnp.sqrt(theta * theta + 1))
-        t = jnp.where(theta == 0, jnp.ones_like(t), t)
-        c = jnp.where(rotating, 1 / jnp.sqrt(t * t + 1), jnp.ones_like(t))
-        s = jnp.where(rotating, t * c, jnp.zeros_like(t))
-        a1 = (c - 1) * ep - s * eq
-        a2 = s * ep + (c - 1) * eq
-        mj = m + _outer(_matvec(m, a1), ep) + _outer(_matvec(m, a2), eq)
+        a1, a2 = _jacobi_rotation(app, aqq, apq, ep, eq)
+        mj = _rotate_columns(m, a1, a2, ep, eq)
         m = mj + _outer(ep, _vecmat(a1, mj)) + _outer(eq, _vecmat(a2, mj))
-        v = v + _outer(_matvec(v, a1), ep) + _outer(_matvec(v, a2), eq)
-        return m, v
+        return m, _rotate_columns(v, a1, a2, ep, eq)
 
     def off_diagonal_large(carry: tuple[Any, Any, Any]) -> Any:
         m, _, sweeps = carry
@@ -424,17 +434,8 @@ def _orthogonalize_columns(x: Any) -> tuple[Any, Any]:
         alpha = jnp.sum(ap * ap, -1, keepdims=True)
         beta = jnp.sum(aq * aq, -1, keepdims=True)
         gamma = jnp.sum(ap * aq, -1, keepdims=True)
-        rotating = gamma != 0
-        zeta = (beta - alpha) / (2 * jnp.where(rotating, gamma, jnp.ones_like(gamma)))
-        t = jnp.sign(zeta) / (jnp.abs(zeta) + jnp.sqrt(zeta * zeta + 1))
-        t = jnp.where(zeta == 0, jnp.ones_like(t), t)
-        c = jnp.where(rotating, 1 / jnp.sqrt(t * t + 1), jnp.ones_like(t))
-        s = jnp.where(rotating, t * c, jnp.zeros_like(t))
-        a1 = (c - 1) * ep - s * eq  # J - I, column p
-        a2 = s * ep + (c - 1) * eq  # column q
-        a = a + _outer(_matvec(a, a1), ep) + _outer(_matvec(a, a2), eq)
-        v = v + _outer(_matvec(v, a1), ep) + _outer(_matvec(v, a2), eq)
-        return a, v
+        a1, a2 = _jacobi_rotation(alpha, beta, gamma, ep, eq)
+        return _rotate_columns(a, a1, a2, ep, eq), _rotate_columns(v, a1, a2, ep, eq)
 
     def not_orthogonal(carry: tuple[Any, Any, Any]) -> Any:
         a, _, sweeps = carry
