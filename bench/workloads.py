@@ -452,6 +452,30 @@ def random_split(n: int) -> Workload:
         reference=lambda key: _split_reference(key, n).astype(np.float64), rtol=0, atol=0)
 
 
+# --- Fourier transforms (complex numbers, lax/_fft.py) ----------------------------------
+
+def fft_rows(rows: int, n: int) -> Workload:
+    """jnp.fft.fft of complex64 rows: radix-2 for powers of two, Bluestein otherwise."""
+    def make(rng):
+        return [(rng.standard_normal((rows, n)) + 1j * rng.standard_normal((rows, n))).astype(np.complex64)]
+    return Workload(
+        name=f"fft complex64 {rows}x{n}", make_inputs=make,
+        frontend=lambda jx, jnp: lambda x: jnp.fft.fft(x),
+        numpy=lambda x: np.fft.fft(x).astype(np.complex64),
+        jax=lambda jax, jnp: lambda x: jnp.fft.fft(x),
+        reference=lambda x: np.fft.fft(x.astype(np.complex128)), rtol=1e-4, atol=1e-3)
+
+
+def rfft2(rows: int, cols: int) -> Workload:
+    """jnp.fft.rfft2 of a float32 image and back (irfft2)."""
+    return Workload(
+        name=f"rfft2+irfft2 {rows}x{cols}", make_inputs=lambda rng: [rng.standard_normal((rows, cols)).astype(np.float32)],
+        frontend=lambda jx, jnp: lambda x: jnp.fft.irfft2(jnp.fft.rfft2(x) * 0.5, (rows, cols)),
+        numpy=lambda x: np.fft.irfft2(np.fft.rfft2(x) * 0.5, (rows, cols)).astype(np.float32),
+        jax=lambda jax, jnp: lambda x: jnp.fft.irfft2(jnp.fft.rfft2(x) * 0.5, (rows, cols)),
+        reference=lambda x: x.astype(np.float64) * 0.5, rtol=1e-4, atol=1e-4)
+
+
 # --- a real training script (bench/mnist.py) ---------------------------------------
 
 def mnist(sizes: Sequence[int], samples: int, batch: int, epochs: int) -> Workload:
@@ -485,14 +509,14 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list
         ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), activation_matmul(64), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
               grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
-              mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
+              fft_rows(4, 64), rfft2(16, 16), mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
         sweep = [32, 64]
     else:
         ws = [tiny_add_jit(), tiny_add(), matmul(1000), activation_matmul(512), sin_loop((1000, 1000)),
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
-              random_normal((1000, 1000)), random_split(1000),
-              mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),
+              random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),
+              rfft2(512, 512), mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),
               digits("mlp", 5), digits("conv", 5)]
         sweep = [256, 512, 1024, 2048]
     ws += [matmul(n, f"matmul sweep {n}") for n in sweep]

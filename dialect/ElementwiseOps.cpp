@@ -18,10 +18,12 @@ bool isUnsignedElement(Type type) {
   return intType && intType.isUnsigned();
 }
 
-/// Dense constant small enough to fold, or null.
+/// Dense constant small enough to fold, or null. Complex constants are not
+/// folded (their elements are neither APInt nor APFloat).
 DenseElementsAttr foldableConstant(Attribute attr) {
   auto dense = llvm::dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || (!dense.isSplat() && dense.getNumElements() > kMaxFoldElements))
+  if (!dense || (!dense.isSplat() && dense.getNumElements() > kMaxFoldElements) ||
+      llvm::isa<ComplexType>(dense.getElementType()))
     return nullptr;
   return dense;
 }
@@ -77,6 +79,8 @@ Attribute foldUnary(Attribute operand, Type resultType, const UnaryIntFn &intFn,
   if (!input || !shaped)
     return {};
   Type element = shaped.getElementType();
+  if (element != input.getElementType())
+    return {};  // abs of a complex constant: not folded
   int64_t count = input.isSplat() ? 1 : shaped.getNumElements();
   if (llvm::isa<FloatType>(element)) {
     if (!floatFn)
@@ -121,7 +125,7 @@ UnaryFloatFn viaDouble(double (*fn)(double)) {
 /// True when `attr` is a constant whose every element equals `value`.
 bool isSplatOf(Attribute attr, int64_t value) {
   auto dense = llvm::dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || !dense.isSplat())
+  if (!dense || !dense.isSplat() || llvm::isa<ComplexType>(dense.getElementType()))
     return false;
   Type element = dense.getElementType();
   if (llvm::isa<FloatType>(element))
@@ -135,7 +139,7 @@ bool isSplatOf(Attribute attr, int64_t value) {
 /// -0.0 for floats (since -0.0 + 0.0 = +0.0).
 bool isAdditiveIdentity(Attribute attr) {
   auto dense = llvm::dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || !dense.isSplat())
+  if (!dense || !dense.isSplat() || llvm::isa<ComplexType>(dense.getElementType()))
     return false;
   if (llvm::isa<FloatType>(dense.getElementType())) {
     APFloat value = dense.getSplatValue<APFloat>();
@@ -219,6 +223,53 @@ OpFoldResult SinOp::fold(FoldAdaptor a) { return foldUnary(a.getOperand(), getTy
 OpFoldResult CosOp::fold(FoldAdaptor a) { return foldUnary(a.getOperand(), getType(), nullptr, viaDouble(std::cos)); }
 OpFoldResult TanhOp::fold(FoldAdaptor a) { return foldUnary(a.getOperand(), getType(), nullptr, viaDouble(std::tanh)); }
 OpFoldResult SqrtOp::fold(FoldAdaptor a) { return foldUnary(a.getOperand(), getType(), nullptr, viaDouble(std::sqrt)); }
+
+static LogicalResult inferSameType(StringRef opName, std::optional<Location> loc,
+                                   ValueRange operands, SmallVectorImpl<Type> &inferred);
+
+/// The component type of a complex tensor type; other types unchanged.
+static RankedTensorType realTensorOf(RankedTensorType type) {
+  if (auto complex = llvm::dyn_cast<ComplexType>(type.getElementType()))
+    return type.clone(complex.getElementType());
+  return type;
+}
+
+LogicalResult AbsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+    AbsOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = getStaticTensor(loc, getOperationName(), adaptor.getOperand(), "operand");
+  if (!type)
+    return failure();
+  inferred.push_back(realTensorOf(type));
+  return success();
+}
+
+#define JAXC_COMPLEX_PART_INFER(OP)                                                         \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,            \
+                                     OP::Adaptor adaptor, SmallVectorImpl<Type> &inferred) { \
+    RankedTensorType type =                                                                 \
+        getStaticTensor(loc, getOperationName(), adaptor.getOperand(), "operand");          \
+    if (!type)                                                                              \
+      return failure();                                                                     \
+    inferred.push_back(realTensorOf(type));                                                 \
+    return success();                                                                       \
+  }
+JAXC_COMPLEX_PART_INFER(RealOp)
+JAXC_COMPLEX_PART_INFER(ImagOp)
+#undef JAXC_COMPLEX_PART_INFER
+
+LogicalResult ComplexOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+    ComplexOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  SmallVector<Type> common;
+  if (failed(inferSameType(getOperationName(), loc, adaptor.getOperands(), common)))
+    return failure();
+  auto type = llvm::dyn_cast<RankedTensorType>(common.front());
+  if (!type || !llvm::isa<FloatType>(type.getElementType())) {
+    emitOpErrorAt(loc, getOperationName()) << "operands must be f32 or f64 tensors, got " << common.front();
+    return failure();
+  }
+  inferred.push_back(type.clone(ComplexType::get(type.getElementType())));
+  return success();
+}
 
 LogicalResult IsFiniteOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
     IsFiniteOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
@@ -460,6 +511,8 @@ OpFoldResult ConvertOp::fold(FoldAdaptor) {
 LogicalResult BitcastConvertOp::verify() {
   auto in = llvm::cast<RankedTensorType>(getOperand().getType());
   auto out = llvm::cast<RankedTensorType>(getType());
+  if (llvm::isa<ComplexType>(in.getElementType()) || llvm::isa<ComplexType>(out.getElementType()))
+    return emitOpError() << "cannot bitcast complex elements (" << in << " -> " << out << ")";
   unsigned inBits = in.getElementTypeBitWidth(), outBits = out.getElementTypeBitWidth();
   if (in.getElementType().isInteger(1) || out.getElementType().isInteger(1))
     return emitOpError() << "cannot bitcast i1 elements (" << in << " -> " << out << ")";

@@ -36,7 +36,7 @@ def Jaxc_IotaOp : Jaxc_Op<"iota", [Pure]> {
     ```
   }];
   let arguments = (ins I64Attr:$iota_dimension);
-  let results = (outs Jaxc_NumericTensor:$result);
+  let results = (outs Jaxc_RealNumericTensor:$result);
   let assemblyFormat = "`dim` `=` $iota_dimension attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
@@ -47,30 +47,29 @@ def Jaxc_IotaOp : Jaxc_Op<"iota", [Pure]> {
 
 let hasFolder = 1 in {
 def Jaxc_NegOp : Jaxc_UnaryOp<"neg", Jaxc_NumericTensor, "negation">;
-def Jaxc_AbsOp : Jaxc_UnaryOp<"abs", Jaxc_NumericTensor, "absolute value">;
-def Jaxc_ExpOp : Jaxc_UnaryOp<"exp", Jaxc_FloatTensor, "exponential (e to the power x)">;
-def Jaxc_LogOp : Jaxc_UnaryOp<"log", Jaxc_FloatTensor, "natural logarithm">;
-def Jaxc_SinOp : Jaxc_UnaryOp<"sin", Jaxc_FloatTensor, "sine">;
-def Jaxc_CosOp : Jaxc_UnaryOp<"cos", Jaxc_FloatTensor, "cosine">;
-def Jaxc_TanhOp : Jaxc_UnaryOp<"tanh", Jaxc_FloatTensor, "hyperbolic tangent">;
-def Jaxc_SqrtOp : Jaxc_UnaryOp<"sqrt", Jaxc_FloatTensor, "square root">;
+def Jaxc_ExpOp : Jaxc_UnaryOp<"exp", Jaxc_InexactTensor, "exponential (e to the power x)">;
+def Jaxc_LogOp : Jaxc_UnaryOp<"log", Jaxc_InexactTensor, "natural logarithm">;
+def Jaxc_SinOp : Jaxc_UnaryOp<"sin", Jaxc_InexactTensor, "sine">;
+def Jaxc_CosOp : Jaxc_UnaryOp<"cos", Jaxc_InexactTensor, "cosine">;
+def Jaxc_TanhOp : Jaxc_UnaryOp<"tanh", Jaxc_InexactTensor, "hyperbolic tangent">;
+def Jaxc_SqrtOp : Jaxc_UnaryOp<"sqrt", Jaxc_InexactTensor, "square root">;
 def Jaxc_NotOp : Jaxc_UnaryOp<"not", Jaxc_IntOrPredTensor, "bitwise (or logical, for i1) not">;
 }
 def Jaxc_SignOp : Jaxc_UnaryOp<"sign", Jaxc_NumericTensor, "sign (-1, 0 or 1; NaN for NaN)">;
-def Jaxc_Exp2Op : Jaxc_UnaryOp<"exp2", Jaxc_FloatTensor, "base-2 exponential">;
-def Jaxc_Expm1Op : Jaxc_UnaryOp<"expm1", Jaxc_FloatTensor, "exp(x) - 1, accurate near 0">;
-def Jaxc_Log1pOp : Jaxc_UnaryOp<"log1p", Jaxc_FloatTensor, "log(1 + x), accurate near 0">;
-def Jaxc_TanOp : Jaxc_UnaryOp<"tan", Jaxc_FloatTensor, "tangent">;
-def Jaxc_AsinOp : Jaxc_UnaryOp<"asin", Jaxc_FloatTensor, "arcsine">;
-def Jaxc_AcosOp : Jaxc_UnaryOp<"acos", Jaxc_FloatTensor, "arccosine">;
-def Jaxc_AtanOp : Jaxc_UnaryOp<"atan", Jaxc_FloatTensor, "arctangent">;
-def Jaxc_SinhOp : Jaxc_UnaryOp<"sinh", Jaxc_FloatTensor, "hyperbolic sine">;
-def Jaxc_CoshOp : Jaxc_UnaryOp<"cosh", Jaxc_FloatTensor, "hyperbolic cosine">;
-def Jaxc_AsinhOp : Jaxc_UnaryOp<"asinh", Jaxc_FloatTensor, "inverse hyperbolic sine">;
-def Jaxc_AcoshOp : Jaxc_UnaryOp<"acosh", Jaxc_FloatTensor, "inverse hyperbolic cosine">;
-def Jaxc_AtanhOp : Jaxc_UnaryOp<"atanh", Jaxc_FloatTensor, "inverse hyperbolic tangent">;
+def Jaxc_Exp2Op : Jaxc_UnaryOp<"exp2", Jaxc_InexactTensor, "base-2 exponential">;
+def Jaxc_Expm1Op : Jaxc_UnaryOp<"expm1", Jaxc_InexactTensor, "exp(x) - 1, accurate near 0">;
+def Jaxc_Log1pOp : Jaxc_UnaryOp<"log1p", Jaxc_InexactTensor, "log(1 + x), accurate near 0">;
+def Jaxc_TanOp : Jaxc_UnaryOp<"tan", Jaxc_InexactTensor, "tangent">;
+def Jaxc_AsinOp : Jaxc_UnaryOp<"asin", Jaxc_InexactTensor, "arcsine">;
+def Jaxc_AcosOp : Jaxc_UnaryOp<"acos", Jaxc_InexactTensor, "arccosine">;
+def Jaxc_AtanOp : Jaxc_UnaryOp<"atan", Jaxc_InexactTensor, "arctangent">;
+def Jaxc_SinhOp : Jaxc_UnaryOp<"sinh", Jaxc_InexactTensor, "hyperbolic sine">;
+def Jaxc_CoshOp : Jaxc_UnaryOp<"cosh", Jaxc_InexactTensor, "hyperbolic cosine">;
+def Jaxc_AsinhOp : Jaxc_UnaryOp<"asinh", Jaxc_InexactTensor, "inverse hyperbolic sine">;
+def Jaxc_AcoshOp : Jaxc_UnaryOp<"acosh", Jaxc_InexactTensor, "inverse hyperbolic cosine">;
+def Jaxc_AtanhOp : Jaxc_UnaryOp<"atanh", Jaxc_InexactTensor, "inverse hyperbolic tangent">;
 def Jaxc_LogisticOp : Jaxc_UnaryOp<"logistic", Jaxc_FloatTensor, "logistic sigmoid 1 / (1 + exp(-x))">;
-def Jaxc_RsqrtOp : Jaxc_UnaryOp<"rsqrt", Jaxc_FloatTensor, "reciprocal square root">;
+def Jaxc_RsqrtOp : Jaxc_UnaryOp<"rsqrt", Jaxc_InexactTensor, "reciprocal square root">;
 def Jaxc_CbrtOp : Jaxc_UnaryOp<"cbrt", Jaxc_FloatTensor, "cube root">;
 def Jaxc_FloorOp : Jaxc_UnaryOp<"floor", Jaxc_FloatTensor, "floor">;
 def Jaxc_CeilOp : Jaxc_UnaryOp<"ceil", Jaxc_FloatTensor, "ceiling">;
@@ -88,6 +87,51 @@ def Jaxc_StopGradientOp : Jaxc_UnaryOp<"stop_gradient", Jaxc_Tensor, "identity, 
     %y = jaxc.stop_gradient %x : tensor<4xf32>
     ```
   }];
+}
+
+def Jaxc_AbsOp : Jaxc_Op<"abs", [Pure, Elementwise, InferTypeOpAdaptor]> {
+  let summary = "elementwise absolute value";
+  let description = [{
+    |x| of each element; the modulus of a complex element, as a real of its
+    component type.
+
+    ```mlir
+    %y = jaxc.abs %x : tensor<4xf32>
+    %m = jaxc.abs %z : tensor<4xcomplex<f32>>   // -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Jaxc_NumericTensor:$operand);
+  let results = (outs Jaxc_NumericTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+  let hasFolder = 1;
+}
+
+def Jaxc_ConjOp : Jaxc_UnaryOp<"conj", Jaxc_ComplexTensor, "complex conjugate">;
+
+class Jaxc_ComplexPartOp<string mnemonic, string what>
+    : Jaxc_Op<mnemonic, [Pure, Elementwise, InferTypeOpAdaptor]> {
+  let summary = "elementwise " # what # " of a complex tensor";
+  let description = "The " # what # " of each element, of the component type.\n\n"
+    # "```mlir\n%r = jaxc." # mnemonic # " %z : tensor<4xcomplex<f32>>   // -> tensor<4xf32>\n```";
+  let arguments = (ins Jaxc_ComplexTensor:$operand);
+  let results = (outs Jaxc_FloatTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+}
+def Jaxc_RealOp : Jaxc_ComplexPartOp<"real", "real part">;
+def Jaxc_ImagOp : Jaxc_ComplexPartOp<"imag", "imaginary part">;
+
+def Jaxc_ComplexOp : Jaxc_Op<"complex", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise complex number from real and imaginary parts";
+  let description = [{
+    `lhs + i * rhs`; both operands have the same f32 or f64 type.
+
+    ```mlir
+    %z = jaxc.complex %re, %im : tensor<4xf32>   // -> tensor<4xcomplex<f32>>
+    ```
+  }];
+  let arguments = (ins Jaxc_FloatTensor:$lhs, Jaxc_FloatTensor:$rhs);
+  let results = (outs Jaxc_ComplexTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` custom<SameType>(type($lhs), type($rhs))";
 }
 
 def Jaxc_RoundOp : Jaxc_Op<"round", [Pure, Elementwise, SameOperandsAndResultType,
@@ -136,7 +180,7 @@ def Jaxc_AndOp : Jaxc_BinaryOp<"and", Jaxc_IntOrPredTensor, "bitwise and", [Comm
 def Jaxc_OrOp : Jaxc_BinaryOp<"or", Jaxc_IntOrPredTensor, "bitwise or", [Commutative]>;
 def Jaxc_XorOp : Jaxc_BinaryOp<"xor", Jaxc_IntOrPredTensor, "bitwise exclusive or", [Commutative]>;
 }
-def Jaxc_RemOp : Jaxc_BinaryOp<"rem", Jaxc_NumericTensor, "remainder with the sign of the dividend">;
+def Jaxc_RemOp : Jaxc_BinaryOp<"rem", Jaxc_RealNumericTensor, "remainder with the sign of the dividend">;
 def Jaxc_PowOp : Jaxc_BinaryOp<"pow", Jaxc_NumericTensor, "lhs raised to the power rhs">;
 def Jaxc_Atan2Op : Jaxc_BinaryOp<"atan2", Jaxc_FloatTensor, "arctangent of lhs / rhs using both signs">;
 def Jaxc_ShiftLeftOp : Jaxc_BinaryOp<"shift_left", Jaxc_IntTensor, "left shift">;

@@ -15,7 +15,8 @@ def Jaxc_Dialect : Dialect {
   let summary = "Tensor operations mirroring the jax.lax primitives";
   let description = [{
     Values are builtin ranked tensors; a scalar is a 0-d tensor. Element types
-    are f16, bf16, f32, f64, i1, i8..i64 (signless = signed) and ui8..ui64.
+    are f16, bf16, f32, f64, i1, i8..i64 (signless = signed), ui8..ui64,
+    complex<f32> and complex<f64>.
     Transformation requests (`jaxc.jvp`, `jaxc.vjp`, `jaxc.vmap`) are expanded
     by the jaxc-autodiff and jaxc-batch passes.
 
@@ -35,13 +36,17 @@ def Jaxc_Float : AnyTypeOf<[F16, BF16, F32, F64], "jaxc float (f16, bf16, f32, f
 def Jaxc_SignedInt : AnyTypeOf<[I8, I16, I32, I64], "signed integer (i8..i64)">;
 def Jaxc_UnsignedInt : AnyTypeOf<[UI8, UI16, UI32, UI64], "unsigned integer (ui8..ui64)">;
 def Jaxc_Int : AnyTypeOf<[Jaxc_SignedInt, Jaxc_UnsignedInt], "jaxc integer">;
-def Jaxc_Element : AnyTypeOf<[Jaxc_Float, Jaxc_Int, I1], "jaxc element type">;
+def Jaxc_Complex : AnyTypeOf<[Complex<F32>, Complex<F64>], "jaxc complex (complex<f32>, complex<f64>)">;
+def Jaxc_Element : AnyTypeOf<[Jaxc_Float, Jaxc_Int, I1, Jaxc_Complex], "jaxc element type">;
 
 def Jaxc_Tensor : StaticShapeTensorOf<[Jaxc_Element]>;
 def Jaxc_FloatTensor : StaticShapeTensorOf<[Jaxc_Float]>;
 def Jaxc_IntTensor : StaticShapeTensorOf<[Jaxc_Int]>;
 def Jaxc_IntOrPredTensor : StaticShapeTensorOf<[Jaxc_Int, I1]>;
-def Jaxc_NumericTensor : StaticShapeTensorOf<[Jaxc_Float, Jaxc_Int]>;
+def Jaxc_ComplexTensor : StaticShapeTensorOf<[Jaxc_Complex]>;
+def Jaxc_InexactTensor : StaticShapeTensorOf<[Jaxc_Float, Jaxc_Complex]>;
+def Jaxc_NumericTensor : StaticShapeTensorOf<[Jaxc_Float, Jaxc_Int, Jaxc_Complex]>;
+def Jaxc_RealNumericTensor : StaticShapeTensorOf<[Jaxc_Float, Jaxc_Int]>;
 def Jaxc_SignedNumericTensor : StaticShapeTensorOf<[Jaxc_Float, Jaxc_SignedInt]>;
 def Jaxc_PredTensor : StaticShapeTensorOf<[I1]>;
 def Jaxc_UI32Tensor : StaticShapeTensorOf<[UI32]>;

@@ -58,10 +58,19 @@ def schedule(op: ir.Operation, pass_: ExternalPass, *, vector_bits: int = 0, thr
         apply_schedules(op, target)
 
 
+def _has_complex_elements(op: ir.Operation) -> bool:
+    """Complex elements have no vector form (`vector<8xcomplex<f32>>` is invalid)."""
+    return any(isinstance(v.type, ir.ShapedType) and isinstance(v.type.element_type, ir.ComplexType)
+               for v in [*op.operands, *op.results])
+
+
 def kernels_of(root: ir.Operation) -> list[Kernel]:
-    """Every statically shaped linalg.generic under `root`, numbered in walk order."""
+    """Every statically shaped linalg.generic under `root` without complex
+    elements (those stay scalar loops), numbered in walk order."""
     kernels = []
     for op in ops_named(root, ["linalg.generic"]):
+        if _has_complex_elements(op):
+            continue
         kernel = describe(op, len(kernels))
         if kernel is not None:
             kernels.append(kernel)

@@ -115,6 +115,7 @@ CPU_STAGES: tuple[Stage, ...] = (
           "linalg ops become scf.for loop nests; vector transfers stay; parallel loops are OpenMP"),
     Stage("llvm", (
         "func.func(llvm-request-c-wrappers)",  # first: not on the libm declarations below
+        "convert-complex-to-standard",  # complex.exp etc. -> arith/math on the parts
         "math-extend-to-supported-types",
         "jaxc-vector-math-to-libmvec",
         "jaxc-expm1-log1p-to-libm",
@@ -185,6 +186,7 @@ def cuda_stages(chip: str = "sm_90") -> tuple[Stage, ...]:
             f"nvvm-attach-target{{chip={chip} features={features} O=3}}",
             "lower-affine",
             "convert-scf-to-cf",
+            "gpu.module(convert-complex-to-standard)",  # complex.exp -> math on parts -> libdevice
             "gpu.module(convert-gpu-to-nvvm)",
             "gpu.module(canonicalize,cse,reconcile-unrealized-casts)",
             *_CUDA_HOST_TO_LLVM),

@@ -14,6 +14,7 @@ Each result prints as ``result N: <NumPy repr with dtype>``.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import os
@@ -191,7 +192,7 @@ def _check_count(inputs: list, function) -> list:
 
 def _split_arg(text: str) -> tuple[str, str | None]:
     """``'[1, 2]:f32'`` -> ("[1, 2]", "f32"); no type -> (text, None)."""
-    match = re.fullmatch(r"(.*):\s*([a-z]+[0-9]+)\s*", text, re.S)
+    match = re.fullmatch(r"(.*):\s*([a-z]+[0-9]+|complex<f(?:32|64)>)\s*", text, re.S)
     return (match.group(1), match.group(2)) if match else (text, None)
 
 
@@ -205,8 +206,11 @@ def _to_array(value, spec) -> np.ndarray:
     if element_type is not None and element_type != spec.element_type:
         raise ValueError(f"--arg '{literal}:{element_type}' does not match parameter type {spec!r}")
     try:
-        data = json.loads(re.sub(r"\b(nan|inf|true|false|True|False)\b", _json_word, literal))
-    except json.JSONDecodeError:
+        if spec.element_type.startswith("complex"):  # Python literals: '[1+2j, -1j, 3]'
+            data = ast.literal_eval(literal)
+        else:
+            data = json.loads(re.sub(r"\b(nan|inf|true|false|True|False)\b", _json_word, literal))
+    except (json.JSONDecodeError, ValueError, SyntaxError):
         raise ValueError(f"--arg '{literal}' is not a number or nested list of numbers") from None
     if spec.element_type == "bf16":  # NumPy has no bf16: round f32 to its top 16 bits
         bits = np.asarray(data, np.float32).view(np.uint32)

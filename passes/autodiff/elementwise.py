@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from jaxc import lax
 
-from .ir_util import is_float
+from .ir_util import is_inexact
 from .jvp import JVP, ZERO_DERIVATIVE
 from .vjp import VJP
 
@@ -60,7 +62,6 @@ def _pow_partials(a, b, y):
 
 
 PARTIALS = {
-    "jaxc.abs": lambda x, y: [_abs_partial(x)],
     "jaxc.exp": lambda x, y: [y],
     "jaxc.exp2": lambda x, y: [y * math.log(2)],
     "jaxc.expm1": lambda x, y: [y + 1],
@@ -116,7 +117,7 @@ def _jvp_from_partials(op, xs, ys, ts):
 
 def _vjp_from_partials(op, xs, ys, cts):
     partials = PARTIALS[op.name](*xs, ys[0])
-    return [cts[0] * p if is_float(x.value.type) else None for x, p in zip(xs, partials)]
+    return [cts[0] * p if is_inexact(x.value.type) else None for x, p in zip(xs, partials)]
 
 
 for _name in PARTIALS:
@@ -124,16 +125,42 @@ for _name in PARTIALS:
     VJP[_name] = _vjp_from_partials
 
 
+def _is_complex(x) -> bool:
+    return np.dtype(x.dtype).kind == "c"
+
+
+def _abs_direction(x, y):
+    """conj(x) / |x| (0 where x = 0), as a complex: d|x| = re(dx * conj(x) / |x|)."""
+    y = lax.convert_element_type(y, x.dtype)
+    return lax.conj(x) / lax.select(lax.eq(y, lax.full_like(y, 0)), lax.full_like(y, 1), y)
+
+
+def _abs_jvp(op, xs, ys, ts):
+    if _is_complex(xs[0]):
+        return [lax.real(ts[0] * _abs_direction(xs[0], ys[0]))]
+    return [ts[0] * _abs_partial(xs[0])]
+
+
+def _abs_vjp(op, xs, ys, cts):
+    if _is_complex(xs[0]):
+        return [lax.convert_element_type(cts[0], xs[0].dtype) * _abs_direction(xs[0], ys[0])]
+    return [cts[0] * _abs_partial(xs[0]) if is_inexact(xs[0].value.type) else None]
+
+
+def _complex_jvp(op, xs, ys, ts):
+    return [lax.complex(_zero_or(ts[0], xs[0]), _zero_or(ts[1], xs[1]))]
+
+
 def _zero_or(t, like):
     return lax.full_like(like, 0) if t is None else t
 
 
 def _convert_back(ct, x):
-    return lax.convert_element_type(ct, x.dtype) if is_float(x.value.type) else None
+    return lax.convert_element_type(ct, x.dtype) if is_inexact(x.value.type) else None
 
 
 def _convert_jvp(op, xs, ys, ts):
-    return [lax.convert_element_type(ts[0], ys[0].dtype) if is_float(ys[0].value.type) else None]
+    return [lax.convert_element_type(ts[0], ys[0].dtype) if is_inexact(ys[0].value.type) else None]
 
 
 def _clamp_masks(lo, x, hi):
@@ -183,7 +210,15 @@ def _sum_of(ts, xs):
             (ts[0] if ts[1] is None else ts[1])]
 
 
+# The complex ops are linear. As in JAX, reverse mode transposes without
+# conjugating: imag's transpose is ct -> complex(0, -ct), complex's is
+# ct -> (re(ct), -im(ct)), so grad(f)(z) of a real f is conj(df/dz)-shaped.
 JVP.update({
+    "jaxc.abs": _abs_jvp,
+    "jaxc.real": lambda op, xs, ys, ts: [lax.real(ts[0])],
+    "jaxc.imag": lambda op, xs, ys, ts: [lax.imag(ts[0])],
+    "jaxc.conj": lambda op, xs, ys, ts: [lax.conj(ts[0])],
+    "jaxc.complex": _complex_jvp,
     "jaxc.add": lambda op, xs, ys, ts: _sum_of(ts, xs),
     "jaxc.sub": lambda op, xs, ys, ts: [_zero_or(ts[0], xs[0]) - _zero_or(ts[1], xs[1])] if ts[0] is not None
     else [-ts[1]],
@@ -193,10 +228,15 @@ JVP.update({
     "jaxc.clamp": _clamp_jvp,
 })
 VJP.update({
+    "jaxc.abs": _abs_vjp,
+    "jaxc.real": lambda op, xs, ys, cts: [lax.complex(cts[0], lax.full_like(cts[0], 0))],
+    "jaxc.imag": lambda op, xs, ys, cts: [lax.complex(lax.full_like(cts[0], 0), -cts[0])],
+    "jaxc.conj": lambda op, xs, ys, cts: [lax.conj(cts[0])],
+    "jaxc.complex": lambda op, xs, ys, cts: [lax.real(cts[0]), -lax.imag(cts[0])],
     "jaxc.add": lambda op, xs, ys, cts: [cts[0], cts[0]],
     "jaxc.sub": lambda op, xs, ys, cts: [cts[0], -cts[0]],
     "jaxc.neg": lambda op, xs, ys, cts: [-cts[0]],
-    "jaxc.convert": lambda op, xs, ys, cts: [_convert_back(cts[0], xs[0])] if is_float(ys[0].value.type)
+    "jaxc.convert": lambda op, xs, ys, cts: [_convert_back(cts[0], xs[0])] if is_inexact(ys[0].value.type)
     else [None],
     "jaxc.select": _select_vjp,
     "jaxc.clamp": _clamp_vjp,

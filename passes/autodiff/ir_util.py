@@ -196,9 +196,10 @@ def append_block(region: ir.Region, types: Sequence[ir.Type]) -> ir.Block:
     return region.blocks.append(*types)
 
 
-def is_float(type_: ir.Type) -> bool:
+def is_inexact(type_: ir.Type) -> bool:
+    """Float or complex elements: a value that has a tangent and a cotangent."""
     element = ir.RankedTensorType(type_).element_type
-    return isinstance(element, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
+    return isinstance(element, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type, ir.ComplexType))
 
 
 def ints(op: ir.Operation, name: str) -> list[int]:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 from mlir import ir
 
-from .ir_util import RuleError, clone_into, finish_function, is_float, module_of, new_function, symbol_name
+from .ir_util import RuleError, clone_into, finish_function, is_inexact, module_of, new_function, symbol_name
 
 Tangent = Optional[Any]  # a Tracer, or None for a zero tangent
 
@@ -78,7 +78,7 @@ def derive_jvp(callee: ir.Operation) -> str:
         tangent = {}
         for arg, new, new_t in zip(body.arguments, block.arguments[:n], block.arguments[n:]):
             primal[arg] = e.wrap(new)
-            tangent[arg] = e.wrap(new_t) if is_float(arg.type) else None
+            tangent[arg] = e.wrap(new_t) if is_inexact(arg.type) else None
         ops = list(body.operations)
         for op in ops[:-1]:
             e.at(op.location)
@@ -107,7 +107,7 @@ def jvp_op(op: ir.Operation, primal: dict, tangent: dict) -> None:
             raise RuleError(op, no_rule_message(op.name, "forward-mode (jvp)"))
     for result, y, t in zip(op.results, ys, touts):
         primal[result] = y
-        tangent[result] = t if is_float(result.type) else None
+        tangent[result] = t if is_inexact(result.type) else None
 
 
 def no_rule_message(name: str, mode: str) -> str:

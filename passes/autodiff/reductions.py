@@ -20,7 +20,7 @@ from mlir import ir
 
 from jaxc import lax
 
-from .ir_util import integer, ints, is_float
+from .ir_util import integer, ints, is_inexact
 from .jvp import JVP, JVP_FULL, ZERO_DERIVATIVE, apply_op
 from .vjp import FORWARD, VJP
 
@@ -102,7 +102,7 @@ def _sort_params(op):
 
 
 def _sort_jvp_full(op, xs, ts):
-    floats = [i for i, x in enumerate(xs) if is_float(x.value.type) and ts[i] is not None]
+    floats = [i for i, x in enumerate(xs) if is_inexact(x.value.type) and ts[i] is not None]
     outs = lax.sort(tuple(xs) + tuple(ts[i] for i in floats), **_sort_params(op))
     tangents = [None] * len(xs)
     for k, i in enumerate(floats):
@@ -160,8 +160,8 @@ def _dot_vjp(op, xs, ys, cts):
     a, b = xs
     lc, rc, lb, rb = _dims(op)
     ct = cts[0]
-    ct_a = _dot_transpose_lhs(ct, a, b, lc, rc, lb, rb) if is_float(a.value.type) else None
-    ct_b = _dot_transpose_lhs(ct, b, a, rc, lc, rb, lb, swap_ans=True) if is_float(b.value.type) else None
+    ct_a = _dot_transpose_lhs(ct, a, b, lc, rc, lb, rb) if is_inexact(a.value.type) else None
+    ct_b = _dot_transpose_lhs(ct, b, a, rc, lc, rb, lb, swap_ans=True) if is_inexact(b.value.type) else None
     return [ct_a, ct_b]
 
 

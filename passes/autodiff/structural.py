@@ -17,7 +17,7 @@ import numpy as np
 from jaxc import lax
 from jaxc.lax import _ops
 
-from .ir_util import RuleError, integer, ints, is_float
+from .ir_util import RuleError, integer, ints, is_inexact
 from .jvp import JVP, apply_op, instantiate
 from .vjp import VJP
 
@@ -27,7 +27,7 @@ def _zeros(x):
 
 
 def _float(x) -> bool:
-    return is_float(x.value.type)
+    return is_inexact(x.value.type)
 
 
 # ---------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from typing import Any, Callable, Optional
 
 from mlir import ir
 
-from .ir_util import RuleError, finish_function, is_float, module_of, new_function, symbol_name
+from .ir_util import RuleError, finish_function, is_inexact, module_of, new_function, symbol_name
 from .jvp import ZERO_DERIVATIVE, apply_op, instantiate, no_rule_message
 
 Cotangent = Optional[Any]
@@ -118,7 +118,7 @@ def _is_active(op: ir.Operation, active: set) -> bool:
 
 
 def _accumulate(cotangent: dict, value: ir.Value, ct: Cotangent) -> None:
-    if ct is None or not is_float(value.type):
+    if ct is None or not is_inexact(value.type):
         return
     from jaxc import lax
     old = cotangent.get(value)

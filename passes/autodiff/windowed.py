@@ -55,7 +55,7 @@ from __future__ import annotations
 from jaxc import lax
 
 from . import reductions
-from .ir_util import integer, ints, is_float
+from .ir_util import integer, ints, is_inexact
 from .jvp import JVP, apply_op
 from .vjp import VJP
 
@@ -142,12 +142,12 @@ def _conv_vjp(op, xs, ys, cts):
     ct, p = cts[0], _conv_params(op)
     if 0 in lhs.shape or 0 in rhs.shape or 0 in ct.shape:  # an empty sum, or nothing to differentiate
         return [_zeros_if_float(lhs), _zeros_if_float(rhs)]
-    return [_conv_transpose_lhs(ct, lhs, rhs, p) if is_float(lhs.value.type) else None,
-            _conv_transpose_rhs(ct, lhs, rhs, p) if is_float(rhs.value.type) else None]
+    return [_conv_transpose_lhs(ct, lhs, rhs, p) if is_inexact(lhs.value.type) else None,
+            _conv_transpose_rhs(ct, lhs, rhs, p) if is_inexact(rhs.value.type) else None]
 
 
 def _zeros_if_float(x):
-    return lax.full(x.shape, 0, x.dtype) if is_float(x.value.type) else None
+    return lax.full(x.shape, 0, x.dtype) if is_inexact(x.value.type) else None
 
 
 # --- cumulative prod, max, min ----------------------------------------------

@@ -16,9 +16,9 @@ from .batch import BATCH, Axis, broadcast_batch, same_op
 
 UNARY = ("neg abs exp log sin cos tanh sqrt not sign exp2 expm1 log1p tan asin acos atan sinh cosh asinh "
          "acosh atanh logistic rsqrt cbrt floor ceil erf erf_inv lgamma digamma population_count clz "
-         "stop_gradient round is_finite convert bitcast_convert").split()
+         "stop_gradient round is_finite convert bitcast_convert real imag conj").split()
 BINARY = ("add sub mul div max min and or xor rem pow atan2 shift_left shift_right_logical "
-          "shift_right_arithmetic nextafter compare").split()
+          "shift_right_arithmetic nextafter compare complex").split()
 # op -> groups of operand positions that may stay 0-d next to larger
 # operands; a group stays 0-d only while all its members do (threefry's two
 # keys must have one type)

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import complex as complex_dialect
 
 ScalarBody = Callable[[Sequence[ir.Value]], ir.Value]
 
@@ -65,6 +66,15 @@ def is_float(t: ir.Type) -> bool:
     return isinstance(t, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
 
 
+def is_complex(t: ir.Type) -> bool:
+    return isinstance(t, ir.ComplexType)
+
+
+def component(t: ir.Type) -> ir.Type:
+    """The f32/f64 parts of a complex<f32>/complex<f64> element type."""
+    return ir.ComplexType(t).element_type
+
+
 def is_bool(t: ir.Type) -> bool:
     return isinstance(t, ir.IntegerType) and t.width == 1
 
@@ -75,15 +85,19 @@ def is_unsigned(t: ir.Type) -> bool:
 
 
 def kind(t: ir.Type) -> str:
-    """'float', 'bool', 'unsigned' or 'signed': picks the arith op of a rule."""
+    """'float', 'complex', 'bool', 'unsigned' or 'signed': picks the op of a rule."""
     if is_float(t):
         return "float"
+    if is_complex(t):
+        return "complex"
     if is_bool(t):
         return "bool"
     return "unsigned" if ir.IntegerType(t).is_unsigned else "signed"
 
 
 def bit_width(t: ir.Type) -> int:
+    if is_complex(t):
+        return 2 * bit_width(component(t))
     if is_float(t):
         return {ir.F16Type: 16, ir.BF16Type: 16, ir.F32Type: 32, ir.F64Type: 64}[type(t)]
     return ir.IntegerType(t).width
@@ -109,8 +123,14 @@ def operand_element(op: ir.OpView, index: int) -> ir.Type:
 # --------------------------------------------------------------------------
 
 def scalar_const(t: ir.Type, value) -> ir.Value:
-    """A scalar arith.constant of signless type `t` (floats may be inf/nan)."""
+    """A scalar arith.constant of signless type `t` (floats may be inf/nan;
+    a complex `t` takes a Python complex or real, as complex.constant)."""
     t = signless(t)
+    if is_complex(t):
+        value = complex(value)
+        part = component(t)
+        return complex_dialect.constant(t, ir.ArrayAttr.get(
+            [ir.FloatAttr.get(part, value.real), ir.FloatAttr.get(part, value.imag)]))
     if is_float(t):
         return arith.constant(t, ir.FloatAttr.get(t, float(value)))
     width = ir.IntegerType(t).width

@@ -20,14 +20,17 @@ saturates and maps NaN to 0.
 """
 from __future__ import annotations
 
+import ctypes
+import math as pymath
 from typing import Callable
 
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, math, scf
+from mlir.dialects import complex as cx
 
-from .common import (bit_width, element_type, empty, filled, generic, identity_map, is_bool, is_float,
-                     is_unsigned, kind, loop_index, map_elements, operand_element,
+from .common import (bit_width, component, element_type, empty, filled, generic, identity_map, is_bool,
+                     is_complex, is_float, is_unsigned, kind, loop_index, map_elements, operand_element,
                      scalar_const, shape_of, signless)
 
 Rule = Callable[[ir.OpView], list[ir.Value]]
@@ -58,7 +61,10 @@ class LoweringError(Exception):
 # --------------------------------------------------------------------------
 
 def _cmp(t: ir.Type, direction: str, a: ir.Value, b: ir.Value) -> ir.Value:
-    """Compare by jaxc direction: ordered float compares (une for ne)."""
+    """Compare by jaxc direction: ordered float compares (une for ne);
+    complex numbers in lexicographic order (real part, then imaginary), as JAX."""
+    if is_complex(t):
+        return _complex_cmp(t, direction, a, b)
     if is_float(t):
         predicate = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt",
                      "ge": "oge"}[direction]
@@ -66,6 +72,31 @@ def _cmp(t: ir.Type, direction: str, a: ir.Value, b: ir.Value) -> ir.Value:
     prefix = "u" if is_unsigned(t) else "s"
     predicate = direction if direction in ("eq", "ne") else prefix + direction
     return arith.cmpi(getattr(arith.CmpIPredicate, predicate), a, b)
+
+
+def _complex_mul(t: ir.Type, a: ir.Value, b: ir.Value) -> ir.Value:
+    """(ac - bd) + (ad + bc)i, XLA's product (complex.mul would add C99's
+    inf/NaN recovery: several times the code in every loop that multiplies)."""
+    ar, ai, br, bi = cx.re(a), cx.im(a), cx.re(b), cx.im(b)
+    return cx.create_(t, arith.subf(arith.mulf(ar, br), arith.mulf(ai, bi)),
+                      arith.addf(arith.mulf(ar, bi), arith.mulf(ai, br)))
+
+
+def _complex_cmp(t: ir.Type, direction: str, a: ir.Value, b: ir.Value) -> ir.Value:
+    """a < b  <=>  re(a) < re(b), or re(a) == re(b) and im(a) < im(b) (likewise le, gt, ge)."""
+    if direction in ("eq", "ne"):
+        return cx.eq(a, b) if direction == "eq" else cx.neq(a, b)
+    part = component(t)
+    ra, rb, ia, ib = cx.re(a), cx.re(b), cx.im(a), cx.im(b)
+    strict = {"lt": "lt", "le": "lt", "gt": "gt", "ge": "gt"}[direction]
+    return arith.ori(_cmp(part, strict, ra, rb),
+                     arith.andi(_cmp(part, "eq", ra, rb), _cmp(part, direction, ia, ib)))
+
+
+def _complex_max(t, a, b, direction):
+    """JAX's lexicographic max (direction "gt") or min ("lt") of complex
+    numbers: a where a > b (a < b), else b; so a NaN operand gives the other."""
+    return _select(_complex_cmp(t, direction, a, b), a, b)
 
 
 def _select(c, a, b):
@@ -79,6 +110,8 @@ def _nonzero_divisor(t, b) -> tuple[ir.Value, ir.Value]:
 
 
 def _div(t, a, b):
+    if is_complex(t):
+        return cx.div(a, b)  # Smith's algorithm (convert-complex-to-standard)
     if is_float(t):
         return arith.divf(a, b)
     one, all_ones = scalar_const(t, 1), scalar_const(t, -1)
@@ -166,34 +199,79 @@ def _float_only(fn) -> dict:
     return {"float": lambda t, *a: fn(*a)}
 
 
+def _complex_from_parts(t, x, re_fn, im_fn):
+    """complex(re_fn(re x, im x), im_fn(re x, im x))."""
+    a, b = cx.re(x), cx.im(x)
+    return cx.create_(t, re_fn(a, b), im_fn(a, b))
+
+
+# Complex elementary functions without a complex-dialect op, by their
+# textbook formulas (accurate away from the branch points and for moderate |z|):
+#   sinh(a+ib) = sinh a cos b + i cosh a sin b     cosh(a+ib) = cosh a cos b + i sinh a sin b
+#   asin z = -i log(iz + sqrt(1 - z^2))            acos z = pi/2 - asin z
+#   atan z = i/2 (log(1 - iz) - log(1 + iz))       asinh z = log(z + sqrt(z^2 + 1))
+#   acosh z = log(z + sqrt(z + 1) sqrt(z - 1))     atanh z = (log(1 + z) - log(1 - z)) / 2
+def _complex_asin(t, z):
+    i, one = scalar_const(t, 1j), scalar_const(t, 1)
+    root = cx.sqrt(cx.sub(one, cx.mul(z, z)))
+    return cx.mul(scalar_const(t, -1j), cx.log(cx.add(cx.mul(i, z), root)))
+
+
+COMPLEX_UNARY = {
+    "jaxc.exp2": lambda t, z: cx.exp(cx.mul(z, scalar_const(t, pymath.log(2.0)))),
+    "jaxc.sinh": lambda t, z: _complex_from_parts(
+        t, z, lambda a, b: arith.mulf(math.sinh(a), math.cos(b)), lambda a, b: arith.mulf(math.cosh(a), math.sin(b))),
+    "jaxc.cosh": lambda t, z: _complex_from_parts(
+        t, z, lambda a, b: arith.mulf(math.cosh(a), math.cos(b)), lambda a, b: arith.mulf(math.sinh(a), math.sin(b))),
+    "jaxc.asin": _complex_asin,
+    "jaxc.acos": lambda t, z: cx.sub(scalar_const(t, pymath.pi / 2), _complex_asin(t, z)),
+    "jaxc.atan": lambda t, z: cx.mul(scalar_const(t, 0.5j), cx.sub(
+        cx.log(cx.sub(scalar_const(t, 1), cx.mul(scalar_const(t, 1j), z))),
+        cx.log(cx.add(scalar_const(t, 1), cx.mul(scalar_const(t, 1j), z))))),
+    "jaxc.asinh": lambda t, z: cx.log(cx.add(z, cx.sqrt(cx.add(cx.mul(z, z), scalar_const(t, 1))))),
+    "jaxc.acosh": lambda t, z: cx.log(cx.add(z, cx.mul(cx.sqrt(cx.add(z, scalar_const(t, 1))),
+                                                          cx.sqrt(cx.sub(z, scalar_const(t, 1)))))),
+    "jaxc.atanh": lambda t, z: cx.mul(scalar_const(t, 0.5), cx.sub(cx.log(cx.add(scalar_const(t, 1), z)),
+                                                                   cx.log(cx.sub(scalar_const(t, 1), z)))),
+}
+
+
+def _inexact(real_fn, complex_fn) -> dict:
+    """math.X on floats, complex.X on complex elements."""
+    return {"float": lambda t, *a: real_fn(*a), "complex": lambda t, *a: complex_fn(*a)}
+
+
 UNARY = {
-    "jaxc.neg": {"float": lambda t, x: arith.negf(x),
+    "jaxc.neg": {"float": lambda t, x: arith.negf(x), "complex": lambda t, x: cx.neg(x),
                  "signed": lambda t, x: arith.subi(scalar_const(t, 0), x),
                  "unsigned": lambda t, x: arith.subi(scalar_const(t, 0), x)},
-    "jaxc.abs": {"float": lambda t, x: math.absf(x),
+    "jaxc.abs": {"float": lambda t, x: math.absf(x), "complex": lambda t, x: cx.abs(x),
                  "signed": lambda t, x: math.absi(x),
                  "unsigned": lambda t, x: x},
-    "jaxc.sign": {"any": _sign},
-    "jaxc.exp": _float_only(math.exp),
-    "jaxc.exp2": _float_only(math.exp2),
-    "jaxc.expm1": _float_only(math.expm1),
-    "jaxc.log": _float_only(math.log),
-    "jaxc.log1p": _float_only(math.log1p),
-    "jaxc.sin": _float_only(math.sin),
-    "jaxc.cos": _float_only(math.cos),
-    "jaxc.tan": _float_only(math.tan),
-    "jaxc.asin": _float_only(math.asin),
-    "jaxc.acos": _float_only(math.acos),
-    "jaxc.atan": _float_only(math.atan),
-    "jaxc.sinh": _float_only(math.sinh),
-    "jaxc.cosh": _float_only(math.cosh),
-    "jaxc.tanh": _float_only(math.tanh),
-    "jaxc.asinh": _float_only(math.asinh),
-    "jaxc.acosh": _float_only(math.acosh),
-    "jaxc.atanh": _float_only(math.atanh),
+    "jaxc.sign": {"complex": lambda t, x: cx.sign(x), "any": _sign},
+    "jaxc.conj": {"complex": lambda t, x: cx.conj(x)},
+    "jaxc.real": {"complex": lambda t, x: cx.re(x)},
+    "jaxc.imag": {"complex": lambda t, x: cx.im(x)},
+    "jaxc.exp": _inexact(math.exp, cx.exp),
+    "jaxc.exp2": {"float": lambda t, x: math.exp2(x), "complex": COMPLEX_UNARY["jaxc.exp2"]},
+    "jaxc.expm1": _inexact(math.expm1, cx.expm1),
+    "jaxc.log": _inexact(math.log, cx.log),
+    "jaxc.log1p": _inexact(math.log1p, cx.log1p),
+    "jaxc.sin": _inexact(math.sin, cx.sin),
+    "jaxc.cos": _inexact(math.cos, cx.cos),
+    "jaxc.tan": _inexact(math.tan, cx.tan),
+    "jaxc.asin": {"float": lambda t, x: math.asin(x), "complex": COMPLEX_UNARY["jaxc.asin"]},
+    "jaxc.acos": {"float": lambda t, x: math.acos(x), "complex": COMPLEX_UNARY["jaxc.acos"]},
+    "jaxc.atan": {"float": lambda t, x: math.atan(x), "complex": COMPLEX_UNARY["jaxc.atan"]},
+    "jaxc.sinh": {"float": lambda t, x: math.sinh(x), "complex": COMPLEX_UNARY["jaxc.sinh"]},
+    "jaxc.cosh": {"float": lambda t, x: math.cosh(x), "complex": COMPLEX_UNARY["jaxc.cosh"]},
+    "jaxc.tanh": _inexact(math.tanh, cx.tanh),
+    "jaxc.asinh": {"float": lambda t, x: math.asinh(x), "complex": COMPLEX_UNARY["jaxc.asinh"]},
+    "jaxc.acosh": {"float": lambda t, x: math.acosh(x), "complex": COMPLEX_UNARY["jaxc.acosh"]},
+    "jaxc.atanh": {"float": lambda t, x: math.atanh(x), "complex": COMPLEX_UNARY["jaxc.atanh"]},
     "jaxc.logistic": {"float": _logistic},
-    "jaxc.sqrt": _float_only(math.sqrt),
-    "jaxc.rsqrt": _float_only(math.rsqrt),
+    "jaxc.sqrt": _inexact(math.sqrt, cx.sqrt),
+    "jaxc.rsqrt": _inexact(math.rsqrt, cx.rsqrt),
     "jaxc.cbrt": _float_only(math.cbrt),
     "jaxc.floor": _float_only(math.floor),
     "jaxc.ceil": _float_only(math.ceil),
@@ -206,22 +284,27 @@ UNARY = {
 }
 
 BINARY = {
-    "jaxc.add": {"float": lambda t, a, b: arith.addf(a, b), "bool": lambda t, a, b: arith.ori(a, b),
+    "jaxc.add": {"float": lambda t, a, b: arith.addf(a, b), "complex": lambda t, a, b: cx.add(a, b),
+                 "bool": lambda t, a, b: arith.ori(a, b),
                  "signed": lambda t, a, b: arith.addi(a, b), "unsigned": lambda t, a, b: arith.addi(a, b)},
-    "jaxc.sub": {"float": lambda t, a, b: arith.subf(a, b),
+    "jaxc.sub": {"float": lambda t, a, b: arith.subf(a, b), "complex": lambda t, a, b: cx.sub(a, b),
                  "signed": lambda t, a, b: arith.subi(a, b), "unsigned": lambda t, a, b: arith.subi(a, b)},
-    "jaxc.mul": {"float": lambda t, a, b: arith.mulf(a, b), "bool": lambda t, a, b: arith.andi(a, b),
+    "jaxc.mul": {"float": lambda t, a, b: arith.mulf(a, b), "complex": lambda t, a, b: _complex_mul(t, a, b),
+                 "bool": lambda t, a, b: arith.andi(a, b),
                  "signed": lambda t, a, b: arith.muli(a, b), "unsigned": lambda t, a, b: arith.muli(a, b)},
     "jaxc.div": {"any": _div},
     "jaxc.rem": {"any": _rem},
-    "jaxc.pow": {"float": lambda t, a, b: math.powf(a, b),
+    "jaxc.pow": {"float": lambda t, a, b: math.powf(a, b), "complex": lambda t, a, b: cx.pow(a, b),
                  "signed": lambda t, a, b: _int_pow(t, a, b),
                  "unsigned": lambda t, a, b: _int_pow(t, a, b)},
-    "jaxc.max": {"float": lambda t, a, b: arith.maximumf(a, b), "bool": lambda t, a, b: arith.ori(a, b),
+    "jaxc.max": {"float": lambda t, a, b: arith.maximumf(a, b),
+                 "complex": lambda t, a, b: _complex_max(t, a, b, "gt"), "bool": lambda t, a, b: arith.ori(a, b),
                  "signed": lambda t, a, b: arith.maxsi(a, b), "unsigned": lambda t, a, b: arith.maxui(a, b)},
-    "jaxc.min": {"float": lambda t, a, b: arith.minimumf(a, b), "bool": lambda t, a, b: arith.andi(a, b),
+    "jaxc.min": {"float": lambda t, a, b: arith.minimumf(a, b),
+                 "complex": lambda t, a, b: _complex_max(t, a, b, "lt"), "bool": lambda t, a, b: arith.andi(a, b),
                  "signed": lambda t, a, b: arith.minsi(a, b), "unsigned": lambda t, a, b: arith.minui(a, b)},
     "jaxc.atan2": {"float": lambda t, a, b: math.atan2(a, b)},
+    "jaxc.complex": {"float": lambda t, a, b: cx.create_(ir.ComplexType.get(t), a, b)},
     "jaxc.and": {"any": lambda t, a, b: arith.andi(a, b)},
     "jaxc.or": {"any": lambda t, a, b: arith.ori(a, b)},
     "jaxc.xor": {"any": lambda t, a, b: arith.xori(a, b)},
@@ -240,8 +323,10 @@ _SPLAT_FILL_THRESHOLD = 64  # elements
 
 def constant(op) -> list[ir.Value]:
     """jaxc.constant -> arith.constant on the signless type (same bits)."""
-    value = op.attributes["value"]
     result_type = signless(op.results[0].type)
+    if 0 not in shape_of(result_type) and is_complex(element_type(result_type)):
+        return [_complex_constant_value(op)]
+    value = op.attributes["value"]
     dense = ir.DenseElementsAttr(value)
     if 0 in shape_of(result_type):  # no elements: nothing to read from the attribute
         return [empty(shape_of(result_type), element_type(op.results[0].type))]
@@ -268,6 +353,61 @@ def constant(op) -> list[ir.Value]:
     else:
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(signed), type=result_type)
     return [arith.constant(result_type, attr)]
+
+
+class _StringRef(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
+
+
+def _complex_constant(op) -> np.ndarray:
+    """The elements of a complex jaxc.constant as a NumPy array.
+
+    The bindings cannot hand out a complex DenseElementsAttr (reading
+    `op.attributes["value"]` raises "Can't cast unknown element type"), so the
+    raw data is read through the MLIR C API (`mlirDenseElementsAttrGetRawData`)."""
+    from jaxc import dialect
+
+    lib = dialect.library()
+    get_attribute = lib.mlirOperationGetAttributeByName
+    get_attribute.restype, get_attribute.argtypes = ctypes.c_void_p, [ctypes.c_void_p, _StringRef]
+    raw_data = lib.mlirDenseElementsAttrGetRawData
+    raw_data.restype, raw_data.argtypes = ctypes.c_void_p, [ctypes.c_void_p]
+    is_splat = lib.mlirDenseElementsAttrIsSplat
+    is_splat.restype, is_splat.argtypes = ctypes.c_bool, [ctypes.c_void_p]
+    capsule = ctypes.pythonapi.PyCapsule_GetPointer
+    capsule.restype, capsule.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+
+    attribute = get_attribute(capsule(op.operation._CAPIPtr, b"mlir.ir.Operation._CAPIPtr"),
+                              _StringRef(b"value", 5))
+    result_type = op.results[0].type
+    dtype = np.complex64 if bit_width(element_type(result_type)) == 64 else np.complex128
+    shape = shape_of(result_type)
+    count = 1 if is_splat(attribute) else int(np.prod(shape))
+    buffer = (ctypes.c_char * (count * np.dtype(dtype).itemsize)).from_address(raw_data(attribute))
+    values = np.frombuffer(bytes(buffer), dtype=dtype)
+    return np.broadcast_to(values[0], shape) if count == 1 else values.reshape(shape)
+
+
+def _complex_constant_value(op) -> ir.Value:
+    """A complex constant as complex.create of two real constants, e.g.
+
+        jaxc.constant dense<(1.0, 2.0)> : tensor<4xcomplex<f32>>
+      ->
+        linalg.generic ins(%re, %im : tensor<4xf32>, tensor<4xf32>) { complex.create ... }
+    """
+    values = _complex_constant(op)
+    result_type = op.results[0].type
+    t = element_type(result_type)
+    part = component(t)
+    part_type = ir.RankedTensorType.get(shape_of(result_type), part)
+    parts = []
+    for array in (np.ascontiguousarray(values.real), np.ascontiguousarray(values.imag)):
+        if array.size > _SPLAT_FILL_THRESHOLD and (array == array.flat[0]).all():
+            parts.append(filled(shape_of(result_type), part, scalar_const(part, float(array.flat[0]))))
+        else:
+            parts.append(arith.constant(part_type, ir.DenseElementsAttr.get(array, type=part_type)))
+    return map_elements(result_type, parts, lambda a: cx.create_(t, a[0], a[1]),
+                        input_elements=[part, part])
 
 
 def iota(op) -> list[ir.Value]:
@@ -319,6 +459,8 @@ def _convert_scalar(src: ir.Type, dst: ir.Type, x: ir.Value) -> ir.Value:
     out = signless(dst)
     if src == dst:
         return x
+    if is_complex(src) or is_complex(dst):
+        return _convert_complex(src, dst, x)
     if is_bool(dst):  # anything -> bool: x != 0
         return _cmp(src, "ne", x, scalar_const(src, 0))
     if is_float(src) and is_float(dst):
@@ -347,6 +489,20 @@ def _convert_scalar(src: ir.Type, dst: ir.Type, x: ir.Value) -> ir.Value:
     if bit_width(dst) < bit_width(src):
         return arith.trunci(out, x)
     return x  # same width, other signedness: same bits
+
+
+def _convert_complex(src: ir.Type, dst: ir.Type, x: ir.Value) -> ir.Value:
+    """Conversions to or from complex: a real becomes re + 0i; a complex
+    becomes its real part (as `lax.convert_element_type`), or x != 0 for bool."""
+    if is_complex(src) and is_complex(dst):
+        parts = [_convert_scalar(component(src), component(dst), part(x)) for part in (cx.re, cx.im)]
+        return cx.create_(dst, *parts)
+    if is_complex(src):
+        if is_bool(dst):
+            return cx.neq(x, scalar_const(src, 0))
+        return _convert_scalar(component(src), dst, cx.re(x))
+    real = _convert_scalar(src, component(dst), x)
+    return cx.create_(dst, real, scalar_const(component(dst), 0.0))
 
 
 def _float_same_width(out: ir.Type, x: ir.Value) -> ir.Value:

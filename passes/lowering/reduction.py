@@ -17,7 +17,7 @@ import math as pymath
 from mlir import ir
 from mlir.dialects import arith
 
-from .common import (element_type, empty, filled, generic, int_max, int_min, is_float,
+from .common import (element_type, empty, filled, generic, int_max, int_min, is_complex, is_float,
                      kind, loop_index, operand_element, projection_map, scalar_const, shape_of,
                      signless, storage_element)
 from .elementwise import BINARY, _cmp, _convert_scalar
@@ -37,6 +37,8 @@ def _identity(reduction: str, t: ir.Type):
         return -1  # all ones
     if reduction == "or":
         return 0
+    if is_complex(t):  # below (above) every number in the lexicographic order
+        return complex(-pymath.inf, -pymath.inf) if reduction == "max" else complex(pymath.inf, pymath.inf)
     if is_float(t):
         return -pymath.inf if reduction == "max" else pymath.inf
     return int_min(t) if reduction == "max" else int_max(t)

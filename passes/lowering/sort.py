@@ -22,7 +22,8 @@ insertion sort this replaces did 5 billion.
 Keys compare ascending: floats in total order (-NaN < -inf < ... < -0.0 <
 0.0 < ... < inf < NaN) through their bits mapped to a signed integer
 (`bits ^ ((bits >>s (w-1)) & 0x7F..F)`), signed integers as signed,
-unsigned integers and booleans (stored as i8 0/1) as unsigned.
+unsigned integers and booleans (stored as i8 0/1) as unsigned; complex
+numbers by real part, then imaginary part.
 """
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ from typing import Sequence
 
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
+from mlir.dialects import complex as cx
 
-from .common import (bit_width, is_float, is_unsigned, operand_element, scalar_const,
-                     shape_of)
+from .common import (bit_width, component, is_complex, is_float, is_unsigned, operand_element,
+                     scalar_const, shape_of)
 
 RULES: dict = {}
 
@@ -62,9 +64,16 @@ def _key(t: ir.Type, x: ir.Value) -> ir.Value:
 
 
 def _less(types: Sequence[ir.Type], lhs: Sequence[ir.Value], rhs: Sequence[ir.Value]) -> ir.Value:
-    """lhs < rhs lexicographically over the keys (strict)."""
+    """lhs < rhs lexicographically over the keys (strict); a complex key is
+    its real part, then its imaginary part (as jax.lax.sort)."""
+    keys = []
+    for t, a, b in zip(types, lhs, rhs):
+        if is_complex(t):
+            keys += [(component(t), cx.re(a), cx.re(b)), (component(t), cx.im(a), cx.im(b))]
+        else:
+            keys.append((t, a, b))
     result = None
-    for t, a, b in reversed(list(zip(types, lhs, rhs))):
+    for t, a, b in reversed(keys):
         ka, kb = _key(t, a), _key(t, b)
         unsigned = not is_float(t) and is_unsigned(t)
         lt = arith.cmpi(arith.CmpIPredicate.ult if unsigned else arith.CmpIPredicate.slt, ka, kb)

@@ -257,20 +257,46 @@ def _substitute(args: tuple, positions: Sequence[int], values: Sequence[Any]) ->
     return tuple(new)
 
 
-def _check_inputs(what: str, fun: Callable, leaves: Sequence[Any], floating_only: bool = False) -> None:
-    """Differentiated inputs must be floating point (as JAX, with its words)."""
+def _check_inputs(what: str, fun: Callable, leaves: Sequence[Any], floating_only: bool = False,
+                  holomorphic: bool = False) -> None:
+    """Differentiated inputs must be float or complex: complex with
+    `holomorphic`, float only for jacfwd without it (as JAX, with its words)."""
     for x in leaves:
-        if not dtypes.is_float(x.dtype):
-            kind = ("real-valued inputs (input dtype that is a sub-dtype of np.floating)"
-                    if floating_only else "real- or complex-valued inputs (input dtype that is a "
-                    "sub-dtype of np.inexact)")
-            raise TypeError(f"{core.where()}: {what} requires {kind}, but got {x.dtype.name} "
-                            f"(an argument of {_name(fun)}). If you want to use Boolean- or "
-                            "integer-valued inputs, use vjp, or convert the input to a float.")
+        if holomorphic:
+            if not dtypes.is_complex(x.dtype):
+                raise TypeError(f"{core.where()}: {what} with holomorphic=True requires inputs with "
+                                f"complex dtype, but got {x.dtype.name} (an argument of {_name(fun)}).")
+            continue
+        ok = dtypes.is_float(x.dtype) if floating_only else dtypes.is_inexact(x.dtype)
+        if ok:
+            continue
+        if floating_only and dtypes.is_complex(x.dtype):
+            raise TypeError(f"{core.where()}: {what} requires real-valued inputs (input dtype that is a "
+                            f"sub-dtype of np.floating), but got {x.dtype.name}. For holomorphic "
+                            "differentiation, pass holomorphic=True. For differentiation of "
+                            f"non-holomorphic functions involving complex inputs, use jax.jvp directly.")
+        kind = ("real-valued inputs (input dtype that is a sub-dtype of np.floating)"
+                if floating_only else "real- or complex-valued inputs (input dtype that is a "
+                "sub-dtype of np.inexact)")
+        raise TypeError(f"{core.where()}: {what} requires {kind}, but got {x.dtype.name} "
+                        f"(an argument of {_name(fun)}). If you want to use Boolean- or "
+                        "integer-valued inputs, use vjp, or convert the input to a float.")
 
 
-def _check_outputs(what: str, fun: Callable, leaves: Sequence[Any]) -> None:
+def _check_outputs(what: str, fun: Callable, leaves: Sequence[Any], holomorphic: bool = False) -> None:
+    """Outputs of grad/jacrev must be real floats (complex with `holomorphic`)."""
     for y in leaves:
+        if holomorphic:
+            if not dtypes.is_complex(y.dtype):
+                raise TypeError(f"{core.where()}: {what} with holomorphic=True requires outputs with "
+                                f"complex dtype, but got {y.dtype.name} from {_name(fun)}.")
+            continue
+        if dtypes.is_complex(y.dtype):
+            raise TypeError(f"{core.where()}: {what} requires real-valued outputs (output dtype that "
+                            f"is a sub-dtype of np.floating), but got {y.dtype.name} from "
+                            f"{_name(fun)}. For holomorphic differentiation, pass holomorphic=True. "
+                            "For differentiation of non-holomorphic functions involving complex "
+                            "outputs, use jax.vjp directly.")
         if not dtypes.is_float(y.dtype):
             raise TypeError(f"{core.where()}: {what} requires real-valued outputs (output dtype that "
                             f"is a sub-dtype of np.floating), but got {y.dtype.name} from "
@@ -295,7 +321,7 @@ def _like(x: Any, aval: ShapedArray, what: str, kind: str) -> Any:
     if x.shape != aval.shape:
         raise ValueError(f"{core.where()}: {what}: {kind} of shape {x.shape} for a value of shape "
                          f"{aval.shape} ({kind}s must have the shape and dtype of their value)")
-    if not dtypes.is_float(aval.dtype):
+    if not dtypes.is_inexact(aval.dtype):
         return _zeros(aval)
     if x.dtype != aval.dtype:
         if not x.weak_type:
@@ -398,12 +424,12 @@ def _eager_call(fun: Callable, key: tuple, impl: Callable, *args: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 def _value_and_grad(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what: str,
-                    args: tuple, kwargs: dict) -> tuple[Any, Any]:
+                    args: tuple, kwargs: dict, holomorphic: bool = False) -> tuple[Any, Any]:
     """((output or (output, aux)), gradient) under a trace: one vjp request
     with cotangent 1 for the output and 0 for aux."""
     positions = _positions(argnums, len(args), what, fun)
     leaves, in_tree = _operands(tuple(args[i] for i in positions), what)
-    _check_inputs(what, fun, leaves)
+    _check_inputs(what, fun, leaves, holomorphic=holomorphic)
 
     def flat_fun(*xs: Any) -> Any:
         out = fun(*_substitute(args, positions, tree_util.tree_unflatten(in_tree, xs)), **kwargs)
@@ -417,7 +443,7 @@ def _value_and_grad(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool
             raise TypeError(f"{core.where()}: {what} requires real scalar outputs, got shape "
                             f"{y.shape} from {_name(fun)}. For a non-scalar output use vjp or "
                             "jacrev, or reduce it (e.g. .sum()).")
-        _check_outputs(what, fun, [y])
+        _check_outputs(what, fun, [y], holomorphic)
         return (y, aux) if has_aux else y
 
     with _request("rev"):
@@ -429,27 +455,33 @@ def _value_and_grad(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool
     return tree_util.tree_unflatten(callee.out_tree, outs), grads[0] if isinstance(argnums, int) else grads
 
 
-def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False) -> Callable:
     """``f(*args) -> (fun(*args), gradient)``: the gradient of the real
     scalar output of `fun` with respect to the arguments `argnums` (an int,
     or a tuple giving a tuple of gradients). With `has_aux`, `fun` returns
-    (output, aux) and the value is that pair."""
+    (output, aux) and the value is that pair. With `holomorphic`, inputs and
+    output are complex and the gradient is the complex derivative."""
     argnums = _check_argnums(argnums, "value_and_grad")
 
     def impl(*args: Any, **kwargs: Any) -> Any:
-        return _value_and_grad(fun, argnums, has_aux, "value_and_grad", args, kwargs)
+        return _value_and_grad(fun, argnums, has_aux, "value_and_grad", args, kwargs, holomorphic)
     return _Transformed(fun, "value_and_grad", impl)
 
 
-def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable:
     """The gradient of `fun`'s real scalar output with respect to the
-    arguments `argnums` (pytrees of float arrays); each gradient has its
-    argument's shape, dtype and weak type. With `has_aux`, `fun` returns
-    (output, aux) and the gradient function returns (gradient, aux)."""
+    arguments `argnums` (pytrees of float or complex arrays); each gradient
+    has its argument's shape, dtype and weak type. With `has_aux`, `fun`
+    returns (output, aux) and the gradient function returns (gradient, aux).
+    As in JAX, for a complex argument z = x + iy the gradient of a real f
+    is df/dx - i df/dy (its conjugate points uphill); with `holomorphic`,
+    f is complex and the gradient is the complex derivative f'(z)."""
     argnums = _check_argnums(argnums, "grad")
 
     def impl(*args: Any, **kwargs: Any) -> Any:
-        value, g = _value_and_grad(fun, argnums, has_aux, "grad", args, kwargs)
+        value, g = _value_and_grad(fun, argnums, has_aux, "grad", args, kwargs, holomorphic)
         return (g, value[1]) if has_aux else g
     return _Transformed(fun, "grad", impl)
 
@@ -586,13 +618,13 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
 # ---------------------------------------------------------------------------
 
 def _jacobian(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what: str,
-              args: tuple, kwargs: dict) -> Any:
+              args: tuple, kwargs: dict, holomorphic: bool = False) -> Any:
     """jacfwd / jacrev under a trace: a jvp request mapped over the basis of
     the inputs (fwd) or a vjp request mapped over the basis of the outputs
     (rev), by one vmap; each block J[o][i] has shape out + in."""
     positions = _positions(argnums, len(args), what, fun)
     leaves, in_tree = _operands(tuple(args[i] for i in positions), what)
-    _check_inputs(what, fun, leaves, floating_only=what == "jacfwd")
+    _check_inputs(what, fun, leaves, floating_only=what == "jacfwd", holomorphic=holomorphic)
 
     def flat_fun(*xs: Any) -> Any:
         return fun(*_substitute(args, positions, tree_util.tree_unflatten(in_tree, xs)), **kwargs)
@@ -607,10 +639,13 @@ def _jacobian(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what
     out_avals, aux_avals = callee.out_avals[:n_out], callee.out_avals[n_out:]
     in_avals = [x.aval for x in leaves]
     if what == "jacfwd":
+        if holomorphic:
+            _check_outputs(what, fun, out_avals, holomorphic)
         blocks = _jacobian_blocks(in_avals, out_avals, lambda ts: _jvp_call(callee, leaves, ts)[1][:n_out],
                                   forward=True)
     else:
-        _check_outputs(what, fun, out_avals)
+        _check_outputs(what, fun, out_avals, holomorphic)
+
         def pull(cts: list) -> list:
             return _vjp_call(callee, leaves, cts + [_zeros(a) for a in aux_avals])[1]
         blocks = _jacobian_blocks(out_avals, in_avals, pull, forward=False)
@@ -659,31 +694,35 @@ def _jacobian_blocks(seed_avals: Sequence[ShapedArray], result_avals: Sequence[S
     return blocks
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
     """The Jacobian of `fun` with respect to the arguments `argnums`, by
     forward mode: a jvp mapped (vmap) over the basis of the inputs. For an output of shape S and an input of shape T the block
     has shape S + T."""
     argnums = _check_argnums(argnums, "jacfwd")
 
     def impl(*args: Any, **kwargs: Any) -> Any:
-        return _jacobian(fun, argnums, has_aux, "jacfwd", args, kwargs)
+        return _jacobian(fun, argnums, has_aux, "jacfwd", args, kwargs, holomorphic)
     return _Transformed(fun, "jacfwd", impl)
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
     """The Jacobian of `fun` with respect to the arguments `argnums`, by
     reverse mode: a vjp mapped (vmap) over the basis of the outputs. Same layout as `jacfwd`."""
     argnums = _check_argnums(argnums, "jacrev")
 
     def impl(*args: Any, **kwargs: Any) -> Any:
-        return _jacobian(fun, argnums, has_aux, "jacrev", args, kwargs)
+        return _jacobian(fun, argnums, has_aux, "jacrev", args, kwargs, holomorphic)
     return _Transformed(fun, "jacrev", impl)
 
 
-def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
     """``jacfwd(jacrev(fun, argnums), argnums)``: for a scalar function of an
     input of shape T, an array of shape T + T."""
-    return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
 
 
 # ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def _reflected(name: str) -> Callable:
     return op
 
 
-_OPERAND_TYPES = (ArrayBase, int, float, bool, np.ndarray, np.generic, list, tuple)
+_OPERAND_TYPES = (ArrayBase, int, float, complex, bool, np.ndarray, np.generic, list, tuple)
 
 
 def _jnp():
@@ -81,7 +81,8 @@ def attach() -> None:
         setattr(ArrayBase, name, _method(_METHOD_TARGET.get(name, name)))
     ArrayBase.T = property(lambda self: _method("transpose")(self))
     ArrayBase.mT = property(lambda self: _method("matrix_transpose")(self))
-    ArrayBase.real = property(lambda self: self)
+    ArrayBase.real = property(lambda self: _jnp().real(self))
+    ArrayBase.imag = property(lambda self: _jnp().imag(self))
     ArrayBase.__getitem__ = lambda self, index: _indexing().getitem(self, index)
     ArrayBase.at = property(lambda self: _indexing().AtIndexer(self))
     ArrayBase.__setitem__ = _no_setitem

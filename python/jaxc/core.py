@@ -423,6 +423,8 @@ def constant_value(array: np.ndarray) -> ir.Value:
         attr = ir.DenseElementsAttr.get(np.packbits(array, bitorder="little"), type=type_)
     elif dtypes.bfloat16 is not None and array.dtype == dtypes.bfloat16:
         attr = ir.DenseElementsAttr.get(array.view(np.uint16), type=type_)
+    elif array.dtype.kind == "c":  # the bindings take no complex buffer: its parts, as raw data
+        attr = ir.DenseElementsAttr.get(array.reshape(-1).view(array.real.dtype), type=type_)
     elif array.dtype.kind == "u":
         attr = ir.DenseElementsAttr.get(array.view(np.dtype(f"i{array.dtype.itemsize}")), type=type_)
     else:

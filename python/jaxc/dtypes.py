@@ -9,7 +9,8 @@ types is their least upper bound, with the weak categories ``i*`` (Python
 int) and ``f*`` (Python float) between the concrete types::
 
     b1 -> i* -> {u8, i8};  u8 -> {i16, u16};  u16 -> {i32, u32};  u32 -> {i64, u64}
-    i8 -> i16 -> i32 -> i64 -> f*;  u64 -> f*;  f* -> {bf16, f16} -> f32 -> f64
+    i8 -> i16 -> i32 -> i64 -> f*;  u64 -> f*;  f* -> {bf16, f16, c*} -> f32 -> f64
+    f32 -> c64;  f64 -> c128;  c* (Python complex) -> c64 -> c128
 """
 from __future__ import annotations
 
@@ -32,27 +33,30 @@ bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 SUPPORTED = [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-             float16, float32, float64] + ([bfloat16] if bfloat16 is not None else [])
+             float16, float32, float64, complex64, complex128] + ([bfloat16] if bfloat16 is not None else [])
 
 # NumPy dtype -> MLIR element type of the jaxc dialect.
 _ELEMENT_TYPES = {bool_: "i1", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
                   uint8: "ui8", uint16: "ui16", uint32: "ui32", uint64: "ui64",
-                  float16: "f16", float32: "f32", float64: "f64"}
+                  float16: "f16", float32: "f32", float64: "f64",
+                  complex64: "complex<f32>", complex128: "complex<f64>"}
 if bfloat16 is not None:
     _ELEMENT_TYPES[bfloat16] = "bf16"
 
-_TO_32 = {int64: int32, uint64: uint32, float64: float32}
+_TO_32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 # The promotion lattice: node -> the nodes directly above it.
-_WEAK_INT, _WEAK_FLOAT = "i*", "f*"
+_WEAK_INT, _WEAK_FLOAT, _WEAK_COMPLEX = "i*", "f*", "c*"
 _LATTICE: dict[Any, list[Any]] = {
     bool_: [_WEAK_INT], _WEAK_INT: [uint8, int8],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_WEAK_FLOAT],
     int8: [int16], int16: [int32], int32: [int64], int64: [_WEAK_FLOAT],
-    _WEAK_FLOAT: [float16] + ([bfloat16] if bfloat16 is not None else []),
-    float16: [float32], float32: [float64], float64: [],
+    _WEAK_FLOAT: [float16, _WEAK_COMPLEX] + ([bfloat16] if bfloat16 is not None else []),
+    float16: [float32], float32: [float64, complex64], float64: [complex128],
+    _WEAK_COMPLEX: [complex64], complex64: [complex128], complex128: [],
 }
 if bfloat16 is not None:
     _LATTICE[bfloat16] = [float32]
@@ -100,7 +104,7 @@ def canonicalize(dtype: Any) -> np.dtype:
     elif dtype is bool:
         dtype = bool_
     elif dtype is complex:
-        raise TypeError("jaxc does not support complex numbers")
+        dtype = complex128 if x64_enabled() else complex64
     try:
         result = np.dtype(dtype if isinstance(dtype, (type, str)) else getattr(dtype, "dtype", dtype))
     except TypeError:
@@ -120,8 +124,36 @@ def default_float() -> np.dtype:
     return float64 if x64_enabled() else float32
 
 
+def default_complex() -> np.dtype:
+    return complex128 if x64_enabled() else complex64
+
+
 def is_float(dtype: np.dtype) -> bool:
     return np.dtype(dtype).kind == "f" or (bfloat16 is not None and np.dtype(dtype) == bfloat16)
+
+
+def is_complex(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "c"
+
+
+def is_inexact(dtype: np.dtype) -> bool:
+    """Float or complex: the dtypes derivatives are taken in."""
+    return is_float(dtype) or is_complex(dtype)
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of the parts of a complex dtype (complex64 -> float32);
+    other dtypes unchanged."""
+    return {complex64: float32, complex128: float64}.get(np.dtype(dtype), np.dtype(dtype))
+
+
+def complex_dtype(dtype: np.dtype) -> np.dtype:
+    """The complex dtype with parts of `dtype` (float64 -> complex128; a
+    float16/bfloat16 or integer gives complex64), canonicalized."""
+    dtype = np.dtype(dtype)
+    if is_complex(dtype):
+        return dtype
+    return canonicalize(complex128 if dtype == float64 else complex64)
 
 
 def is_int(dtype: np.dtype) -> bool:
@@ -139,10 +171,10 @@ _TO_INEXACT = {bool_: float32, int8: float32, int16: float32, int32: float32, in
 
 
 def to_inexact(dtype: Any) -> np.dtype:
-    """`dtype` if it is a float, else the float JAX computes it in
+    """`dtype` if it is a float or complex, else the float JAX computes it in
     (int32 -> float32 and int64 -> float64, even with x64 on)."""
     dtype = np.dtype(dtype)
-    if is_float(dtype):
+    if is_inexact(dtype):
         return dtype
     return canonicalize(_TO_INEXACT[dtype])
 
@@ -159,7 +191,7 @@ def scalar_dtype(value: Any) -> tuple[np.dtype, bool]:
     if isinstance(value, float):
         return default_float(), True
     if isinstance(value, complex):
-        raise TypeError("jaxc does not support complex numbers")
+        return default_complex(), True
     raise TypeError(f"{type(value).__name__} is not a Python scalar")
 
 
@@ -172,6 +204,8 @@ def _ancestors(node: Any) -> frozenset:
 
 
 def _node(dtype: np.dtype, weak: bool) -> Any:
+    if weak and is_complex(dtype):
+        return _WEAK_COMPLEX
     if weak and is_float(dtype):
         return _WEAK_FLOAT
     if weak and is_int(dtype):
@@ -198,6 +232,8 @@ def promote(*typed: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
         return default_int(), True
     if node == _WEAK_FLOAT:
         return default_float(), True
+    if node == _WEAK_COMPLEX:
+        return default_complex(), True
     return canonicalize(node), False
 
 

@@ -27,7 +27,8 @@ __all__ = ["check_grads", "check_jvp", "check_vjp"]
 EPS = 1e-4
 
 # atol and rtol per dtype (JAX's default gradient tolerances)
-_TOLERANCE = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 2e-3, np.dtype(np.float64): 1e-5}
+_TOLERANCE = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 2e-3, np.dtype(np.float64): 1e-5,
+              np.dtype(np.complex64): 2e-3, np.dtype(np.complex128): 1e-5}
 if dtypes.bfloat16 is not None:
     _TOLERANCE[np.dtype(dtypes.bfloat16)] = 1e-1
 
@@ -58,7 +59,12 @@ def _map(f: Callable[..., Any], *trees: Any) -> Any:
 
 
 def _rand_like(rng: np.random.RandomState, x: Any) -> Any:
-    return np.asarray(rng.randn(*np.shape(x)), dtype=_dtype(x))
+    """Standard normal values of x's shape and dtype (both parts, for complex)."""
+    dtype = _dtype(x)
+    values = rng.randn(*np.shape(x))
+    if dtypes.is_complex(dtype):
+        values = values + 1j * rng.randn(*np.shape(x))
+    return np.asarray(values, dtype=dtype)
 
 
 def _numerical_jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], eps: float) -> Any:
@@ -72,13 +78,13 @@ def _numerical_jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
 
 
 def _inner(xs: Any, ys: Any) -> np.ndarray:
-    """Sum over the leaves of the dot product of the flattened arrays, in
-    float64, as a 0-d array of the least precise leaf dtype of `xs` (whose
-    tolerance the comparison uses)."""
-    total = sum(float(np.dot(np.asarray(x, np.float64).ravel(), np.asarray(y, np.float64).ravel()))
+    """Sum over the leaves of re(<x, y>) (x conjugated) of the flattened
+    arrays, in double precision, as a 0-d array of the least precise real leaf
+    dtype of `xs` (whose tolerance the comparison uses)."""
+    total = sum(float(np.real(np.vdot(np.asarray(x, np.complex128).ravel(), np.asarray(y, np.complex128).ravel())))
                 for x, y in zip(tree_util.tree_leaves(xs), tree_util.tree_leaves(ys)))
     leaf_dtypes = [_dtype(x) for x in tree_util.tree_leaves(xs)] or [dtypes.default_float()]
-    return np.asarray(total, max(leaf_dtypes, key=lambda d: _tolerance(d, None)))
+    return np.asarray(total, dtypes.real_dtype(max(leaf_dtypes, key=lambda d: _tolerance(d, None))))
 
 
 def _check_close(actual: Any, expected: Any, atol: Any, rtol: Any, what: str) -> None:
@@ -91,7 +97,8 @@ def _check_close(actual: Any, expected: Any, atol: Any, rtol: Any, what: str) ->
         if a.shape != e.shape:
             raise AssertionError(f"{what}: shape {a.shape} differs from the expected {e.shape}")
         dtype = max((_dtype(a), _dtype(e)), key=lambda d: _tolerance(d, None))
-        np.testing.assert_allclose(a.astype(np.float64), e.astype(np.float64),
+        wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64
+        np.testing.assert_allclose(a.astype(wide), e.astype(wide),
                                    atol=_tolerance(dtype, atol) * max(a.size, 1),
                                    rtol=_tolerance(dtype, rtol) * max(e.size, 1), err_msg=what)
 
@@ -115,7 +122,8 @@ def check_vjp(f: Callable, f_vjp: Callable, args: Sequence[Any], atol: Any = Non
               eps: float = EPS, err_msg: str = "") -> None:
     """`f_vjp(*args)` (like ``partial(vjp, f)``) against `f`, and the
     identity ``<vjp(ct), t> == <ct, jvp(t)>`` for random t and ct, jvp(t)
-    from central differences."""
+    from central differences. For complex values the vjp (a transpose, as
+    in JAX) is conjugated around, ``conj(vjp(conj(ct)))``, to make it the adjoint."""
     rng = np.random.RandomState(0)
     out, vjp_fn = f_vjp(*args)
     label = err_msg or "VJP"
@@ -124,7 +132,7 @@ def check_vjp(f: Callable, f_vjp: Callable, args: Sequence[Any], atol: Any = Non
     tangents = _map(functools.partial(_rand_like, rng), tuple(args))
     out_dot = _numerical_jvp(f, args, tangents, eps)
     ct = _map(functools.partial(_rand_like, rng), tree_util.tree_map(np.asarray, out))
-    x_bar = vjp_fn(ct)
+    x_bar = _map(np.conj, vjp_fn(_map(np.conj, ct)))
     inner, expected = _inner(tangents, x_bar), _inner(out_dot, ct)
     _check_close(inner, expected, atol, rtol, f"check_grads: {label}: <vjp(ct), t> = {inner} but "
                  f"<ct, jvp(t)> = {expected} with jvp(t) from central finite differences (eps={eps})")

@@ -64,6 +64,7 @@ DTYPES = {
     "si32": np.dtype(np.int32), "si64": np.dtype(np.int64),
     "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16),
     "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64),
+    "complex<f32>": np.dtype(np.complex64), "complex<f64>": np.dtype(np.complex128),
 }
 BF16_BITS = np.dtype(np.uint16)
 BF16 = np.dtype(_ml_dtypes.bfloat16) if _ml_dtypes is not None else BF16_BITS

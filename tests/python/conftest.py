@@ -27,3 +27,16 @@ def x64():
 
     with jaxc.enable_x64():
         yield
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_code():
+    """Compiled programs and eager kernels stay cached for a whole test module,
+    then go: every ExecutionEngine holds its machine code, and a worker that
+    kept all of them for the whole suite grew past 15 GB."""
+    yield
+    import gc
+
+    import jaxc
+    jaxc.clear_caches()
+    gc.collect()

@@ -55,8 +55,11 @@ def flushed(x: Any, dtype: Any = None) -> np.ndarray:
 
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, low: float = -3.0, high: float = 3.0) -> np.ndarray:
-    """Random values of `shape` and `dtype` (ints in [low, high), bools 50/50)."""
+    """Random values of `shape` and `dtype` (ints in [low, high), bools 50/50;
+    both parts of a complex number in [low, high))."""
     dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return (RNG.uniform(low, high, size=shape) + 1j * RNG.uniform(low, high, size=shape)).astype(dtype)
     if dtype == np.bool_:
         return RNG.random(shape) < 0.5
     if dtype.kind in "iu":
@@ -80,7 +83,8 @@ def assert_close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1
         if e.dtype == np.bool_ or e.dtype.kind in "iu":
             np.testing.assert_array_equal(a, e, err_msg=what)
         else:
-            np.testing.assert_allclose(a.astype(np.float64), e.astype(np.float64), rtol=rtol, atol=atol,
+            wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64
+            np.testing.assert_allclose(a.astype(wide), e.astype(wide), rtol=rtol, atol=atol,
                                        equal_nan=True, err_msg=what)
 
 

@@ -26,7 +26,7 @@ JAX_VERSION = "0.10.2"
 
 # float tolerances (rtol, atol) by dtype name
 TOLERANCE = {"float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2), "float32": (1e-5, 1e-6),
-             "float64": (1e-12, 1e-13)}
+             "float64": (1e-12, 1e-13), "complex64": (1e-5, 1e-6), "complex128": (1e-12, 1e-13)}
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,8 @@ def assert_same(got: list[np.ndarray], expected: list[np.ndarray], case: Case, w
         rtol, atol = TOLERANCE[str(g.dtype)]
         rtol = case.rtol if case.rtol is not None else rtol
         atol = case.atol if case.atol is not None else atol
-        np.testing.assert_allclose(g.astype(np.float64), e.astype(np.float64), rtol=rtol, atol=atol,
-                                   err_msg=label)
+        wide = np.complex128 if g.dtype.kind == "c" else np.float64
+        np.testing.assert_allclose(g.astype(wide), e.astype(wide), rtol=rtol, atol=atol, err_msg=label)
 
 
 def package_of(random: Any) -> Any:

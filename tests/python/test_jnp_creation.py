@@ -94,7 +94,8 @@ def test_zeros_ones_empty(fn, np_fn):
     with pytest.raises(TypeError, match=f"jnp.{fn.__name__}: negative dimensions"):  # JAX's class
         fn((2, -1))
     with pytest.raises(TypeError, match="jaxc does not support dtype"):
-        fn(2, np.complex64)
+        fn(2, np.float128 if hasattr(np, "float128") else np.str_)
+    check(lambda: fn(3, jnp.complex64), None, expected=np_fn(3, np.complex64), dtype="complex64")
 
 
 def test_full():

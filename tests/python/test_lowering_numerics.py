@@ -41,6 +41,7 @@ F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 I8, I16, I32, I64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 U8, U16, U32, U64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 BOOL = np.dtype(np.bool_)
+C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 FLOATS = (F32, F64, F16)
 SIGNED = (I8, I32, I64)
@@ -48,10 +49,11 @@ UNSIGNED = (U8, U32)
 INTS = SIGNED + UNSIGNED
 
 _NAMES = {F16: "f16", F32: "f32", F64: "f64", I8: "i8", I16: "i16", I32: "i32", I64: "i64",
-          U8: "ui8", U16: "ui16", U32: "ui32", U64: "ui64", BOOL: "i1"}
+          U8: "ui8", U16: "ui16", U32: "ui32", U64: "ui64", BOOL: "i1", C64: "complex<f32>",
+          C128: "complex<f64>"}
 
 # (rtol, atol) for results of transcendental functions, by element type.
-TOL = {F16: (2e-3, 1e-3), F32: (1e-5, 1e-6), F64: (1e-12, 1e-14)}
+TOL = {F16: (2e-3, 1e-3), F32: (1e-5, 1e-6), F64: (1e-12, 1e-14), C64: (2e-5, 1e-6), C128: (1e-12, 1e-14)}
 
 
 def el(dt) -> str:
@@ -1279,6 +1281,100 @@ def test_cumulative_and_control_flow(case):
 # --------------------------------------------------------------------------
 # Errors and coverage
 # --------------------------------------------------------------------------
+
+# --------------------------------------------------------------------------
+# complex elements (docs/semantics.md, *Complex numbers*)
+# --------------------------------------------------------------------------
+
+COMPLEX_CASES = []
+
+
+def _lexicographic(a, b, strict):
+    """a > b (strict) or a >= b in JAX's order of complex numbers."""
+    return np.array([(x.real, x.imag) > (y.real, y.imag) if strict else (x.real, x.imag) >= (y.real, y.imag)
+                     for x, y in zip(a.ravel(), b.ravel())]).reshape(a.shape)
+
+
+@with_errstate
+def _complex_cases():
+    rng = np.random.default_rng(7)
+    for dt in (C64, C128):
+        part = F32 if dt == C64 else F64
+        g, tol = f"complex-{el(part)}", TOL[dt]
+        z = (rng.uniform(-2, 2, (2, 3)) + 1j * rng.uniform(-2, 2, (2, 3))).astype(dt)
+        w = (rng.uniform(-2, 2, (2, 3)) + 1j * rng.uniform(-2, 2, (2, 3))).astype(dt)
+        w[0, 0] = z[0, 0]  # a tie for the comparisons
+        x = rng.uniform(-2, 2, (2, 3)).astype(part)
+        t, tp = tta(z), tta(x)
+        unary = {"neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin,
+                 "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "expm1": np.expm1, "log1p": np.log1p,
+                 "rsqrt": lambda v: 1 / np.sqrt(v), "exp2": np.exp2, "sinh": np.sinh, "cosh": np.cosh,
+                 "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh,
+                 "acosh": np.arccosh, "atanh": np.arctanh, "conj": np.conj,
+                 "sign": lambda v: v / np.abs(v)}
+        for op, ref in unary.items():
+            op_tol = tol if op not in ("asin", "acos", "atan", "asinh", "acosh", "atanh") else \
+                (tol[0] * 10, tol[1] * 10)
+            COMPLEX_CASES.append(add(Case(f"{op}-{el(dt)}", g, [z], f"$r = jaxc.{op} $0 : {t}",
+                                          ref(z).astype(dt), op_tol)))
+        for op, ref in (("abs", np.abs), ("real", np.real), ("imag", np.imag)):
+            COMPLEX_CASES.append(add(Case(f"{op}-{el(dt)}", g, [z], f"$r = jaxc.{op} $0 : {t}",
+                                          ref(z).astype(part), tol)))
+        for op, ref in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                        ("div", np.divide), ("pow", np.power)):
+            COMPLEX_CASES.append(add(Case(f"{op}-{el(dt)}", g, [z, w], f"$r = jaxc.{op} $0, $1 : {t}",
+                                          ref(z, w).astype(dt), tol)))
+        COMPLEX_CASES.extend(add(c) for c in (
+            Case(f"complex-{el(part)}", g, [x, x[::-1].copy()], f"$r = jaxc.complex $0, $1 : {tp}",
+                 (x + 1j * x[::-1]).astype(dt)),
+            Case(f"max-{el(dt)}", g, [z, w], f"$r = jaxc.max $0, $1 : {t}",
+                 np.where(_lexicographic(z, w, True), z, w)),
+            Case(f"min-{el(dt)}", g, [z, w], f"$r = jaxc.min $0, $1 : {t}",
+                 np.where(_lexicographic(w, z, True), z, w)),
+            Case(f"compare_gt-{el(dt)}", g, [z, w], f"$r = jaxc.compare gt, $0, $1 : {t}",
+                 _lexicographic(z, w, True)),
+            Case(f"compare_ge-{el(dt)}", g, [z, w], f"$r = jaxc.compare ge, $0, $1 : {t}",
+                 _lexicographic(z, w, False)),
+            Case(f"compare_eq-{el(dt)}", g, [z, w], f"$r = jaxc.compare eq, $0, $1 : {t}", z == w),
+            Case(f"convert-{el(part)}-{el(dt)}", g, [x], f"$r = jaxc.convert $0 : {tp} -> {t}",
+                 x.astype(dt)),
+            Case(f"convert-{el(dt)}-{el(part)}", g, [z], f"$r = jaxc.convert $0 : {t} -> {tp}",
+                 z.real.astype(part)),
+            Case(f"convert-{el(dt)}-i1", g, [np.array([0j, 1j, 2, 0], dt)],
+                 f"$r = jaxc.convert $0 : {tt((4,), dt)} -> {tt((4,), BOOL)}",
+                 np.array([False, True, True, False])),
+            Case(f"convert-{el(dt)}-i32", g, [z], f"$r = jaxc.convert $0 : {t} -> {tt((2, 3), I32)}",
+                 np.trunc(z.real).astype(I32)),
+            Case(f"reduce_sum-{el(dt)}", g, [z], f"$r = jaxc.reduce sum $0, dims = [1] : {t} -> {tt((2,), dt)}",
+                 z.sum(axis=1), tol),
+            Case(f"reduce_prod-{el(dt)}", g, [z], f"$r = jaxc.reduce prod $0, dims = [0, 1] : {t} -> {tt((), dt)}",
+                 np.array(z.prod(), dt), tol),
+            Case(f"reduce_max-{el(dt)}", g, [z], f"$r = jaxc.reduce max $0, dims = [1] : {t} -> {tt((2,), dt)}",
+                 np.array([max(row, key=lambda v: (v.real, v.imag)) for row in z], dt)),
+            Case(f"cumulative_sum-{el(dt)}", g, [z], f"$r = jaxc.cumulative sum $0, axis = 1 : {t}",
+                 np.cumsum(z, axis=1), tol),
+            Case(f"dot_general-{el(dt)}", g, [z, w.T.copy()],
+                 f"$r = jaxc.dot_general $0, $1, batch = [] x [], contract = [1] x [0] : "
+                 f"({t}, {tt((3, 2), dt)}) -> {tt((2, 2), dt)}", z @ w.T, tol),
+            Case(f"select-{el(dt)}", g, [z.real > 0, z, w],
+                 f"$r = jaxc.select $0, $1, $2 : {tt((2, 3), BOOL)}, {t}", np.where(z.real > 0, z, w)),
+            Case(f"transpose-{el(dt)}", g, [z], f"$r = jaxc.transpose $0, perm = [1, 0] : {t} -> {tt((3, 2), dt)}",
+                 z.T.copy()),
+            Case(f"constant-dense-{el(dt)}", g, [],
+                 f"$r = jaxc.constant dense<[(1.5, -2.0), (0.0, 3.0)]> : {tt((2,), dt)}",
+                 np.array([1.5 - 2j, 3j], dt)),
+            Case(f"constant-splat-{el(dt)}", g, [], f"$r = jaxc.constant dense<(1.0, -0.5)> : {tt((100,), dt)}",
+                 np.full((100,), 1 - 0.5j, dt)),
+        ))
+
+
+_complex_cases()
+
+
+@pytest.mark.parametrize("case", params(COMPLEX_CASES))
+def test_complex(case):
+    check(case)
+
 
 def _lower_only(text: str) -> tuple[Exception | None, list[str]]:
     """Run just jaxc-to-linalg on `text` in this process; the error and diagnostics."""

@@ -60,6 +60,8 @@ CASES = {
     "normal_bf16": Case(lambda r, np_: r.normal(r.PRNGKey(2), (64,), np_.bfloat16)),
     "normal_f64": Case(lambda r, np_: r.normal(r.PRNGKey(2), (256,), np_.float64), x64=True),
     "normal_scalar": Case(lambda r, np_: r.normal(r.PRNGKey(6))),
+    "normal_c64": Case(lambda r, np_: r.normal(r.PRNGKey(7), (300,), np_.complex64)),
+    "normal_c128": Case(lambda r, np_: r.normal(r.PRNGKey(7), (2, 50), np_.complex128), x64=True),
     # truncated_normal
     "truncated_normal": Case(lambda r, np_: r.truncated_normal(r.PRNGKey(0), -1.0, 2.0, (500,))),
     "truncated_normal_bounds_shape": Case(lambda r, np_: r.truncated_normal(

@@ -33,7 +33,7 @@ from ..core import ArrayBase, Primitive, ShapedArray
 # ---------------------------------------------------------------------------
 
 
-_PYTHON_SCALARS = (bool, int, float)
+_PYTHON_SCALARS = (bool, int, float, complex)
 
 
 def _array(x: Any, what: str, dtype: Any = None) -> Any:
@@ -60,12 +60,13 @@ def _array(x: Any, what: str, dtype: Any = None) -> Any:
 # The kind of a Python or NumPy scalar -> the dtype kinds it may adopt from
 # the array beside it (a float never silently becomes an integer, nor an int
 # a bool).
-_SCALAR_KINDS = {bool: "b", int: "i", float: "f", "b": "b", "i": "i", "u": "i", "f": "f"}
-_ADOPTS = {"b": "biuf", "i": "iuf", "f": "f"}
+_SCALAR_KINDS = {bool: "b", int: "i", float: "f", complex: "c", "b": "b", "i": "i", "u": "i", "f": "f",
+                 "c": "c"}
+_ADOPTS = {"b": "biufc", "i": "iufc", "f": "fc", "c": "c"}
 
 
 def _scalar_kind(x: Any) -> str | None:
-    """"b", "i" or "f" for a Python or NumPy scalar, None for anything else."""
+    """"b", "i", "f" or "c" for a Python or NumPy scalar, None for anything else."""
     if isinstance(x, np.generic):
         return _SCALAR_KINDS.get(x.dtype.kind)
     return _SCALAR_KINDS.get(type(x))
@@ -226,7 +227,7 @@ UNARY = {name: _unary(name, op) for name, op in {
     "cbrt": jd.CbrtOp, "floor": jd.FloorOp, "ceil": jd.CeilOp, "not": jd.NotOp, "erf": jd.ErfOp,
     "erf_inv": jd.ErfInvOp, "lgamma": jd.LgammaOp, "digamma": jd.DigammaOp,
     "population_count": jd.PopulationCountOp, "clz": jd.ClzOp,
-    "stop_gradient": jd.StopGradientOp,
+    "stop_gradient": jd.StopGradientOp, "real": jd.RealOp, "imag": jd.ImagOp, "conj": jd.ConjOp,
 }.items()}
 UNARY["is_finite"] = _unary("is_finite", jd.IsFiniteOp, weak=_never_weak)
 
@@ -236,6 +237,7 @@ BINARY = {name: _binary(name, op) for name, op in {
     "or": jd.OrOp, "xor": jd.XorOp, "shift_left": jd.ShiftLeftOp,
     "shift_right_logical": jd.ShiftRightLogicalOp,
     "shift_right_arithmetic": jd.ShiftRightArithmeticOp, "nextafter": jd.NextAfterOp,
+    "complex": jd.ComplexOp,
 }.items()}
 
 _DIRECTIONS = {"eq": jd.ComparisonDirection.EQ, "ne": jd.ComparisonDirection.NE,
@@ -292,12 +294,45 @@ add, sub, mul, div, rem, max, min, atan2, bitwise_and, bitwise_or, bitwise_xor, 
         "shift_left", "shift_right_logical", "shift_right_arithmetic", "nextafter"))
 
 
+def real(x: Any) -> Any:
+    """The real part of a complex array (`jaxc.real`), of the parts' dtype."""
+    return UNARY["real"].bind(_complex_operand(x, "real"))
+
+
+def imag(x: Any) -> Any:
+    """The imaginary part of a complex array (`jaxc.imag`)."""
+    return UNARY["imag"].bind(_complex_operand(x, "imag"))
+
+
+def conj(x: Any) -> Any:
+    """The complex conjugate (`jaxc.conj`); a real array becomes complex, as in JAX."""
+    x = _array(x, "conj")
+    if not dtypes.is_complex(x.dtype):
+        x = convert_element_type(x, dtypes.complex_dtype(x.dtype))
+    return UNARY["conj"].bind(x)
+
+
+def complex(x: Any, y: Any) -> Any:
+    """`x + i * y` from two float arrays of one dtype (`jaxc.complex`)."""
+    x, y = _same("complex", x, y)
+    if not dtypes.is_float(x.dtype) or x.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"lax.complex requires float32 or float64 arguments, got {x.dtype.name}")
+    return BINARY["complex"].bind(x, y)
+
+
+def _complex_operand(x: Any, what: str) -> Any:
+    x = _array(x, what)
+    if not dtypes.is_complex(x.dtype):
+        raise TypeError(f"lax.{what} requires a complex argument, got {x.dtype.name}")
+    return x
+
+
 def pow(x: Any, y: Any) -> Any:
     """Elementwise `x ** y`; as in JAX, an integer exponent may go with a
     float base (it is converted to the base's dtype)."""
     if _scalar_kind(x) is None and _scalar_kind(y) is None:
         x, y = _array(x, "pow"), _array(y, "pow")
-        if dtypes.is_float(x.dtype) and (dtypes.is_int(y.dtype) or y.dtype == np.bool_):
+        if dtypes.is_inexact(x.dtype) and (dtypes.is_int(y.dtype) or y.dtype == np.bool_):
             y = convert_element_type(y, x.dtype)
     return BINARY["pow"].bind(*_same("pow", x, y))
 

@@ -33,18 +33,22 @@ from .. import numpy as jnp
 from .._autodiff import custom_jvp
 from ._control_flow import fori_loop
 
-__all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd", "triangular_solve"]
+__all__ = ["cholesky", "eig", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd", "triangular_solve"]
 
 
-def _matrix(fn: str, x: Any, square: bool = False) -> Any:
-    """`x` as a float array of matrices (..., m, n), or TypeError/ValueError."""
+def _matrix(fn: str, x: Any, square: bool = False, complex_ok: bool = False) -> Any:
+    """`x` as a float (or, with `complex_ok`, complex) array of matrices
+    (..., m, n), or TypeError/ValueError."""
     x = jnp.asarray(x)
     if x.ndim < 2:
         raise ValueError(f"{fn}: the argument must have at least 2 dimensions, got shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{fn}: the argument must be a batch of square matrices, got shape {x.shape}")
+    if complex_ok and jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return x
     if not jnp.issubdtype(x.dtype, jnp.floating):
-        raise TypeError(f"{fn}: the argument must be a floating-point array, got {x.dtype}")
+        kind = "floating-point or complex" if complex_ok else "floating-point"
+        raise TypeError(f"{fn}: the argument must be a {kind} array, got {x.dtype}")
     return x
 
 
@@ -55,8 +59,9 @@ def lu(x: Any) -> tuple[Any, Any, Any]:
     (lu, pivots, permutation). `lu` holds U on and above the diagonal and
     the multipliers of the unit lower L below it; `pivots[k]` (int32,
     min(m, n) of them) is the row swapped with row k at step k;
-    `permutation` (int32, m) is the row order they make: x[permutation] = L U."""
-    x = _matrix("lax.linalg.lu", x)
+    `permutation` (int32, m) is the row order they make: x[permutation] = L U.
+    Real or complex (the pivot is the largest modulus)."""
+    x = _matrix("lax.linalg.lu", x, complex_ok=True)
     *batch, m, n = x.shape
     steps = min(m, n)
     rows, cols = jnp.arange(m, dtype=np.int32), jnp.arange(n, dtype=np.int32)
@@ -111,10 +116,12 @@ def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = F
     """x with op(a) x = b (`left_side`) or x op(a) = b, for triangular `a`
     (..., n, n) (`lower`: its lower triangle is read, else the upper) and
     `b` (..., n, k) or (..., k, n); op(a) is a, or its transpose with
-    `transpose_a`. `unit_diagonal` takes a's diagonal as ones. The batch
-    dims of `a` and `b` must be equal, as in JAX."""
-    del conjugate_a  # real dtypes only: the conjugate is the matrix itself
-    a = _matrix("lax.linalg.triangular_solve", a, square=True)
+    `transpose_a`, conjugated with `conjugate_a` (complex `a`).
+    `unit_diagonal` takes a's diagonal as ones. The batch dims of `a` and
+    `b` must be equal, as in JAX."""
+    a = _matrix("lax.linalg.triangular_solve", a, square=True, complex_ok=True)
+    if conjugate_a:
+        a = jnp.conj(a)
     b = jnp.asarray(b)
     if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2]:
         raise ValueError(f"lax.linalg.triangular_solve: b of shape {b.shape} must have a's batch dims "
@@ -359,6 +366,26 @@ def _eigh_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     factors = jnp.where(distinct, 1 / jnp.where(distinct, gaps, 1), 0)
     dw = jnp.diagonal(rotated, axis1=-2, axis2=-1)
     return (w, v), (dw, jnp.matmul(v, factors * rotated))
+
+
+# ----------------------------------------------------------------------- eig
+
+def eig(x: Any, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation: Any = None, use_magma: Any = None) -> list[Any]:
+    """[w, vl, vr] (vl and vr as asked for) of square (..., n, n) matrices,
+    real or complex, all complex: x vr = vr diag(w) and vl^H x = diag(w) vl^H,
+    every column of norm 1 (lax/_eig.py: the complex Schur form by shifted
+    QR). Derivatives: JAX's rule for w and vr (vl is not differentiated)."""
+    del enable_eigvec_derivs, implementation, use_magma  # one implementation, always differentiable
+    from ._eig import _normalize_columns, eig_values_vectors
+    x = _matrix("lax.linalg.eig", x, square=True, complex_ok=True)
+    w, vr = eig_values_vectors(x)
+    out = [w]
+    if compute_left_eigenvectors:  # rows of vr^-1 are the left eigenvectors (conjugated)
+        out.append(_normalize_columns(jnp.conj(jnp.swapaxes(jnp.linalg.inv(vr), -1, -2))))
+    if compute_right_eigenvectors:
+        out.append(vr)
+    return out
 
 
 # ----------------------------------------------------------------------- SVD

@@ -26,14 +26,16 @@ from ._index_tricks import *  # noqa: F401,F403
 from ._functional import *  # noqa: F401,F403
 from ._numerics import *  # noqa: F401,F403
 from ._io import *  # noqa: F401,F403
-from . import linalg  # noqa: F401
+from . import fft, linalg  # noqa: F401
 
 ndarray = Array
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
 dtype = _np.dtype
-generic, number, integer, signedinteger, unsignedinteger, floating, inexact = (
-    _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.floating, _np.inexact)
+generic, number, integer, signedinteger, unsignedinteger, floating, inexact, complexfloating = (
+    _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.floating, _np.inexact,
+    _np.complexfloating)
+ComplexWarning = _np.exceptions.ComplexWarning
 globals().update(_SCALAR_TYPES)  # float32, int8, bool_, bfloat16, ...
 bool = bool_  # noqa: A001,F821 -- jnp.bool is NumPy 2's name for bool_
 float_, int_ = float32, int32  # noqa: F821

@@ -63,9 +63,9 @@ def _leaf_type(leaf: Any, fn: str) -> tuple[np.dtype, bool]:
     if hasattr(leaf, "__jax_array__"):
         leaf = leaf.__jax_array__()
     if isinstance(leaf, (np.ndarray, np.generic)):
-        kind_ok = leaf.dtype.kind in "biuf" or leaf.dtype == dtypes.bfloat16
+        kind_ok = leaf.dtype.kind in "biufc" or leaf.dtype == dtypes.bfloat16
     else:
-        kind_ok = isinstance(leaf, (ArrayBase, bool, int, float))
+        kind_ok = isinstance(leaf, (ArrayBase, bool, int, float, complex))
     if not kind_ok:
         what = f"{type(leaf).__name__} of dtype {leaf.dtype}" if hasattr(leaf, "dtype") else type(leaf).__name__
         raise TypeError(f"jnp.{fn}: cannot convert {what} to an array (only numbers and booleans)")

@@ -262,12 +262,20 @@ def _sign(x: Any) -> Any:
 
 
 def _round_half_even(x: Any) -> Any:
+    if dtypes.is_complex(x.dtype):  # each part
+        return lax.complex(_round_half_even(lax.real(x)), _round_half_even(lax.imag(x)))
     return lax.round(x, "ToNearestEven")
 
 
-def _integer_identity(op: Callable) -> Callable:
-    """`op` on floats; ints and bools are already integral (JAX keeps their dtype)."""
-    return lambda x: op(x) if dtypes.is_float(x.dtype) else x
+def _integer_identity(name: str, op: Callable) -> Callable:
+    """`op` on floats; ints and bools are already integral (JAX keeps their
+    dtype); complex numbers are a TypeError, as in JAX."""
+    def apply(x: Any) -> Any:
+        if dtypes.is_complex(x.dtype):
+            raise TypeError(f"jnp.{name} does not accept dtype {x.dtype.name}. Accepted dtypes are "
+                            "subtypes of floating, integer and bool.")
+        return op(x) if dtypes.is_float(x.dtype) else x
+    return apply
 
 
 def _trunc(x: Any) -> Any:
@@ -285,8 +293,35 @@ def _bitwise_count(x: Any) -> Any:
     return lax.convert_element_type(lax.population_count(_abs(x)), dtypes.uint8)
 
 
+def _real(x: Any) -> Any:
+    return lax.real(x) if dtypes.is_complex(x.dtype) else x
+
+
 def _imag(x: Any) -> Any:
-    return lax.full_like(x, 0)
+    return lax.imag(x) if dtypes.is_complex(x.dtype) else lax.full_like(x, 0)
+
+
+def _conj(x: Any) -> Any:
+    return lax.conj(x) if dtypes.is_complex(x.dtype) else x
+
+
+def _complex_parts_test(test: Callable[[Any], Any], combine: Callable[[Any, Any], Any]) -> Callable:
+    """A float test (isnan, isinf, isfinite) of a complex value: of both parts."""
+    def apply(x: Any) -> Any:
+        if dtypes.is_complex(x.dtype):
+            return combine(test(lax.real(x)), test(lax.imag(x)))
+        return test(x)
+    return apply
+
+
+def _real_only(name: str, fn: Callable) -> Callable:
+    """`fn` for real operands; complex ones are a TypeError naming `name`."""
+    def apply(*xs: Any) -> Any:
+        if any(dtypes.is_complex(x.dtype) for x in xs):
+            raise TypeError(f"jnp.{name} does not support complex arguments (got "
+                            f"{', '.join(x.dtype.name for x in xs)})")
+        return fn(*xs)
+    return apply
 
 
 _PLAIN_BINARY = {
@@ -314,20 +349,21 @@ _COMPARISONS = {"equal": lax.eq, "not_equal": lax.ne, "less": lax.lt, "less_equa
 _PLAIN_UNARY = {
     "negative": _no_bool("negative", lax.neg, "use jnp.logical_not instead"), "positive": lambda x: x,
     "absolute": _abs, "abs": _abs, "sign": _no_bool("sign", _sign, "convert them to a number type first"),
-    "floor": _integer_identity(lax.floor), "ceil": _integer_identity(lax.ceil),
-    "trunc": _integer_identity(_trunc), "fix": _integer_identity(_trunc),
+    "floor": _integer_identity("floor", lax.floor), "ceil": _integer_identity("ceil", lax.ceil),
+    "trunc": _integer_identity("trunc", _trunc), "fix": _integer_identity("fix", _trunc),
     "invert": _int_only("invert", lax.bitwise_not), "bitwise_not": _int_only("bitwise_not", lax.bitwise_not),
     "bitwise_invert": _int_only("bitwise_invert", lax.bitwise_not),
     "bitwise_count": _int_only("bitwise_count", _bitwise_count),
-    "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, "signbit": _signbit,
+    "isnan": _complex_parts_test(_isnan, lax.bitwise_or), "isinf": _complex_parts_test(_isinf, lax.bitwise_or),
+    "isfinite": _complex_parts_test(_isfinite, lax.bitwise_and), "signbit": _signbit,
     "isposinf": _equals_infinity(np.inf), "isneginf": _equals_infinity(-np.inf),
-    "conj": lambda x: x, "conjugate": lambda x: x, "real": lambda x: x, "imag": _imag,
+    "conj": _conj, "conjugate": _conj, "real": _real, "imag": _imag,
 }
 _NUMERIC_UNARY = {"square": _square}
 _INEXACT_UNARY = {
     "exp": lax.exp, "exp2": lax.exp2, "expm1": lax.expm1, "log": lax.log, "log1p": lax.log1p,
     "log2": _log_base(2.0), "log10": _log_base(10.0),
-    "sqrt": lax.sqrt, "cbrt": lax.cbrt, "reciprocal": _reciprocal, "fabs": lax.abs,
+    "sqrt": lax.sqrt, "cbrt": lax.cbrt, "reciprocal": _reciprocal, "fabs": _real_only("fabs", lax.abs),
     "rint": _round_half_even,
     "sin": lax.sin, "cos": lax.cos, "tan": lax.tan, "arcsin": lax.asin, "arccos": lax.acos,
     "arctan": lax.atan, "sinh": lax.sinh, "cosh": lax.cosh, "tanh": lax.tanh, "arcsinh": lax.asinh,
@@ -404,6 +440,8 @@ def round(a: Any, decimals: int = 0, out: None = None) -> Any:
         return x
     if dtypes.is_int(x.dtype):
         return _round_int(x, 10 ** -decimals)
+    if dtypes.is_complex(x.dtype):  # each part
+        return lax.complex(round(lax.real(x), decimals), round(lax.imag(x), decimals))
     wide = lax.convert_element_type(x, dtypes.float32, x.weak_type) if x.dtype == dtypes.float16 else x
     if decimals == 0:
         rounded = lax.round(wide, "ToNearestEven")
@@ -476,6 +514,9 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, *, min: Any = None, max: 
     lo = a_min if a_min is not None else min
     hi = a_max if a_max is not None else max
     x = asarray(a, fn="clip")
+    if any(v is not None and dtypes.is_complex(dtypes.dtype_and_weak(v)[0]) for v in (x, lo, hi)):
+        raise ValueError("jnp.clip received a complex value either through the input or the min/max "
+                         "keywords. Complex values have no ordering and cannot be clipped.")
     if lo is not None:
         x = maximum(x, lo)  # noqa: F821 -- defined from the table above
     if hi is not None:
@@ -487,10 +528,10 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan:
     """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close
     only to themselves; NaNs only when `equal_nan`."""
     a, b = promote_args_inexact("isclose", a, b)
-    diff = lax.abs(lax.sub(a, b))
-    tol = lax.add(lax.full_like(a, atol), lax.mul(lax.full_like(a, rtol), lax.abs(b)))
+    diff = lax.abs(lax.sub(a, b))  # real also for complex a, b
+    tol = lax.add(lax.full_like(diff, atol), lax.mul(lax.full_like(diff, rtol), lax.abs(b)))
     close = lax.bitwise_or(lax.le(diff, tol), lax.eq(a, b))  # eq: equal infinities
-    finite = lax.bitwise_and(lax.is_finite(a), lax.is_finite(b))
+    finite = lax.bitwise_and(isfinite(a), isfinite(b))  # noqa: F821 -- from the table above
     close = lax.bitwise_and(close, lax.bitwise_or(finite, lax.eq(a, b)))
     if equal_nan:
         close = lax.bitwise_or(close, lax.bitwise_and(lax.ne(a, a), lax.ne(b, b)))

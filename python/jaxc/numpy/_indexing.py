@@ -334,10 +334,12 @@ def _start_scalar(value: Any, size: int) -> Any:
 
 
 def _fill_default(dtype: np.dtype) -> Any:
-    """JAX's fill value for out-of-range reads: NaN, the most negative int,
-    the largest unsigned int, True."""
+    """JAX's fill value for out-of-range reads: NaN (complex: NaN + NaN j),
+    the most negative int, the largest unsigned int, True."""
     if dtypes.is_float(dtype):
         return np.nan
+    if dtypes.is_complex(dtype):
+        return complex(np.nan, np.nan)
     if dtype == np.bool_:
         return True
     return np.iinfo(dtype).max if dtypes.is_unsigned(dtype) else np.iinfo(dtype).min

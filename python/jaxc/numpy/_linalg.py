@@ -175,8 +175,10 @@ def _squeeze(x: Any, dims: Sequence[int]) -> tuple[Any, dict[int, int]]:
 
 
 def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """Dot product of the flattened operands."""
+    """Dot product of the flattened operands, `a` conjugated when complex."""
     a, b = promote_dtypes("vdot", a, b)
+    if dtypes.is_complex(a.dtype):
+        a = lax.conj(a)
     if a.size != b.size:
         raise TypeError(f"jnp.vdot: operands must have the same size, got shapes {a.shape} and {b.shape}")
     return _dot_general(_ravel(a), _ravel(b), ([0], [0]), preferred=preferred_element_type)

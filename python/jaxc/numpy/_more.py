@@ -411,6 +411,8 @@ def _conv(x: Any, y: Any, mode: str, op: str, precision: Any, preferred_element_
         raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
     reverse_out = False
     if op == "correlate":
+        if dtypes.is_complex(y.dtype):  # c[k] = sum_n a[n + k] conj(v[n]), as NumPy
+            y = lax.conj(y)
         if x.shape[0] < y.shape[0]:
             x, y = y, x
             reverse_out = True
@@ -515,6 +517,8 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
                                            w_sum))
     X = _ew.subtract(X, _shape.expand_dims(avg, 1))
     X_T = _shape.transpose(X if w is None else _ew.multiply(X, w))
+    if dtypes.is_complex(X_T.dtype):
+        X_T = lax.conj(X_T)
     return _shape.squeeze(_ew.true_divide(_linalg.dot(X, X_T), f))
 
 
@@ -525,9 +529,11 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, dtype: Any = None) -> A
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return _ew.divide(c, c)
-    d = _linalg.diagonal(c)
+    d = _ew.real(_linalg.diagonal(c))
     stddev = _ew.sqrt(d)
     c = _ew.divide(_ew.divide(c, _shape.expand_dims(stddev, 1)), _shape.expand_dims(stddev, 0))
+    if dtypes.is_complex(c.dtype):  # each part clipped, as NumPy
+        return lax.complex(_ew.clip(_ew.real(c), -1, 1), _ew.clip(_ew.imag(c), -1, 1))
     return _ew.clip(c, -1, 1)
 
 
@@ -779,7 +785,7 @@ def iterable(y: Any) -> bool:
 
 
 def iscomplexobj(x: Any) -> bool:
-    """Whether `x` has a complex dtype (never for jaxc arrays)."""
+    """Whether `x` has a complex dtype."""
     if x is None:
         return False
     dtype = getattr(x, "dtype", None)
@@ -796,12 +802,16 @@ def isrealobj(x: Any) -> bool:
 def isreal(x: Any) -> Any:
     """Elementwise: the imaginary part is zero (always, for real dtypes)."""
     x = asarray(x, fn="isreal")
+    if dtypes.is_complex(x.dtype):
+        return lax.eq(lax.imag(x), lax.full(x.shape, 0, dtypes.real_dtype(x.dtype)))
     return lax.full(x.shape, True, np.bool_)
 
 
 def iscomplex(x: Any) -> Any:
     """Elementwise: the imaginary part is nonzero (never, for real dtypes)."""
     x = asarray(x, fn="iscomplex")
+    if dtypes.is_complex(x.dtype):
+        return lax.ne(lax.imag(x), lax.full(x.shape, 0, dtypes.real_dtype(x.dtype)))
     return lax.full(x.shape, False, np.bool_)
 
 

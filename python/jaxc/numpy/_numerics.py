@@ -8,9 +8,8 @@ the `kaiser` window, `histogram2d`/`histogramdd`, the polynomial helpers
     coeffs, cov = jnp.polyfit(x, y, 2, cov=True)
 
 Built from jnp/lax operations with JAX's dtype rules; differentiable where
-the values are (`i0`'s derivative is i1, as in JAX). jaxc has no complex
-dtype: `angle` takes real input (0 or pi), and `poly` of a square matrix
-(whose eigenvalues may be complex) is not supported.
+the values are (`i0`'s derivative is i1, as in JAX). `poly` of a square
+matrix and `roots` go through the complex eigenvalues (lax/_eig.py).
 """
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ from ..core import ArrayBase
 from . import _more, _shape
 from ._util import asarray, canonicalize_axis, check_arraylike, promote_dtypes, promote_dtypes_inexact
 
-__all__ = ["gradient", "unwrap", "i0", "kaiser", "histogram2d", "histogramdd", "poly", "polydiv", "polyfit",
+__all__ = ["gradient", "unwrap", "i0", "kaiser", "histogram2d", "histogramdd", "poly", "polydiv", "polyfit", "roots",
            "angle"]
 
 
@@ -209,12 +208,16 @@ def kaiser(M: int, beta: Any) -> Any:
 
 
 def angle(z: Any, deg: bool = False) -> Any:
-    """The argument of `z` (real input: 0 for z >= +0, pi for z < 0 and
-    -0.0, NaN for NaN), in degrees with `deg`; ints become floats."""
+    """The argument of `z`, atan2(imag, real) (real input: 0 for z >= +0,
+    pi for z < 0 and -0.0, NaN for NaN), in degrees with `deg`; ints
+    become floats."""
     check_arraylike("angle", z)
     (z,) = promote_dtypes_inexact("angle", asarray(z, fn="angle"))
     z = _strong(z)
-    out = lax.atan2(lax.full_like(z, 0), z)
+    if dtypes.is_complex(z.dtype):
+        out = lax.atan2(lax.imag(z), lax.real(z))
+    else:
+        out = lax.atan2(lax.full_like(z, 0), z)
     if deg:
         out = lax.mul(out, lax.full_like(out, 180.0 / np.pi))
     return out
@@ -316,15 +319,15 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, weights: Any 
 
 def poly(seq_of_zeros: Any) -> Any:
     """The coefficients (highest power first) of the monic polynomial with
-    the given roots (a 1-d array; 0-d is one root), in floats. jaxc has no
-    complex dtype, so a square matrix (JAX: its characteristic polynomial,
-    complex) is NotImplementedError."""
+    the given roots (a 1-d array; 0-d is one root), in the roots' inexact
+    dtype; of a square matrix, its characteristic polynomial (from its
+    eigenvalues: complex, as in JAX)."""
     check_arraylike("poly", seq_of_zeros)
     (roots,) = promote_dtypes_inexact("poly", asarray(seq_of_zeros, fn="poly"))
     roots = _strong(_shape.atleast_1d(roots))
     if roots.ndim == 2 and roots.shape[0] == roots.shape[1] and roots.shape[0] != 0:
-        raise NotImplementedError("jnp.poly of a square matrix needs its eigenvalues, which may be complex: "
-                                  "jaxc has no complex dtype (pass the roots as a 1-d array)")
+        from .linalg import eigvals
+        roots = eigvals(roots)
     if roots.ndim != 1:
         raise ValueError(f"input must be 1d or non-empty square 2d array, got shape {roots.shape}")
     if roots.shape[0] == 0:
@@ -334,6 +337,38 @@ def poly(seq_of_zeros: Any) -> Any:
     for k in range(roots.shape[0]):
         coeffs = jnp.concatenate([coeffs, zero]) - roots[k] * jnp.concatenate([zero, coeffs])
     return coeffs
+
+
+def roots(p: Any, *, strip_zeros: bool = True) -> Any:
+    """The roots of the polynomial with coefficients `p` (highest power
+    first): the eigenvalues of its companion matrix, complex. With
+    `strip_zeros` (concrete `p` only), leading zeros are dropped and
+    trailing ones give zero roots (listed first), as JAX; without it, a
+    leading zero makes the undefined roots NaN (jit-compatible)."""
+    check_arraylike("roots", p)
+    (p,) = promote_dtypes_inexact("roots", asarray(p, fn="roots"))
+    if p.ndim != 1:
+        raise ValueError(f"jnp.roots: input must be a rank-1 array, got shape {p.shape}")
+    zero_roots = 0
+    if strip_zeros:
+        values = (core.concrete(p, "the coefficients of jnp.roots with strip_zeros=True (pass "
+                                "strip_zeros=False under jit)")
+                  if isinstance(p, core.Tracer) else np.asarray(p))
+        nonzero = np.flatnonzero(values)
+        if nonzero.size == 0:
+            return jnp.zeros((0,), dtypes.complex_dtype(p.dtype))
+        zero_roots = p.shape[0] - 1 - int(nonzero[-1])
+        p = p[int(nonzero[0]):int(nonzero[-1]) + 1]
+    n = p.shape[0] - 1
+    dtype = dtypes.complex_dtype(p.dtype)
+    if n < 1:
+        found = jnp.zeros((0,), dtype)
+    else:
+        companion = jnp.eye(n, k=-1, dtype=p.dtype)
+        companion = companion.at[0, :].set(-p[1:] / p[0])
+        from .linalg import eigvals
+        found = eigvals(companion).astype(dtype)
+    return jnp.concatenate([jnp.zeros((zero_roots,), dtype), found])
 
 
 def polydiv(u: Any, v: Any, *, trim_leading_zeros: bool = False) -> tuple[Any, Any]:

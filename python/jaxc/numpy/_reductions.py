@@ -234,7 +234,9 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
 
 def _var_dtypes(name: str, a_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
     """(computation dtype, result dtype) of var/std."""
-    result_dtype = _user_dtype(dtype) or _inexact(a_dtype)
+    result_dtype = _user_dtype(dtype) or dtypes.real_dtype(_inexact(a_dtype))
+    if dtypes.is_complex(a_dtype):  # computed in the complex dtype, real result (as JAX)
+        return a_dtype, dtypes.real_dtype(result_dtype)
     if name == "std" and not dtypes.is_float(result_dtype):
         raise ValueError(f"jnp.std: dtype must be a float dtype, got {result_dtype.name}")
     return _upcast_f16(result_dtype), result_dtype
@@ -270,11 +272,16 @@ def _variance(name: str, a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: boo
     computation_dtype, result_dtype = _var_dtypes(name, a.dtype, dtype)
     a = lax.convert_element_type(a, computation_dtype)
     centered = lax.sub(a, broadcast_to(mean(a, axes, keepdims=True, where=where), a.shape, name))
-    squares = sum(lax.mul(centered, centered), axes, keepdims=keepdims, where=where)
+    if dtypes.is_complex(centered.dtype):  # |c|^2 = re(c * conj(c))
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+        squares = sum(centered, axes, keepdims=keepdims, where=where)
+    else:
+        squares = sum(lax.mul(centered, centered), axes, keepdims=keepdims, where=where)
     if where is None:
         count = _axis_count(a.shape, axes)
     else:
-        count = sum(broadcast_to(asarray(where, fn=name), a.shape, name), axes, dtype=computation_dtype,
+        count = sum(broadcast_to(asarray(where, fn=name), a.shape, name), axes,
+                    dtype=dtypes.real_dtype(computation_dtype),
                     keepdims=keepdims)
     result = _divide_by_dof(squares, count, ddof, name)
     return lax.convert_element_type(result, result_dtype)
@@ -332,6 +339,9 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
 def _arg_reduce(name: str, lax_fn: Callable, a: Any, axis: Any, out: Any, keepdims: bool) -> Any:
     _no_out(name, out)
     a = asarray(a, fn=name)
+    if dtypes.is_complex(a.dtype):
+        raise TypeError(f"jnp.{name} does not accept dtype {a.dtype.name}: complex numbers have no order "
+                        "(as in JAX; compare their real parts or abs)")
     if axis is None:
         flat = lax.reshape(a, (a.size,))
         axis_index = 0
@@ -509,7 +519,11 @@ def _nan_variance(name: str, a: Any, axis: Any, dtype: Any, ddof: Any, keepdims:
     computation_dtype, result_dtype = _var_dtypes(name, a.dtype, dtype)
     a = lax.convert_element_type(a, computation_dtype)
     centered = _nan_to(lax.sub(a, broadcast_to(nanmean(a, axes, keepdims=True, where=where), a.shape, name)), 0)
-    squares = sum(lax.mul(centered, centered), axes, keepdims=keepdims, where=where)
+    if dtypes.is_complex(centered.dtype):  # |c|^2 = re(c * conj(c))
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+        squares = sum(centered, axes, keepdims=keepdims, where=where)
+    else:
+        squares = sum(lax.mul(centered, centered), axes, keepdims=keepdims, where=where)
     count = sum(lax.eq(a, a), axes, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = _divide_by_dof(squares, count, ddof, name)
     return lax.convert_element_type(result, result_dtype)

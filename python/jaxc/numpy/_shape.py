@@ -25,7 +25,7 @@ __all__ = [
     "expand_dims", "squeeze", "concatenate", "concat", "stack", "hstack", "vstack", "dstack",
     "column_stack", "split", "array_split", "tile", "repeat", "flip", "fliplr", "flipud", "roll",
     "rot90", "pad", "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d",
-    "take", "take_along_axis", "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "astype",
+    "take", "take_along_axis", "sort", "sort_complex", "argsort", "nonzero", "flatnonzero", "argwhere", "astype",
     "ndim", "shape", "size",
 ]
 
@@ -772,6 +772,14 @@ def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, 
     if descending:
         return lax.rev(lax.sort(a, ax, is_stable=True), (ax,))
     return lax.sort(a, ax, is_stable=True)
+
+
+def sort_complex(a: Any) -> Any:
+    """`a` sorted along its last axis (real part, then imaginary), as a
+    complex array (real inputs are promoted, as in JAX)."""
+    a = asarray(a, fn="sort_complex")
+    out = sort(a, axis=-1)
+    return lax.convert_element_type(out, dtypes.complex_dtype(dtypes.to_inexact(a.dtype)))
 
 
 def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: bool = True,

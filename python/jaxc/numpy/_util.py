@@ -66,8 +66,6 @@ def asarray(x: Any, dtype: Any = None, fn: str = "asarray", *, lists: bool = Fal
     if value.dtype == object or (value.dtype.kind in "USVO" and not dtypes.is_float(value.dtype)):
         raise TypeError(f"jnp.{fn}: cannot convert {type(x).__name__} of dtype {value.dtype} to an "
                         "array (only numbers and booleans)")
-    if value.dtype.kind == "c":
-        raise TypeError(f"jnp.{fn}: jaxc does not support complex numbers")
     target = dtypes.canonicalize(dtype if dtype is not None else value.dtype)
     if isinstance(x, int) and not isinstance(x, bool):
         _check_int_range(x, target, fn)

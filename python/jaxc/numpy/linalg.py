@@ -8,9 +8,9 @@ lstsq, matrix_rank, cond, matrix norms 2, -2, 'nuc').
 The factorizations are `jaxc.lax.linalg` programs. solve, inv, det and
 slogdet differentiate with JAX's rules (dx = solve(a, db - da x);
 d inv = -inv da inv; d logdet = trace(solve(a, da))), not through the LU
-loop; pinv with the Golub-Pereyra rule. Not implemented: non-symmetric
-eigenproblems (eig, eigvals: their results are complex, and jaxc has no
-complex numbers yet); they raise NotImplementedError.
+loop; pinv with the Golub-Pereyra rule. eig and eigvals (lax/_eig.py:
+the complex Schur form by shifted QR) give complex results for real and
+complex matrices, with JAX's derivative rule.
 """
 from __future__ import annotations
 
@@ -36,6 +36,17 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "tensordot", "outer",
 # ---------------------------------------------------------------------------
 
 def _abs(x: Any) -> Any:
+    return lax.abs(x)
+
+
+def _moduli(x: Any, ord: Any, fn: str, matrix: bool) -> Any:
+    """|x| for a complex `x` (every norm but the spectral ones depends on the
+    moduli alone); a real `x` as it is."""
+    if not jnp.iscomplexobj(x):
+        return x
+    if matrix and (ord == "nuc" or not isinstance(ord, str) and ord in (2, -2)):
+        raise NotImplementedError(f"jnp.linalg.{fn}: ord={ord!r} needs the singular values of a complex "
+                                  "matrix, which jaxc's SVD does not compute yet")
     return lax.abs(x)
 
 
@@ -98,6 +109,8 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     matrix norms ('fro', 1, -1, inf, -inf) over two; with axis None, a 1-d
     or 2-d `x` picks by its rank and ord None is the 2-norm of all elements."""
     (x,) = promote_dtypes_inexact("linalg.norm", x)
+    matrix = (x.ndim == 2 if axis is None else not isinstance(axis, int) and len(tuple(axis)) == 2)
+    x = _moduli(x, ord, "norm", matrix and ord is not None)
     if axis is None:
         if ord is None:
             result = lax.sqrt(_red.sum(lax.mul(x, x)))
@@ -118,6 +131,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
 def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     """The `ord`-norm of vectors along `axis` (all elements, as one vector, when None)."""
     (x,) = promote_dtypes_inexact("linalg.vector_norm", x)
+    x = _moduli(x, ord, "vector_norm", False)
     axes = tuple(range(x.ndim)) if axis is None else _norm_axes("vector_norm", axis, x.ndim)
     return _vector_norm(x, axes, ord, keepdims)
 
@@ -125,6 +139,7 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
     """The `ord`-norm of the matrices in the last two dimensions."""
     (x,) = promote_dtypes_inexact("linalg.matrix_norm", x)
+    x = _moduli(x, ord, "matrix_norm", True)
     if x.ndim < 2:
         raise ValueError(f"jnp.linalg.matrix_norm: needs at least 2 dimensions, got shape {x.shape}")
     return _matrix_norm(x, (x.ndim - 2, x.ndim - 1), ord, keepdims)
@@ -314,7 +329,10 @@ def _slogdet(a: Any) -> tuple[Any, Any]:
 def _slogdet_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     (a,), (da,) = primals, tangents
     sign, logabsdet = _slogdet(a)
-    return (sign, logabsdet), (jnp.zeros_like(sign), jnp.trace(_solve(a, da), axis1=-2, axis2=-1))
+    t = jnp.trace(_solve(a, da), axis1=-2, axis2=-1)  # d log det
+    if jnp.iscomplexobj(a):  # the phase turns: d sign = i im(t) sign
+        return (sign, logabsdet), (sign * (1j * jnp.imag(t)), jnp.real(t))
+    return (sign, logabsdet), (jnp.zeros_like(sign), t)
 
 
 def slogdet(a: Any, *, method: Any = None) -> SlogdetResult:
@@ -497,14 +515,24 @@ def cond(x: Any, p: Any = None) -> Any:
     return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
 
 
-def eig(a: Any) -> Any:
-    raise NotImplementedError("jnp.linalg.eig: eigenproblems of non-symmetric matrices need complex numbers, "
-                              "which jaxc does not have yet (symmetric matrices: jnp.linalg.eigh)")
+class EigResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+def eig(a: Any) -> EigResult:
+    """(eigenvalues, eigenvectors) of square matrices, complex (for real
+    input too): a v = v diag(w), each column of v of norm 1. The order of
+    the eigenvalues is the QR iteration's, not sorted (as in JAX, whose
+    LAPACK order differs)."""
+    from ..lax._eig import eig_values_vectors
+    w, v = eig_values_vectors(_square("eig", a))
+    return EigResult(w, v)
 
 
 def eigvals(a: Any) -> Any:
-    raise NotImplementedError("jnp.linalg.eigvals: eigenproblems of non-symmetric matrices need complex "
-                              "numbers, which jaxc does not have yet (symmetric matrices: jnp.linalg.eigvalsh)")
+    """The (complex) eigenvalues of square matrices; see `eig`."""
+    return eig(a).eigenvalues
 
 
 def _pinv_cutoff(s: Any, rtol: Any, dtype: Any, default: float) -> Any:

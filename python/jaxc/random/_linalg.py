@@ -90,6 +90,9 @@ def orthogonal(key: Any, n: int, shape: Any = (), dtype: Any = None, m: int | No
     shape = canonical_shape(shape, "orthogonal")
     data, _ = check_key("orthogonal", key)
     dtype = float_dtype(dtype, "orthogonal", np.inexact, "a float or complex")
+    if np.issubdtype(dtype, np.complexfloating):
+        raise NotImplementedError(f"random.orthogonal: dtype {dtype} needs a complex QR decomposition, "
+                                  "which jaxc does not have yet")
     n = _static_int(n, "n")
     m = n if m is None else _static_int(m, "m")
     return _orthogonal(data, n, m, shape, dtype)

@@ -35,8 +35,6 @@ def float_dtype(dtype: Any, name: str, category: Any = np.floating, what: str = 
     """The canonical float dtype a sampler computes in (default float32, or
     float64 with x64); ValueError naming the sampler otherwise."""
     dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        raise TypeError(f"{name}: jaxc does not support complex dtypes yet, got {dtype}")
     if not dtypes.issubdtype(dtype, category):
         raise ValueError(f"dtype argument to `{name}` must be {what} dtype, got {dtype}")
     return dtype
@@ -153,7 +151,17 @@ def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any 
 # ---------------------------------------------------------------------------
 
 def normal_body(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
-    """Standard normal floats of `shape` from one key (traceable)."""
+    """Standard normal floats of `shape` from one key (traceable). A complex
+    dtype takes its parts from the two halves of a split, each times
+    1/sqrt(2) rounded to the part's dtype (variance 1 in all; XLA turns
+    JAX's division by sqrt(2) into this product, so the bits agree)."""
+    if dtypes.is_complex(dtype):
+        part = dtypes.real_dtype(dtype)
+        keys = split_data(data, (2,))
+        scale = lax.full(shape, 1 / np.sqrt(2), part)
+        real, imag = (lax.mul(normal_body(lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,)), shape, part),
+                              scale) for i in (0, 1))
+        return lax.complex(real, imag)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
     u = uniform_body(data, shape, dtype, lo, np.array(1.0, dtype))
     return lax.mul(lax.full((), np.sqrt(2), dtype), lax.erf_inv(u))

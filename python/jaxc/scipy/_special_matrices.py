@@ -20,7 +20,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy._util import check_arraylike, promote_dtypes_inexact
 
-__all__ = ["block_diag", "circulant", "companion", "convolution_matrix", "fiedler", "fiedler_companion",
+__all__ = ["block_diag", "circulant", "companion", "convolution_matrix", "dft", "fiedler", "fiedler_companion",
            "hadamard", "hankel", "helmert", "hilbert", "invhilbert", "invpascal", "leslie", "pascal", "toeplitz"]
 
 
@@ -228,6 +228,22 @@ def invpascal(n: int, kind: Any = None) -> Any:
     matrix = {"lower": inverse_lower, "upper": inverse_lower.T,
               "symmetric": inverse_lower.T.dot(inverse_lower) if n else inverse_lower}[kind]
     return _exact(matrix.tolist(), n)
+
+
+def dft(n: int, scale: str | None = None) -> Any:
+    """The n x n discrete Fourier transform matrix, m[j, k] = exp(-2 pi i j k / n),
+    divided by n (`scale="n"`) or sqrt(n) (`"sqrtn"`); in the default complex
+    dtype. ``dft(n) @ x == jnp.fft.fft(x)``."""
+    n = _size("dft", n)
+    if scale not in (None, "n", "sqrtn"):
+        raise ValueError(f"jax.scipy.linalg.dft: scale must be None, 'n' or 'sqrtn', got {scale!r}")
+    jk = np.outer(np.arange(n), np.arange(n)) % max(n, 1)  # exact exponents
+    m = np.exp(-2j * np.pi * jk / max(n, 1))
+    if scale == "n":
+        m = m / n
+    elif scale == "sqrtn":
+        m = m / math.sqrt(n)
+    return jnp.asarray(m, dtype=complex)
 
 
 def hadamard(n: int, dtype: Any = int) -> Any:

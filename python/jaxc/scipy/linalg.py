@@ -16,16 +16,18 @@ import numpy as np
 
 from .. import numpy as jnp
 from .._autodiff import jvp
+from .. import lax
 from ..lax import fori_loop, linalg as lax_linalg
 from ..numpy import linalg as np_linalg
 from ..numpy._util import promote_dtypes_inexact
-from ._special_matrices import (block_diag, circulant, companion, convolution_matrix, fiedler, fiedler_companion,
+from ._special_matrices import (block_diag, circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion,
                                 hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix",
-           "det", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",
+           "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",
            "hankel", "helmert", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
-           "pascal", "polar", "qr", "solve", "solve_triangular", "svd", "toeplitz"]
+           "pascal", "polar", "qr", "solve", "solve_triangular", "svd", "toeplitz", "hessenberg", "schur", "sqrtm",
+           "funm"]
 
 _TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}  # C: the conjugate transpose
 
@@ -305,3 +307,109 @@ def eigh_tridiagonal(d: Any, e: Any, *, eigvals_only: bool = False, select: str 
         low, high = (int(i) for i in select_range)
         w, v = w[low:high + 1], v[:, low:high + 1]
     return w if eigvals_only else (w, v)
+
+
+# --------------------------------------------- Hessenberg, Schur and functions of matrices
+
+def hessenberg(a: Any, *, calc_q: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> Any:
+    """h (zero below the first subdiagonal) with a = q h q^H, and q with
+    `calc_q`: Householder reflections (lax/_eig.py), real or complex."""
+    from ..lax._eig import hessenberg_single
+    a = _square("hessenberg", a)
+    if a.ndim != 2:
+        raise ValueError(f"jax.scipy.linalg.hessenberg: expected a 2-d matrix, got shape {a.shape}")
+    h, q = hessenberg_single(a)
+    return (h, q) if calc_q else h
+
+
+def schur(a: Any, output: str = "real") -> tuple[Any, Any]:
+    """(t, z) with a = z t z^H, t upper triangular and z unitary, for
+    `output="complex"` (and for complex input). The real Schur form
+    (`output="real"` of a real matrix: 2x2 blocks for complex pairs) is not
+    implemented: NotImplementedError."""
+    from ..lax._eig import schur_single
+    if output not in ("real", "complex", "r", "c"):
+        raise ValueError(f"jax.scipy.linalg.schur: output must be 'real' or 'complex', got {output!r}")
+    a = _square("schur", a)
+    if a.ndim != 2:
+        raise ValueError(f"jax.scipy.linalg.schur: expected a 2-d matrix, got shape {a.shape}")
+    if output in ("real", "r") and not jnp.iscomplexobj(a):
+        raise NotImplementedError("jax.scipy.linalg.schur(output='real'): jaxc computes the complex Schur "
+                                  "form only (pass output='complex')")
+    return schur_single(a)
+
+
+def _upper_triangular_columns(t: Any, column: Any) -> Any:
+    """The upper-triangular f with f[:, j] = column(f, j) for j = 0..n-1,
+    each column computed from the earlier ones (a fori_loop)."""
+    n = t.shape[-1]
+
+    def body(j: Any, f: Any) -> Any:
+        return jnp.where(jnp.arange(n)[None, :] == j, column(f, j)[:, None], f)
+    return fori_loop(0, n, body, jnp.zeros_like(t))
+
+
+def _column_solve(t: Any, j: Any, diagonal_j: Any, rhs: Any, plus: bool, diagonal_value: Any = None) -> Any:
+    """x[:j] solving (T[:j, :j] +/- d I) x = rhs[:j] (T upper triangular,
+    d = diagonal_j), then x[j] = `diagonal_value` (default d) and zeros
+    below; a masked full-size system."""
+    n = t.shape[-1]
+    rows = jnp.arange(n)
+    inside = (rows[:, None] < j) & (rows[None, :] < j)
+    eye = jnp.eye(n, dtype=t.dtype)
+    shifted = t + diagonal_j * eye if plus else t - diagonal_j * eye
+    matrix = jnp.where(inside, shifted, eye)
+    x = lax_linalg.triangular_solve(matrix, jnp.where(rows < j, rhs, 0)[:, None], left_side=True,
+                                    lower=False)[:, 0]
+    value = diagonal_j if diagonal_value is None else diagonal_value
+    return jnp.where(rows < j, x, jnp.where(rows == j, value, 0))
+
+
+def _column(t: Any, j: Any) -> Any:
+    return lax.dynamic_index_in_dim(t, j, axis=1, keepdims=False)
+
+
+def sqrtm(A: Any, blocksize: int = 1) -> Any:
+    """The principal square root of a square matrix, complex: the complex
+    Schur form a = z t z^H, then the upper-triangular r with r r = t column
+    by column (Björck and Hammarling: r_jj = sqrt(t_jj), and
+    (R[:j, :j] + r_jj I) r[:j, j] = t[:j, j]), and z r z^H."""
+    from ..lax._eig import schur_single
+    if blocksize != 1:
+        raise NotImplementedError("jax.scipy.linalg.sqrtm: only blocksize=1 is supported (as in JAX)")
+    a = _square("sqrtm", A)
+    if a.ndim != 2:
+        raise ValueError(f"jax.scipy.linalg.sqrtm: expected a 2-d matrix, got shape {a.shape}")
+    t, z = schur_single(a)
+    roots = jnp.sqrt(jnp.diagonal(t))
+
+    def column(r: Any, j: Any) -> Any:
+        rjj = lax.dynamic_index_in_dim(roots, j, keepdims=False)
+        return _column_solve(r, j, rjj, _column(t, j), plus=True)
+    r = _upper_triangular_columns(t, column)
+    return z @ r @ jnp.conj(z.T)
+
+
+def funm(A: Any, func: Any, disp: bool = True) -> Any:
+    """f(A) for a function `func` of arrays, by Parlett's recurrence on the
+    complex Schur form: F = z f(t) z^H with f(t)_jj = func(t_jj) and, from
+    t f(t) = f(t) t, (T[:j, :j] - t_jj I) F[:j, j] = F[:j, :j] t[:j, j] -
+    t[:j, j] F_jj. Needs distinct eigenvalues (repeated ones give inf/NaN,
+    as Parlett's method does). The result is complex. With `disp=False`,
+    returns (F, NaN): SciPy's error estimate is not computed."""
+    from ..lax._eig import schur_single
+    a = _square("funm", A)
+    if a.ndim != 2:
+        raise ValueError(f"jax.scipy.linalg.funm: expected a 2-d matrix, got shape {a.shape}")
+    t, z = schur_single(a)
+    diagonal = jnp.diagonal(t)
+    values = jnp.asarray(func(diagonal)).astype(t.dtype)
+
+    def column(f: Any, j: Any) -> Any:
+        t_j, fjj = _column(t, j), lax.dynamic_index_in_dim(values, j, keepdims=False)
+        tjj = lax.dynamic_index_in_dim(diagonal, j, keepdims=False)
+        return _column_solve(t, j, tjj, f @ t_j - t_j * fjj, plus=False, diagonal_value=fjj)
+    f = _upper_triangular_columns(t, column)
+    result = z @ f @ jnp.conj(z.T)
+    return result if disp else (result, jnp.asarray(np.nan, dtype=jnp.real(result).dtype))

@@ -88,7 +88,7 @@ func.func @dot_general_wrong_result_shape(%a: tensor<2x3xf32>, %b: tensor<3x4xf3
 // -----
 
 func.func @dot_general_of_i1(%a: tensor<2x3xi1>, %b: tensor<3x4xi1>) {
-  // expected-error @+1 {{'jaxc.dot_general' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer values, but got 'tensor<2x3xi1>'}}
+  // expected-error @+1 {{'jaxc.dot_general' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer or jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<2x3xi1>'}}
   %0 = jaxc.dot_general %a, %b, batch = [] x [], contract = [1] x [0] : (tensor<2x3xi1>, tensor<3x4xi1>) -> tensor<2x4xi1>
   return
 }

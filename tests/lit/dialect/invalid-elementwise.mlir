@@ -55,7 +55,7 @@ func.func @iota_of_i1(%x: tensor<4xi1>) {
 
 // A float-only op on integers.
 func.func @sin_of_i32(%x: tensor<4xi32>) {
-  // expected-error @+1 {{'jaxc.sin' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'jaxc.sin' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<4xi32>'}}
   %0 = jaxc.sin %x : tensor<4xi32>
   return
 }
@@ -63,7 +63,7 @@ func.func @sin_of_i32(%x: tensor<4xi32>) {
 // -----
 
 func.func @exp_of_i1(%x: tensor<4xi1>) {
-  // expected-error @+1 {{'jaxc.exp' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'jaxc.exp' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<4xi1>'}}
   %0 = jaxc.exp %x : tensor<4xi1>
   return
 }
@@ -72,7 +72,7 @@ func.func @exp_of_i1(%x: tensor<4xi1>) {
 
 // Dynamic shapes are rejected everywhere.
 func.func @neg_of_dynamic_shape(%x: tensor<?xf32>) {
-  // expected-error @+1 {{'jaxc.neg' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'jaxc.neg' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer or jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<?xf32>'}}
   %0 = jaxc.neg %x : tensor<?xf32>
   return
 }
@@ -90,7 +90,7 @@ func.func @exp_of_unranked(%x: tensor<*xf32>) {
 // -----
 
 func.func @exp_of_unranked_generic(%x: tensor<*xf32>) {
-  // expected-error @+1 {{'jaxc.exp' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{'jaxc.exp' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<*xf32>'}}
   %0 = "jaxc.exp"(%x) : (tensor<*xf32>) -> tensor<*xf32>
   return
 }
@@ -107,7 +107,7 @@ func.func @add_of_index(%x: tensor<4xindex>) {
 // -----
 
 func.func @abs_of_i4(%x: tensor<4xi4>) {
-  // expected-error @+1 {{'jaxc.abs' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer values, but got 'tensor<4xi4>'}}
+  // expected-error @+1 {{'jaxc.abs' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer or jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<4xi4>'}}
   %0 = jaxc.abs %x : tensor<4xi4>
   return
 }
@@ -124,7 +124,7 @@ func.func @neg_of_bare_f32(%x: f32) {
 // -----
 
 func.func @neg_of_bare_f32_generic(%x: f32) {
-  // expected-error @+1 {{'jaxc.neg' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer values, but got 'f32'}}
+  // expected-error @+1 {{'jaxc.neg' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer or jaxc complex (complex<f32>, complex<f64>) values, but got 'f32'}}
   %0 = "jaxc.neg"(%x) : (f32) -> f32
   return
 }
@@ -228,7 +228,7 @@ func.func @add_result_type_differs(%a: tensor<4xf32>) {
 // -----
 
 func.func @sub_of_i1(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'jaxc.sub' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'jaxc.sub' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer or jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<4xi1>'}}
   %0 = jaxc.sub %a, %a : tensor<4xi1>
   return
 }
@@ -428,5 +428,62 @@ func.func @bitcast_convert_narrow_wrong_shape(%x: tensor<4xf32>) {
 func.func @bitcast_convert_same_width_wrong_shape(%x: tensor<4xf32>) {
   // expected-error @+1 {{'jaxc.bitcast_convert' op result 'tensor<2x2xi32>' must have shape [4] when bitcasting 'tensor<4xf32>'}}
   %0 = jaxc.bitcast_convert %x : tensor<4xf32> -> tensor<2x2xi32>
+  return
+}
+
+// -----
+
+func.func @bitcast_convert_complex(%x: tensor<4xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.bitcast_convert' op cannot bitcast complex elements ('tensor<4xcomplex<f32>>' -> 'tensor<4xi64>')}}
+  %0 = jaxc.bitcast_convert %x : tensor<4xcomplex<f32>> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @real_of_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'jaxc.real' op operand #0 must be statically shaped tensor of jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<4xf32>'}}
+  %0 = jaxc.real %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @conj_of_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'jaxc.conj' op operand #0 must be statically shaped tensor of jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<4xf32>'}}
+  %0 = jaxc.conj %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @complex_of_mixed_widths(%x: tensor<4xf32>, %y: tensor<4xf64>) {
+  // expected-error @+2 {{'jaxc.complex' op operand 'rhs' has type 'tensor<4xf64>' but operand 'lhs' has type 'tensor<4xf32>'; elementwise operands must have the same shape and element type}}
+  // expected-error @+1 {{'jaxc.complex' op failed to infer returned types}}
+  %0 = "jaxc.complex"(%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @complex_of_f16(%x: tensor<4xf16>) {
+  // expected-error @+1 {{'jaxc.complex' op result #0 must be statically shaped tensor of jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<4xcomplex<f16>>'}}
+  %0 = jaxc.complex %x, %x : tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @rem_of_complex(%x: tensor<4xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.rem' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer values, but got 'tensor<4xcomplex<f32>>'}}
+  %0 = jaxc.rem %x, %x : tensor<4xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @floor_of_complex(%x: tensor<4xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.floor' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) values, but got 'tensor<4xcomplex<f32>>'}}
+  %0 = jaxc.floor %x : tensor<4xcomplex<f32>>
   return
 }

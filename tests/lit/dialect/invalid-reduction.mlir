@@ -121,7 +121,7 @@ func.func @cumulative_unknown_kind(%x: tensor<5xi32>) {
 // -----
 
 func.func @cumulative_of_i1(%x: tensor<5xi1>) {
-  // expected-error @+1 {{'jaxc.cumulative' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer values, but got 'tensor<5xi1>'}}
+  // expected-error @+1 {{'jaxc.cumulative' op operand #0 must be statically shaped tensor of jaxc float (f16, bf16, f32, f64) or jaxc integer or jaxc complex (complex<f32>, complex<f64>) values, but got 'tensor<5xi1>'}}
   %0 = jaxc.cumulative max %x, axis = 0 : tensor<5xi1>
   return
 }

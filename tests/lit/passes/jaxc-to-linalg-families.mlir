@@ -127,3 +127,58 @@ func.func @outer_product(%a: tensor<3xf32>, %b: tensor<2xf32>) -> tensor<3x2xf32
   %o = jaxc.dot_general %a, %b, batch = [] x [], contract = [] x [] : (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>
   return %o : tensor<3x2xf32>
 }
+
+// -----
+
+// complex elements: each op becomes the complex dialect's scalar op in the
+// generic's body (mul is XLA's (ac - bd) + (ad + bc)i on the parts); a complex
+// constant is complex.create of two real constants (the Python bindings
+// cannot build a complex arith.constant).
+// CHECK-LABEL: func.func @complex_ops
+// CHECK-SAME: (%[[Z:[^:]+]]: tensor<4xcomplex<f32>> {{.*}}, %[[X:[^:]+]]: tensor<4xf32>
+// CHECK-DAG: %[[RE:.+]] = arith.constant dense<1.000000e+00> : tensor<4xf32>
+// CHECK-DAG: %[[IM:.+]] = arith.constant dense<-2.000000e+00> : tensor<4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[RE]], %[[IM]] : tensor<4xf32>, tensor<4xf32>)
+// CHECK: complex.create %{{.+}}, %{{.+}} : complex<f32>
+// CHECK: %[[AR:.+]] = complex.re %[[A:[^ ]+]] : complex<f32>
+// CHECK-NEXT: %[[AI:.+]] = complex.im %[[A]] : complex<f32>
+// CHECK-NEXT: %[[BR:.+]] = complex.re %[[B:[^ ]+]] : complex<f32>
+// CHECK-NEXT: %[[BI:.+]] = complex.im %[[B]] : complex<f32>
+// CHECK-NEXT: %[[RR:.+]] = arith.mulf %[[AR]], %[[BR]] : f32
+// CHECK-NEXT: %[[II:.+]] = arith.mulf %[[AI]], %[[BI]] : f32
+// CHECK-NEXT: %[[RE:.+]] = arith.subf %[[RR]], %[[II]] : f32
+// CHECK-NEXT: %[[RI:.+]] = arith.mulf %[[AR]], %[[BI]] : f32
+// CHECK-NEXT: %[[IR:.+]] = arith.mulf %[[AI]], %[[BR]] : f32
+// CHECK-NEXT: %[[IM:.+]] = arith.addf %[[RI]], %[[IR]] : f32
+// CHECK-NEXT: complex.create %[[RE]], %[[IM]] : complex<f32>
+// CHECK: complex.exp %{{.+}} : complex<f32>
+// CHECK: complex.abs %{{.+}} : complex<f32>
+// CHECK: complex.re %{{.+}} : complex<f32>
+// CHECK: complex.create %{{.+}}, %{{.+}} : complex<f32>
+func.func @complex_ops(%z: tensor<4xcomplex<f32>>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xcomplex<f32>>) {
+  %k = jaxc.constant dense<(1.0, -2.0)> : tensor<4xcomplex<f32>>
+  %m = jaxc.mul %z, %k : tensor<4xcomplex<f32>>
+  %e = jaxc.exp %m : tensor<4xcomplex<f32>>
+  %a = jaxc.abs %e : tensor<4xcomplex<f32>>
+  %r = jaxc.real %e : tensor<4xcomplex<f32>>
+  %c = jaxc.convert %x : tensor<4xf32> -> tensor<4xcomplex<f32>>
+  return %a, %r, %c : tensor<4xf32>, tensor<4xf32>, tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// An ordering of complex numbers is lexicographic: real parts, then imaginary.
+// CHECK-LABEL: func.func @complex_less
+// CHECK: %[[RA:.+]] = complex.re %[[A:[^ ]+]] : complex<f64>
+// CHECK: %[[RB:.+]] = complex.re %[[B:[^ ]+]] : complex<f64>
+// CHECK: %[[IA:.+]] = complex.im %[[A]] : complex<f64>
+// CHECK: %[[IB:.+]] = complex.im %[[B]] : complex<f64>
+// CHECK: %[[LT:.+]] = arith.cmpf olt, %[[RA]], %[[RB]] : f64
+// CHECK: %[[EQ:.+]] = arith.cmpf oeq, %[[RA]], %[[RB]] : f64
+// CHECK: %[[ILT:.+]] = arith.cmpf olt, %[[IA]], %[[IB]] : f64
+// CHECK: %[[BOTH:.+]] = arith.andi %[[EQ]], %[[ILT]] : i1
+// CHECK: arith.ori %[[LT]], %[[BOTH]] : i1
+func.func @complex_less(%a: tensor<3xcomplex<f64>>, %b: tensor<3xcomplex<f64>>) -> tensor<3xi1> {
+  %0 = jaxc.compare lt, %a, %b : tensor<3xcomplex<f64>>
+  return %0 : tensor<3xi1>
+}

@@ -1,0 +1,244 @@
+"""Non-symmetric eigenproblems: Hessenberg reduction, the complex Schur form
+by shifted QR, and eig (eigenvalues, right and left eigenvectors), written
+as jaxc programs (fori_loop / while_loop over jnp ops).
+
+    hessenberg(a)  -> (h, q)      a = q h q^H, h zero below the subdiagonal
+    schur(a)       -> (t, z)      a = z t z^H, t upper triangular (complex)
+    eig(a)         -> (w, vl, vr) a vr = vr diag(w), vl^H a = diag(w) vl^H
+
+The Schur form comes from single-shift QR iterations on the Hessenberg
+matrix in complex arithmetic (real input too, so complex-conjugate pairs
+need no 2x2 blocks): Wilkinson shifts, an exceptional shift after 10 steps
+without deflation, deflation when a subdiagonal falls below eps times its
+neighbours on the diagonal. Each step chases the bulge with Givens
+rotations that touch two rows and two columns (dynamic slices), so a step
+costs O(n^2) and the decomposition O(n^3). Eigenvectors of t come from one
+batched triangular solve per eigenvalue, then z; each is scaled to norm 1.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from .. import numpy as jnp
+from .._autodiff import custom_jvp
+from . import _ops
+from ._control_flow import fori_loop, while_loop
+
+
+def _conj(x: Any) -> Any:
+    return jnp.conj(x) if jnp.iscomplexobj(x) else x
+
+
+def _unit(n: int, j: Any, dtype: Any) -> Any:
+    return (jnp.arange(n) == j).astype(dtype)
+
+
+def _outer(u: Any, v: Any) -> Any:
+    return u[:, None] * v[None, :]
+
+
+# ----------------------------------------------------------------- Hessenberg
+
+def hessenberg_single(a: Any) -> tuple[Any, Any]:
+    """(h, q) with a = q h q^H for one n x n matrix: n - 2 Householder
+    reflections H = I - tau v v^H, each zeroing a column below the
+    subdiagonal (beta = -phase(alpha) |x|, as LAPACK's larfg)."""
+    n = a.shape[-1]
+    rows = jnp.arange(n)
+    dtype = a.dtype
+
+    def reflect(j: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
+        h, q = carry
+        x = jnp.where(rows > j, h @ _unit(n, j, dtype), jnp.zeros((), dtype))
+        e = _unit(n, j + 1, dtype)
+        alpha = jnp.sum(x * e)
+        norm = jnp.sqrt(jnp.sum(jnp.abs(x) ** 2)).astype(dtype)
+        magnitude = jnp.abs(alpha).astype(dtype)
+        phase = jnp.where(magnitude == 0, jnp.ones((), dtype), alpha / jnp.where(magnitude == 0, 1, magnitude))
+        v = x - (-phase * norm) * e
+        vv = jnp.sum(jnp.abs(v) ** 2)
+        below = jnp.any(jnp.where(rows > j + 1, x, 0) != 0)
+        tau = jnp.where(below & (vv > 0), 2 / jnp.where(vv > 0, vv, 1), 0).astype(dtype)
+        vh = _conj(v)
+        h = h - tau * _outer(v, vh @ h)
+        h = h - tau * _outer(h @ v, vh)
+        q = q - tau * _outer(q @ v, vh)
+        return h, q
+
+    eye = jnp.eye(n, dtype=dtype)
+    if n < 3:
+        return a, eye
+    h, q = fori_loop(0, n - 2, reflect, (a, eye))
+    return jnp.where(rows[:, None] > rows[None, :] + 1, jnp.zeros((), dtype), h), q
+
+
+# -------------------------------------------------------------- Schur (complex)
+
+def _givens(f: Any, g: Any) -> tuple[Any, Any]:
+    """(c real, s complex) with [[c, s], [-conj(s), c]] [f, g] = [r, 0]."""
+    af, ag = jnp.abs(f), jnp.abs(g)
+    d = jnp.sqrt(af * af + ag * ag)
+    safe_d = jnp.where(d == 0, 1, d)
+    phase = jnp.where(af == 0, 1, f / jnp.where(af == 0, 1, af))
+    c = jnp.where(ag == 0, 1, af / safe_d)
+    s = jnp.where(ag == 0, 0, phase * jnp.conj(g) / safe_d)
+    return c.astype(f.dtype), s
+
+
+def _rotate_rows(t: Any, k: Any, c: Any, s: Any) -> Any:
+    """Rows k, k+1 of t <- [[c, s], [-conj(s), c]] @ those rows."""
+    n = t.shape[-1]
+    two = _ops.dynamic_slice(t, (k, 0), (2, n))
+    top, bottom = two[0], two[1]
+    new = jnp.stack([c * top + s * bottom, -jnp.conj(s) * top + c * bottom])
+    return _ops.dynamic_update_slice(t, new, (k, 0))
+
+
+def _rotate_columns(t: Any, k: Any, c: Any, s: Any) -> Any:
+    """Columns k, k+1 of t <- those columns @ [[c, -s], [conj(s), c]] (the
+    conjugate transpose of the row rotation)."""
+    n = t.shape[0]
+    two = _ops.dynamic_slice(t, (0, k), (n, 2))
+    left, right = two[:, 0], two[:, 1]
+    new = jnp.stack([c * left + jnp.conj(s) * right, -s * left + c * right], axis=1)
+    return _ops.dynamic_update_slice(t, new, (0, k))
+
+
+def _entry(t: Any, i: Any, j: Any) -> Any:
+    return _ops.dynamic_slice(t, (i, j), (1, 1))[0, 0]
+
+
+def schur_single(a: Any) -> tuple[Any, Any]:
+    """(t, z): the complex Schur form of one square matrix, a = z t z^H."""
+    n = a.shape[-1]
+    dtype = dtypes.complex_dtype(a.dtype)
+    a = a.astype(dtype)
+    if n < 2:
+        return a, jnp.eye(n, dtype=dtype)
+    h, q = hessenberg_single(a)
+    eps = float(np.finfo(dtypes.real_dtype(dtype)).eps)
+    rows = jnp.arange(n)
+    sub_index = jnp.arange(1, n)
+
+    def negligible(t: Any) -> Any:
+        """Per i in 1..n-1: |t[i, i-1]| is below eps (|t[i, i]| + |t[i-1, i-1]|)."""
+        diagonal = jnp.abs(jnp.diagonal(t))
+        sub = jnp.abs(jnp.diagonal(t, offset=-1))
+        scale = diagonal[1:] + diagonal[:-1]
+        scale = jnp.where(scale == 0, jnp.max(jnp.abs(t)), scale)
+        return sub <= eps * scale
+
+    def step(carry: tuple[Any, Any, Any, Any, Any]) -> tuple[Any, Any, Any, Any, Any]:
+        t, z, m, stall, iters = carry
+        small = negligible(t)
+        # small subdiagonals become exact zeros (t stays block triangular)
+        t = jnp.where((rows[:, None] == rows[None, :] + 1) & jnp.concatenate([jnp.zeros(1, bool), small])[:, None],
+                      jnp.zeros((), dtype), t)
+        deflate = _ops.dynamic_index_in_dim(jnp.concatenate([jnp.ones(1, bool), small]), m, keepdims=False)
+        # the top of the unreduced block that ends at m
+        low = jnp.max(jnp.where(small & (sub_index <= m), sub_index, 0))
+        a11, a12 = _entry(t, m - 1, m - 1), _entry(t, m - 1, m)
+        a21, a22 = _entry(t, m, m - 1), _entry(t, m, m)
+        half = (a11 - a22) / 2
+        root = jnp.sqrt(half * half + a12 * a21)
+        root = jnp.where(jnp.real(jnp.conj(half) * root) < 0, -root, root)
+        wilkinson = a22 - a12 * a21 / jnp.where(half + root == 0, 1, half + root)
+        exceptional = a22 + 0.75 * jnp.abs(a21)
+        shift = jnp.where(stall % 11 == 10, exceptional, wilkinson)
+
+        def chase(k: Any, tz: tuple[Any, Any]) -> tuple[Any, Any]:
+            t, z = tz
+            first = k == low
+            f = jnp.where(first, _entry(t, k, k) - shift, _entry(t, k, jnp.maximum(k - 1, 0)))
+            g = jnp.where(first, _entry(t, k + 1, k), _entry(t, k + 1, jnp.maximum(k - 1, 0)))
+            c, s = _givens(f, g)
+            active = (k >= low) & (k < m) & ~deflate
+            c = jnp.where(active, c, jnp.ones((), dtype))
+            s = jnp.where(active, s, jnp.zeros((), dtype))
+            return _rotate_columns(_rotate_rows(t, k, c, s), k, c, s), _rotate_columns(z, k, c, s)
+
+        t, z = fori_loop(0, n - 1, chase, (t, z))
+        return (t, z, jnp.where(deflate, m - 1, m), jnp.where(deflate, 0, stall + 1), iters + 1)
+
+    def unfinished(carry: tuple[Any, Any, Any, Any, Any]) -> Any:
+        _, _, m, _, iters = carry
+        return (m > 0) & (iters < 30 * n)
+
+    start = (h, q, jnp.asarray(n - 1, dtypes.canonicalize(np.int32)), jnp.int32(0), jnp.int32(0))
+    t, z, _, _, _ = while_loop(unfinished, step, start)
+    return jnp.triu(t), z
+
+
+# ------------------------------------------------------------------------- eig
+
+def _triangular_eigenvectors(t: Any) -> Any:
+    """Columns x_k with t x_k = t_kk x_k: x_k[k] = 1, zeros below, and above
+    the solution of (T_kk - t_kk I) y = -t[:k, k]; tiny pivots (repeated
+    eigenvalues) are raised to eps ||t||, as LAPACK's trevc."""
+    n = t.shape[-1]
+    dtype = t.dtype
+    rows = jnp.arange(n)
+    w = jnp.diagonal(t)
+    eps = float(np.finfo(dtypes.real_dtype(dtype)).eps)
+    smallest = jnp.maximum(eps * jnp.max(jnp.abs(t)), np.finfo(dtypes.real_dtype(dtype)).tiny)
+
+    def system(k: Any, wk: Any) -> tuple[Any, Any]:
+        inside = (rows[:, None] < k) & (rows[None, :] < k)
+        shifted = t - wk * jnp.eye(n, dtype=dtype)
+        diagonal = jnp.diagonal(shifted)
+        diagonal = jnp.where(jnp.abs(diagonal) < smallest, smallest.astype(dtype), diagonal)
+        shifted = jnp.where(jnp.eye(n, dtype=bool), diagonal[:, None] * jnp.eye(n, dtype=dtype), shifted)
+        matrix = jnp.where(inside, shifted, jnp.eye(n, dtype=dtype))
+        column = _ops.dynamic_slice(t, (0, k), (n, 1))[:, 0]
+        rhs = jnp.where(rows < k, -column, jnp.where(rows == k, jnp.ones((), dtype), jnp.zeros((), dtype)))
+        return matrix, rhs
+
+    from .._batching import vmap
+    matrices, rhs = vmap(system)(rows, w)
+    from .linalg import triangular_solve
+    x = triangular_solve(matrices, rhs[:, :, None], left_side=True, lower=False)[:, :, 0]
+    return jnp.swapaxes(x, 0, 1)  # column k is x_k
+
+
+def _normalize_columns(v: Any) -> Any:
+    norms = jnp.sqrt(jnp.sum(jnp.abs(v) ** 2, axis=-2, keepdims=True))
+    return v / jnp.where(norms == 0, 1, norms).astype(v.dtype)
+
+
+def _eig_single(a: Any) -> tuple[Any, Any]:
+    t, z = schur_single(a)
+    vectors = z @ _triangular_eigenvectors(t)
+    return jnp.diagonal(t), _normalize_columns(vectors)
+
+
+@custom_jvp
+def eig_values_vectors(a: Any) -> tuple[Any, Any]:
+    """(w, v) of square matrices (..., n, n): a v = v diag(w), columns of v
+    of norm 1. Batches by vmap."""
+    batch = a.shape[:-2]
+    if not batch:
+        return _eig_single(a)
+    from .._batching import vmap
+    flat = a.reshape((-1,) + a.shape[-2:])
+    w, v = vmap(_eig_single)(flat)
+    return w.reshape(batch + w.shape[-1:]), v.reshape(batch + v.shape[-2:])
+
+
+@eig_values_vectors.defjvp
+def _eig_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    """dw = diag(V^-1 dA V); dV = V (F * V^-1 dA V) with F_ij = 1/(w_j - w_i)
+    off the diagonal (0 for equal eigenvalues), minus the part along each
+    column that would change its norm (columns stay of norm 1)."""
+    (a,), (da,) = primals, tangents
+    w, v = eig_values_vectors(a)
+    rotated = jnp.linalg.solve(v, da.astype(v.dtype) @ v)
+    n = a.shape[-1]
+    gaps = w[..., None, :] - w[..., :, None]
+    distinct = ~jnp.eye(n, dtype=bool) & (gaps != 0)
+    factors = jnp.where(distinct, 1 / jnp.where(distinct, gaps, 1), 0)
+    dv = v @ (factors * rotated)
+    dv = dv - v * jnp.real(jnp.sum(jnp.conj(v) * dv, axis=-2, keepdims=True)).astype(v.dtype)
+    return (w, v), (jnp.diagonal(rotated, axis1=-2, axis2=-1), dv)

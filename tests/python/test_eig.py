@@ -1,0 +1,161 @@
+"""Non-symmetric eigenproblems (issue #17, lax/_eig.py): Hessenberg and
+complex Schur decompositions, eig/eigvals (the defining identities and
+NumPy's eigenvalues), their derivatives against finite differences, roots
+and poly, and the Schur-based functions of matrices against SciPy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+import jaxc.scipy.linalg as jsl
+from jaxc import lax
+from jaxc.test_util import check_grads
+from jnp_check import assert_close
+
+try:
+    import scipy.linalg as scipy_linalg
+except ImportError:  # pragma: no cover - SciPy is installed by make test
+    scipy_linalg = None
+
+RNG = np.random.default_rng(11)
+
+
+def _matrix(n, dtype=np.float64):
+    a = RNG.normal(size=(n, n))
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * RNG.normal(size=(n, n))
+    return a.astype(dtype)
+
+
+def _same_eigenvalues(got, expected, tol):
+    """Each expected eigenvalue has a computed one within tol (a matching)."""
+    got, expected = list(np.asarray(got)), list(np.asarray(expected))
+    assert len(got) == len(expected)
+    for value in expected:
+        distances = [abs(value - g) for g in got]
+        best = int(np.argmin(distances))
+        assert distances[best] <= tol * max(1.0, abs(value)), (value, got)
+        got.pop(best)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 12])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_hessenberg_and_schur(x64, n, dtype):
+    a = _matrix(n, dtype)
+    h, q = jsl.hessenberg(a, calc_q=True)
+    h, q = np.asarray(h), np.asarray(q)
+    assert h.dtype == a.dtype
+    assert_close(q @ h @ q.conj().T, a, rtol=1e-12, atol=1e-12)
+    assert_close(q.conj().T @ q, np.eye(n), rtol=1e-12, atol=1e-12)
+    assert np.all(np.tril(h, -2) == 0)
+    t, z = jsl.schur(a, output="complex")
+    t, z = np.asarray(t), np.asarray(z)
+    assert t.dtype == np.complex128
+    assert_close(z @ t @ z.conj().T, a, rtol=1e-11, atol=1e-11)
+    assert_close(z.conj().T @ z, np.eye(n), rtol=1e-12, atol=1e-12)
+    assert np.all(np.tril(t, -1) == 0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 9])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eig_identities_and_numpy_eigenvalues(n, dtype):
+    a = _matrix(n, dtype)
+    w, v = jaxc.jit(jnp.linalg.eig)(a)
+    assert w.dtype == np.complex64 and v.dtype == np.complex64
+    w, v = np.asarray(w), np.asarray(v)
+    scale = np.abs(a).max()
+    assert_close(a @ v, v * w, rtol=0, atol=2e-5 * scale * n)
+    assert_close(np.linalg.norm(v, axis=0), np.ones(n), rtol=1e-5, atol=1e-5)
+    _same_eigenvalues(jnp.linalg.eigvals(a), np.linalg.eigvals(a), 1e-4)
+
+
+def test_eig_special_matrices(x64):
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])  # eigenvalues +-i
+    _same_eigenvalues(jnp.linalg.eigvals(rotation), [1j, -1j], 1e-12)
+    triangular = np.triu(_matrix(5)) + np.diag(np.arange(5.0))
+    _same_eigenvalues(jnp.linalg.eigvals(triangular), np.diag(triangular), 1e-12)
+    repeated = np.eye(4) * 3.0  # one eigenvalue four times: every vector is an eigenvector
+    w, v = jnp.linalg.eig(repeated)
+    assert_close(w, np.full(4, 3.0 + 0j), rtol=1e-12, atol=1e-12)
+    assert_close(repeated @ np.asarray(v), 3 * np.asarray(v), rtol=1e-12, atol=1e-12)
+    jordan = np.array([[2.0, 1.0], [0.0, 2.0]])  # defective
+    _same_eigenvalues(jnp.linalg.eigvals(jordan), [2.0, 2.0], 1e-7)
+    companion = np.diag(np.ones(6), -1)  # of x^7 + 2x^6 + ... + 8: complex roots
+    companion[0, :] = -np.arange(2.0, 9.0)
+    _same_eigenvalues(jnp.linalg.eigvals(companion), np.linalg.eigvals(companion), 1e-8)
+
+
+def test_eig_batches_and_vmap():
+    a = np.stack([_matrix(4, np.float32) for _ in range(3)])
+    w, v = jnp.linalg.eig(a)
+    assert w.shape == (3, 4) and v.shape == (3, 4, 4)
+    for k in range(3):
+        _same_eigenvalues(w[k], np.linalg.eigvals(a[k]), 1e-4)
+    mapped = jaxc.vmap(jnp.linalg.eigvals)(a)
+    for k in range(3):
+        _same_eigenvalues(mapped[k], np.linalg.eigvals(a[k]), 1e-4)
+
+
+def test_lax_eig_left_and_right_vectors(x64):
+    a = _matrix(5)
+    w, vl, vr = (np.asarray(x) for x in lax.linalg.eig(a))
+    assert_close(a @ vr, vr * w, rtol=1e-10, atol=1e-10)
+    assert_close(vl.conj().T @ a, w[:, None] * vl.conj().T, rtol=1e-10, atol=1e-10)
+    assert_close(np.linalg.norm(vl, axis=0), np.ones(5), rtol=1e-12, atol=1e-12)
+    assert len(lax.linalg.eig(a, compute_left_eigenvectors=False)) == 2
+    assert len(lax.linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)) == 1
+
+
+def test_eig_derivatives(x64):
+    a = _matrix(4)
+    # eigenvalues (sums of symmetric functions of them are order-free)
+    check_grads(lambda m: jnp.sum(jnp.linalg.eigvals(m) ** 2), (a,), 1)
+    # eigenvectors up to their phase: |v|^2 is phase-free
+    check_grads(lambda m: jnp.abs(jnp.linalg.eig(m)[1]) ** 2, (a,), 1, modes=("fwd",))
+    z = _matrix(3, np.complex128)
+    check_grads(lambda m: jnp.sum(jnp.linalg.eigvals(m) ** 3), (z,), 1, modes=("rev",))
+
+
+def test_roots_and_poly():
+    p = np.array([0.0, 1.0, -6.0, 11.0, -6.0, 0.0])  # x (x-1)(x-2)(x-3), a leading zero
+    r = jnp.roots(p)
+    assert r.dtype == np.complex64
+    _same_eigenvalues(r, np.roots(p), 1e-4)
+    _same_eigenvalues(jnp.roots(np.array([1.0, 0.0, 1.0])), [1j, -1j], 1e-6)
+    assert jnp.roots(np.array([0.0, 0.0])).shape == (0,)
+    jitted = jaxc.jit(lambda q: jnp.roots(q, strip_zeros=False))(np.array([1.0, -3.0, 2.0]))
+    _same_eigenvalues(jitted, [1.0, 2.0], 1e-5)
+    a = _matrix(3, np.float32)
+    coefficients = jnp.poly(a)
+    assert coefficients.dtype == np.complex64
+    assert_close(coefficients, np.poly(a), rtol=1e-4, atol=1e-4)
+    with pytest.raises(jaxc.errors.ConcretizationTypeError):
+        jaxc.jit(jnp.roots)(p)
+
+
+@pytest.mark.skipif(scipy_linalg is None, reason="SciPy is not installed")
+def test_sqrtm_and_funm_against_scipy(x64):
+    a = _matrix(5)
+    root = np.asarray(jsl.sqrtm(a))
+    assert_close(root @ root, a, rtol=1e-10, atol=1e-10)
+    assert_close(root, scipy_linalg.sqrtm(a), rtol=1e-9, atol=1e-9)
+    assert_close(jsl.funm(a, jnp.exp), scipy_linalg.expm(a), rtol=1e-9, atol=1e-9)
+    assert_close(jsl.funm(a, jnp.sin), scipy_linalg.funm(a, np.sin), rtol=1e-9, atol=1e-9)
+    value, error = jsl.funm(a, jnp.cos, disp=False)
+    assert_close(value, scipy_linalg.funm(a, np.cos), rtol=1e-9, atol=1e-9)
+    assert np.isnan(float(error))
+
+
+def test_errors():
+    with pytest.raises(NotImplementedError, match="complex Schur form only"):
+        jsl.schur(np.eye(3))
+    with pytest.raises(ValueError, match="output must be 'real' or 'complex'"):
+        jsl.schur(np.eye(3), output="quaternion")
+    with pytest.raises(ValueError, match="jnp.linalg.eig: the argument must be a square matrix"):
+        jnp.linalg.eig(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="rank-1"):
+        jnp.roots(np.ones((2, 2)))
+    with pytest.raises(NotImplementedError, match="blocksize=1"):
+        jsl.sqrtm(np.eye(2), blocksize=2)

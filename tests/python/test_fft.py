@@ -1,0 +1,171 @@
+"""jnp.fft and lax.fft (issue #17) against numpy.fft: every function, lengths
+that take each path of the transform (the DFT matrix, radix-2 steps,
+Bluestein for large odd lengths), axes, `n`/`s` cropping and padding, the
+three norms; derivatives against finite differences, vmap against a loop,
+and JAX where it is installed."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+from jaxc import lax
+from jaxc.test_util import check_grads
+from jnp_check import assert_close, check, rand
+
+try:
+    import jax.numpy as jax_numpy
+except ImportError:  # pragma: no cover - JAX is an optional extra
+    jax_numpy = None
+
+C64 = np.complex64
+# 1, small (DFT matrix), powers of two (radix-2), even with an odd factor,
+# odd at most 64 (DFT matrix), odd above 64 (Bluestein), 1000 = 8 x 125.
+LENGTHS = [1, 2, 5, 12, 16, 32, 48, 63, 67, 100, 256, 1000]
+
+
+def _tolerance(n):
+    return 2e-6 * max(1.0, np.log2(max(n, 2))) * 10
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_complex_transforms_against_numpy(n):
+    x = rand((3, n), C64, -1.0, 1.0)
+    scale = np.max(np.abs(np.fft.fft(x)))
+    got, back = jaxc.jit(lambda v: (jnp.fft.fft(v), jnp.fft.ifft(v)))(x)
+    assert got.dtype == np.complex64 and back.dtype == np.complex64
+    assert_close(got, np.fft.fft(x), rtol=0, atol=_tolerance(n) * scale)
+    assert_close(back, np.fft.ifft(x), rtol=0, atol=_tolerance(n) * scale / n)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 16, 67, 100, 1000])
+def test_real_transforms_against_numpy(n):
+    x = rand((2, n), np.float32, -1.0, 1.0)
+    spectrum = np.fft.rfft(x)
+    scale = np.max(np.abs(spectrum))
+    got, back = jaxc.jit(lambda v, s: (jnp.fft.rfft(v), jnp.fft.irfft(s, n)))(x, spectrum.astype(C64))
+    assert got.shape == (2, n // 2 + 1) and back.dtype == np.float32
+    assert_close(got, spectrum, rtol=0, atol=_tolerance(n) * scale)
+    assert_close(back, np.fft.irfft(spectrum, n), rtol=0, atol=_tolerance(n) * scale / max(n, 1) * 4)
+
+
+def test_complex128_is_accurate(x64):
+    x = rand((4, 96), np.complex128)
+    check(jnp.fft.fft, np.fft.fft, x, rtol=1e-12, atol=1e-11, dtype=np.complex128)
+    x = rand((97,), np.complex128)  # Bluestein
+    check(jnp.fft.ifft, np.fft.ifft, x, rtol=1e-11, atol=1e-12, dtype=np.complex128)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("fft", {"n": 7, "axis": 0}), ("fft", {"n": 20}), ("ifft", {"axis": 1, "norm": "ortho"}),
+    ("fft", {"norm": "forward"}), ("ifft", {"norm": "forward"}), ("fftn", {}),
+    ("ifftn", {"axes": (0, 2)}), ("fftn", {"s": (3, 8), "axes": (1, 2)}), ("fft2", {}),
+    ("ifft2", {"s": (5, 12)}), ("fftn", {"norm": "ortho"}),
+])
+def test_complex_variants(name, kwargs):
+    x = rand((4, 6, 10), C64)
+    check(lambda v: getattr(jnp.fft, name)(v, **kwargs), lambda v: getattr(np.fft, name)(v, **kwargs), x,
+          rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("rfft", {"n": 9}), ("rfft", {"axis": 0, "norm": "ortho"}), ("rfftn", {}),
+    ("rfftn", {"s": (4, 12), "axes": (0, 2)}), ("rfft2", {}), ("rfft2", {"norm": "forward"}),
+    ("ihfft", {}), ("ihfft", {"n": 8, "norm": "ortho"}),
+])
+def test_real_input_variants(name, kwargs):
+    x = rand((4, 6, 10), np.float32)
+    check(lambda v: getattr(jnp.fft, name)(v, **kwargs), lambda v: getattr(np.fft, name)(v, **kwargs), x,
+          rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("irfft", {}), ("irfft", {"n": 7}), ("irfft", {"n": 30, "norm": "ortho"}), ("irfftn", {}),
+    ("irfftn", {"s": (4, 6, 9)}), ("irfft2", {}), ("irfft2", {"s": (5, 8), "norm": "forward"}),
+    ("hfft", {}), ("hfft", {"n": 11, "norm": "ortho"}), ("hfft", {"norm": "forward"}),
+])
+def test_real_output_variants(name, kwargs):
+    x = rand((4, 6, 10), C64)
+    check(lambda v: getattr(jnp.fft, name)(v, **kwargs), lambda v: getattr(np.fft, name)(v, **kwargs), x,
+          rtol=1e-4, atol=1e-4)
+
+
+def test_round_trips():
+    x = rand((5, 40), np.float32)
+    assert_close(jnp.fft.irfft(jnp.fft.rfft(x), 40), x, rtol=1e-5, atol=1e-5)
+    z = rand((5, 33), C64)
+    assert_close(jnp.fft.ifftn(jnp.fft.fftn(z)), z, rtol=1e-5, atol=1e-5)
+
+
+def test_integer_and_bool_inputs_become_complex64():
+    assert jnp.fft.fft(np.arange(6)).dtype == np.complex64
+    assert_close(jnp.fft.fft(np.arange(6)), np.fft.fft(np.arange(6)), rtol=1e-6, atol=1e-5)
+    assert jnp.fft.rfft(np.array([True, False, True])).dtype == np.complex64
+
+
+def test_frequencies_and_shifts():
+    check(lambda: jnp.fft.fftfreq(7, 0.5), None, expected=np.fft.fftfreq(7, 0.5), dtype="float32", jit=False)
+    check(lambda: jnp.fft.fftfreq(8), None, expected=np.fft.fftfreq(8), jit=False)
+    check(lambda: jnp.fft.rfftfreq(9, 2.0), None, expected=np.fft.rfftfreq(9, 2.0), jit=False)
+    x = rand((5, 6), np.float32)
+    check(jnp.fft.fftshift, np.fft.fftshift, x)
+    check(lambda v: jnp.fft.ifftshift(v, axes=1), lambda v: np.fft.ifftshift(v, axes=1), x)
+    check(lambda v: jnp.fft.ifftshift(jnp.fft.fftshift(v)), lambda v: v, x)
+
+
+@pytest.mark.parametrize("kind, lengths, make, reference", [
+    (lax.FftType.FFT, (8,), lambda: rand((3, 8), C64), lambda x: np.fft.fft(x)),
+    (lax.FftType.IFFT, (4, 6), lambda: rand((2, 4, 6), C64), lambda x: np.fft.ifft2(x)),
+    (lax.FftType.RFFT, (5, 10), lambda: rand((5, 10), np.float32), lambda x: np.fft.rfft2(x)),
+    (lax.FftType.IRFFT, (3, 10), lambda: rand((3, 6), C64), lambda x: np.fft.irfft2(x, (3, 10))),
+])
+def test_lax_fft(kind, lengths, make, reference):
+    x = make()
+    check(lambda v: lax.fft(v, kind, lengths), reference, x, rtol=1e-4, atol=1e-4)
+
+
+def test_gradients(x64):
+    x = np.array([0.3, -1.0, 2.0, 0.5, -0.7])
+    check_grads(lambda v: jnp.abs(jnp.fft.fft(v)).sum(), (x,), 2)
+    check_grads(lambda v: jnp.fft.irfft(jnp.fft.rfft(v) ** 2, 5), (x,), 1)
+    z = x + 1j * x[::-1]
+    check_grads(lambda v: jnp.fft.ifft(jnp.fft.fft(v) * v), (z,), 1)
+    check_grads(lambda v: jnp.real(jnp.fft.fft2(v.reshape(1, 5))).sum(), (z,), 1)
+
+
+def test_vmap_against_loop():
+    x = rand((4, 3, 16), C64)
+    got = jaxc.vmap(lambda v: jnp.fft.fft(v, axis=0))(x)
+    expected = np.stack([np.fft.fft(v, axis=0) for v in x])
+    assert_close(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_bad_arguments():
+    x = jnp.ones(8, C64)
+    with pytest.raises(ValueError, match='invalid norm value .sideways.'):
+        jnp.fft.fft(x, norm="sideways")
+    with pytest.raises(ValueError, match=r"invalid number of data points \(0\)"):
+        jnp.fft.fft(x, n=0)
+    with pytest.raises(TypeError, match="jnp.fft.rfft does not support complex input"):
+        jnp.fft.rfft(x)
+    with pytest.raises(ValueError, match="s .* and axes .* must have the same length"):
+        jnp.fft.fftn(jnp.ones((2, 2), C64), s=(2,), axes=(0, 1))
+    with pytest.raises(ValueError, match="repeat an axis"):
+        jnp.fft.fftn(jnp.ones((2, 2), C64), axes=(0, 0))
+    with pytest.raises(ValueError, match=r"lax.fft: FFT with fft_lengths \(4,\) needs trailing dimensions"):
+        lax.fft(x, lax.FftType.FFT, (4,))
+    with pytest.raises(TypeError, match="lax.fft: FFT needs a complex operand, got float32"):
+        lax.fft(jnp.ones(8), lax.FftType.FFT, (8,))
+    with pytest.raises(ValueError, match="unknown fft_type"):
+        lax.fft(x, "FOURIER", (8,))
+
+
+@pytest.mark.skipif(jax_numpy is None, reason="JAX is not installed")
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "fft2", "rfftn", "hfft"])
+def test_against_jax(name):
+    x = rand((4, 12), np.float32 if name.startswith("rfft") else C64)
+    mine = getattr(jnp.fft, name)(x)
+    theirs = np.asarray(getattr(jax_numpy.fft, name)(x))
+    assert np.asarray(mine).dtype == theirs.dtype
+    assert_close(mine, theirs, rtol=1e-4, atol=1e-4)
