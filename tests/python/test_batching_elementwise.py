@@ -21,6 +21,10 @@ def ints(*shape, low=-50, high=50, dtype=np.int32):
     return RNG.integers(low, high, size=shape).astype(dtype)
 
 
+def complexes(*shape, low=-1.0, high=1.0):
+    return (RNG.uniform(low, high, size=shape) + 1j * RNG.uniform(low, high, size=shape)).astype(np.complex64)
+
+
 POS = dict(low=0.5, high=2.0)
 UNIT = dict(low=-0.8, high=0.8)
 
@@ -41,6 +45,7 @@ UNARY = {
     "round": (lambda x: lax.round(x * 3.0), floats), "is_finite": (lax.is_finite, floats),
     "convert": (lambda x: lax.convert_element_type(x * 10.0, np.int32), floats),
     "bitcast_convert": (lambda x: lax.bitcast_convert_type(x, np.uint16), floats),
+    "real": (lax.real, complexes), "imag": (lax.imag, complexes), "conj": (lax.conj, complexes),
 }
 
 BINARY = {
@@ -51,7 +56,7 @@ BINARY = {
     "shift_left": (lambda a, b: lax.shift_left(a, b & 7), ints),
     "shift_right_logical": (lambda a, b: lax.shift_right_logical(a, b & 7), ints),
     "shift_right_arithmetic": (lambda a, b: lax.shift_right_arithmetic(a, b & 7), ints),
-    "nextafter": (lax.nextafter, floats), "compare": (lax.lt, floats),
+    "nextafter": (lax.nextafter, floats), "compare": (lax.lt, floats), "complex": (lax.complex, floats),
 }
 
 

@@ -532,8 +532,9 @@ def test_poly():
     empty = jnp.poly(np.zeros((0,), np.float32))
     assert empty.shape == () and float(empty) == 1.0
     assert_close(jnp.poly(np.float32(2.0)), np.array([1.0, -2.0]))
-    with pytest.raises(NotImplementedError, match="complex"):
-        jnp.poly(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    matrix = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert jnp.poly(matrix).dtype == np.complex64  # from the (complex) eigenvalues, as JAX
+    assert_close(jnp.poly(matrix), np.poly(matrix).astype(np.complex64), rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="square"):
         jnp.poly(np.ones((2, 3)))
     with pytest.raises(TypeError):

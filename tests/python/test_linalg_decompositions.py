@@ -367,11 +367,12 @@ def test_lstsq(x64):
         LA.lstsq(a, rand(6))
 
 
-def test_what_needs_complex_numbers_says_so():
-    a = np.eye(3, dtype=np.float32)
-    for call in (lambda: LA.eig(a), lambda: LA.eigvals(a)):
-        with pytest.raises(NotImplementedError, match="complex numbers"):
-            call()
+def test_eig_of_a_real_matrix_is_complex():
+    a = np.array([[0.0, -2.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 3.0]], np.float32)  # eigenvalues +-2i, 3
+    w, v = LA.eig(a)
+    assert w.dtype == np.complex64 and v.dtype == np.complex64
+    np.testing.assert_allclose(np.sort_complex(np.asarray(LA.eigvals(a))),
+                               np.sort_complex(np.array([-2j, 2j, 3])), rtol=1e-5, atol=1e-5)
 
 
 # --------------------------------------------------------------- scipy.linalg

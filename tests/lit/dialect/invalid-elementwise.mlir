@@ -487,3 +487,11 @@ func.func @floor_of_complex(%x: tensor<4xcomplex<f32>>) {
   %0 = jaxc.floor %x : tensor<4xcomplex<f32>>
   return
 }
+
+// -----
+
+func.func @complex_of_ints(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'jaxc.complex' op operands must be f32 or f64 tensors, got 'tensor<4xi32>'}}
+  %0 = jaxc.complex %x, %x : tensor<4xi32>
+  return
+}
