@@ -255,10 +255,14 @@ RECOMPILED = "jaxc first call compiled again"
 
 
 def flat(x: Any) -> np.ndarray:
-    """A result (array, or tuple/list of arrays) as one float64 vector or array."""
+    """A result (array, or tuple/list of arrays) as one float64 (complex128
+    for complex results) vector or array."""
+    def wide(v: Any) -> np.ndarray:
+        v = np.asarray(v)
+        return v.astype(np.complex128 if v.dtype.kind == "c" else np.float64)
     if isinstance(x, (tuple, list)):
-        return np.concatenate([np.asarray(v, np.float64).reshape(-1) for v in x])
-    return np.asarray(x, np.float64)
+        return np.concatenate([wide(v).reshape(-1) for v in x])
+    return wide(x)
 
 
 def check(impl: str, got: Any, expected: np.ndarray, w: W.Workload) -> None:
