@@ -21,6 +21,7 @@ saturates and maps NaN to 0.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math as pymath
 from typing import Callable
 
@@ -359,12 +360,9 @@ class _StringRef(ctypes.Structure):
     _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
 
 
-def _complex_constant(op) -> np.ndarray:
-    """The elements of a complex jaxc.constant as a NumPy array.
-
-    The bindings cannot hand out a complex DenseElementsAttr (reading
-    `op.attributes["value"]` raises "Can't cast unknown element type"), so the
-    raw data is read through the MLIR C API (`mlirDenseElementsAttrGetRawData`)."""
+@functools.lru_cache(maxsize=None)
+def _dense_attribute_api() -> tuple:
+    """The MLIR C API functions that read a dense attribute's raw data (set up once)."""
     from jaxc import dialect
 
     lib = dialect.library()
@@ -376,7 +374,16 @@ def _complex_constant(op) -> np.ndarray:
     is_splat.restype, is_splat.argtypes = ctypes.c_bool, [ctypes.c_void_p]
     capsule = ctypes.pythonapi.PyCapsule_GetPointer
     capsule.restype, capsule.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return get_attribute, raw_data, is_splat, capsule
 
+
+def _complex_constant(op) -> np.ndarray:
+    """The elements of a complex jaxc.constant as a NumPy array.
+
+    The bindings cannot hand out a complex DenseElementsAttr (reading
+    `op.attributes["value"]` raises "Can't cast unknown element type"), so the
+    raw data is read through the MLIR C API (`mlirDenseElementsAttrGetRawData`)."""
+    get_attribute, raw_data, is_splat, capsule = _dense_attribute_api()
     attribute = get_attribute(capsule(op.operation._CAPIPtr, b"mlir.ir.Operation._CAPIPtr"),
                               _StringRef(b"value", 5))
     result_type = op.results[0].type

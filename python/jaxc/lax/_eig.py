@@ -26,18 +26,11 @@ from .. import numpy as jnp
 from .._autodiff import custom_jvp
 from . import _ops
 from ._control_flow import fori_loop, while_loop
+from .linalg import _outer, _unit, triangular_solve
 
 
 def _conj(x: Any) -> Any:
     return jnp.conj(x) if jnp.iscomplexobj(x) else x
-
-
-def _unit(n: int, j: Any, dtype: Any) -> Any:
-    return (jnp.arange(n) == j).astype(dtype)
-
-
-def _outer(u: Any, v: Any) -> Any:
-    return u[:, None] * v[None, :]
 
 
 # ----------------------------------------------------------------- Hessenberg
@@ -198,7 +191,6 @@ def _triangular_eigenvectors(t: Any) -> Any:
 
     from .._batching import vmap
     matrices, rhs = vmap(system)(rows, w)
-    from .linalg import triangular_solve
     x = triangular_solve(matrices, rhs[:, :, None], left_side=True, lower=False)[:, :, 0]
     return jnp.swapaxes(x, 0, 1)  # column k is x_k
 
