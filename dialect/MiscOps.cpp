@@ -334,3 +334,47 @@ LogicalResult CustomVjpCallOp::verifySymbolUses(SymbolTableCollection &symbols) 
   return expectTypes(*this, "bwd results (input cotangents)", bwd->getResults(), args,
                      getBwdAttr());
 }
+
+//===----------------------------------------------------------------------===//
+// remat, optimization_barrier
+//===----------------------------------------------------------------------===//
+
+/// Remat policies that read `names`, then the ones that do not.
+static constexpr llvm::StringLiteral kNamedPolicies[] = {
+    "save_only_these_names", "save_any_names_but_these", "save_anything_except_these_names"};
+static constexpr llvm::StringLiteral kPlainPolicies[] = {
+    "nothing_saveable", "everything_saveable", "dots_saveable", "dots_with_no_batch_dims_saveable"};
+
+LogicalResult RematOp::verify() {
+  StringRef policy = getPolicy();
+  bool named = llvm::is_contained(kNamedPolicies, policy);
+  if (!named && !llvm::is_contained(kPlainPolicies, policy)) {
+    auto diag = emitOpError() << "unknown policy \"" << policy << "\"; the policies are: ";
+    llvm::interleaveComma(kPlainPolicies, diag);
+    diag << ", ";
+    llvm::interleaveComma(kNamedPolicies, diag);
+    return diag;
+  }
+  if (named && !getNames())
+    return emitOpError() << "policy \"" << policy << "\" needs `names`";
+  if (!named && getNames())
+    return emitOpError() << "policy \"" << policy << "\" takes no `names`";
+  return success();
+}
+
+LogicalResult RematOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<FunctionType> fn = lookupFunctionType(*this, symbols, getCalleeAttr(), "callee");
+  if (failed(fn))
+    return failure();
+  if (failed(expectTypes(*this, "argument types", getArgs().getTypes(), fn->getInputs(),
+                         getCalleeAttr())))
+    return failure();
+  return expectTypes(*this, "result types", getResultTypes(), fn->getResults(), getCalleeAttr());
+}
+
+LogicalResult OptimizationBarrierOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+    OptimizationBarrierOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  for (Value operand : adaptor.getOperands())
+    inferred.push_back(operand.getType());
+  return success();
+}

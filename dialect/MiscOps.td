@@ -247,4 +247,71 @@ def Jaxc_CustomVjpCallOp : Jaxc_Op<"custom_vjp_call", [
   let assemblyFormat = "$callee `(` $args `)` `fwd` `=` $fwd `bwd` `=` $bwd attr-dict `:` functional-type($args, $results)";
 }
 
+def Jaxc_RematOp : Jaxc_Op<"remat", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "call a function whose residuals reverse mode recomputes (jax.checkpoint)";
+  let description = [{
+    Evaluates `callee`. Under a `jaxc.vjp`, `jaxc-autodiff` keeps only what
+    `policy` saves of the callee's forward values and recomputes the rest in
+    the backward sweep, from the arguments behind a
+    `jaxc.optimization_barrier` (so CSE cannot merge the recomputation back
+    into the forward values unless `prevent_cse` is false). Policies:
+    `nothing_saveable` (the default), `everything_saveable`, `dots_saveable`
+    (`dot_general` and `conv` results), `dots_with_no_batch_dims_saveable`,
+    `save_only_these_names`, `save_any_names_but_these` and
+    `save_anything_except_these_names` (the last three read `names`, which
+    `jaxc.checkpoint_name` gives values). Outside reverse mode it is a call.
+
+    ```mlir
+    %y = jaxc.remat @layer(%w, %x) : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %z = jaxc.remat @layer(%w, %x) policy = "save_only_these_names" names = ["h"]
+           : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Jaxc_Tensor>:$args,
+                   DefaultValuedAttr<StrAttr, "\"nothing_saveable\"">:$policy,
+                   OptionalAttr<StrArrayAttr>:$names,
+                   DefaultValuedAttr<BoolAttr, "true">:$prevent_cse);
+  let results = (outs Variadic<Jaxc_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $args `)` (`policy` `=` $policy^)? (`names` `=` $names^)?
+    attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Jaxc_CheckpointNameOp : Jaxc_Op<"checkpoint_name", [Pure, SameOperandsAndResultType]> {
+  let summary = "identity that names a value for a remat policy";
+  let description = [{
+    The identity on values (and on derivatives). The policies
+    `save_only_these_names` and friends of `jaxc.remat` save or recompute
+    the operand by its name (the attribute is `label`: an op's `name` is
+    taken in the Python bindings).
+
+    ```mlir
+    %h = jaxc.checkpoint_name %x name = "hidden" : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Jaxc_Tensor:$operand, StrAttr:$label);
+  let results = (outs Jaxc_Tensor:$result);
+  let assemblyFormat = "$operand `name` `=` $label attr-dict `:` type($operand)";
+}
+
+def Jaxc_OptimizationBarrierOp : Jaxc_Op<"optimization_barrier", [Pure, InferTypeOpAdaptor]> {
+  let summary = "identity that no optimization looks through";
+  let description = [{
+    Returns its operands unchanged. Nothing computed from the results is
+    merged (CSE) or fused with what is computed from the operands: the
+    lowering copies each operand into a buffer of its own. Reverse mode
+    puts one before the recomputation of a `jaxc.remat`.
+
+    ```mlir
+    %a, %b = jaxc.optimization_barrier %x, %y : tensor<4xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Variadic<Jaxc_Tensor>:$operands);
+  let results = (outs Variadic<Jaxc_Tensor>:$results);
+  let assemblyFormat = "($operands^ `:` type($operands))? attr-dict";
+}
+
 #endif // JAXC_MISC_OPS_TD

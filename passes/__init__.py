@@ -26,3 +26,5 @@ from . import vector_math  # noqa: E402,F401  jaxc-vector-math-to-libmvec
 from . import bound_fusion  # noqa: E402,F401  jaxc-bound-fusion
 from . import contraction_fusion_barriers  # noqa: E402,F401  jaxc-contraction-fusion-barriers
 from . import drop_fusion_barriers  # noqa: E402,F401  jaxc-drop-fusion-barriers
+from . import free_at_last_use  # noqa: E402,F401  jaxc-free-at-last-use
+from . import unshare_fills  # noqa: E402,F401  jaxc-unshare-fills

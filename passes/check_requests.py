@@ -1,7 +1,7 @@
 """`jaxc-check-no-requests`: fail if a transformation request op remains.
 
 The `transformed` stage expands every request (`jaxc.jvp`, `jaxc.vjp`,
-`jaxc.vmap`, `jaxc.custom_jvp_call`, `jaxc.custom_vjp_call`). Until the
+`jaxc.vmap`, `jaxc.custom_jvp_call`, `jaxc.custom_vjp_call`, `jaxc.remat`). Until the
 expansion passes exist, this pass stands in for them: IR without requests
 passes through unchanged, and each request that is left draws an error at its
 location that names the pass that will expand it::
@@ -29,12 +29,13 @@ EXPANDED_BY = {
     "jaxc.vjp": "jaxc-autodiff",
     "jaxc.custom_jvp_call": "jaxc-autodiff",
     "jaxc.custom_vjp_call": "jaxc-autodiff",
+    "jaxc.remat": "jaxc-autodiff",
     "jaxc.vmap": "jaxc-batch",
 }
 
 
 @register_pass("jaxc-check-no-requests",
-               "fail if a transformation request (jvp, vjp, vmap, custom_*_call) remains")
+               "fail if a transformation request (jvp, vjp, vmap, custom_*_call, remat) remains")
 def check_no_requests(op: ir.Operation, pass_: ExternalPass) -> None:
     """Emit one error per request op under `op`; fail if there was any."""
     found = ops_named(op, EXPANDED_BY)

@@ -48,7 +48,7 @@ NOT_LOWERED = {
     **{f"jaxc.{name}": _COLLECTIVE for name in
        ("psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "ppermute", "axis_index")},
     **{f"jaxc.{name}": _REQUEST for name in
-       ("jvp", "vjp", "vmap", "custom_jvp_call", "custom_vjp_call")},
+       ("jvp", "vjp", "vmap", "custom_jvp_call", "custom_vjp_call", "remat")},
 }
 
 

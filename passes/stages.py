@@ -90,6 +90,7 @@ CPU_STAGES: tuple[Stage, ...] = (
         "canonicalize", "cse"),
           "elementwise chains fused; each kernel tiled, vectorized and split over threads"),
     Stage("bufferized", (
+        "jaxc-unshare-fills",  # else a shared zero fill is copied into every product
         "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map "
         "allow-return-allocs-from-loops}",
@@ -101,6 +102,7 @@ CPU_STAGES: tuple[Stage, ...] = (
         "jaxc-elide-result-copies",  # a packed product's panels are its out-param, reshaped
         "buffer-deallocation-pipeline",
         "convert-bufferization-to-memref",
+        "jaxc-free-at-last-use",  # upstream frees at the end of the block
         "jaxc-widen-i1-memrefs",  # dealloc ownership flags: LLVM asserts on i1
         "canonicalize", "cse"),
           "memrefs with identity layouts; results are out-params; every alloc is freed"),

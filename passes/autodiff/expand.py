@@ -1,7 +1,7 @@
 """`jaxc-autodiff`: replace every `jaxc.jvp` / `jaxc.vjp` request by the
 body of a derived function, innermost first, until none is left; then
-inline the remaining `custom_jvp_call` / `custom_vjp_call` (outside any
-derivative they are plain calls).
+inline the remaining `custom_jvp_call` / `custom_vjp_call` / `remat`
+(outside any derivative they are plain calls).
 
     func.func private @f(%x: tensor<f32>) -> tensor<f32> {
       %0 = jaxc.mul %x, %x : tensor<f32>
@@ -35,7 +35,7 @@ from ..registry import register_pass
 from .ir_util import CALLERS, RuleError, functions, inline_body, inline_call, ops_named, referenced
 
 REQUESTS = ("jaxc.jvp", "jaxc.vjp")
-CUSTOM_CALLS = ("jaxc.custom_jvp_call", "jaxc.custom_vjp_call")
+CUSTOM_CALLS = ("jaxc.custom_jvp_call", "jaxc.custom_vjp_call", "jaxc.remat")
 _NAMING = frozenset(CALLERS + REQUESTS)  # ops whose attributes name functions
 
 
@@ -50,7 +50,7 @@ def autodiff(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100_000
 
 def _derivers() -> dict:
     """request op -> the function deriving its callee (loads the rule tables)."""
-    from . import callbacks, control_flow, elementwise, reductions, structural, windowed  # noqa: F401  fill the tables
+    from . import callbacks, control_flow, elementwise, reductions, remat, structural, windowed  # noqa: F401  fill the tables
     from .jvp import derive_jvp
     from .vjp import derive_vjp
     return {"jaxc.jvp": derive_jvp, "jaxc.vjp": derive_vjp}

@@ -46,7 +46,8 @@ def functions(module: ir.Operation) -> dict[str, ir.Operation]:
 
 
 _CALLEE_ATTRIBUTES = ("callee", "jvp", "fwd", "bwd")
-CALLERS = ("func.call", "jaxc.jvp", "jaxc.vjp", "jaxc.vmap", "jaxc.custom_jvp_call", "jaxc.custom_vjp_call")
+CALLERS = ("func.call", "jaxc.jvp", "jaxc.vjp", "jaxc.vmap", "jaxc.custom_jvp_call", "jaxc.custom_vjp_call",
+           "jaxc.remat")
 
 
 def referenced(op: ir.Operation) -> list[str]:

@@ -53,45 +53,67 @@ def derive_vjp(callee: ir.Operation) -> str:
     from jaxc.core import emitting
     module = module_of(callee)
     body = callee.regions[0].blocks[0]
-    ops = list(body.operations)
-    ret = ops[-1]
+    ret = list(body.operations)[-1]
     arg_types = [a.type for a in body.arguments]
     out_types = [v.type for v in ret.operands]
     fn, block = new_function(module, f"{symbol_name(callee)}_vjp", arg_types + out_types, callee.location)
     n = len(arg_types)
     with emitting(block, callee.location) as e:
         primal = {arg: e.wrap(new) for arg, new in zip(body.arguments, block.arguments[:n])}
-        active = set(list(body.arguments)[_constant_args(callee):])
-        tape = []
-        for op in ops[:-1]:
-            if _is_active(op, active):
-                active.update(op.results)
-            e.at(op.location)
-            xs = [primal[v] for v in op.operands]
-            ys = FORWARD[op.name](op, xs) if op.name in FORWARD else apply_op(op, xs)
-            for result, y in zip(op.results, ys):
-                primal[result] = y
-            tape.append((op, xs, ys))
-        e.at(ret.location)
-        cotangent: dict = {}
-        for value, ct in zip(ret.operands, block.arguments[n:]):
-            if value in active:
-                _accumulate(cotangent, value, e.wrap(ct))
-        for op, xs, ys in reversed(tape):
-            cts = [cotangent.pop(r, None) for r in op.results]
-            if all(c is None for c in cts) or op.name in ZERO_DERIVATIVE:
-                continue
-            if op.name not in VJP:
-                raise RuleError(op, no_rule_message(op.name, "reverse-mode (vjp)"))
-            e.at(op.location)
-            for operand, ct in zip(op.operands, VJP[op.name](op, xs, ys, cts)):
-                if operand in active:
-                    _accumulate(cotangent, operand, ct)
-        e.at(ret.location)
+        tape, active = forward_sweep(e, callee, primal)
+        cts_in = backward_sweep(e, callee, tape, active, primal, [e.wrap(ct) for ct in block.arguments[n:]])
         outs = [primal[v].value for v in ret.operands]
-        cts_in = [instantiate(cotangent.get(arg), primal[arg]).value for arg in body.arguments]
     finish_function(fn, block, outs + cts_in, callee.location)
     return symbol_name(fn)
+
+
+def forward_sweep(e, callee: ir.Operation, primal: dict,
+                  given: Callable[[ir.Operation], Optional[list]] = lambda op: None) -> tuple[list, set]:
+    """Copy `callee`'s ops onto the values of `primal` (which maps its
+    arguments and gains every result); returns the tape of (op, operands,
+    results and saved values) and the set of active values. `given(op)`
+    may return the results of an op instead of computing them (remat's
+    saved values)."""
+    body = callee.regions[0].blocks[0]
+    active = set(list(body.arguments)[_constant_args(callee):])
+    tape = []
+    for op in list(body.operations)[:-1]:
+        if _is_active(op, active):
+            active.update(op.results)
+        e.at(op.location)
+        xs = [primal[v] for v in op.operands]
+        ys = given(op)
+        if ys is None:
+            ys = FORWARD[op.name](op, xs) if op.name in FORWARD else apply_op(op, xs)
+        for result, y in zip(op.results, ys):
+            primal[result] = y
+        tape.append((op, xs, ys))
+    return tape, active
+
+
+def backward_sweep(e, callee: ir.Operation, tape: list, active: set, primal: dict,
+                   output_cts: list) -> list[ir.Value]:
+    """The adjoints of the `tape` in reverse, seeded with `output_cts` (one
+    per result of `callee`); returns one cotangent per argument."""
+    body = callee.regions[0].blocks[0]
+    ret = list(body.operations)[-1]
+    e.at(ret.location)
+    cotangent: dict = {}
+    for value, ct in zip(ret.operands, output_cts):
+        if value in active:
+            _accumulate(cotangent, value, ct)
+    for op, xs, ys in reversed(tape):
+        cts = [cotangent.pop(r, None) for r in op.results]
+        if all(c is None for c in cts) or op.name in ZERO_DERIVATIVE:
+            continue
+        if op.name not in VJP:
+            raise RuleError(op, no_rule_message(op.name, "reverse-mode (vjp)"))
+        e.at(op.location)
+        for operand, ct in zip(op.operands, VJP[op.name](op, xs, ys, cts)):
+            if operand in active:
+                _accumulate(cotangent, operand, ct)
+    e.at(ret.location)
+    return [instantiate(cotangent.get(arg), primal[arg]).value for arg in body.arguments]
 
 
 def _constant_args(callee: ir.Operation) -> int:

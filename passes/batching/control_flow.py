@@ -20,6 +20,8 @@ repeats until no vmap is left); the outputs of these ops are always batched.
                             jaxc-autodiff expands it after this pass
     custom_jvp_call         the callee and the rule both batched that way
     custom_vjp_call         the callee, fwd and bwd batched that way
+    remat                   the callee batched that way (same policy)
+    optimization_barrier    the barrier on the operands as they are
 
     %r = jaxc.cond %p (%x) ... (p batched)
   ->
@@ -261,6 +263,25 @@ def _custom_vjp_call(op, xs, batched, axis: Axis):
         [True] * len(op.results)
 
 
+def _remat(op, xs, batched, axis: Axis):
+    operands = batched_all(xs, batched, axis.size)
+    callee = _batched_function(referenced(op)[0], axis)
+    attrs = {name: op.attributes[name] for name in ("policy", "names", "prevent_cse") if name in op.attributes}
+    types = _result_types(op, axis)
+
+    def make():
+        remat = jd.RematOp(types, callee, [_value(x) for x in operands])
+        for name, attr in attrs.items():
+            remat.operation.attributes[name] = attr
+        return remat
+    return emit_op(make), [True] * len(op.results)
+
+
+def _optimization_barrier(op, xs, batched, axis: Axis):
+    return emit_op(lambda: jd.OptimizationBarrierOp([_value(x) for x in xs])), list(batched)
+
+
+BATCH.update({"jaxc.remat": _remat, "jaxc.optimization_barrier": _optimization_barrier})
 BATCH.update({"jaxc.cond": _cond, "jaxc.while": _while, "jaxc.scan": _scan, "func.call": _call,
               "jaxc.jvp": _jvp_request, "jaxc.vjp": _vjp_request,
               "jaxc.custom_jvp_call": _custom_jvp_call, "jaxc.custom_vjp_call": _custom_vjp_call})

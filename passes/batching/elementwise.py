@@ -16,7 +16,7 @@ from .batch import BATCH, Axis, broadcast_batch, same_op
 
 UNARY = ("neg abs exp log sin cos tanh sqrt not sign exp2 expm1 log1p tan asin acos atan sinh cosh asinh "
          "acosh atanh logistic rsqrt cbrt floor ceil erf erf_inv lgamma digamma population_count clz "
-         "stop_gradient round is_finite convert bitcast_convert real imag conj").split()
+         "stop_gradient checkpoint_name round is_finite convert bitcast_convert real imag conj").split()
 BINARY = ("add sub mul div max min and or xor rem pow atan2 shift_left shift_right_logical "
           "shift_right_arithmetic nextafter compare complex").split()
 # op -> groups of operand positions that may stay 0-d next to larger

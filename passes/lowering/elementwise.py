@@ -532,8 +532,22 @@ def bitcast_convert(op) -> list[ir.Value]:
                          lambda a: arith.bitcast(signless(dst), a[0]))]
 
 
-def stop_gradient(op) -> list[ir.Value]:
+def identity(op) -> list[ir.Value]:
+    """stop_gradient, checkpoint_name: the operand itself."""
     return [op.operands[0]]
+
+
+def optimization_barrier(op) -> list[ir.Value]:
+    """Each operand copied into a tensor of its own: an allocation, which CSE
+    never merges and fusion never looks through, so nothing computed from
+    the results is merged with what is computed from the operands.
+
+        %a = jaxc.optimization_barrier %x : tensor<4xf32>
+      ->
+        %a = bufferization.alloc_tensor() copy(%x) : tensor<4xf32>
+    """
+    from mlir.dialects import bufferization
+    return [bufferization.AllocTensorOp(v.type, [], copy=v).result for v in op.operands]
 
 
 RULES: dict[str, Rule] = {name: _elementwise(rules) for name, rules in {**UNARY, **BINARY}.items()}
@@ -546,5 +560,7 @@ RULES.update({
     "jaxc.clamp": clamp,
     "jaxc.convert": convert,
     "jaxc.bitcast_convert": bitcast_convert,
-    "jaxc.stop_gradient": stop_gradient,
+    "jaxc.stop_gradient": identity,
+    "jaxc.checkpoint_name": identity,
+    "jaxc.optimization_barrier": optimization_barrier,
 })

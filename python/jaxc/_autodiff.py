@@ -1086,3 +1086,83 @@ def _bwd_leaves(cts: Any, diff: Sequence[Any], avals: Sequence[ShapedArray], wha
                             f"the argument has structure {arg_tree}")
         leaves += ct_leaves
     return [_zeros(a) if ct is None else _like(ct, a, what, "cotangent") for ct, a in zip(leaves, avals)]
+
+
+# ---------------------------------------------------------------------------
+# Rematerialization (jax.checkpoint)
+# ---------------------------------------------------------------------------
+
+def _emit_checkpoint_name(x: Any, name: str) -> Any:
+    return _emit(lambda v, t: jd.CheckpointNameOp(v[0], name), [x], [x.aval])[0]
+
+
+def _emit_optimization_barrier(leaves: Sequence[Any]) -> list[Any]:
+    return _emit(lambda v, t: jd.OptimizationBarrierOp(v), leaves, [x.aval for x in leaves])
+
+
+class _PolicyPrimitive(NamedTuple):
+    """What a custom remat policy is shown of an op: its JAX primitive name."""
+    name: str
+
+
+# jaxc op -> the name of JAX's primitive (where they differ: "jaxc.X" is "X")
+_PRIMITIVE_NAMES = {"jaxc.checkpoint_name": "name", "jaxc.conv_general_dilated": "conv_general_dilated"}
+
+
+def _policy_params(op: ir.Operation) -> dict[str, Any]:
+    """The parameters JAX passes a policy for `op` (those the policies read)."""
+    if op.name == "jaxc.checkpoint_name":
+        return {"name": ir.StringAttr(op.attributes["label"]).value}
+    if op.name == "jaxc.dot_general":
+        dims = [tuple(ir.DenseI64ArrayAttr(op.attributes[f"{side}_{kind}_dimensions"]))
+                for kind in ("contracting", "batching") for side in ("lhs", "rhs")]
+        return {"dimension_numbers": ((dims[0], dims[1]), (dims[2], dims[3]))}
+    return {}
+
+
+def _mark_saved(callee: _Callee, policy: Callable[..., bool]) -> list[str]:
+    """Evaluate a policy callable on every op of `callee`'s body; name the
+    results of those it saves (`jaxc.checkpoint_name`, fresh names) and
+    return the names, for ``policy = "save_only_these_names"``."""
+    names: list[str] = []
+    ops = list(callee.block.operations)[:-1]
+    with core.context(), ir.Location.unknown(core.context()):
+        for op in ops:
+            op = op.operation
+            prim = _PolicyPrimitive(_PRIMITIVE_NAMES.get(op.name, op.name.removeprefix("jaxc.")))
+            avals = [core.aval_of_type(v.type) for v in op.operands]
+            if not policy(prim, *avals, **_policy_params(op)):
+                continue
+            for result in op.results:
+                names.append(f"jaxc_saved_{len(names)}")
+                with ir.InsertionPoint.after(op), op.location:
+                    named = jd.CheckpointNameOp(result, names[-1])
+                result.replace_all_uses_except(named.result, named.operation)
+                op = named.operation
+    return names
+
+
+def remat_call(fun: Callable, args: tuple, static: Sequence[int], policy: str | Callable[..., bool],
+               names: Sequence[str] | None, prevent_cse: bool) -> Any:
+    """``fun(*args)`` as ``jaxc.remat @fun_N(...)`` when traced (eagerly,
+    just the call). `policy` is a policy name of `jaxc.remat` (with `names`
+    for the named ones) or a callable, evaluated here on each op of the
+    traced function. Arguments at `static` positions are passed as they are."""
+    levels = _levels()
+    if core.current_scope() is None or _kind(levels) in ("primal", "none"):
+        return fun(*args)
+    what = f"checkpoint {_name(fun)}"
+    positions = [i for i in range(len(args)) if i not in static]
+    leaves, in_tree = _operands(tuple(args[i] for i in positions), what)
+
+    def flat_fun(*xs: Any) -> Any:
+        return fun(*_substitute(args, positions, tree_util.tree_unflatten(in_tree, xs)))
+
+    callee = _Callee(flat_fun, [x.aval for x in leaves], _name(fun), what, values=leaves)
+    if callable(policy):
+        names, policy = _mark_saved(callee, policy), "save_only_these_names"
+    outs = _emit(lambda v, t: jd.RematOp(t, callee.symbol, v, policy=policy,
+                                         names=list(names) if names is not None else None,
+                                         prevent_cse=prevent_cse),
+                 [*leaves, *callee.captured], callee.out_avals)
+    return tree_util.tree_unflatten(callee.out_tree, outs)

@@ -5,8 +5,9 @@ counts, `print_environment_info`, `float0`, and the checks behind the
 `jax_debug_nans`/`jax_debug_infs`/`jax_log_compiles` options.
 
 jaxc differentiates a whole program with one MLIR pass (docs/autodiff.md),
-so `checkpoint` changes nothing a program computes: it is the function
-itself. jaxc does not rematerialize yet (see `checkpoint`).
+so `checkpoint` is a `jaxc.remat` op that the pass reads: under `grad`
+the values its policy does not save are recomputed in the backward sweep
+(docs/autodiff.md, *Rematerialization*).
 """
 from __future__ import annotations
 
@@ -42,14 +43,17 @@ def nothing_saveable(*_: Any, **__: Any) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class DotsSaveable:
-    """Save the results of matrix products (of those without batch
-    dimensions with `only_if_no_batch_dims`)."""
+    """Save the results of matrix products and convolutions (of products
+    without batch dimensions only, with `only_if_no_batch_dims`)."""
     only_if_no_batch_dims: bool
 
     def __call__(self, prim: Any, *_: Any, **params: Any) -> bool:
         name = getattr(prim, "name", None)
         if self.only_if_no_batch_dims:
-            return name == "dot_general" and not params.get("lb") and not params.get("rb")
+            if name != "dot_general":
+                return False
+            (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+            return not lhs_batch and not rhs_batch
         return name in ("dot_general", "conv_general_dilated")
 
 
@@ -59,11 +63,11 @@ dots_with_no_batch_dims_saveable = DotsSaveable(True)
 
 @dataclasses.dataclass(frozen=True)
 class SaveOnlyTheseNames:
-    """Save only values named (`checkpoint_name`) with one of `saveable_names`."""
-    saveable_names: frozenset
+    """Save only values named (`checkpoint_name`) with one of `names`."""
+    names: frozenset
 
     def __call__(self, prim: Any, *_: Any, **params: Any) -> bool:
-        return getattr(prim, "name", None) == "name" and params.get("name") in self.saveable_names
+        return getattr(prim, "name", None) == "name" and params.get("name") in self.names
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +79,15 @@ class SaveAnyNamesButThese:
         return getattr(prim, "name", None) == "name" and params.get("name") not in self.names
 
 
+@dataclasses.dataclass(frozen=True)
+class SaveAnythingExceptTheseNames:
+    """Save any value except those named with one of `names`."""
+    names: frozenset
+
+    def __call__(self, prim: Any, *_: Any, **params: Any) -> bool:
+        return getattr(prim, "name", None) != "name" or params.get("name") not in self.names
+
+
 def save_only_these_names(*names_which_can_be_saved: str) -> SaveOnlyTheseNames:
     return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
 
@@ -83,9 +96,21 @@ def save_any_names_but_these(*names_not_to_save: str) -> SaveAnyNamesButThese:
     return SaveAnyNamesButThese(frozenset(names_not_to_save))
 
 
-def save_anything_except_these_names(*names_not_to_save: str) -> Callable[..., bool]:
-    """Save any value (JAX's version ignores the names too)."""
-    return everything_saveable
+def save_anything_except_these_names(*names_not_to_save: str) -> SaveAnythingExceptTheseNames:
+    return SaveAnythingExceptTheseNames(frozenset(names_not_to_save))
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved: Sequence[str],
+                                      names_which_can_be_offloaded: Sequence[str],
+                                      offload_src: str = "device", offload_dst: str = "pinned_host",
+                                      ) -> SaveOnlyTheseNames:
+    """On the CPU the device is the host: offloading is saving."""
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved) | frozenset(names_which_can_be_offloaded))
+
+
+def offload_dot_with_no_batch_dims(offload_src: str = "device", offload_dst: str = "pinned_host") -> DotsSaveable:
+    """On the CPU the device is the host: offloading is saving."""
+    return dots_with_no_batch_dims_saveable
 
 
 def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable[..., bool]:
@@ -100,8 +125,10 @@ def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable[
     return policy
 
 
-# JAX's namespace (without the offloading policies: jaxc has no host offload).
+# JAX's namespace; the offloading policies save (on the CPU the device is the host).
 checkpoint_policies = types.SimpleNamespace(
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
     everything_saveable=everything_saveable,
     nothing_saveable=nothing_saveable,
     dots_saveable=dots_saveable,
@@ -116,8 +143,39 @@ checkpoint_policies = types.SimpleNamespace(
 
 
 def checkpoint_name(x: Any, name: str) -> Any:
-    """Name the value `x` for a checkpoint policy; returns `x` unchanged."""
-    return x
+    """Name the arrays of the pytree `x` for a checkpoint policy
+    (`jaxc.checkpoint_name` when traced); the values are unchanged."""
+    from . import core
+    from ._autodiff import _emit_checkpoint_name
+    if not isinstance(name, str):
+        raise TypeError(f"checkpoint_name: name must be a string, got {name!r}")
+    if core.current_scope() is None:
+        return x
+    return tree_util.tree_map(lambda leaf: _emit_checkpoint_name(core.as_operand(leaf, "checkpoint_name"), name), x)
+
+
+# policy object -> (the `policy` of jaxc.remat, whether it has `names`)
+_IR_POLICIES = {
+    everything_saveable: "everything_saveable",
+    nothing_saveable: "nothing_saveable",
+    dots_saveable: "dots_saveable",
+    dots_with_no_batch_dims_saveable: "dots_with_no_batch_dims_saveable",
+}
+_NAMED_POLICIES = {SaveOnlyTheseNames: "save_only_these_names", SaveAnyNamesButThese: "save_any_names_but_these",
+                   SaveAnythingExceptTheseNames: "save_anything_except_these_names"}
+
+
+def _ir_policy(policy: Callable[..., bool] | None) -> tuple[str | Callable[..., bool], list[str] | None]:
+    """The `policy` and `names` of the `jaxc.remat` op for a policy object;
+    any other callable is returned as it is (evaluated on each op)."""
+    if policy is None:
+        return "nothing_saveable", None
+    if type(policy) in _NAMED_POLICIES:
+        return _NAMED_POLICIES[type(policy)], sorted(policy.names)
+    try:
+        return _IR_POLICIES[policy], None
+    except (KeyError, TypeError):
+        return policy, None
 
 
 def _static_positions(static_argnums: Any, n_args: int) -> None:
@@ -133,18 +191,30 @@ def _static_positions(static_argnums: Any, n_args: int) -> None:
                          f"`len(args)`, but got {static_argnums}, while `len(args)` = {n_args}")
 
 
+def _named_positions(fun: Callable, names: str | Sequence[str]) -> set[int]:
+    """The positions of the parameters of `fun` called `names`."""
+    import inspect
+    if not names:
+        return set()
+    params = list(inspect.signature(fun).parameters)
+    return {params.index(n) for n in ((names,) if isinstance(names, str) else names) if n in params}
+
+
 def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True,
                policy: Callable[..., bool] | None = None, static_argnums: int | tuple[int, ...] = (),
                static_argnames: str | Sequence[str] = (), concrete: Any = None) -> Callable:
-    """`jax.checkpoint` (`jax.remat`): in JAX, `fun`'s residuals are
-    recomputed in the backward pass instead of stored (except those
-    `policy` saves), a memory/compute trade-off that never changes a value.
+    """`jax.checkpoint` (`jax.remat`): `fun`'s forward values are
+    recomputed in the backward sweep instead of kept (except those `policy`
+    saves), a memory/compute trade-off that never changes a value.
 
-    jaxc does NOT rematerialize yet: the function returned calls `fun`, so
-    values and derivatives (grad, vjp, jit, vmap) are exactly `fun`'s, and
-    the memory use is that of `fun`. The arguments are checked as JAX
-    checks them; `prevent_cse`, `policy` and the static arguments are
-    accepted and change nothing (every argument is passed as it is)."""
+    Traced (under jit, grad, vmap...), a call is ``jaxc.remat @fun_N(...)``
+    with the policy as an attribute; `jaxc-autodiff` does the recomputation
+    (docs/autodiff.md). The policies of `checkpoint_policies` are named in
+    the IR; any other callable is asked about each op of the traced
+    function, as ``policy(prim, *avals, **params)`` with ``prim.name`` the
+    JAX primitive's name. `prevent_cse=False` lets CSE merge the
+    recomputation back (no memory saved: meant for scan bodies, as in JAX).
+    Arguments at `static_argnums` are passed as they are (not traced)."""
     if concrete is not None:
         raise NotImplementedError("The `concrete` option to `jax.checkpoint` was deprecated in JAX "
                                   "v0.8.2, and removed in JAX v0.10.0. In its place please use "
@@ -157,10 +227,17 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True,
         raise TypeError(f"checkpoint: policy must be callable (see jaxc.checkpoint_policies), "
                         f"got {policy!r}")
 
+    from ._autodiff import _resolve_kwargs, remat_call
+    ir_policy, names = _ir_policy(policy)
+    keep_apart = any(prevent_cse) if isinstance(prevent_cse, tuple) else prevent_cse
+
     @functools.wraps(fun)
     def fun_remat(*args: Any, **kwargs: Any) -> Any:
         _static_positions(static_argnums, len(args))
-        return fun(*args, **kwargs)
+        args = _resolve_kwargs(fun, args, kwargs)
+        numbers = (static_argnums,) if type(static_argnums) is int else static_argnums
+        static = {d % len(args) for d in numbers} | _named_positions(fun, static_argnames)
+        return remat_call(fun, args, sorted(static), ir_policy, names, keep_apart)
     return fun_remat
 
 
@@ -372,3 +449,26 @@ def check_rank_promotion(fn: str, shapes: Sequence[Sequence[int]]) -> None:
         raise ValueError(f"Operands could not be broadcast together for {fn} on shapes {shown} and "
                          "with the config option jax_numpy_rank_promotion='raise'. For more "
                          "information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+
+
+# ---------------------------------------------------------------------------
+# Arrays from callbacks
+# ---------------------------------------------------------------------------
+
+def make_array_from_callback(shape: Sequence[int], sharding: Any, data_callback: Callable[[Any], Any],
+                             dtype: Any = None) -> Any:
+    """An Array of `shape` whose data `data_callback(index)` gives, as JAX's:
+    `index` is a tuple of slices, one per dimension, of the shard a device
+    holds. jaxc's shardings hold the whole array on one device, so the
+    callback is called once with the full slices."""
+    from .api import device_put
+    shape = tuple(int(d) for d in shape)
+    devices = sorted(sharding.device_set, key=lambda d: d.id) if hasattr(sharding, "device_set") else []
+    if len(devices) != 1:
+        raise ValueError(f"make_array_from_callback: jaxc places an array on one device, but the "
+                         f"sharding {sharding!r} has {len(devices)}")
+    data = np.asarray(data_callback(tuple(slice(None) for _ in shape)), dtype=dtype)
+    if data.shape != shape:
+        raise ValueError(f"make_array_from_callback: the callback returned an array of shape "
+                         f"{data.shape} for the index of the whole array, of shape {shape}")
+    return device_put(data, devices[0])

@@ -191,6 +191,17 @@ class Array(ArrayBase):
     def __copy__(self) -> "Array":
         return self
 
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: Any = None) -> Any:
+        """The DLPack capsule of the read-only value (host memory), for
+        ``np.from_dlpack`` and other DLPack consumers."""
+        kwargs = {name: value for name, value in (("max_version", max_version), ("dl_device", dl_device),
+                                                  ("copy", copy)) if value is not None}
+        return self._ready_value().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._ready_value().__dlpack_device__()
+
     def devices(self) -> set:
         """The set of devices holding this array: ``{self.device}``."""
         return {self.device}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import jaxc
 from jaxc import lax
 from passes.batching import elementwise
 from batching_util import check_vmap
@@ -42,6 +43,7 @@ UNARY = {
     "erf": (lax.erf, floats), "erf_inv": (lax.erf_inv, floats, UNIT), "lgamma": (lax.lgamma, floats, POS),
     "digamma": (lax.digamma, floats, POS), "population_count": (lax.population_count, ints),
     "clz": (lax.clz, ints), "stop_gradient": (lax.stop_gradient, floats),
+    "checkpoint_name": (lambda x: jaxc.ad_checkpoint.checkpoint_name(x * 2.0, "h"), floats),
     "round": (lambda x: lax.round(x * 3.0), floats), "is_finite": (lax.is_finite, floats),
     "convert": (lambda x: lax.convert_element_type(x * 10.0, np.int32), floats),
     "bitcast_convert": (lambda x: lax.bitcast_convert_type(x, np.uint16), floats),

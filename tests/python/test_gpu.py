@@ -213,6 +213,12 @@ def _sorting(x):
     return jnp.sort(x), jnp.argsort(x), lax.bitcast_convert_type(x, jnp.int32), jnp.cumsum(x)
 
 
+def _remat(x):
+    layer = jaxc.checkpoint(lambda v: jnp.tanh(jaxc.ad_checkpoint.checkpoint_name(v * 2.0, "h")),
+                            policy=jaxc.checkpoint_policies.save_only_these_names("h"))
+    return jaxc.grad(lambda v: jnp.sum(layer(layer(v))))(x), lax.optimization_barrier(x)
+
+
 def _batched_gradient(xs):
     return jaxc.vmap(jaxc.grad(lambda v: jnp.sin(3 * v) * jnp.tanh(v) + 0.1 * v ** 3))(xs)
 
@@ -234,6 +240,7 @@ PROGRAMS = {
     "random": (_random, lambda: [np.array([0, 42], np.uint32)]),
     "loops": (_loops, lambda: [np.linspace(-1, 1, 6, dtype=np.float32)]),
     "sorting": (_sorting, lambda: [_rng().normal(size=(4, 7)).astype(np.float32)]),
+    "remat": (_remat, lambda: [np.linspace(-1, 1, 8, dtype=np.float32)]),
     "vmap_grad": (_batched_gradient, lambda: [np.linspace(-2, 2, 1000, dtype=np.float32)]),
 }
 

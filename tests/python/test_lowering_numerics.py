@@ -467,6 +467,20 @@ _unary_float_cases()
 _unary_int_cases()
 
 
+def _identity_cases():
+    """checkpoint_name and optimization_barrier: the values as they are (the
+    barrier's copy included)."""
+    for dt in (F32, I32):
+        x = fvals(dt, [1.5, -2.0, 0.0, 7.25]) if dt == F32 else np.array([3, -4, 0, 9], dt)
+        UNARY_CASES.append(add(Case(f"checkpoint_name-{el(dt)}", f"unary-{el(dt)}", [x],
+                                    f'$r = jaxc.checkpoint_name $0 name = "h" : {tta(x)}', x.copy())))
+        UNARY_CASES.append(add(Case(f"optimization_barrier-{el(dt)}", f"unary-{el(dt)}", [x],
+                                    f"$r = jaxc.optimization_barrier $0 : {tta(x)}", x.copy())))
+
+
+_identity_cases()
+
+
 @pytest.mark.parametrize("case", params(UNARY_CASES))
 def test_unary(case):
     check(case)

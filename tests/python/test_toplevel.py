@@ -78,24 +78,33 @@ def test_checkpoint_policies():
     assert p.everything_saveable() is True and p.nothing_saveable() is False
     assert p.checkpoint_dots is p.dots_saveable
     dot = jaxc.lax._ops.DOT_GENERAL
-    assert p.dots_saveable(dot, lb=(0,), rb=(0,)) is True
-    assert p.dots_with_no_batch_dims_saveable(dot, lb=(0,), rb=(0,)) is False
-    assert p.dots_with_no_batch_dims_saveable(dot, lb=(), rb=()) is True
+    batched = {"dimension_numbers": (((2,), (1,)), ((0,), (0,)))}
+    plain = {"dimension_numbers": (((1,), (0,)), ((), ()))}
+    assert p.dots_saveable(dot, **batched) is True
+    assert p.dots_with_no_batch_dims_saveable(dot, **batched) is False
+    assert p.dots_with_no_batch_dims_saveable(dot, **plain) is True
     names = p.save_only_these_names("a")
     name_prim = type("P", (), {"name": "name"})()
     assert names(name_prim, name="a") and not names(name_prim, name="b") and not names(dot)
     assert p.save_any_names_but_these("a")(name_prim, name="b")
+    assert not p.save_any_names_but_these("a")(name_prim, name="a") and not p.save_any_names_but_these("a")(dot)
+    assert p.save_anything_except_these_names("a")(dot, **plain)
+    assert not p.save_anything_except_these_names("a")(name_prim, name="a")
+    offload = p.save_and_offload_only_these_names(names_which_can_be_saved=["a"], names_which_can_be_offloaded=["b"])
+    assert offload(name_prim, name="a") and offload(name_prim, name="b") and not offload(name_prim, name="c")
+    assert p.offload_dot_with_no_batch_dims() is p.dots_with_no_batch_dims_saveable
     assert p.save_from_both_policies(names, p.dots_saveable)(dot) is True
     with pytest.raises(ValueError, match="should be a boolean"):
         p.save_from_both_policies(lambda *a, **k: "x", names)(dot)
     x = jnp.arange(3.0)
-    assert _toplevel.checkpoint_name(x, "h") is x
+    assert _toplevel.checkpoint_name(x, "h") is x  # eagerly: the value itself
+    with pytest.raises(TypeError, match="name must be a string"):
+        _toplevel.checkpoint_name(x, 3)
 
 
 def test_checkpoint_policy_names_are_jaxs():
     jax = pytest.importorskip("jax")
-    offloading = {"offload_dot_with_no_batch_dims", "save_and_offload_only_these_names"}
-    assert set(vars(jaxc.checkpoint_policies)) == set(vars(jax.checkpoint_policies)) - offloading
+    assert set(vars(jaxc.checkpoint_policies)) == set(vars(jax.checkpoint_policies))
 
 
 # ---------------------------------------------------------------- derivatives
@@ -335,3 +344,48 @@ def test_numpy_rank_promotion_applies_to_jnp_broadcasting():
     with jaxc.numpy_rank_promotion("warn"), pytest.warns(UserWarning, match="automatic rank promotion for add"):
         a + b
     np.testing.assert_array_equal(np.asarray(a + b), np.full((2, 3), 2.0))
+
+
+# ---------------------------------------------------------------- small namespaces
+
+def test_dlpack_both_ways():
+    x = jnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(np.from_dlpack(x), np.arange(6.0).reshape(2, 3))
+    y = jaxc.dlpack.from_dlpack(np.arange(4, dtype=np.int16))
+    assert isinstance(y, jaxc.Array) and y.dtype == np.int16
+    np.testing.assert_array_equal(np.asarray(y), np.arange(4))
+    assert jaxc.dlpack.is_supported_dtype(np.float32) and jaxc.dlpack.is_supported_dtype(jnp.bfloat16)
+    assert not jaxc.dlpack.is_supported_dtype(np.dtype("U3"))
+    with pytest.raises(TypeError, match="has no __dlpack__"):
+        jaxc.dlpack.from_dlpack([1, 2])
+    with pytest.raises(ValueError, match="always copies"):
+        jaxc.dlpack.from_dlpack(np.ones(2), copy=False)
+
+    class OnGpu:
+        def __dlpack__(self, **kw):
+            raise AssertionError("not reached")
+
+        def __dlpack_device__(self):
+            return (2, 0)
+    with pytest.raises(BufferError, match="device type 2"):
+        jaxc.dlpack.from_dlpack(OnGpu())
+
+
+def test_typing_stages_device_and_make_array_from_callback():
+    from typing import get_args
+    assert jaxc.Array in get_args(jaxc.typing.ArrayLike) and np.dtype in get_args(jaxc.typing.DTypeLike)
+    lowered = jaxc.jit(lambda v: v * 2).lower(np.ones(3, np.float32))
+    assert isinstance(lowered, jaxc.stages.Lowered) and isinstance(lowered.compile(), jaxc.stages.Compiled)
+    assert isinstance(jaxc.jit(jnp.sin), jaxc.stages.Wrapped)
+    assert all(isinstance(d, jaxc.Device) for d in jaxc.devices())
+    sharding = jnp.zeros(1).sharding
+    seen = []
+
+    def data(index):
+        seen.append(index)
+        return np.arange(6).reshape(2, 3)[index]
+    a = jaxc.make_array_from_callback((2, 3), sharding, data, dtype=np.float32)
+    assert seen == [(slice(None), slice(None))] and a.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(a), np.arange(6).reshape(2, 3))
+    with pytest.raises(ValueError, match="returned an array of shape"):
+        jaxc.make_array_from_callback((3, 3), sharding, data)

@@ -331,10 +331,17 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
 
 
 def optimization_barrier(operand: Any, /) -> Any:
-    """The pytree `operand`, its leaves as arrays. XLA keeps computations
-    from moving across its barrier; jaxc's pipeline has no such code motion
-    to prevent, so it is the identity."""
-    return tree_util.tree_map(lambda leaf: L._array(leaf, "optimization_barrier"), operand)
+    """The pytree `operand`, its leaves as arrays. Traced, one
+    `jaxc.optimization_barrier` over all leaves: nothing computed from the
+    results is merged (CSE) or fused with what is computed from the
+    operands (the lowering copies them). Eagerly, the arrays themselves."""
+    from .. import core
+    leaves, tree = tree_util.tree_flatten(operand)
+    arrays = [L._array(leaf, "optimization_barrier") for leaf in leaves]
+    if core.current_scope() is None or not arrays:
+        return tree_util.tree_unflatten(tree, arrays)
+    from .._autodiff import _emit_optimization_barrier
+    return tree_util.tree_unflatten(tree, _emit_optimization_barrier(arrays))
 
 
 def dtype(x: Any) -> np.dtype:

@@ -1,6 +1,7 @@
 // Invalid transformation requests: jvp, vjp, vmap, custom_jvp_call,
-// custom_vjp_call. The named functions must exist with matching types;
-// these checks run when the module verifies its symbol uses.
+// custom_vjp_call, remat (with checkpoint_name and optimization_barrier).
+// The named functions must exist with matching types; these checks run
+// when the module verifies its symbol uses.
 // RUN: jaxc-opt %s --split-input-file --verify-diagnostics
 
 func.func @jvp_callee_missing(%x: tensor<f32>, %t: tensor<f32>) {
@@ -366,5 +367,58 @@ func.func @sum3(%x: tensor<3xf32>) -> tensor<f32> {
 func.func @vmap_drops_a_result(%xs: tensor<8x3xf32>) {
   // expected-error @+1 {{'jaxc.vmap' op has 0 results but @sum3 returns 1}}
   jaxc.vmap @sum3(%xs) in_axes = [0] out_axes = [0] axis_size = 8 : (tensor<8x3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func private @g(%x: tensor<f32>) -> tensor<f32>
+func.func @remat_unknown_policy(%x: tensor<f32>) {
+  // expected-error @+1 {{'jaxc.remat' op unknown policy "save_some"; the policies are: nothing_saveable, everything_saveable, dots_saveable, dots_with_no_batch_dims_saveable, save_only_these_names, save_any_names_but_these, save_anything_except_these_names}}
+  %0 = jaxc.remat @g(%x) policy = "save_some" : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func private @g(%x: tensor<f32>) -> tensor<f32>
+func.func @remat_names_missing(%x: tensor<f32>) {
+  // expected-error @+1 {{'jaxc.remat' op policy "save_only_these_names" needs `names`}}
+  %0 = jaxc.remat @g(%x) policy = "save_only_these_names" : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func private @g(%x: tensor<f32>) -> tensor<f32>
+func.func @remat_names_unused(%x: tensor<f32>) {
+  // expected-error @+1 {{'jaxc.remat' op policy "dots_saveable" takes no `names`}}
+  %0 = jaxc.remat @g(%x) policy = "dots_saveable" names = ["h"] : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func private @g(%x: tensor<f32>) -> tensor<f32>
+func.func @remat_types(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'jaxc.remat' op argument types ('tensor<2xf32>') do not match @g: expected ('tensor<f32>')}}
+  %0 = jaxc.remat @g(%x) : (tensor<2xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @checkpoint_name_type(%x: tensor<f32>) {
+  // expected-error @+1 {{'jaxc.checkpoint_name' op requires the same type for all operands and results}}
+  %0 = "jaxc.checkpoint_name"(%x) {label = "h"} : (tensor<f32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @optimization_barrier_types(%x: tensor<f32>) {
+  // expected-error @+2 {{'jaxc.optimization_barrier' op inferred type(s) 'tensor<f32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
+  // expected-error @+1 {{'jaxc.optimization_barrier' op failed to infer returned types}}
+  %0 = "jaxc.optimization_barrier"(%x) : (tensor<f32>) -> tensor<2xf32>
   return
 }

@@ -117,3 +117,20 @@ func.func @custom_vjp_call(%x: tensor<3xf64>, %w: tensor<3xf64>) -> (tensor<f64>
   %r:2 = jaxc.custom_vjp_call @g(%x, %w) fwd = @g_fwd bwd = @g_bwd : (tensor<3xf64>, tensor<3xf64>) -> (tensor<f64>, tensor<3xf64>)
   return %r#0, %r#1 : tensor<f64>, tensor<3xf64>
 }
+
+// CHECK-LABEL: func.func @remat(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<f32>)
+// CHECK-NEXT: %[[A:[a-z0-9_]+]] = jaxc.remat @f(%[[X]]) : (tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[B:[a-z0-9_]+]] = jaxc.remat @f(%[[X]]) policy = "dots_saveable" : (tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[C:[a-z0-9_]+]] = jaxc.remat @f(%[[X]]) policy = "save_only_these_names" names = ["h", "z"] {prevent_cse = false} : (tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[N:[a-z0-9_]+]] = jaxc.checkpoint_name %[[A]] name = "h" : tensor<f32>
+// CHECK-NEXT: %[[R:[a-z0-9_]+]]:2 = jaxc.optimization_barrier %[[B]], %[[C]] : tensor<f32>, tensor<f32>
+// CHECK-NEXT: return %[[N]], %[[R]]#0, %[[R]]#1
+func.func @remat(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+  %a = jaxc.remat @f(%x) policy = "nothing_saveable" : (tensor<f32>) -> tensor<f32>
+  %b = jaxc.remat @f(%x) policy = "dots_saveable" : (tensor<f32>) -> tensor<f32>
+  %c = jaxc.remat @f(%x) policy = "save_only_these_names" names = ["h", "z"] {prevent_cse = false} : (tensor<f32>) -> tensor<f32>
+  %n = jaxc.checkpoint_name %a name = "h" : tensor<f32>
+  %r:2 = jaxc.optimization_barrier %b, %c : tensor<f32>, tensor<f32>
+  return %n, %r#0, %r#1 : tensor<f32>, tensor<f32>, tensor<f32>
+}
