@@ -33,18 +33,13 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
+from .autodiff.ir_util import ops_named
 from .registry import register_pass
 
 
 @register_pass("jaxc-free-at-last-use", "move each memref.dealloc to just after the last use of its buffer")
 def free_at_last_use(op: ir.Operation, pass_: ExternalPass) -> None:
-    deallocs: list[ir.Operation] = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name == "memref.dealloc":
-            deallocs.append(child)
-        return ir.WalkResult.ADVANCE
-    op.walk(visit)
+    deallocs = ops_named(op, ("memref.dealloc",))
     # Moving a dealloc keeps the order of every other op, and no dealloc uses
     # another's buffer, so each block is numbered once and every target is
     # found on that numbering before anything moves.

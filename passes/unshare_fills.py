@@ -26,21 +26,16 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
+from .autodiff.ir_util import ops_named
 from .registry import register_pass
 
 
 @register_pass("jaxc-unshare-fills", "give each user of a tensor linalg.fill its own fill (no copies after bufferization)")
 def unshare_fills(op: ir.Operation, pass_: ExternalPass) -> None:
     """Unshare every tensor fill under `op`."""
-    fills: list[ir.Operation] = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name == "linalg.fill" and len(child.results) == 1:
-            fills.append(child)
-        return ir.WalkResult.ADVANCE
-    op.walk(visit)
-    for fill in fills:
-        _unshare(fill)
+    for fill in ops_named(op, ("linalg.fill",)):
+        if len(fill.results) == 1:
+            _unshare(fill)
 
 
 def _is_read_only(user: ir.Operation, number: int) -> bool:

@@ -38,8 +38,8 @@ from mlir import ir
 
 import jaxc.dialect as jd
 
-from .control_flow import _call_inline, _call_jvp, _call_vjp, _callee, _types
-from .ir_util import finish_function, functions, module_of, new_function, symbol_name
+from .control_flow import _call_inline, _call_jvp, _call_vjp, _callee, _types, _values
+from .ir_util import emit_op, finish_function, functions, module_of, new_function, symbol_name
 from .jvp import JVP, JVP_FULL, instantiate
 from .vjp import FORWARD, VJP, backward_sweep, forward_sweep
 
@@ -108,10 +108,8 @@ def _plain(op: ir.Operation) -> bool:
 
 def _remat_forward(op, xs):
     """The callee inlined: its outputs, then the values the policy saves."""
-    if _plain(op):
-        return _call_inline(_callee(op), xs, [r.type for r in op.results])
     callee = _callee_function(op)
-    saved = [r for o in saved_ops(callee, op) for r in o.results]
+    saved = [] if _plain(op) else [r for o in saved_ops(callee, op) for r in o.results]
     if not saved:
         return _call_inline(_callee(op), xs, [r.type for r in op.results])
     return _inline_once(_saving_function(callee, saved), xs, [r.type for r in op.results] +
@@ -203,8 +201,6 @@ def _read_by_recomputation(callee: ir.Operation, kept: list[ir.Operation]) -> se
 
 
 def _barrier(xs: list) -> list:
-    from .ir_util import emit_op
-    from .control_flow import _values
     return emit_op(lambda: jd.OptimizationBarrierOp(_values(xs)))
 
 
