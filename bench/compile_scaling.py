@@ -4,6 +4,8 @@ compile, run) of programs of N ops, against JAX in the same process.
     chain   jit of N elementwise ops on a float32[4]: sin, *1.01, sin, ...
     cond    jit(grad) of N nested lax.cond: level k is
             cond(y > 0, lambda z: level_{k-1}(z) * 1.01, lambda z: cos(z) - 0.5, y)
+    mlp     jit(grad) of an MLP of N tanh layers 256 wide, batch 64 (sum of squares
+            of the output): 3 matrix products per layer, like a deep model's step
 
     .venv/bin/python bench/compile_scaling.py                 # N = 125 250 500 1000 2000
     .venv/bin/python bench/compile_scaling.py --quick         # small N
@@ -43,10 +45,26 @@ def nested_conds(n, np_, lax):
     return lambda x: level(n, x)
 
 
+def mlp(n, np_):
+    """The loss of an N-layer tanh MLP; its argument is the list of weights."""
+    def loss(ws, x):
+        for w in ws:
+            x = np_.tanh(x @ w)
+        return np_.sum(x * x)
+    return loss
+
+
+def mlp_args(n):
+    rng = np.random.default_rng(0)
+    return ([rng.standard_normal((256, 256), np.float32) * np.float32(0.06) for _ in range(n)],
+            rng.standard_normal((64, 256), np.float32))
+
+
 PROGRAMS = {
-    "chain": (lambda lib, n: lib.jit(chain(n, lib.numpy)), lambda: np.ones(4, np.float32)),
+    "chain": (lambda lib, n: lib.jit(chain(n, lib.numpy)), lambda n: (np.ones(4, np.float32),)),
     "cond": (lambda lib, n: lib.jit(lib.grad(nested_conds(n, lib.numpy, lib.lax))),
-             lambda: np.float32(0.3)),
+             lambda n: (np.float32(0.3),)),
+    "mlp": (lambda lib, n: lib.jit(lib.grad(mlp(n, lib.numpy))), mlp_args),
 }
 
 
@@ -54,8 +72,9 @@ def first_call(lib, program: str, n: int) -> float:
     """Seconds of the first call (trace + compile + run) of `program` at N = n."""
     make, arg = PROGRAMS[program]
     started = time.perf_counter()
-    out = make(lib, n)(arg())
-    np.asarray(out)  # wait for the result
+    out = make(lib, n)(*arg(n))
+    for leaf in (out if isinstance(out, (tuple, list)) else (out,)):
+        np.asarray(leaf)  # wait for the result
     return time.perf_counter() - started
 
 
@@ -68,7 +87,7 @@ def stage_breakdown(program: str, n: int) -> None:
 
     make, arg = PROGRAMS[program]
     started = time.perf_counter()
-    text = make(jaxc, n).lower(arg()).as_text()
+    text = make(jaxc, n).lower(*arg(n)).as_text()
     print(f"\n{program}, N={n}: jaxc by stage (seconds)")
     print(f"  {'trace':12s} {time.perf_counter() - started:7.3f}")
     module = ir.Module.parse(text, make_context())

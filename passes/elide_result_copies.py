@@ -20,7 +20,16 @@ into
 
 when %out is a function argument used by nothing else, %alloc has static
 sizes and identity layout, and nothing after the copy touches %alloc. A
-`memref.expand_shape` view is rewritten the same way, with `collapse_shape`.
+`memref.expand_shape` view is rewritten the same way, with `collapse_shape`,
+and a copy of the temporary itself (a result that a call wrote: the pass
+updates return ops before call sites, so it copies those) becomes the
+out-parameter without a view:
+
+    %alloc = memref.alloc() : memref<256x256xf32>
+    call @jaxc_kernel_3(%x, %g, %alloc) : (...) -> ()
+    memref.copy %alloc, %out
+  ->
+    call @jaxc_kernel_3(%x, %g, %out) : (...) -> ()
 """
 from __future__ import annotations
 
@@ -48,28 +57,36 @@ def elide_result_copies(op: ir.Operation, pass_: ExternalPass) -> None:
 def _elide(copy: ir.Operation, entry: ir.Block) -> None:
     source, target = copy.operands[0], copy.operands[1]
     view = source.owner if isinstance(source, ir.OpResult) else None
-    if view is None or view.name not in INVERSE:
+    if view is not None and view.name == "memref.alloc":
+        view, alloc = None, view  # the copy reads the temporary itself
+    elif view is None or view.name not in INVERSE:
         return
-    alloc = view.operands[0].owner if isinstance(view.operands[0], ir.OpResult) else None
+    else:
+        alloc = view.operands[0].owner if isinstance(view.operands[0], ir.OpResult) else None
     if alloc is None or alloc.name != "memref.alloc" or alloc.operands:  # no dynamic sizes
         return
     alloc_type = ir.MemRefType(alloc.results[0].type)
     if alloc_type.layout.value != ir.AffineMap.get_identity(alloc_type.rank):
         return
+    if view is None and alloc_type != target.type:
+        return
     if not (isinstance(target, ir.BlockArgument) and target.owner == entry) or _uses(target) != 1:
         return
-    if _touched_after(copy, entry, [alloc.results[0], view.results[0]]):
+    if _touched_after(copy, entry, [alloc.results[0]] + ([view.results[0]] if view is not None else [])):
         return
-    attributes = {"reassociation": view.attributes["reassociation"]}
-    if INVERSE[view.name] == "memref.expand_shape":
-        attributes["static_output_shape"] = ir.DenseI64ArrayAttr.get(list(alloc_type.shape))
-    with ir.InsertionPoint(alloc), alloc.location:
-        replacement = ir.Operation.create(INVERSE[view.name], results=[alloc_type], operands=[target],
-                                          attributes=attributes)
+    if view is None:
+        replacement = target
+    else:
+        attributes = {"reassociation": view.attributes["reassociation"]}
+        if INVERSE[view.name] == "memref.expand_shape":
+            attributes["static_output_shape"] = ir.DenseI64ArrayAttr.get(list(alloc_type.shape))
+        with ir.InsertionPoint(alloc), alloc.location:
+            replacement = ir.Operation.create(INVERSE[view.name], results=[alloc_type], operands=[target],
+                                              attributes=attributes).results[0]
     copy.erase()
-    if _uses(view.results[0]) == 0:
+    if view is not None and _uses(view.results[0]) == 0:
         view.erase()
-    alloc.results[0].replace_all_uses_with(replacement.results[0])
+    alloc.results[0].replace_all_uses_with(replacement)
     alloc.erase()
 
 

@@ -81,11 +81,13 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),
     Stage("transformed", ("jaxc-batch", "jaxc-autodiff", "jaxc-check-no-requests"),
           "vmap requests batched, then jvp/vjp requests expanded and custom rules inlined"),
-    Stage("optimized", ("jaxc-cleanup",), "canonicalize, CSE and symbol DCE until nothing changes"),
+    Stage("optimized", ("jaxc-pad-sums-to-updates", "jaxc-cleanup"),
+          "sums of disjoint zero pads written as updates; canonicalize, CSE and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
     Stage("scheduled", (
         *FUSION,
+        "jaxc-outline-kernels",  # a kernel repeated (once per layer) is scheduled and compiled once
         "jaxc-schedule",  # tile, vectorize, parallelize each kernel (transform dialect)
         "canonicalize", "cse"),
           "elementwise chains fused; each kernel tiled, vectorized and split over threads"),

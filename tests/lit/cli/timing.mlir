@@ -71,6 +71,7 @@
 // STAGES-NEXT: %)    JaxcAutodiff
 // STAGES-NEXT: %)    JaxcCheckNoRequests
 // STAGES-NEXT: %)  stage 'optimized'
+// STAGES-NEXT: %)    JaxcPadSumsToUpdates
 // STAGES-NEXT: %)    JaxcCleanup
 // STAGES-NEXT: %)  stage 'linalg'
 // STAGES-NEXT: %)    JaxcToLinalg

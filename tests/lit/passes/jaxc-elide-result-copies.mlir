@@ -58,3 +58,42 @@ func.func @kept(%x: memref<2x4xf32>, %n: index, %o1: memref<8xf32>, %o2: memref<
   memref.copy %e, %o3 : memref<?xf32> to memref<?xf32>
   return
 }
+
+// -----
+
+// A result a call wrote into a temporary (buffer-results-to-out-params
+// rewrites return ops before call sites, so it copied the call's buffer
+// out): the call writes the out-parameter itself.
+// CHECK-LABEL: func.func @called(
+// CHECK-SAME: %[[X:.*]]: memref<8xf32>, %[[OUT:.*]]: memref<8xf32>)
+// CHECK-NEXT: call @fill_it(%[[X]], %[[OUT]])
+// CHECK-NEXT: return
+func.func private @fill_it(%x: memref<8xf32>, %out: memref<8xf32>)
+func.func @called(%x: memref<8xf32>, %out: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  call @fill_it(%x, %a) : (memref<8xf32>, memref<8xf32>) -> ()
+  memref.copy %a, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// Kept: a temporary of another type than the out-parameter (a layout), or
+// read after the copy.
+// CHECK-LABEL: func.func @called_kept(
+// CHECK: memref.copy %{{.*}}, %arg1
+// CHECK: memref.copy %{{.*}}, %arg2
+// CHECK: return
+func.func private @fill_it2(%x: memref<8xf32>, %out: memref<8xf32>)
+func.func @called_kept(%x: memref<8xf32>, %o1: memref<8xf32, strided<[2]>>, %o2: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  call @fill_it2(%x, %a) : (memref<8xf32>, memref<8xf32>) -> ()
+  memref.copy %a, %o1 : memref<8xf32> to memref<8xf32, strided<[2]>>
+  %b = memref.alloc() : memref<8xf32>
+  call @fill_it2(%x, %b) : (memref<8xf32>, memref<8xf32>) -> ()
+  memref.copy %b, %o2 : memref<8xf32> to memref<8xf32>
+  %k = arith.constant 0 : index
+  %r = memref.load %b[%k] : memref<8xf32>
+  memref.store %r, %x[%k] : memref<8xf32>
+  return
+}
