@@ -18,7 +18,8 @@ The peak is the growth of the process's resident set during the first
 call of the compiled gradient (after compiling it and calling another small
 function; `malloc_trim(0)` gives the freed heap back and
 /proc/self/clear_refs resets VmHWM; then VmHWM after the call minus VmRSS
-before it). Later calls reuse the heap that the first one grew, so only the
+before it). Compile is `lower(...).compile()` in that process, before it.
+Later calls reuse the heap that the first one grew, so only the
 first call shows the peak; JAX's
 `memory_analysis()` temp size is printed next to it. Gradients are checked
 to agree between configurations (and with JAX) to 1e-4.
@@ -88,7 +89,9 @@ def measure(library: str, config: str, layers: int, width: int, batch: int, bloc
     x = rng.normal(size=(batch, width)).astype(np.float32)
     ws_dev, x_dev = lib.device_put(ws), lib.device_put(x)
     f = model(lib, config, layers, block)
+    started = time.perf_counter()
     compiled = f.lower(ws_dev, x_dev).compile()
+    compile_seconds = time.perf_counter() - started
     extra = {}
     if library == "jax":
         analysis = compiled.memory_analysis()
@@ -108,6 +111,7 @@ def measure(library: str, config: str, layers: int, width: int, batch: int, bloc
     seconds = float(np.median(times))
     first = np.asarray(grads[0], np.float64)
     return {"peak_mib": (peak - before) / 1024, "seconds": seconds,  # median of 5 later calls
+            "compile_seconds": compile_seconds,
             "checksum": [float(first.sum()), float(np.abs(first).sum())], **extra}
 
 
@@ -130,9 +134,9 @@ def main() -> None:
     shape = (f"{args.layers} layers, width {args.width}, batch {args.batch}, float32: one layer's "
              f"activation is {args.batch * args.width * 4 / 2**20:.1f} MiB")
     print(f"grad of an MLP, {shape}; blocks of {args.block}")
-    print("| checkpoint | " + " | ".join(f"{lib} peak MiB | {lib} ms" for lib in libraries) +
+    print("| checkpoint | " + " | ".join(f"{lib} peak MiB | {lib} ms | {lib} compile s" for lib in libraries) +
           (" | JAX temp MiB |" if "jax" in libraries else " |"))
-    print("|---" * (1 + 2 * len(libraries) + ("jax" in libraries)) + "|")
+    print("|---" * (1 + 3 * len(libraries) + ("jax" in libraries)) + "|")
     reference = None
     for config in CONFIGS:
         cells = []
@@ -149,7 +153,8 @@ def main() -> None:
                 reference = result["checksum"]
             elif not np.allclose(result["checksum"], reference, rtol=1e-4):
                 sys.exit(f"{lib} {config}: gradient checksum {result['checksum']} != {reference}")
-            cells += [f"{result['peak_mib']:.0f}", f"{1e3 * result['seconds']:.0f}"]
+            cells += [f"{result['peak_mib']:.0f}", f"{1e3 * result['seconds']:.0f}",
+                      f"{result['compile_seconds']:.1f}"]
             temp = result.get("temp_mib", temp)
         tail = f" | {temp:.0f} |" if temp is not None else " |"
         print(f"| {config} | " + " | ".join(cells) + tail)

@@ -127,11 +127,24 @@ class Script:
         self.emit(f"transform.apply_patterns to {where} {{ {body} }} : {ANY}")
 
     def cse(self, where: str) -> None:
+        """CSE inside the one op of `where`."""
         self.emit(f"transform.apply_cse to {where} : {ANY}")
 
-    def hoist(self, where: str) -> None:
-        loops = self.match("scf.for", where)
-        self.emit(f"transform.loop.hoist_loop_invariant_subsets {loops} : {ANY}")
+    def clean_each(self, where: str, *patterns: str) -> None:
+        """In each function of `where`, one at a time (CSE and match take a
+        single op, and the kernels of one script can be in several functions,
+        as outlined kernels are): apply `patterns`, CSE, and hoist the
+        loop-invariant transfers out of every loop."""
+        each = self.fresh("each")
+        self.emit(f"transform.foreach {where} : {ANY} {{")
+        self.emit(f"^bb0({each}: {ANY}):")
+        body = " ".join(f"transform.apply_patterns.{n}" for n in patterns)
+        self.emit(f"  transform.apply_patterns to {each} {{ {body} }} : {ANY}")
+        self.emit(f"  transform.apply_cse to {each} : {ANY}")
+        loops = self.fresh("m")
+        self.emit(f'  {loops} = transform.structured.match ops{{["scf.for"]}} in {each} : ({ANY}) -> {ANY}')
+        self.emit(f"  transform.loop.hoist_loop_invariant_subsets {loops} : {ANY}")
+        self.emit("}")
 
     def text(self) -> str:
         return ("module attributes {transform.with_named_sequence} {\n"
@@ -157,9 +170,7 @@ def vectorize_script(mark: int, patterns: tuple[str, ...]) -> str:
     tiles = s.match_kernel("jaxc.vectorize")
     func = s.parent_func(tiles)
     s.vectorize(tiles)
-    s.patterns(func, *patterns, "canonicalization", "tensor.fold_tensor_subset_ops_into_vector_transfers")
-    s.cse(func)
-    s.hoist(func)
+    s.clean_each(func, *patterns, "canonicalization", "tensor.fold_tensor_subset_ops_into_vector_transfers")
     return s.text()
 
 
@@ -168,9 +179,7 @@ def cleanup_script() -> str:
     kernels are vectorized (folds that vectorizing later kernels exposes)."""
     s = Script(0)
     funcs = s.match("func.func", "%root")
-    s.patterns(funcs, "canonicalization", "tensor.fold_tensor_subset_ops_into_vector_transfers")
-    s.cse(funcs)
-    s.hoist(funcs)
+    s.clean_each(funcs, "canonicalization", "tensor.fold_tensor_subset_ops_into_vector_transfers")
     return s.text()
 
 

@@ -130,3 +130,33 @@ def test_results_computed_by_calls_go_straight_to_the_out_parameters():
     entry = text[text.index("func.func @"):text.index("func.func private")]
     assert "call @jaxc_kernel_" in entry
     assert "memref.copy" not in entry
+
+
+def test_kernels_in_several_functions_are_scheduled_in_one_batch(monkeypatch):
+    """The batched schedule (one canonicalization, vectorization and
+    clean-up for all kernels) works across the outlined functions; a refusal
+    would send every kernel through the slow one-at-a-time path."""
+    from jaxc.passes import schedule
+
+    results = []
+    apply_plans = schedule._apply_plans
+
+    def recorded(module, plans, batched=True):
+        results.append((batched, apply_plans(module, plans, batched)))
+        return results[-1][1]
+
+    monkeypatch.setattr(schedule, "_apply_plans", recorded)
+    ws, x = inputs(3)
+    text = jaxc.jit(jaxc.grad(mlp_loss)).lower(ws, x).as_text(stage="scheduled")
+    assert len(outlined(text)) >= 2
+    assert results == [(True, None)]
+
+
+def test_kernel_functions_stay_functions_in_llvm():
+    """Marked noinline: LLVM's inliner would otherwise copy every kernel
+    function back into its callers and compile each copy."""
+    ws, x = inputs(3)
+    text = jaxc.jit(jaxc.grad(mlp_loss)).lower(ws, x).as_text(stage="llvm")
+    definitions = [line for line in text.splitlines() if re.search(r"llvm\.func .*@jaxc_kernel_\d+\(", line)]
+    assert definitions
+    assert all('passthrough = ["noinline"]' in line for line in definitions), definitions

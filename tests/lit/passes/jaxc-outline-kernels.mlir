@@ -18,7 +18,7 @@
 // CHECK: math.tanh
 // CHECK: %[[Q:.*]] = call @jaxc_kernel_0(%[[T]], %[[W1]])
 // CHECK: return %[[Q]]
-// CHECK: func.func private @jaxc_kernel_0(%[[A:.*]]: tensor<32x64xf32>, %[[B:.*]]: tensor<64x64xf32>) -> tensor<32x64xf32> attributes {jaxc.outlined_kernel}
+// CHECK: func.func private @jaxc_kernel_0(%[[A:.*]]: tensor<32x64xf32>, %[[B:.*]]: tensor<64x64xf32>) -> tensor<32x64xf32> attributes {jaxc.outlined_kernel, passthrough = ["noinline"]}
 // CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<32x64xf32>
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[F:.*]] = linalg.generic {{.*}} outs(%[[E]] : tensor<32x64xf32>)
