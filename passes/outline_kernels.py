@@ -35,10 +35,9 @@ from mlir import ir
 from mlir.dialects import func
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named
+from .autodiff.ir_util import ops_named, unique_symbol
 from .registry import register_pass
-from .schedule import MIN_ELEMENTS, kernels_of
-from .schedules import rows
+from .schedule import MIN_ELEMENTS, kernels_of, row_groups
 from .schedules.contraction import filled_with
 from .schedules.kernel import Kernel, defining_op
 
@@ -67,15 +66,13 @@ def outline_repeated_kernels(module: ir.Operation, min_copies: int = 2) -> int:
     for i, (_, callee) in enumerate(candidates):
         by_text.setdefault(_key(callee), []).append(i)
     made = 0
-    used = {ir.StringAttr(f.attributes["sym_name"]).value for f in module.regions[0].blocks[0].operations
-            if "sym_name" in f.attributes}
     for indices in by_text.values():
         callees = [candidates[i][1] for i in indices]
         if len(indices) < min_copies:
             for callee in callees:
                 callee.erase()
             continue
-        name = _fresh_name(used)
+        name = unique_symbol(module, f"{PREFIX}{made}")
         callees[0].attributes["sym_name"] = ir.StringAttr.get(name)
         for callee in callees[1:]:
             callee.erase()
@@ -88,8 +85,7 @@ def outline_repeated_kernels(module: ir.Operation, min_copies: int = 2) -> int:
 def _outlinable(function: ir.Operation) -> list[Kernel]:
     """The kernels of `function` that would be scheduled on their own."""
     kernels = kernels_of(function)
-    grouped = {k.ident for group in rows.groups([k for k in kernels if k.size >= MIN_ELEMENTS or not k.reduction])
-               for k in group}
+    grouped = {k.ident for group in row_groups(kernels) for k in group}
     return [k for k in kernels if k.size >= MIN_ELEMENTS and k.ident not in grouped and not _is_fill(k)]
 
 
@@ -221,14 +217,6 @@ def _key(callee: ir.Operation) -> str:
     """What makes two outlined kernels the same: the function's text without locations."""
     return callee.get_asm(enable_debug_info=False, print_generic_op_form=True,
                         assume_verified=True, use_local_scope=True)
-
-
-def _fresh_name(used: set[str]) -> str:
-    i = 0
-    while f"{PREFIX}{i}" in used:
-        i += 1
-    used.add(f"{PREFIX}{i}")
-    return f"{PREFIX}{i}"
 
 
 def outlined_functions(module: ir.Operation) -> list[ir.Operation]:

@@ -77,6 +77,12 @@ def kernels_of(root: ir.Operation) -> list[Kernel]:
     return kernels
 
 
+def row_groups(kernels: list[Kernel]) -> list[list[Kernel]]:
+    """The fused row groups (`rows.groups`) among kernels big enough to
+    schedule, or elementwise."""
+    return rows.groups([k for k in kernels if k.size >= MIN_ELEMENTS or not k.reduction])
+
+
 def schedule_plans(root: ir.Operation, target: host.Target | None = None,
                    refused: frozenset[int] = frozenset()) -> list[tuple[Kernel, str, Plan]]:
     """(kernel, class name, plan) for every kernel that has a schedule."""
@@ -86,7 +92,7 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
     plans = []
     kernels = kernels_of(root)
     grouped: set[int] = set()
-    for group in rows.groups([k for k in kernels if k.size >= MIN_ELEMENTS or not k.reduction]):
+    for group in row_groups(kernels):
         if group[-1].ident in refused:
             continue  # refused as a group: its kernels are scheduled one by one
         rows.give_producers_their_own_outputs(group)
