@@ -289,6 +289,29 @@ def softmax(rows: int, cols: int) -> Workload:
         reference=lambda x: _softmax_np(x.astype(np.float64)), rtol=1e-5, atol=1e-7)
 
 
+def layer_norm(rows: int, cols: int) -> Workload:
+    """Each row to mean 0 and standard deviation 1 (a transformer's layer
+    norm without its scale): the keepdims statistics of a row fuse into one
+    loop over rows, as softmax's do."""
+    f = lambda x: (x - x.mean(1, keepdims=True)) / x.std(1, keepdims=True)  # noqa: E731
+    return Workload(
+        name=f"layer norm rows {rows}x{cols}",
+        make_inputs=lambda rng: [(3.0 + 2.0 * rng.standard_normal((rows, cols))).astype(np.float32)],
+        frontend=lambda jx, jnp: f, numpy=f, jax=lambda jax, jnp: f,
+        reference=lambda x: f(x.astype(np.float64)), rtol=1e-4, atol=1e-4)
+
+
+def axis_sum(rows: int, cols: int, axis: int) -> Workload:
+    """x.sum(axis) of a rows x cols array: over rows (axis 1, each row's lanes
+    combined as a tree) or over columns (axis 0, rows taken in blocks)."""
+    f = lambda x: x.sum(axis)  # noqa: E731
+    return Workload(
+        name=f"sum axis {axis} {rows}x{cols}",
+        make_inputs=lambda rng: [rng.standard_normal((rows, cols), dtype=np.float32)],
+        frontend=lambda jx, jnp: f, numpy=f, jax=lambda jax, jnp: f,
+        reference=lambda x: f(x.astype(np.float64)), rtol=1e-4, atol=1e-3)
+
+
 # --- dispatch overhead -------------------------------------------------------------
 
 def tiny_add_jit(n: int = 4) -> Workload:
@@ -508,13 +531,15 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list
     if quick:
         ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), activation_matmul(64), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
-              grad_scalar(), vmap_grad(100), mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
+              layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), grad_scalar(), vmap_grad(100),
+              mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
               fft_rows(4, 64), rfft2(16, 16), mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
         sweep = [32, 64]
     else:
         ws = [tiny_add_jit(), tiny_add(), matmul(1000), activation_matmul(512), sin_loop((1000, 1000)),
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
-              softmax(4096, 1024), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
+              softmax(4096, 1024), layer_norm(4096, 1024), axis_sum(4096, 1024, 1), axis_sum(4096, 1024, 0),
+              grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),
               rfft2(512, 512), mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),
               digits("mlp", 5), digits("conv", 5)]

@@ -30,3 +30,4 @@ from . import free_at_last_use  # noqa: E402,F401  jaxc-free-at-last-use
 from . import unshare_fills  # noqa: E402,F401  jaxc-unshare-fills
 from . import outline_kernels  # noqa: E402,F401  jaxc-outline-kernels
 from . import pad_sums_to_updates  # noqa: E402,F401  jaxc-pad-sums-to-updates
+from . import tree_horizontal_reductions  # noqa: E402,F401  jaxc-tree-horizontal-reductions

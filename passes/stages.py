@@ -114,6 +114,7 @@ CPU_STAGES: tuple[Stage, ...] = (
         "jaxc-strided-copies-to-loops",  # else memrefCopy: a memcpy call per element
         "func.func(convert-linalg-to-loops)",
         "convert-vector-to-scf{full-unroll=true}",
+        "jaxc-tree-horizontal-reductions",  # else a row's partial sums are added one lane at a time
         "func.func(lower-vector-multi-reduction)",
         "lower-affine", "canonicalize", "cse"),
           "linalg ops become scf.for loop nests; vector transfers stay; parallel loops are OpenMP"),

@@ -6,7 +6,7 @@
     %t = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
 
 Static slices become tensor.extract_slice / insert_slice; reshapes become
-tensor.reshape with a constant shape; broadcasts and reversals are
+tensor.collapse_shape / expand_shape (`_reshape`); broadcasts and reversals are
 linalg.generic ops whose input map does the work (`(d0, d1) -> (d1)`,
 `(d0) -> (n - 1 - d0)`). Dynamic start indices are clamped into range as XLA
 does.
@@ -31,13 +31,59 @@ def _int(op, name: str) -> int:
 
 
 def _reshape(value: ir.Value, result_type: ir.Type) -> ir.Value:
-    """Row-major reshape through tensor.reshape with a constant shape."""
-    shape = shape_of(result_type)
-    index = ir.IndexType.get()
-    shape_type = ir.RankedTensorType.get([len(shape)], index)
-    attr = ir.DenseElementsAttr.get(np.array(shape, dtype=np.int64).reshape(len(shape)),
-                                    type=shape_type)
-    return tensor.reshape(signless(result_type), value, arith.constant(shape_type, attr))
+    """Row-major reshape as tensor.collapse_shape and/or expand_shape, which
+    elementwise fusion folds into the loops around them (a tensor.reshape
+    stops fusion and becomes a copy). A reshape that neither groups the
+    source's dims nor the result's (2x3 -> 3x2) collapses to 1-D first; one
+    with a size-0 dim stays a tensor.reshape.
+
+        tensor<4096xf32> -> tensor<4096x1xf32>:  tensor.expand_shape %x [[0, 1]]
+        tensor<2x3xf32> -> tensor<3x2xf32>:      collapse_shape [[0, 1]], expand_shape [[0, 1]]
+    """
+    source, shape = shape_of(value.type), shape_of(result_type)
+    result_type = signless(result_type)
+    element = ir.RankedTensorType(result_type).element_type
+    if 0 in source or 0 in shape:
+        index = ir.IndexType.get()
+        shape_type = ir.RankedTensorType.get([len(shape)], index)
+        attr = ir.DenseElementsAttr.get(np.array(shape, dtype=np.int64).reshape(len(shape)),
+                                        type=shape_type)
+        return tensor.reshape(result_type, value, arith.constant(shape_type, attr))
+    if len(shape) <= len(source) and (groups := reshape_groups(source, shape)) is not None:
+        return tensor.collapse_shape(result_type, value, groups)
+    if len(shape) > len(source) and (groups := reshape_groups(shape, source)) is not None:
+        return tensor.expand_shape(result_type, value, groups, [], shape)
+    flat = tensor.collapse_shape(ir.RankedTensorType.get([int(np.prod(source))], element), value,
+                                 [list(range(len(source)))] if source else [])
+    return tensor.expand_shape(result_type, flat, [list(range(len(shape)))] if shape else [], [], shape)
+
+
+def reshape_groups(longer: list[int], shorter: list[int]) -> list[list[int]] | None:
+    """The dims of `longer` that make up each dim of `shorter` (consecutive
+    runs whose product is that dim; trailing 1s join the last run), or None
+    when there are none. No size may be 0.
+
+        reshape_groups([4096, 1], [4096]) == [[0, 1]]
+        reshape_groups([2, 3, 4], [6, 4]) == [[0, 1], [2]]
+        reshape_groups([2, 3], [3, 2]) is None
+    """
+    if not shorter:
+        return [] if all(d == 1 for d in longer) else None
+    groups: list[list[int]] = []
+    i = 0
+    for d in shorter:
+        group, product = [], 1
+        while i < len(longer) and (product < d or not group):
+            group.append(i)
+            product *= longer[i]
+            i += 1
+        if product != d or not group:
+            return None
+        groups.append(group)
+    if any(longer[k] != 1 for k in range(i, len(longer))):
+        return None
+    groups[-1].extend(range(i, len(longer)))
+    return groups
 
 
 def reshape(op):

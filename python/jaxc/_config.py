@@ -27,6 +27,9 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
                                     "this process may use"),
     "jaxc_cpu_pin_workers": (True, bool, 0, "pin the OpenMP workers of parallel CPU kernels to cores "
                                             "(the calling thread stays free)"),
+    "jaxc_cpu_dynamic_threads": (False, bool, 0, "fork smaller OpenMP teams while other processes "
+                                                "keep cores busy (else a kernel waits for a worker "
+                                                "whose core is taken)"),
     # The persistent compilation cache (jaxc/runtime/compile_cache.py); a
     # None default makes None a valid value too (the cache is off).
     "jax_compilation_cache_dir": (None, str, 0, "directory of the persistent compilation cache "

@@ -436,3 +436,49 @@ def test_openmp_workers_are_pinned_and_the_caller_stays_free(pin):
         assert (int(pinned), int(pinned_after)) == (1, 2)  # one worker per calling thread
     else:
         assert (moved, pinned, pinned_after) == ("False", "0", "0")
+
+
+_THREAD_SETTINGS_SCRIPT = r"""
+import threading
+import numpy as np
+import jaxc, jaxc.numpy as jnp
+from jaxc.runtime import openmp
+
+seen = []
+def probe(y):  # runs on the thread that runs the program
+    lib = openmp._STATE["library"]
+    seen.append((lib.omp_get_max_threads(), lib.omp_get_dynamic()))
+    return np.zeros((), np.float32)
+
+f = jaxc.jit(lambda x: jnp.sin(x) * 2 + jaxc.pure_callback(probe, jaxc.ShapeDtypeStruct((), jnp.float32), x[0]))
+x = jnp.ones((1 << 20,))
+f(x).block_until_ready()
+jaxc.config.update("jaxc_cpu_threads", 1)
+other = threading.Thread(target=lambda: f(x).block_until_ready())  # from another caller
+other.start(); other.join()
+jaxc.config.update("jaxc_cpu_dynamic_threads", True)
+f(x).block_until_ready()
+print(seen)
+"""
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({}, [(2, 0), (1, 0), (1, 1)]),
+    ({"JAXC_CPU_DYNAMIC_THREADS": "1"}, [(2, 1), (1, 1), (1, 1)]),
+    ({"OMP_DYNAMIC": "false"}, [(2, 0), (1, 0), (1, 0)]),
+])
+def test_thread_count_and_dynamic_teams_reach_the_thread_that_runs_kernels(env, expected):
+    """OpenMP keeps the thread count and the dynamic-team flag per thread:
+    `jaxc_cpu_threads` and `jaxc_cpu_dynamic_threads` (off by default) reach
+    the thread that runs the program, also when updated after the first call
+    and when another thread calls; OMP_DYNAMIC in the environment wins
+    (subprocess: the runtime is process-wide)."""
+    import ast
+    import subprocess
+    import sys
+    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_DYNAMIC", "JAXC_CPU_DYNAMIC_THREADS")}
+    out = subprocess.run([sys.executable, "-c", _THREAD_SETTINGS_SCRIPT],
+                         env={**clean, "JAXC_CPU_THREADS": "2", **env}, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert ast.literal_eval(out.stdout.strip().splitlines()[-1]) == expected

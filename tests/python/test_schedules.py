@@ -307,6 +307,53 @@ def test_column_reductions_split_over_threads(shape, axis):
     run_and_check(lambda i: jnp.sum(i, axis=axis), lambda i: np.sum(i, axis=axis), i, vectorized=shape[-1] >= 8)
 
 
+@pytest.mark.parametrize("shape,axis", [((1000, 1030), 0), ((70, 2, 1024), 0), ((37, 600), 0),
+                                        ((4099, 257), 0), ((2, 5000), 0)], ids=str)
+def test_column_sums_of_wide_rows_go_through_row_blocks(shape, axis):
+    """Rows of 1 KiB or more are summed in blocks of ROW_BLOCK rows (row and
+    column counts that do not divide the blocks or the vectors, fewer rows
+    than a block, a 3-d input). The schedule itself: lit, jaxc-schedule.mlir."""
+    x = rand(shape)
+    reduced = x.size // np.sum(np.zeros(shape), axis=axis).size
+    run_and_check(lambda x: jnp.sum(x, axis=axis), lambda x: np.sum(x.astype(np.float64), axis=axis), x,
+                  rtol=1e-5, atol=1e-6 * reduced)
+    run_and_check(lambda x: jnp.max(x, axis=axis), lambda x: np.max(x, axis=axis), x)
+    i = rand(shape, np.int32, -100, 100)
+    run_and_check(lambda i: jnp.sum(i, axis=axis), lambda i: np.sum(i, axis=axis), i)
+
+
+@pytest.mark.parametrize("op", ["sum", "max", "min", "prod"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_horizontal_step_of_row_reductions_is_one_tree(op, dtype):
+    """The lanes of a row's partial results are combined by one
+    vector.reduction (a tree), float sums and products reassociated, and the
+    rows still match NumPy."""
+    x = rand((300, 1000), dtype, 0.99 if op == "prod" else -100, 1.01 if op == "prod" else 100)
+    f = lambda x: getattr(jnp, op)(x, axis=1)  # noqa: E731
+    # a sum of 1000 terms in [-100, 100) is rounded at each step: absolute bound
+    eps = 1e-6 if dtype == np.float32 else 1e-14
+    run_and_check(f, lambda x: getattr(np, op)(x.astype(np.float64) if x.dtype.kind == "f" else x, axis=1), x,
+                  rtol=10 * eps, atol=eps * 1000 * 100 if op == "sum" else 0)
+    loops = jaxc.jit(f).lower(x).as_text(stage="loops")
+    assert "vector.multi_reduction" not in loops and "vector.reduction <" in loops
+    assert ("fastmath<reassoc>" in loops) == (op in ("sum", "prod") and dtype != np.int32)
+
+
+def test_layer_norm_is_one_row_group():
+    """(x - mean) / std over rows: the keepdims reshapes are expand_shape ops
+    that fusion folds, so all of it is one loop over rows (no tensor.reshape,
+    one scf.forall), as softmax is."""
+    x = rand((512, 300))
+
+    def layer_norm(m):
+        return lambda x: (x - x.mean(1, keepdims=True)) / x.std(1, keepdims=True)
+
+    run_and_check(layer_norm(jnp), lambda x: layer_norm(np)(x.astype(np.float64)), x, rtol=1e-4, atol=1e-5)
+    text = scheduled_text(layer_norm(jnp), x)
+    assert "tensor.reshape" not in text
+    assert text.count("scf.forall (") == (1 if host.target().threads > 1 else 0)
+
+
 def test_full_sum_is_accurate():
     """f32 sum of 2^22 standard normals within 1e-3 relative of float64 (and far
     better than one running f32 sum): the W-lane partial sums of the row schedule."""

@@ -275,7 +275,7 @@ typedef struct {
   Py_ssize_t nwords;
   Py_ssize_t *slots;      /* word index of each descriptor's `allocated` */
   PyObject *owner;        /* keeps the code alive (the execution engine) */
-  int parallel;           /* the code forks OpenMP teams (see pin_workers) */
+  int parallel;           /* the code forks OpenMP teams (see thread_hook) */
 } Entry;
 
 static PyTypeObject EntryType;
@@ -283,43 +283,44 @@ static PyTypeObject EntryType;
 #define STACK_WORDS 512
 #define STACK_MEMREFS 64
 
-/* Worker pinning (`jaxc.runtime.openmp.pin_workers`). OpenMP gives every
- * calling thread a team of its own workers; each thread that runs a parallel
- * function calls `pin_hook` once, with the GIL, before its first one (again
- * after `set_pin_hook` starts a new generation: a new thread count). The
- * hook pins the workers and returns the cores it pinned them to. The caller
- * itself stays free, but a parallel call made while it sits on one of its
- * workers' cores (the scheduler put it there during other work) first moves
- * it off them and restores its mask afterwards: sharing a core with a
- * worker, the call would run at one thread's speed until the scheduler
- * noticed (milliseconds). */
-static PyObject *pin_hook = NULL;
-static long pin_generation = 1;
-static _Thread_local long thread_pin_generation = 0;
+/* Per-thread OpenMP set-up (`jaxc.runtime.openmp.prepare_thread`). OpenMP
+ * keeps the thread count and the dynamic-team flag per calling thread and
+ * gives every calling thread a team of its own workers; each thread that
+ * runs a parallel function calls `thread_hook` once, with the GIL, before
+ * its first one (again after `set_thread_hook` starts a new generation: a
+ * changed setting). The hook applies the settings, pins the workers and
+ * returns the cores it pinned them to. The caller itself stays free, but a
+ * parallel call made while it sits on one of its workers' cores (the
+ * scheduler put it there during other work) first moves it off them and
+ * restores its mask afterwards: sharing a core with a worker, the call would
+ * run at one thread's speed until the scheduler noticed (milliseconds). */
+static PyObject *thread_hook = NULL;
+static long hook_generation = 1;
+static _Thread_local long thread_generation = 0;
 #ifdef __linux__
 static _Thread_local cpu_set_t worker_cores;  /* where this thread's workers are pinned */
 static _Thread_local int has_worker_cores = 0;
 #endif
 
-static PyObject *set_pin_hook(PyObject *module, PyObject *hook) {
-  PyObject *old = pin_hook;
-  pin_hook = hook == Py_None ? NULL : Py_NewRef(hook);
+static PyObject *set_thread_hook(PyObject *module, PyObject *hook) {
+  PyObject *old = thread_hook;
+  thread_hook = hook == Py_None ? NULL : Py_NewRef(hook);
   Py_XDECREF(old);
-  pin_generation++;
+  hook_generation++;
   Py_RETURN_NONE;
 }
 
-static int pin_this_thread(void) {
-  thread_pin_generation = pin_generation;
+static int prepare_this_thread(void) {
+  thread_generation = hook_generation;
 #ifdef __linux__
   has_worker_cores = 0;
   CPU_ZERO(&worker_cores);
 #endif
-  if (pin_hook == NULL) return 0;
-  PyObject *cores = PyObject_CallNoArgs(pin_hook);
+  if (thread_hook == NULL) return 0;
+  PyObject *cores = PyObject_CallNoArgs(thread_hook);
   if (cores == NULL) return -1;
 #ifdef __linux__
-  PyObject *seq = PySequence_Fast(cores, "pin hook: expected a sequence of core numbers");
+  PyObject *seq = PySequence_Fast(cores, "thread hook: expected a sequence of core numbers");
   Py_DECREF(cores);
   if (seq == NULL) return -1;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
@@ -373,7 +374,7 @@ typedef char SavedMask;
 
 /* Run the function on `buffers` (nargs + nresults arrays, already checked). */
 static int invoke(Entry *self, PyArrayObject **buffers) {
-  if (self->parallel && thread_pin_generation != pin_generation && pin_this_thread() < 0) return -1;
+  if (self->parallel && thread_generation != hook_generation && prepare_this_thread() < 0) return -1;
   int64_t stack_words[STACK_WORDS];
   void *stack_cells[2 * STACK_MEMREFS];
   Py_ssize_t n = self->nargs + self->nresults;
@@ -1142,9 +1143,10 @@ static PyMethodDef module_methods[] = {
      "jaxc.config and the thread-local trace state (jaxc.core._STATE)"},
     {"traceback", traceback_, METH_NOARGS,
      "traceback() -> (code, where, ...): the caller's stack, innermost first (see capture_traceback)"},
-    {"set_pin_hook", set_pin_hook, METH_O,
-     "set_pin_hook(hook or None): what a thread calls once before its first parallel function "
-     "(jaxc.runtime.openmp.pin_workers); a new hook starts a new generation: every thread calls it again"},
+    {"set_thread_hook", set_thread_hook, METH_O,
+     "set_thread_hook(hook or None): what a thread calls once before its first parallel function "
+     "(jaxc.runtime.openmp.prepare_thread: settings, pinned workers); a new hook starts a new "
+     "generation: every thread calls it again"},
     {"set_profiling", set_profiling, METH_O,
      "set_profiling(on): while on, calls take the Python path (jaxc.profiler records them)"},
     {NULL}};

@@ -14,6 +14,13 @@
 // SCHEDULE: vector.reduction_to_contract
 // SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [64, 100] ['parallel', 'reduction']
 // SCHEDULE: transform.structured.tile_reduction_using_for %{{.*}} by tile_sizes = [0, 32]
+// SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [100, 64] ['reduction', 'parallel']
+// SCHEDULE-NOT: tile_sizes [16, 0]
+// SCHEDULE: tile_sizes [1, 16] interchange = [1, 0]
+// SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [100, 512] ['reduction', 'parallel']
+// SCHEDULE: transform.structured.match
+// SCHEDULE-NEXT: tile_sizes [16, 0]
+// SCHEDULE-NEXT: tile_sizes [1, 16] interchange = [1, 0]
 
 // Elementwise: the fused sin+add is flattened to 1-D and walked 16 lanes
 // (two AVX2 registers) at a time. With 2 threads and AVX-512 the loop is
@@ -211,4 +218,23 @@ func.func @conv(%x: tensor<4x3x10x10xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<4x
     linalg.yield %s : f32
   } -> tensor<4x8x8x8xf32>
   return %0 : tensor<4x8x8x8xf32>
+}
+
+// A column sum over rows of 1 KiB or more goes through the rows in blocks of
+// 16, each swept across all columns (a 64-float row keeps the column walk).
+// CHECK-LABEL: func.func @wide_column_sum
+// CHECK: scf.for %{{.*}} = %c0 to %c100 step %c16
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c16
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%[[ACC:.+]] = %{{.*}}) -> (vector<16xf32>)
+// CHECK: arith.addf %[[ACC]], %{{.*}} : vector<16xf32>
+func.func @wide_column_sum(%x: tensor<100x512xf32>) -> tensor<512xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<512xf32>) -> tensor<512xf32>
+  %0 = linalg.reduce ins(%x : tensor<100x512xf32>) outs(%f : tensor<512xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %0 : tensor<512xf32>
 }

@@ -154,3 +154,28 @@ func.func @loop(%n: tensor<i32>) -> tensor<i32> {
   }
   return %r : tensor<i32>
 }
+
+// -----
+
+// Reshapes become collapse_shape / expand_shape (which fusion folds into the
+// loops around them); one that groups neither side's dims goes through 1-D;
+// one with a size-0 dim stays a tensor.reshape.
+// CHECK-LABEL: func.func @reshapes
+// CHECK-SAME: (%[[X:.+]]: tensor<4x6xf32>{{.*}}, %[[Z:.+]]: tensor<0x3xf32>{{.*}}, %[[S:.+]]: tensor<f32>{{.*}})
+// CHECK: tensor.expand_shape %[[X]] {{\[\[}}0], [1, 2]] output_shape [4, 2, 3] : tensor<4x6xf32> into tensor<4x2x3xf32>
+// CHECK: tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+// CHECK: %[[F:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+// CHECK-NEXT: tensor.expand_shape %[[F]] {{\[\[}}0, 1]] output_shape [6, 4] : tensor<24xf32> into tensor<6x4xf32>
+// CHECK: tensor.expand_shape %[[X]] {{\[\[}}0], [1, 2, 3]] output_shape [4, 1, 6, 1] : tensor<4x6xf32> into tensor<4x1x6x1xf32>
+// CHECK: tensor.reshape %[[Z]]
+// CHECK: tensor.expand_shape %[[S]] [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+func.func @reshapes(%x: tensor<4x6xf32>, %z: tensor<0x3xf32>, %s: tensor<f32>)
+    -> (tensor<4x2x3xf32>, tensor<24xf32>, tensor<6x4xf32>, tensor<4x1x6x1xf32>, tensor<3x0xf32>, tensor<1x1xf32>) {
+  %a = jaxc.reshape %x : (tensor<4x6xf32>) -> tensor<4x2x3xf32>
+  %b = jaxc.reshape %x : (tensor<4x6xf32>) -> tensor<24xf32>
+  %c = jaxc.reshape %x : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %d = jaxc.expand_dims %x, dims = [1, 3] : tensor<4x6xf32> -> tensor<4x1x6x1xf32>
+  %e = jaxc.reshape %z : (tensor<0x3xf32>) -> tensor<3x0xf32>
+  %f = jaxc.reshape %s : (tensor<f32>) -> tensor<1x1xf32>
+  return %a, %b, %c, %d, %e, %f : tensor<4x2x3xf32>, tensor<24xf32>, tensor<6x4xf32>, tensor<4x1x6x1xf32>, tensor<3x0xf32>, tensor<1x1xf32>
+}
