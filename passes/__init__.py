@@ -8,9 +8,9 @@ from .registry import PassInfo, all_passes, lookup, register_pass
 
 # One import per pass module; importing registers the pass.
 from . import cleanup  # noqa: E402,F401  jaxc-cleanup
-from . import check_requests  # noqa: E402,F401  jaxc-check-no-requests
+from . import check_no_requests  # noqa: E402,F401  jaxc-check-no-requests
 from . import check_lowered  # noqa: E402,F401  jaxc-check-lowered
-from . import math_to_libm  # noqa: E402,F401  jaxc-expm1-log1p-to-libm
+from . import expm1_log1p_to_libm  # noqa: E402,F401  jaxc-expm1-log1p-to-libm
 
 __all__ = ["PassInfo", "all_passes", "lookup", "register_pass"]
 from . import jaxc_to_linalg  # noqa: E402,F401  jaxc-to-linalg

@@ -42,7 +42,7 @@ import os
 import subprocess
 import time
 import traceback
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from mlir import ir
 
@@ -248,12 +248,6 @@ def stages_between(first: str | None, last: str, target: str = "cpu",
     return list(table[start:end])
 
 
-def mlir_pipeline_text(stages: Sequence[Stage]) -> str:
-    """One textual pipeline for a run of MLIR stages (empty if none has passes)."""
-    passes = [p for stage in stages if stage.kind == MLIR for p in stage.passes]
-    return f"{pipeline.ROOT_OP}({','.join(passes)})" if passes else ""
-
-
 def build_stage_pass_manager(stage: Stage, context: ir.Context):
     """The pass manager of one MLIR stage, or None when it has no passes.
 
@@ -422,5 +416,5 @@ def check_llvm_lowerable(module: ir.Module) -> None:
     if found:
         raise StageError(
             f"{found[0].location}: '{found[0].name}' on a memref of i1 cannot be lowered to LLVM: "
-            "finalize-memref-to-llvm of LLVM 22.1.8 aborts on i1 loads/stores; boolean "
-            "tensors need an i8 storage type before the llvm stage (not implemented yet)")
+            "finalize-memref-to-llvm of LLVM 22.1.8 aborts on i1 loads/stores; run "
+            "jaxc-widen-i1-memrefs (the bufferized stage does) to store them as i8 first")

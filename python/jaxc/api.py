@@ -235,7 +235,6 @@ class Lowered:
         target = stages.target_of_stage(stage)
         if chip is not None and target != "cuda":
             raise ValueError(f"chip={chip!r} applies to the GPU stages only, not to {stage!r}")
-        ctx = core.context()
         text = self.traced.text(debug_info=True)
         if stage == "traced":
             return self.traced.text(debug_info=debug_info)
@@ -247,7 +246,6 @@ class Lowered:
                                        chip=chip or stages.DEFAULT_CHIP)
         except ValueError as error:  # StageError, an unsupported chip, a pipeline error
             raise core.JaxcTypeError(f"lowering {self.traced.name} to stage {stage!r}: {error}") from None
-        del ctx
         if isinstance(result, str):
             return result
         return module.operation.get_asm(enable_debug_info=debug_info)

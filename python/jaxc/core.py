@@ -99,8 +99,10 @@ def context() -> ir.Context:
     if override is not None:
         return override
     if _CONTEXT is None:
-        from jaxc.dialect import make_context
-        _CONTEXT = make_context()
+        with _CONTEXT_LOCK:  # two threads tracing at once must not make two contexts
+            if _CONTEXT is None:
+                from jaxc.dialect import make_context
+                _CONTEXT = make_context()
     return _CONTEXT
 
 

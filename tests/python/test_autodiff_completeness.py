@@ -3,7 +3,7 @@ jaxc-autodiff, or is marked: zero derivative, or not differentiable with a
 reason (DESIGN.md section 3)."""
 from __future__ import annotations
 
-from passes.autodiff import expand, jvp, vjp
+from jaxc.passes.autodiff import expand, jvp, vjp
 from test_completeness import generated_op_classes
 
 expand._derivers()  # load the rule tables

@@ -3,7 +3,7 @@ never batched (no operands) or not batchable with a reason (DESIGN.md
 section 3)."""
 from __future__ import annotations
 
-from passes.batching import batch, expand
+from jaxc.passes.batching import batch, expand
 from test_completeness import generated_op_classes
 
 expand._derive()  # load the rule tables

@@ -8,7 +8,7 @@ import pytest
 
 import jaxc
 from jaxc import lax
-from passes.batching import elementwise
+from jaxc.passes.batching import elementwise
 from batching_util import check_vmap
 
 RNG = np.random.default_rng(3)

@@ -169,7 +169,7 @@ def test_float_unary_special_values():
 
 
 def test_two_libm_calls_in_one_jit():
-    """passes/math_to_libm.py once declared log1pf per use ('redefinition of symbol')."""
+    """passes/expm1_log1p_to_libm.py once declared log1pf per use ('redefinition of symbol')."""
     x = np.array([0.5, 1e-8], np.float32)
     out = jaxc.jit(lambda v: (lax.log1p(v), lax.log1p(v + 1), lax.expm1(v), lax.expm1(v + 1)))(x)
     assert_close(out, (np.log1p(x), np.log1p(x + 1), np.expm1(x), np.expm1(x + 1)))

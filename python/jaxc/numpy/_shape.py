@@ -528,9 +528,6 @@ def _source_runs(source: np.ndarray) -> list[tuple[int, int, bool]]:
     return runs
 
 
-_PAD_INDEX_MODES = ("edge", "reflect", "symmetric", "wrap")
-
-
 def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
     """Pad with mode "constant" (`constant_values`: a scalar or per-axis
     (before, after) pairs), "edge", "reflect", "symmetric", "wrap" or

@@ -9,11 +9,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from .._config import config
-from ..core import ArrayBase, ShapedArray
-
-
-def is_array(x: Any) -> bool:
-    return isinstance(x, ArrayBase)
+from ..core import ArrayBase
 
 
 _ARRAYLIKE = (ArrayBase, np.ndarray, np.generic, bool, int, float, complex)
@@ -251,6 +247,3 @@ def static_shape(shape: Any, fn: str) -> tuple[int, ...]:
         raise TypeError(f"jnp.{fn}: negative dimensions are not allowed, got {tuple(out)}")  # JAX's class
     return tuple(out)
 
-
-def full_like_aval(aval: ShapedArray, value: Any) -> Any:
-    return broadcast_to(lax.constant(np.asarray(value, aval.dtype)), aval.shape)
