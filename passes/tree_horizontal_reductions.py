@@ -22,11 +22,14 @@ Reductions over outer dims keep upstream's lowering (vector adds).
 """
 from __future__ import annotations
 
+import math
+
 from mlir import ir
 from mlir.dialects import vector
 from mlir.passmanager import ExternalPass
 
 from .autodiff.ir_util import ops_named
+from .lowering.common import is_float
 from .registry import register_pass
 
 REASSOCIATED_KINDS = ("add", "mul")  # float kinds whose result depends on the order
@@ -60,18 +63,14 @@ def _rewrite(reduction: ir.Operation) -> None:
     kind = ir.Attribute(reduction.attributes["kind"])
     kind_name = str(kind).split("<")[-1].rstrip(">")
     result_type = reduction.results[0].type
-    count = 1
-    for d in source.shape:
-        count *= d
     with ir.InsertionPoint(reduction), reduction.location:
-        flat = source_value if source.rank == 1 else vector.shape_cast(ir.VectorType.get([count], element),
-                                                                        source_value)
+        flat_type = ir.VectorType.get([math.prod(source.shape)], element)
+        flat = source_value if source.rank == 1 else vector.shape_cast(flat_type, source_value)
         if isinstance(result_type, ir.VectorType):
             rank = ir.VectorType(result_type).rank
             acc = vector.extract(acc, [], [0] * rank)
         fastmath = None
-        if kind_name in REASSOCIATED_KINDS and isinstance(element, (ir.F16Type, ir.BF16Type, ir.F32Type,
-                                                                   ir.F64Type)):
+        if kind_name in REASSOCIATED_KINDS and is_float(element):
             fastmath = ir.Attribute.parse("#arith.fastmath<reassoc>")
         total = vector.reduction(element, kind, flat, acc=acc, fastmath=fastmath)
         if isinstance(result_type, ir.VectorType):

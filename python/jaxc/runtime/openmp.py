@@ -145,12 +145,10 @@ def _pinning_wanted() -> bool:
 
 
 def _dynamic_wanted() -> bool:
-    from jaxc._config import config
+    from jaxc._config import _from_environment, config
 
-    user = os.environ.get("OMP_DYNAMIC")
-    if user is not None:
-        return user.strip().lower() in ("true", "1", "yes", "on")
-    return bool(config.jaxc_cpu_dynamic_threads)
+    user = _from_environment("omp_dynamic", None, bool)  # OMP_DYNAMIC, read as jaxc's own switches
+    return bool(config.jaxc_cpu_dynamic_threads) if user is None else user
 
 
 def prepare_thread() -> list[int]:
