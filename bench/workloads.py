@@ -301,6 +301,21 @@ def layer_norm(rows: int, cols: int) -> Workload:
         reference=lambda x: f(x.astype(np.float64)), rtol=1e-4, atol=1e-4)
 
 
+def heads_projection(batch: int, tokens: int, width: int, heads: int) -> Workload:
+    """A transformer's query projection split into heads: ``(x @ w)`` with a
+    3-D ``x`` (two m loops), reshaped to (batch, tokens, heads, width/heads)
+    (the reshape folds into the product): one contraction once
+    jaxc-canonicalize-contractions gives it back its (m, n, k) form."""
+    f = lambda x, w: (x @ w).reshape(batch, tokens, heads, width // heads)  # noqa: E731
+    return Workload(
+        name=f"heads projection {batch}x{tokens}x{width} @ {width}x{width}",
+        make_inputs=lambda rng: [rng.standard_normal((batch, tokens, width), dtype=np.float32),
+                                 (rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)],
+        frontend=lambda jx, jnp: f, numpy=f, jax=lambda jax, jnp: f,
+        reference=lambda x, w: f(x.astype(np.float64), w), rtol=1e-4, atol=1e-4,
+        flops=2.0 * batch * tokens * width * width)
+
+
 def axis_sum(rows: int, cols: int, axis: int) -> Workload:
     """x.sum(axis) of a rows x cols array: over rows (axis 1, each row's lanes
     combined as a tree) or over columns (axis 0, rows taken in blocks)."""
@@ -531,7 +546,8 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list
     if quick:
         ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), activation_matmul(64), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
-              layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), grad_scalar(), vmap_grad(100),
+              layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), heads_projection(2, 16, 32, 4),
+              grad_scalar(), vmap_grad(100),
               mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
               fft_rows(4, 64), rfft2(16, 16), mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
         sweep = [32, 64]
@@ -539,7 +555,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list
         ws = [tiny_add_jit(), tiny_add(), matmul(1000), activation_matmul(512), sin_loop((1000, 1000)),
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), layer_norm(4096, 1024), axis_sum(4096, 1024, 1), axis_sum(4096, 1024, 0),
-              grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
+              heads_projection(8, 128, 512, 8), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),
               rfft2(512, 512), mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),
               digits("mlp", 5), digits("conv", 5)]

@@ -31,3 +31,4 @@ from . import unshare_fills  # noqa: E402,F401  jaxc-unshare-fills
 from . import outline_kernels  # noqa: E402,F401  jaxc-outline-kernels
 from . import pad_sums_to_updates  # noqa: E402,F401  jaxc-pad-sums-to-updates
 from . import tree_horizontal_reductions  # noqa: E402,F401  jaxc-tree-horizontal-reductions
+from . import canonicalize_contractions  # noqa: E402,F401  jaxc-canonicalize-contractions

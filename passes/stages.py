@@ -73,9 +73,13 @@ class Stage:
 # The fusion pass clones the growing fused body at every step (quadratic in a
 # chain's length): jaxc-bound-fusion cuts chains every 128 body ops before it
 # (bound_fusion.py). jaxc-contraction-fusion-barriers keeps computing producers
-# out of contractions, which would otherwise lose their schedule.
+# out of contractions, which would otherwise lose their schedule, and
+# jaxc-canonicalize-contractions gives back the (batch, m, n, k) form to those
+# whose loops the fusion pass split (folding a reshape or transpose into the
+# product) or that dot_general gave several free dims.
 FUSION = ("linalg-generalize-named-ops", "jaxc-bound-fusion", "jaxc-contraction-fusion-barriers",
-          "linalg-fuse-elementwise-ops", "jaxc-drop-fusion-barriers", "canonicalize", "cse")
+          "linalg-fuse-elementwise-ops", "jaxc-drop-fusion-barriers", "jaxc-canonicalize-contractions",
+          "canonicalize", "cse")
 
 CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),

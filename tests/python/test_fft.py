@@ -1,6 +1,6 @@
 """jnp.fft and lax.fft (issue #17) against numpy.fft: every function, lengths
-that take each path of the transform (the DFT matrix, radix-2 steps,
-Bluestein for large odd lengths), axes, `n`/`s` cropping and padding, the
+that take each path of the transform (one product with the DFT matrix,
+Cooley-Tukey steps, Bluestein for primes above 64), axes, `n`/`s` cropping and padding, the
 three norms; derivatives against finite differences, vmap against a loop,
 and JAX where it is installed."""
 from __future__ import annotations
@@ -20,9 +20,10 @@ except ImportError:  # pragma: no cover - JAX is an optional extra
     jax_numpy = None
 
 C64 = np.complex64
-# 1, small (DFT matrix), powers of two (radix-2), even with an odd factor,
-# odd at most 64 (DFT matrix), odd above 64 (Bluestein), 1000 = 8 x 125.
-LENGTHS = [1, 2, 5, 12, 16, 32, 48, 63, 67, 100, 256, 1000]
+# 1, at most 64 (one product with the DFT matrix), 67 (a prime: Bluestein),
+# 100 = 10 x 10 and 256 = 16 x 16 (one Cooley-Tukey step), 1000 = 25 x 40,
+# 134 = 2 x 67 (a step, then Bluestein), 8192 = 64 x (8 x 16) (two steps).
+LENGTHS = [1, 2, 5, 12, 16, 32, 48, 63, 67, 100, 134, 256, 1000, 8192]
 
 
 def _tolerance(n):

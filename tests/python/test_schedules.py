@@ -248,6 +248,42 @@ def test_weight_gradients_are_contractions_without_transposes():
         np.testing.assert_allclose(np.asarray(jaxc.jit(jaxc.grad(loss))(w, x)), want, rtol=1e-4, atol=1e-4)
 
 
+CONTRACTION_FORMS = {
+    # name: (jaxc function, NumPy reference, operand shapes)
+    "x3 @ w (two m loops)": (lambda x, w: x @ w, lambda x, w: x @ w, [(3, 37, 45), (45, 40)]),
+    "(a @ b).reshape (n split)": (lambda a, b: (a @ b).reshape(50, 4, 10), lambda a, b: (a @ b).reshape(50, 4, 10),
+                                  [(50, 70), (70, 40)]),
+    "(a @ b).reshape (m and n split)": (lambda a, b: (a @ b).reshape(2, 25, 5, 8),
+                                        lambda a, b: (a @ b).reshape(2, 25, 5, 8), [(50, 70), (70, 40)]),
+    "a @ b.reshape (k split)": (lambda a, b: a @ b.reshape(60, 33), lambda a, b: a @ b.reshape(60, 33),
+                                [(41, 60), (6, 10, 33)]),
+    "tensordot over two axes": (lambda a, b: jnp.tensordot(a, b, axes=([1, 2], [1, 0])),
+                                lambda a, b: np.tensordot(a, b, axes=([1, 2], [1, 0])), [(37, 6, 11), (11, 6, 40)]),
+    "a @ transpose(b) with interleaved k, n": (
+        lambda a, b: a @ jnp.transpose(b, (0, 2, 1, 3)).reshape(12, 45),
+        lambda a, b: a @ np.transpose(b, (0, 2, 1, 3)).reshape(12, 45), [(33, 12), (2, 5, 6, 9)]),
+    "einsum with batch in the middle": (lambda a, b: jnp.einsum("mbk,bkn->bmn", a, b),
+                                        lambda a, b: np.einsum("mbk,bkn->bmn", a, b), [(30, 3, 20), (3, 20, 50)]),
+    "attention scores (two batch loops apart)": (
+        lambda q, k: jnp.einsum("bqhd,bkhd->bhqk", q, k), lambda q, k: np.einsum("bqhd,bkhd->bhqk", q, k),
+        [(2, 33, 3, 16), (2, 40, 3, 16)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONTRACTION_FORMS))
+def test_contractions_in_other_forms_are_scheduled(case):
+    """Products whose m, n, k or batch index runs over several loops (a dot of
+    a 3-D array, a reshape or transpose fused into the product) are put in
+    (batch, m, n, k) form by jaxc-canonicalize-contractions: scheduled as
+    contractions (outer-product register tiles), not as plain reductions
+    (50-100x slower), on sizes that do not divide the tiles."""
+    f, reference, shapes = CONTRACTION_FORMS[case]
+    args = [rand(shape) for shape in shapes]
+    text = scheduled_text(f, *args)
+    assert "vector.contract" in text or "vector.outerproduct" in text, "the product lost its schedule"
+    run_and_check(f, lambda *a: reference(*[v.astype(np.float64) for v in a]), *args, rtol=1e-4, atol=1e-4)
+
+
 # ---------------------------------------------------------------- reductions
 
 @pytest.mark.parametrize("shape,axis", [((64, 100), 1), ((100, 64), 0), ((4096,), None), ((33, 70), None),

@@ -1,29 +1,39 @@
 """`lax.fft`: fast Fourier transforms as programs of jaxc ops.
 
-A 1-D transform of length n along the last axis (the other axes flattened
-into rows) is built at trace time:
+The transform works on real arrays: a complex array becomes its parts
+(re, im) stacked on a leading axis, and each transform runs down the
+columns of that stack, (2, n, C) -> (2, n, C), where C counts the
+transforms done together (every row of the input). A complex product by a
+constant matrix is then one real matrix product of the stack:
 
-- n at most `_DFT_MAX`: one dot_general with the DFT matrix;
-- n a power of two: iterative radix-2. The rows are put in bit-reversed
-  order (a gather), then one `lax.scan` step per butterfly stage computes
-  ``y = x[:, a] + t * x[:, b]`` from index and twiddle tables (constants
-  computed in float64), so the IR is the same size for every n;
-- any other n: Bluestein's algorithm, a convolution of power-of-two length
-  M >= 2n - 1 done with the radix-2 transform.
+    [Yr; Yi] = [[Wr, -Wi], [Wi, Wr]] @ [Xr; Xi]        (2n x 2n) @ (2n x C)
 
-Every length costs O(n log n). The inverse is ``conj(fft(conj(x))) / n``.
-Everything is ordinary jaxc ops, so jit, grad and vmap apply unchanged (an
-eager call runs the ops as one jitted program):
+which the contraction schedule packs and vectorizes (complex kernels stay
+scalar: docs/toolchain.md). A length n is done
 
-    lax.fft(x, FftType.FFT, (8,))    # x: complex64[3, 8]
-      -> %w = jaxc.constant ... : tensor<8x8xcomplex<f32>>
-         jaxc.dot_general %x, %w, contract = [1] x [0]
-    lax.fft(x, FftType.FFT, (64,))
-      -> jaxc.gather (bit reversal), jaxc.scan over 6 stages {gather, gather, mul, add}
+- at most `_DIRECT_MAX`: as that one product with its DFT matrix;
+- n = n1 * n2 with n1 <= `_DIRECT_MAX` (n1 the largest such factor at most
+  sqrt(n)): Cooley-Tukey in four steps: the length-n1 DFTs of the n2
+  interleaved subsequences (one product), twiddle factors (elementwise),
+  a transpose, then the length-n2 transforms of the n1 results (recursively);
+- a prime above `_DIRECT_MAX` (or a factor n2 that is one): Bluestein's
+  algorithm, a convolution of length M >= 2n - 1, M a power of two.
+
+A real input skips the imaginary half of the first product, a real output
+(IRFFT) the imaginary half of the last; the inverse uses the conjugate
+matrices and twiddles, its 1/n folded into the first product. Each axis is
+moved next to the parts axis in turn (a transpose each way; none for the
+leading axis). Everything is ordinary jaxc ops, so jit, grad and vmap apply
+unchanged (an eager call runs the ops as one jitted program):
+
+    lax.fft(x, FftType.FFT, (1024,))    # x: complex64[256, 1024]
+      -> parts (2, 1024, 256): dot_general (64x64) @ (64x8192) [n1 = 32],
+         twiddles, transpose, dot_general (64x64) @ (64x8192) [n2 = 32]
 """
 from __future__ import annotations
 
 import enum
+import math
 import operator
 from typing import Any, Sequence
 
@@ -32,7 +42,7 @@ import numpy as np
 from .. import core, dtypes
 from . import _ops
 
-_DFT_MAX = 16  # lengths up to this are one dot_general with the DFT matrix
+_DIRECT_MAX = 64  # lengths up to this are one real product with the DFT matrix
 
 
 class FftType(enum.IntEnum):
@@ -47,132 +57,144 @@ def _constant(values: np.ndarray, dtype: np.dtype) -> Any:
     return _ops.constant(values.astype(dtype))
 
 
-def _dft(x: Any) -> Any:
-    """x @ W along the last axis, W[j, k] = exp(-2 pi i j k / n)."""
-    n = x.shape[-1]
+def _dft_blocks(n: int, sign: int, scale: float, real_input: bool, real_output: bool) -> np.ndarray:
+    """The real matrix that maps the stacked parts [re; im] of n points to
+    those of scale * Y, Y_k = sum_j X_j exp(sign 2 pi i j k / n): (2n, 2n);
+    without the input's imaginary columns for a real input, without the
+    output's imaginary rows when only the real part is wanted."""
     jk = np.outer(np.arange(n), np.arange(n)) % n  # exact exponents
-    w = _constant(np.exp(-2j * np.pi * jk / n), x.dtype)
-    return _ops.dot_general(x, w, (([1], [0]), ([], [])))
+    w = scale * np.exp(sign * 2j * np.pi * jk / n)  # symmetric: W^T = W
+    blocks = np.block([[w.real, -w.imag], [w.imag, w.real]])
+    return blocks[:n if real_output else 2 * n, :n if real_input else 2 * n]
 
 
-def _radix2_tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For n = 2^bits: the bit-reversal permutation and, per butterfly stage
-    s (blocks of 2L, L = 2^s), indices a, b and factors t with
-    y[k] = x[a[k]] + t[k] * x[b[k]]."""
-    bits = n.bit_length() - 1
-    k = np.arange(n)
-    reverse = np.zeros(n, np.int64)
-    for bit in range(bits):
-        reverse |= ((k >> bit) & 1) << (bits - 1 - bit)
-    a, b, t = [], [], []
-    for stage in range(bits):
-        half = 1 << stage
-        j = k % (2 * half)
-        low = j < half
-        twiddle = np.exp(-2j * np.pi * np.where(low, j, j - half) / (2 * half))
-        a.append(np.where(low, k, k - half))
-        b.append(np.where(low, k + half, k))
-        t.append(np.where(low, twiddle, -twiddle))
-    return reverse, np.array(a), np.array(b), np.array(t)
+def _part(z: Any, index: int) -> Any:
+    """z[index] of a stack of parts (2, ...)."""
+    return _ops.reshape(_ops.slice_in_dim(z, index, index + 1, axis=0), z.shape[1:])
 
 
-def _radix2(x: Any) -> Any:
-    """Iterative radix-2 (n a power of two): the bit-reversed rows, then one
-    `lax.scan` step per butterfly stage, y = x[:, a] + t * x[:, b] (gathers
-    with the stage's index tables). The IR is the same for every n."""
-    from ._control_flow import scan
-
-    reverse, a, b, t = _radix2_tables(x.shape[1])
-    index_dtype = dtypes.canonicalize(np.int32)
-    x = _take_columns(x, _ops.constant(reverse.astype(index_dtype)))
-
-    def stage(carry: Any, tables: Any) -> tuple[Any, None]:
-        a_s, b_s, t_s = tables
-        twiddled = _ops.mul(_ops.broadcast_in_dim(t_s, carry.shape, (1,)), _take_columns(carry, b_s))
-        return _ops.add(_take_columns(carry, a_s), twiddled), None
-    x, _ = scan(stage, x, (_ops.constant(a.astype(index_dtype)), _ops.constant(b.astype(index_dtype)),
-                           _constant(t, x.dtype)))
-    return x
+def _stack(re: Any, im: Any) -> Any:
+    return _ops.concatenate([_ops.reshape(re, (1, *re.shape)), _ops.reshape(im, (1, *im.shape))], 0)
 
 
-def _take_columns(x: Any, columns: Any) -> Any:
-    """x[:, columns] for a 1-D integer array of in-range columns."""
-    from ..numpy._shape import take
-    return take(x, columns, axis=1, mode="clip")
+def _times_constant(z: Any, table: np.ndarray) -> Any:
+    """The parts of z * table, `table` a complex array of z's shape without
+    its leading axis and trailing column axis (broadcast over the columns)."""
+    shape = z.shape[1:]
+    dims = tuple(range(table.ndim))
+    tr = _ops.broadcast_in_dim(_constant(table.real, z.dtype), shape, dims)
+    ti = _ops.broadcast_in_dim(_constant(table.imag, z.dtype), shape, dims)
+    re, im = _part(z, 0), _part(z, 1)
+    return _stack(_ops.sub(_ops.mul(re, tr), _ops.mul(im, ti)), _ops.add(_ops.mul(re, ti), _ops.mul(im, tr)))
 
 
-def _bluestein(x: Any) -> Any:
-    """X_k = c_k * sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(-i pi j^2 / n): a
-    linear convolution, done as a cyclic one of power-of-two length."""
-    rows, n = x.shape
+def _direct(z: Any, sign: int, scale: float, real_output: bool) -> Any:
+    """The transform down the columns of z (parts, n <= _DIRECT_MAX): one product."""
+    parts, n, columns = z.shape
+    w = _constant(_dft_blocks(n, sign, scale, real_input=parts == 1, real_output=real_output), z.dtype)
+    y = _ops.dot_general(w, _ops.reshape(z, (parts * n, columns)), (([1], [0]), ([], [])))
+    return _ops.reshape(y, (1 if real_output else 2, n, columns))
+
+
+def _factor(n: int) -> int:
+    """The largest factor of n that is at most sqrt(n) and _DIRECT_MAX (1 for a prime)."""
+    for d in range(min(math.isqrt(n), _DIRECT_MAX), 1, -1):
+        if n % d == 0:
+            return d
+    return 1
+
+
+def _columns(z: Any, sign: int = -1, scale: float = 1.0, real_output: bool = False) -> Any:
+    """scale * the DFT (sign -1; +1: the unscaled inverse) down the columns
+    of a stack of parts (1 or 2, n, C) -> (2, n, C), or (1, n, C): its real part."""
+    parts, n, columns = z.shape
+    out_parts = 1 if real_output else 2
+    if n == 0 or columns == 0:
+        return _ops.full((out_parts, n, columns), 0, z.dtype)
+    if n <= _DIRECT_MAX:
+        return _direct(z, sign, scale, real_output)
+    n1 = _factor(n)
+    if n1 == 1:
+        y = _bluestein(z, sign, scale)
+        return _ops.slice_in_dim(y, 0, 1, axis=0) if real_output else y
+    n2 = n // n1
+    # j = n2 j1 + j2, k = k1 + n1 k2:  X[k] = sum_j2 w_n2^(j2 k2) w_n^(j2 k1) sum_j1 x[j] w_n1^(j1 k1)
+    y = _ops.reshape(_direct(_ops.reshape(z, (parts, n1, n2 * columns)), sign, scale, False),
+                     (2, n1, n2, columns))
+    y = _times_constant(y, np.exp(sign * 2j * np.pi * np.outer(np.arange(n1), np.arange(n2)) / n))
+    y = _ops.transpose(y, (0, 2, 1, 3))  # (2, j2, k1, C)
+    y = _columns(_ops.reshape(y, (2, n2, n1 * columns)), sign, 1.0, real_output)  # (., k2, k1 * C)
+    return _ops.reshape(y, (out_parts, n, columns))
+
+
+def _bluestein(z: Any, sign: int, scale: float) -> Any:
+    """X_k = c_k * sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign i pi j^2 / n):
+    a linear convolution, done as a cyclic one of power-of-two length M."""
+    parts, n, columns = z.shape
+    if parts == 1:
+        z = _ops.concatenate([z, _ops.full(z.shape, 0, z.dtype)], 0)
     m = 1 << (2 * n - 2).bit_length()
-    chirp = np.exp(-1j * np.pi * ((np.arange(n) ** 2) % (2 * n)) / n)  # j^2 mod 2n: exact
+    chirp = np.exp(sign * 1j * np.pi * ((np.arange(n) ** 2) % (2 * n)) / n)  # j^2 mod 2n: exact
     kernel = np.zeros(m, np.complex128)
     kernel[:n] = np.conj(chirp)
     kernel[m - n + 1:] = np.conj(chirp[1:])[::-1]
-    kernel_hat = _constant(np.fft.fft(kernel), x.dtype)
-    chirp_c = _constant(chirp, x.dtype)
-    a = _ops.mul(x, _ops.broadcast_in_dim(chirp_c, x.shape, (1,)))
-    a = _ops.pad(a, _ops.full((), 0, x.dtype), [(0, 0, 0), (0, m - n, 0)])
-    a_hat = _forward(a)
-    product = _ops.mul(a_hat, _ops.broadcast_in_dim(kernel_hat, a_hat.shape, (1,)))
-    conv = _ops.slice_in_dim(_inverse_rows(product), 0, n, axis=1)
-    return _ops.mul(conv, _ops.broadcast_in_dim(chirp_c, conv.shape, (1,)))
+    a = _ops.pad(_times_constant(z, chirp[:, None]), _ops.full((), 0, z.dtype),
+                 [(0, 0, 0), (0, m - n, 0), (0, 0, 0)])
+    product = _times_constant(_columns(a), np.fft.fft(kernel)[:, None] / m)
+    conv = _ops.slice_in_dim(_columns(product, sign=1), 0, n, axis=1)
+    return _times_constant(conv, scale * chirp[:, None])
 
 
-def _forward(x: Any) -> Any:
-    """The unnormalized DFT of each row of a 2-D complex array."""
-    n = x.shape[1]
-    if n <= 1 or x.size == 0:
-        return x
-    if n <= _DFT_MAX:
-        return _dft(x)
-    if n & (n - 1) == 0:
-        return _radix2(x)
-    return _bluestein(x)
+def _conjugate(z: Any) -> Any:
+    """conj of a stack of parts: the imaginary part negated."""
+    signs = _ops.broadcast_in_dim(_constant(np.array([1.0, -1.0]), z.dtype), z.shape, (0,))
+    return _ops.mul(z, signs)
 
 
-def _inverse_rows(x: Any) -> Any:
-    """The inverse DFT of each row: conj(fft(conj(x))) / n."""
-    n = x.shape[1]
-    out = _ops.conj(_forward(_ops.conj(x)))
-    return _ops.div(out, _ops.full_like(out, max(n, 1)))
+def _inverse_columns(z: Any, real_output: bool = False) -> Any:
+    """The inverse DFT down the columns (1/n times the sum with exp(+2 pi i jk/n))."""
+    return _columns(z, sign=1, scale=1.0 / max(z.shape[1], 1), real_output=real_output)
 
 
-def _last_axis(transform: Any) -> Any:
-    """`transform` of rows, applied along the last axis of any array (the
-    other axes flattened: the recursion's loops stay two deep)."""
-    def apply(x: Any) -> Any:
-        *batch, n = x.shape
-        rows = int(np.prod(batch, dtype=np.int64))
-        return _ops.reshape(transform(_ops.reshape(x, (rows, n))), x.shape)
-    return apply
+def _parts(x: Any) -> Any:
+    """The stack of parts of x: (2, *shape) for a complex x, (1, *shape) for a real one."""
+    if dtypes.is_complex(x.dtype):
+        return _stack(_ops.real(x), _ops.imag(x))
+    return _ops.reshape(x, (1, *x.shape))
 
 
-_fft_last, _ifft_last = _last_axis(_forward), _last_axis(_inverse_rows)
+def _along(z: Any, axis: int, transform: Any) -> Any:
+    """`transform` (of columns: (p, n, C) -> (2, n', C)) applied along axis
+    `axis` of the array whose parts are z: that axis is moved next to the
+    parts axis and every other axis flattened into columns (one transpose
+    each way; none for the leading axis)."""
+    shape = z.shape[1:]
+    others = [d for d in range(len(shape)) if d != axis]
+    permutation = (0, axis + 1, *[d + 1 for d in others])
+    columns = _ops.reshape(_ops.transpose(z, permutation), (z.shape[0], shape[axis],
+                                                           math.prod(shape[d] for d in others)))
+    y = transform(columns)
+    y = _ops.reshape(y, (y.shape[0], y.shape[1], *[shape[d] for d in others]))
+    return _ops.transpose(y, tuple(int(d) for d in np.argsort(permutation)))
 
 
-def _along(x: Any, axis: int, fn: Any) -> Any:
-    """`fn` (a transform of the last axis) applied along `axis`."""
-    last = x.ndim - 1
-    if axis == last:
-        return fn(x)
-    perm = [d for d in range(x.ndim) if d != axis] + [axis]
-    back = np.argsort(perm)
-    return _ops.transpose(fn(_ops.transpose(x, tuple(perm))), tuple(int(d) for d in back))
+def _keep_first(count: int, transform: Any) -> Any:
+    """`transform` of columns, only its first `count` rows (RFFT's frequencies)."""
+    return lambda z: _ops.slice_in_dim(transform(z), 0, count, axis=1)
 
 
-def _hermitian_full(x: Any, n: int) -> Any:
-    """The full spectrum of length n whose first n//2+1 entries are `x`
-    (the rest the conjugates mirrored), as irfft reads it."""
-    keep = n // 2 + 1
-    last = x.ndim - 1
-    x = _ops.slice_in_dim(x, 0, keep, axis=last)
-    mirrored_count = n - keep
-    if mirrored_count == 0:
-        return x
-    mirror = _ops.rev(_ops.conj(_ops.slice_in_dim(x, 1, 1 + mirrored_count, axis=last)), (last,))
-    return _ops.concatenate([x, mirror], last)
+def _real_inverse(n: int) -> Any:
+    """The inverse transform of columns that hold the first n//2 + 1
+    frequencies of a real signal of n points: the full spectrum (the rest
+    are the conjugates, mirrored), inverted; only the real part is kept."""
+    def transform(z: Any) -> Any:
+        kept = _ops.slice_in_dim(z, 0, n // 2 + 1, axis=1)
+        mirrored_count = n - (n // 2 + 1)
+        if mirrored_count:
+            mirror = _ops.rev(_conjugate(_ops.slice_in_dim(kept, 1, 1 + mirrored_count, axis=1)), (1,))
+            kept = _ops.concatenate([kept, mirror], 1)
+        return _inverse_columns(kept, real_output=True)
+    return transform
 
 
 def fft(operand: Any, fft_type: Any, fft_lengths: Sequence[int]) -> Any:
@@ -219,23 +241,15 @@ def _eager_transform() -> Any:
 
 
 def _transform(x: Any, kind: FftType, lengths: tuple[int, ...]) -> Any:
-    """The checked transform, as ops."""
+    """The checked transform, as ops: on the parts of x, one axis after another."""
     axes = list(range(x.ndim - len(lengths), x.ndim))
-    if kind == FftType.FFT:
-        for axis in axes:
-            x = _along(x, axis, _fft_last)
-        return x
-    if kind == FftType.IFFT:
-        for axis in axes:
-            x = _along(x, axis, _ifft_last)
-        return x
-    if kind == FftType.RFFT:
-        x = _ops.convert_element_type(x, dtypes.complex_dtype(x.dtype))
-        last = x.ndim - 1
-        x = _ops.slice_in_dim(_fft_last(x), 0, lengths[-1] // 2 + 1, axis=last)
-        for axis in axes[:-1]:
-            x = _along(x, axis, _fft_last)
-        return x
-    for axis in axes[:-1]:
-        x = _along(x, axis, _ifft_last)
-    return _ops.real(_ifft_last(_hermitian_full(x, lengths[-1])))
+    z = _parts(x)
+    if kind == FftType.RFFT:  # the last axis first: a real input to it
+        z = _along(z, axes[-1], _keep_first(lengths[-1] // 2 + 1, _columns))
+        axes = axes[:-1]
+    inverse = kind in (FftType.IFFT, FftType.IRFFT)
+    for axis in axes[:-1] if kind == FftType.IRFFT else axes:
+        z = _along(z, axis, _inverse_columns if inverse else _columns)
+    if kind == FftType.IRFFT:  # the last axis last: a real output
+        return _ops.reshape(_along(z, axes[-1], _real_inverse(lengths[-1])), x.shape[:-1] + (lengths[-1],))
+    return _ops.complex(_part(z, 0), _part(z, 1))
