@@ -18,7 +18,7 @@ BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest pyt
 PYTEST_WORKERS ?= auto
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.c' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all venv build test lit pytest demo demo-opt bench fuzz docs clean
+.PHONY: all venv build test lit pytest demo demo-opt bench fuzz docs clean check-install
 
 all: build
 
@@ -72,6 +72,12 @@ $(STAMPS)/bench-deps: $(STAMPS)/venv pyproject.toml
 # --mnist-full, ...: docs/performance.md).
 bench: build $(STAMPS)/bench-deps
 	$(VPY) bench/run.py --markdown bench/results/latest.md --png bench/results/latest.png $(BENCH_ARGS)
+
+# `pip install .` in a fresh venv, as a user runs it (isolated build from a
+# clean clone, then jit/grad/vmap and jaxc-opt from outside the tree): about
+# 4 minutes on 2 cores, so not part of `make test`.
+check-install:
+	.ci/check-install
 
 # The long fuzzing mode (docs/reliability.md): random jnp, grad/vmap and
 # mutated-IR programs for FUZZ_MINUTES; reproducers of failures go to fuzz-out/.

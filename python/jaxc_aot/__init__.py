@@ -74,14 +74,21 @@ class LoadError(Exception):
     """The archive cannot be loaded: not a jaxc program, or a missing driver or library."""
 
 
+class ElementTypeError(LoadError, TypeError):
+    """An element type without a NumPy dtype (a `LoadError` for the loader,
+    a `TypeError` for the runtime that compiles)."""
+
+
 class Spec:
-    """The static type of one argument or result: shape, element type, dtype."""
+    """The static type of one argument or result: shape, element type, dtype.
+    The one spec class of the loader and of jaxc's runtime (`jaxc.runtime.ArgSpec`)."""
 
     __slots__ = ("shape", "element_type", "dtype")
 
     def __init__(self, shape: Sequence[int], element_type: str) -> None:
         if element_type != "bf16" and element_type not in DTYPES:
-            raise LoadError(f"element type '{element_type}' is not supported by this loader")
+            raise ElementTypeError(f"element type '{element_type}' has no NumPy dtype in jaxc's runtime "
+                                   f"(supported: {', '.join(['bf16', *DTYPES])})")
         self.shape = tuple(int(size) for size in shape)
         self.element_type = element_type
         self.dtype = BF16 if element_type == "bf16" else DTYPES[element_type]

@@ -68,23 +68,9 @@ class CompileError(Exception):
         self.diagnostics = diagnostics
 
 
-class ArgSpec:
-    """The static type of one argument or result: shape, element type, dtype."""
-
-    __slots__ = ("shape", "element_type", "dtype")
-
-    def __init__(self, shape: tuple[int, ...], element_type: str) -> None:
-        self.shape = shape
-        self.element_type = element_type
-        self.dtype = numpy_dtype(element_type)
-
-    def __repr__(self) -> str:
-        return f"tensor<{'x'.join(map(str, self.shape)) + 'x' if self.shape else ''}{self.element_type}>"
-
-    def accepts(self, dtype: np.dtype) -> bool:
-        if self.element_type == "bf16":
-            return dtype == BF16_BITS or dtype == self.dtype
-        return dtype == self.dtype
+# The static type of one argument or result (shape, element type, dtype):
+# the AOT loader's class, so that both read signatures the same way.
+ArgSpec = jaxc_aot.Spec
 
 
 class Function:
