@@ -588,6 +588,60 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
+@tree_util.register_pytree_node_class
+class _Residuals:
+    """What `fwd` of `fwd_and_bwd` hands to `bwd`: a pytree whose leaves are
+    the arguments of the forward call, from which the backward pass
+    recomputes what it needs (a vjp of `fun` at them). Calling it with an
+    output cotangent gives the cotangents of the differentiated arguments,
+    as calling JAX's residuals (its vjp function) does."""
+
+    def __init__(self, fun: Callable, positions: tuple[int, ...], has_aux: bool, args: tuple) -> None:
+        self.fun, self.positions, self.has_aux, self.args = fun, positions, has_aux, args
+
+    def __call__(self, cotangent: Any) -> tuple:
+        def differentiated(*values: Any) -> Any:
+            return self.fun(*_substitute(self.args, self.positions, values))
+        pulled = vjp(differentiated, *(self.args[i] for i in self.positions), has_aux=self.has_aux)
+        return pulled[1](cotangent)
+
+    def tree_flatten(self) -> tuple[tuple, tuple]:
+        return (self.args,), (self.fun, self.positions, self.has_aux)
+
+    @classmethod
+    def tree_unflatten(cls, aux: tuple, children: tuple) -> "_Residuals":
+        return cls(*aux, children[0])
+
+
+def fwd_and_bwd(fun: Callable, argnums: int | Sequence[int], has_aux: bool = False,
+                jitted: bool = True) -> tuple[Callable, Callable]:
+    """JAX's ``fwd, bwd = fwd_and_bwd(fun, argnums)``: ``y, residuals =
+    fwd(*args)`` (``y, residuals, aux`` with `has_aux`) and
+    ``bwd(residuals, cotangent)``, the tuple of cotangents of the arguments
+    `argnums` names. With `jitted` both are jit functions, so a training loop
+    compiles `bwd` once (a vjp function jitted anew each step recompiles).
+    The residuals are the forward call's arguments: `bwd` recomputes the
+    forward pass inside its own program."""
+    argnums = _check_argnums(argnums, "fwd_and_bwd")
+
+    def fwd(*args: Any) -> Any:
+        positions = _positions(argnums, len(args), "fwd_and_bwd", fun)
+        out, aux = _split_aux(fun(*args), has_aux, "fwd_and_bwd", fun)
+        residuals = _Residuals(fun, positions, has_aux, args)
+        return (out, residuals, aux) if has_aux else (out, residuals)
+
+    def bwd(residuals: _Residuals, cotangent: Any) -> tuple:
+        if not isinstance(residuals, _Residuals):
+            raise TypeError(f"fwd_and_bwd: bwd takes the residuals that fwd returned, got "
+                            f"{type(residuals).__name__}")
+        return residuals(cotangent)
+
+    if jitted:
+        from .api import jit
+        return jit(fwd), jit(bwd)
+    return fwd, bwd
+
+
 class _LinearizedFunction:
     """The `f_jvp` of ``out, f_jvp = linearize(fun, *primals)``:
     ``f_jvp(*tangents)`` emits a jvp request and returns the output tangent."""
@@ -932,6 +986,42 @@ class custom_jvp:
         outs = _emit(lambda v, t: jd.CustomJvpCallOp(t, callee.symbol, rule.symbol, v),
                      [*leaves, *union], callee.out_avals)
         return tree_util.tree_unflatten(callee.out_tree, outs)
+
+
+def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list[Any]]:
+    """JAX's closure conversion, for custom derivative rules of functions
+    that close over traced values: ``converted, consts = closure_convert(fun,
+    *example_args)``, where ``converted(*args, *consts) == fun(*args)`` and
+    `consts` are the tracers `fun` reads from enclosing traces (found by
+    tracing `fun` once on `example_args`); values that are not traced stay
+    closed over. A custom_vjp/custom_jvp function can then take the consts as
+    arguments and differentiate with respect to them.
+
+        def loss(w, x):
+            f = lambda z: jnp.sin(w * z)          # w: a tracer under grad
+            f_conv, consts = closure_convert(f, x)  # consts == [w]
+            return apply(f_conv, x, *consts)        # apply: a custom_vjp
+    """
+    leaves, in_tree = tree_util.tree_flatten(example_args)
+    avals = [core.as_operand(leaf, "closure_convert").aval for leaf in leaves]
+    region = core.trace_region(lambda *xs: fun(*tree_util.tree_unflatten(in_tree, xs)), avals,
+                               f"closure_convert({_name(fun)})")
+    hoisted = [c for c in region.captured if isinstance(c, core.Tracer)]
+    n_args = len(example_args)
+
+    def converted(*args_and_consts: Any) -> Any:
+        args, consts = args_and_consts[:n_args], args_and_consts[n_args:]
+        if len(consts) != len(hoisted):
+            raise TypeError(f"{core.where()}: the closure-converted {_name(fun)} takes {n_args} "
+                            f"arguments and {len(hoisted)} constants, got {len(args_and_consts)} values")
+        if core.current_scope() is None and hoisted:  # their trace is over: trace anew
+            from .api import jit
+            return jit(converted)(*args_and_consts)
+        with core.replacing(list(zip(hoisted, consts))):
+            return fun(*args)
+
+    converted.__name__ = f"closure_converted_{_name(fun)}"
+    return converted, hoisted
 
 
 class custom_vjp:

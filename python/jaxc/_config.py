@@ -44,6 +44,13 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     "jax_debug_infs": (False, bool, 0, "raise FloatingPointError when a jit call or eager op "
                                        "returns a float inf (waits for the result)"),
     "jax_log_compiles": (False, bool, 0, "log (logging, WARNING) every jit compilation"),
+    "jax_default_device": (None, object, 0, "where computations and new arrays go when no "
+                                            "argument is on a device: a jaxc Device, a platform "
+                                            "name ('cpu', 'gpu') or None (the first CPU device)"),
+    "jax_explain_cache_misses": (False, bool, 0, "log (logging, WARNING) why a jit function is "
+                                                 "traced again: what differs from every earlier "
+                                                 "call (argument types, pytree structure, static "
+                                                 "arguments, config)"),
     "jax_numpy_rank_promotion": ("allow", str, 0, "jnp broadcasting of operands of different "
                                                   "ranks: 'allow', 'warn' or 'raise'"),
     "jax_numpy_dtype_promotion": ("standard", str, 0, "accepted ('standard', 'strict'); jaxc "
@@ -74,6 +81,19 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _check_device(value: Any) -> None:
+    """JAX's check of `jax_default_device` (ValueError); 'tpu' is refused too."""
+    from .dispatch import Device
+    if not isinstance(value, Device) and value not in ("cpu", "gpu", "cuda"):
+        raise ValueError("jax.default_device must be passed either a Device object (e.g. "
+                         "`jaxc.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu', "
+                         f"got: {value!r}")
+
+
+# name -> a check of a new value beyond its type (raises)
+CHECKS: dict[str, Any] = {"jax_default_device": _check_device}
+
+
 def _from_environment(name: str, default: Any, kind: type) -> Any:
     text = os.environ.get(name.upper())
     if text is None:
@@ -82,7 +102,7 @@ def _from_environment(name: str, default: Any, kind: type) -> Any:
         return text.strip().lower() in ("1", "true", "yes", "on")
     if default is None and not text:
         return None  # an empty variable leaves an optional option unset
-    return kind(text)
+    return text if kind is object else kind(text)
 
 
 class Config:
@@ -109,6 +129,8 @@ class Config:
         if name in CHOICES and not optional and value not in CHOICES[name]:
             raise ValueError(f"jaxc.config.update('{name}', {value!r}): new enum value must be "
                              + ("None or " if default is None else "") + f"in {list(CHOICES[name])}")
+        if name in CHECKS and not optional:
+            CHECKS[name](value)
         if kind in (int, float) and value < smallest:
             raise ValueError(f"jaxc.config.update('{name}', {value!r}): must be at least {smallest}")
         self._values[name] = value
@@ -189,6 +211,8 @@ def _state(option: str, doc: str) -> Any:
 debug_nans = _state("jax_debug_nans", OPTIONS["jax_debug_nans"][3])
 debug_infs = _state("jax_debug_infs", OPTIONS["jax_debug_infs"][3])
 log_compiles = _state("jax_log_compiles", OPTIONS["jax_log_compiles"][3])
+default_device = _state("jax_default_device", OPTIONS["jax_default_device"][3])
+explain_cache_misses = _state("jax_explain_cache_misses", OPTIONS["jax_explain_cache_misses"][3])
 numpy_rank_promotion = _state("jax_numpy_rank_promotion", OPTIONS["jax_numpy_rank_promotion"][3])
 numpy_dtype_promotion = _state("jax_numpy_dtype_promotion", OPTIONS["jax_numpy_dtype_promotion"][3])
 default_matmul_precision = _state("jax_default_matmul_precision",

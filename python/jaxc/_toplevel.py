@@ -432,6 +432,117 @@ def log_compile(what: str) -> None:
         logger.warning("Compiling %s", what)
 
 
+_MISS_CALLSITES: set[str] = set()  # where an unseen function was traced (explain_cache_miss)
+
+
+def explain_cache_miss(fun: Any, positional: Sequence[str], static_argnums: frozenset[int], key: tuple,
+                       earlier: Sequence[tuple], seconds: float) -> None:
+    """Under `jax_explain_cache_misses`: log (WARNING, as JAX does) why the
+    jit function of Python function `fun` was traced for cache key
+    `key` = (pytree of the dynamic arguments, their avals, static arguments,
+    x64): never seen before, or what differs from the closest `earlier` keys.
+    `positional` names fun's positional parameters, `static_argnums` are static.
+
+        TRACING CACHE MISS at train.py:12 (step) costing 3.1 ms because:
+          for step defined at model.py:40
+          all previously seen cache keys are different. Closest previous key:
+          * key with different input types:
+              at params['w'], now float32[3,4] and before float32[2,4]
+    """
+    if not config.jax_explain_cache_misses:
+        return
+    import inspect
+
+    from . import core
+    filename, line, _ = core.user_frame()
+    callsite = f"{filename}:{line}"
+    try:
+        defined = f" defined at {inspect.getsourcefile(fun)}:{inspect.getsourcelines(fun)[1]}"
+    except (TypeError, OSError):
+        defined = ""
+    label = getattr(fun, "__name__", type(fun).__name__)
+    names = _ArgumentNames(list(positional), static_argnums)
+    lines = [f"TRACING CACHE MISS at {callsite} ({label}) costing {seconds * 1e3:.3f} ms because:"]
+    if not earlier:
+        lines.append(f"  never seen function:\n    {label} id={id(fun)}{defined}")
+        if callsite in _MISS_CALLSITES:
+            lines.append("  but seen another function defined on the same line; maybe the function is\n"
+                         "  being re-defined repeatedly, preventing caching?")
+        _MISS_CALLSITES.add(callsite)
+    else:
+        lines.append(f"  for {label}{defined}")
+        diffs = [_key_differences(key, other, names) for other in earlier]
+        fewest = min(len(d) for d in diffs)
+        closest = [d for d in diffs if len(d) == fewest]
+        lines.append("  all previously seen cache keys are different. " +
+                     ("Closest previous key:" if len(closest) == 1 else "Several previous keys are closest:"))
+        for diff in closest:
+            lines += ["  * key with " + d.replace("\n", "\n    ") for d in diff]
+    logger.warning("\n".join(lines))
+
+
+@dataclasses.dataclass
+class _ArgumentNames:
+    """How explain_cache_miss names a jit function's arguments."""
+    positional: list[str]
+    static_argnums: frozenset[int]
+
+    def static(self, where: int | str) -> str:
+        """A static argument: by position (into `positional`) or keyword."""
+        if isinstance(where, str):
+            return where
+        return self.positional[where] if where < len(self.positional) else f"args[{where}]"
+
+    def dynamic(self, index: int) -> str:
+        """The `index`-th positional argument that is not static."""
+        names = [n for i, n in enumerate(self.positional) if i not in self.static_argnums]
+        return names[index] if index < len(names) else f"args[{index}]"
+
+
+def _key_differences(key: tuple, other: tuple, names: _ArgumentNames) -> list[str]:
+    """What differs between two jit cache keys, one sentence each."""
+    tree, avals, statics, x64 = key
+    other_tree, other_avals, other_statics, other_x64 = other
+    found = []
+    if x64 != other_x64:
+        found.append(f"different tracing context (jax_enable_x64 now {x64} and before {other_x64}), "
+                     "e.g. due to config or context manager")
+    if tree != other_tree:
+        found.append(f"different input pytree structure:\n  now {tree}\n  and before {other_tree}")
+    elif avals != other_avals:
+        paths = _leaf_paths(tree, names)
+        changed = [f"at {path}, now {now.str_short()}{', weak_type' if now.weak_type else ''} and before "
+                   f"{then.str_short()}{', weak_type' if then.weak_type else ''}"
+                   for path, now, then in zip(paths, avals, other_avals) if now != then]
+        found.append("different input types:\n  " + "\n  ".join(changed))
+    if statics != other_statics:
+        now, then = dict(statics), dict(other_statics)
+        for where in sorted(set(now) | set(then), key=str):
+            if now.get(where) != then.get(where):
+                found.append(f"different value of static argument {names.static(where)}: now "
+                             f"{_static_repr(now.get(where))} and before {_static_repr(then.get(where))}")
+    return found
+
+
+def _static_repr(static: Any) -> str:
+    return "(absent)" if static is None else repr(static.value)
+
+
+def _leaf_paths(tree: Any, names: _ArgumentNames) -> list[str]:
+    """The place of each leaf of the (dynamic args, kwargs) pytree `tree`:
+    the parameter's name or keyword, then the path inside it (``w['b']``)."""
+    from . import tree_util
+    leaves = tree_util.tree_unflatten(tree, list(range(tree.num_leaves)))
+    paths = [""] * tree.num_leaves
+    for path, index in tree_util.tree_flatten_with_path(leaves)[0]:
+        part, where, inner = path[0].idx, path[1], tree_util.keystr(path[2:])
+        if part == 0:
+            paths[index] = names.dynamic(where.idx) + inner
+        else:
+            paths[index] = str(getattr(where, "key", where)) + inner
+    return paths
+
+
 def check_rank_promotion(fn: str, shapes: Sequence[Sequence[int]]) -> None:
     """Under `jax_numpy_rank_promotion` 'warn' / 'raise': JAX's warning /
     ValueError when jnp function `fn` broadcasts non-scalar operands of

@@ -25,6 +25,7 @@ import functools
 import inspect
 import re
 import threading
+import time
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -464,7 +465,12 @@ class JitFunction(_fastcall.JitCache):
                 compiled = self._cache.get(key)
                 if compiled is None:
                     before = core.concretizations()
+                    started = time.perf_counter()
                     traced = self._trace(key, rebuild, leaves if self._concrete_trace else None)
+                    if _config.config.jax_explain_cache_misses:
+                        from ._toplevel import explain_cache_miss
+                        explain_cache_miss(self.fun, self._positional_names(), self.static_argnums, key,
+                                           list(self._cache), time.perf_counter() - started)
                     compiled = Compiled(traced, self._rule)
                     compiled._key = key
                     if not self._concrete_trace or core.concretizations() == before:
@@ -472,6 +478,13 @@ class JitFunction(_fastcall.JitCache):
                     else:  # Python control flow used the argument values: only good for these
                         compiled._fast_ok = False
         return compiled, leaves
+
+    def _positional_names(self) -> list[str]:
+        """The names of the function's positional parameters."""
+        if self._signature_obj is None:
+            return []
+        return [p.name for p in self._signature_obj.parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
     def _trace(self, key: Any, rebuild: Callable, values: Sequence[Any] | None = None) -> Traced:
         self._traces.count += 1

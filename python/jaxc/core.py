@@ -353,6 +353,26 @@ class emitting:
         return self.scope.tracer(value)
 
 
+class replacing:
+    """While active, every use of a tracer of `pairs` ((tracer, value), ...)
+    while tracing reads its value instead (`closure_convert`: a closed-over
+    tracer becomes an argument). A tracer is known by its IR value, so its
+    weakly and strongly typed views count as one. Nested uses merge, inner
+    pairs winning."""
+
+    def __init__(self, pairs: Sequence[tuple[Any, Any]]) -> None:
+        self.pairs = [(t, v) for t, v in pairs if t is not v]
+
+    def __enter__(self) -> None:
+        self.saved = getattr(_STATE, "replacements", None)
+        merged = dict(self.saved or {})
+        merged.update((t.value, v) for t, v in self.pairs)
+        _STATE.replacements = merged
+
+    def __exit__(self, *exc: Any) -> None:
+        _STATE.replacements = self.saved
+
+
 class Scope:
     """A block being traced into: the body of a function or of a region.
 
@@ -388,6 +408,9 @@ class Scope:
     def value(self, x: Any) -> ir.Value:
         """The MLIR value of `x` (Tracer, Array, NumPy array or scalar) here."""
         if isinstance(x, Tracer):
+            replacements = getattr(_STATE, "replacements", None)
+            if replacements and x.value in replacements:
+                return self.value(replacements[x.value])
             if x.scope is self:
                 return x.value
             if not x.scope.active or not x.scope.is_ancestor_of(self):

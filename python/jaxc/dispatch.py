@@ -210,7 +210,19 @@ def gpu_devices() -> list[GpuDevice]:
 
 
 def default_device() -> Device:
-    return devices()[0]
+    """`jax_default_device` (`with jaxc.default_device(d):`) or the first CPU device."""
+    chosen = config.jax_default_device
+    if chosen is None:
+        return devices()[0]
+    if isinstance(chosen, str):
+        if chosen == "cpu":
+            return devices()[0]
+        gpus = gpu_devices()
+        if not gpus:
+            raise RuntimeError(f"jax_default_device is {chosen!r}, but no GPU is present: the NVIDIA "
+                               "driver (libcuda.so.1) is not loadable or reports no device")
+        return gpus[0]
+    return chosen
 
 
 def wait_for_all() -> None:

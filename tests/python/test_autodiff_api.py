@@ -490,3 +490,137 @@ def test_against_jax() -> None:
     np.testing.assert_allclose(np.asarray(jaxc.hessian(ours)(x)), np.asarray(jax.hessian(theirs)(x)),
                                rtol=1e-4, atol=1e-5)
     assert jaxc.grad(ours)(2.0).weak_type == jax.grad(theirs)(2.0).weak_type
+
+
+# ---------------------------------------------------------------- fwd_and_bwd
+
+def _layer(x, w):
+    return jnp.tanh(x @ w)
+
+
+def test_fwd_and_bwd_gives_vjp_cotangents_and_compiles_bwd_once():
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(4, 3)).astype(np.float32)
+    ct = rng.normal(size=(5, 3)).astype(np.float32)
+    fwd, bwd = jaxc.fwd_and_bwd(_layer, argnums=(0, 1))
+    for step in range(3):
+        x = rng.normal(size=(5, 4)).astype(np.float32)
+        y, residuals = fwd(x, w)
+        cot_x, cot_w = bwd(residuals, ct)
+        # float64 reference: d tanh(x w) = (1 - t^2) * ct
+        t = np.tanh(x.astype(np.float64) @ w)
+        np.testing.assert_allclose(np.asarray(y), t, rtol=1e-5, atol=1e-6)
+        g = (1 - t * t) * ct
+        np.testing.assert_allclose(np.asarray(cot_x), g @ w.T, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(cot_w), x.T @ g, rtol=1e-4, atol=1e-5)
+    assert bwd.trace_count == 1 and fwd.trace_count == 1
+    assert len(residuals(ct)) == 2  # the residuals are callable, as JAX's vjp function
+
+
+def test_fwd_and_bwd_int_argnums_aux_and_unjitted():
+    def f(a, b):
+        return jnp.sum(a * b), {"n": a.shape[0]}
+
+    for jitted in (True, False):
+        fwd, bwd = jaxc.fwd_and_bwd(f, -1, has_aux=True, jitted=jitted)
+        y, residuals, aux = fwd(jnp.arange(3.0), jnp.ones(3))
+        assert float(y) == 3.0 and int(aux["n"]) == 3
+        (cot_b,) = bwd(residuals, 2.0)
+        np.testing.assert_array_equal(np.asarray(cot_b), [0.0, 2.0, 4.0])
+
+
+def test_fwd_and_bwd_errors():
+    with pytest.raises(TypeError, match="argnums must be an int or a sequence of ints"):
+        jaxc.fwd_and_bwd(_layer, argnums="x")
+    fwd, bwd = jaxc.fwd_and_bwd(_layer, argnums=2, jitted=False)
+    with pytest.raises(TypeError, match="requires at least 3 positional arguments"):
+        fwd(jnp.ones((2, 2)), jnp.ones((2, 2)))
+    with pytest.raises(TypeError, match="bwd takes the residuals that fwd returned"):
+        bwd((jnp.ones(2),), jnp.ones(2))
+    fwd, _ = jaxc.fwd_and_bwd(_layer, 0, has_aux=True, jitted=False)
+    with pytest.raises(TypeError, match="has_aux=True requires"):
+        fwd(jnp.ones((2, 2)), jnp.ones((2, 2)))
+
+
+def test_fwd_and_bwd_matches_jax():
+    jax = pytest.importorskip("jax")
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    w = np.linspace(0.5, -0.5, 8, dtype=np.float32).reshape(4, 2)
+    ct = np.ones((3, 2), np.float32)
+    ours = jaxc.fwd_and_bwd(_layer, (0, 1))
+    theirs = jax.fwd_and_bwd(lambda x, w: jax.numpy.tanh(x @ w), (0, 1))
+    y, r = ours[0](x, w)
+    y_j, r_j = theirs[0](x, w)
+    np.testing.assert_allclose(np.asarray(y), np.asarray(y_j), rtol=1e-6)
+    for got, want in zip(ours[1](r, ct), theirs[1](r_j, ct)):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- closure_convert
+
+def _apply_with_custom_vjp():
+    """JAX's closure_convert example: a custom_vjp applier whose rule
+    differentiates the closure-converted function, consts included."""
+    import functools
+
+    @functools.partial(jaxc.custom_vjp, nondiff_argnums=(0,))
+    def apply(f, x, *consts):
+        return f(x, *consts)
+
+    def apply_fwd(f, x, *consts):
+        return f(x, *consts), (x, consts)
+
+    def apply_bwd(f, residuals, g):
+        x, consts = residuals
+        return jaxc.vjp(f, x, *consts)[1](g)
+
+    apply.defvjp(apply_fwd, apply_bwd)
+    return apply
+
+
+def test_closure_convert_lets_a_custom_rule_differentiate_closed_over_tracers():
+    apply = _apply_with_custom_vjp()
+    hoisted = []
+
+    def loss(w, x):
+        f = lambda z: jnp.sin(w * z)  # noqa: E731 -- closes over w, a tracer under grad
+        f_converted, consts = jaxc.closure_convert(f, x)
+        hoisted.append(consts)
+        return apply(f_converted, x, *consts).sum()
+
+    x = np.linspace(0.0, 1.0, 5).astype(np.float32)
+    want = np.sum(np.cos(0.7 * x.astype(np.float64)) * x)  # d/dw sum(sin(w x))
+    for grad in (jaxc.grad(loss), jaxc.jit(jaxc.grad(loss))):
+        np.testing.assert_allclose(float(grad(0.7, x)), want, rtol=1e-5)
+        assert len(hoisted[-1]) == 1 and hoisted[-1][0].shape == ()
+
+
+def test_closure_convert_values_and_errors():
+    x = jnp.arange(3.0)
+    converted, consts = jaxc.closure_convert(lambda z: z * 2.0, x)
+    assert consts == []  # nothing traced is closed over
+    np.testing.assert_array_equal(np.asarray(converted(x)), [0.0, 2.0, 4.0])
+    kept = []
+
+    @jaxc.jit
+    def outer(w, y):
+        f_converted, consts = jaxc.closure_convert(lambda z: z * w + y, x)
+        assert len(consts) == 2  # w and y, in the order f reads them
+        kept.append(f_converted)
+        return f_converted(x, *consts)
+
+    np.testing.assert_array_equal(np.asarray(outer(3.0, 1.0)), [1.0, 4.0, 7.0])
+    # Called after its trace ended, with other constants: traced anew on them.
+    np.testing.assert_array_equal(np.asarray(kept[0](x, 10.0, 0.5)), [0.5, 10.5, 20.5])
+    with pytest.raises(TypeError, match="takes 1 arguments and 2 constants, got 2 values"):
+        kept[0](x, 10.0)
+
+
+def test_custom_derivatives_module_has_the_top_level_functions():
+    from jaxc import custom_derivatives
+    for name in custom_derivatives.__all__:
+        assert getattr(custom_derivatives, name) is getattr(jaxc, name)
+    jax = pytest.importorskip("jax")
+    import jax.custom_derivatives  # noqa: F401
+    missing = [n for n in custom_derivatives.__all__ if not hasattr(jax.custom_derivatives, n)]
+    assert missing == []

@@ -201,6 +201,14 @@ def test_process_and_device_counts():
     assert jaxc.float0 == np.dtype([("float0", np.void, 0)]) and jaxc.float0.itemsize == 0
 
 
+def test_version_module():
+    assert jaxc.version.__version__ == jaxc.__version__
+    assert jaxc.version._version == jaxc.__version__
+    assert ".".join(map(str, jaxc.version.__version_info__)) == jaxc.__version__
+    jax = pytest.importorskip("jax")
+    assert type(jax.version.__version_info__) is type(jaxc.version.__version_info__)
+
+
 def test_print_environment_info(capsys):
     text = jaxc.print_environment_info(return_string=True)
     assert f"jaxc:    {jaxc.__version__}" in text and f"numpy:   {np.__version__}" in text
@@ -214,6 +222,8 @@ def test_print_environment_info(capsys):
 CONTEXTS = {
     "debug_nans": ("jax_debug_nans", True), "debug_infs": ("jax_debug_infs", True),
     "log_compiles": ("jax_log_compiles", True), "check_tracer_leaks": ("jax_check_tracer_leaks", True),
+    "explain_cache_misses": ("jax_explain_cache_misses", True),
+    "default_device": ("jax_default_device", "cpu"),
     "enable_checks": ("jax_enable_checks", True),
     "numpy_rank_promotion": ("jax_numpy_rank_promotion", "raise"),
     "numpy_dtype_promotion": ("jax_numpy_dtype_promotion", "strict"),
@@ -331,6 +341,102 @@ def test_log_compiles_logs_each_jit_compilation(caplog):
     with caplog.at_level(logging.WARNING, logger="jaxc"), jaxc.log_compiles(True):
         jaxc.jit(lambda x: x * 3.5)(np.float32(1.0))
     assert any("Compiling jit(_lambda_)" in r.getMessage() for r in caplog.records)
+
+
+@pytest.fixture
+def two_cpu_devices():
+    before = jaxc.config.read("jax_num_cpu_devices")
+    jaxc.config.update("jax_num_cpu_devices", 2)
+    yield jaxc.devices("cpu")
+    jaxc.config.update("jax_num_cpu_devices", before)
+
+
+def test_default_device_places_new_arrays_and_computations(two_cpu_devices):
+    first, second = two_cpu_devices
+    with jaxc.default_device(second):
+        x = jnp.ones(3)
+        assert x.devices() == {second}
+        assert jaxc.device_put(np.ones(2)).devices() == {second}
+        assert jaxc.random.PRNGKey(0).devices() == {second}
+        y = jaxc.jit(lambda a: a * 2)(np.arange(3.0))  # NumPy in: runs on the default device
+        assert y.devices() == {second}
+        np.testing.assert_array_equal(np.asarray(y), [0.0, 2.0, 4.0])
+        assert (x + 1).devices() == {second}
+        on_first = jaxc.device_put(np.ones(2), first)  # an explicit device wins
+        assert (on_first * 3).devices() == {first}
+    assert jnp.ones(3).devices() == {first}
+    jaxc.config.update("jax_default_device", second)
+    try:
+        assert jnp.zeros(2).devices() == {second}
+        with jaxc.default_device("cpu"):
+            assert jnp.zeros(2).devices() == {first}
+    finally:
+        jaxc.config.update("jax_default_device", None)
+    assert jnp.zeros(2).devices() == {first}
+
+
+@pytest.mark.parametrize("value", ["tpu", 3, "CPU"])
+def test_default_device_takes_devices_and_platform_names_only(value):
+    with pytest.raises(ValueError, match="must be passed either a Device object"):
+        jaxc.config.update("jax_default_device", value)
+    assert jaxc.config.jax_default_device is None
+
+
+def test_default_device_gpu_without_a_gpu_says_so():
+    if jaxc.dispatch.gpu_devices():
+        pytest.skip("a GPU is present")
+    with jaxc.default_device("gpu"):
+        with pytest.raises(RuntimeError, match="no GPU is present"):
+            jnp.ones(2)
+
+
+def _cache_misses(caplog) -> list[str]:
+    messages = [r.getMessage() for r in caplog.records if "TRACING CACHE MISS" in r.getMessage()]
+    caplog.clear()
+    return messages
+
+
+def test_explain_cache_misses_says_what_differs(caplog):
+    def step(x, params, n):
+        return x * params["w"] * n
+
+    f = jaxc.jit(step, static_argnums=2)
+    with caplog.at_level(logging.WARNING, logger="jaxc"), jaxc.explain_cache_misses():
+        f(jnp.ones(3), {"w": jnp.ones(3)}, 2)
+        (first,) = _cache_misses(caplog)
+        assert first.startswith(f"TRACING CACHE MISS at {__file__}:") and " costing " in first
+        assert f"never seen function:\n    step id={id(step)} defined at {__file__}:" in first
+        f(jnp.ones(3), {"w": jnp.ones(3)}, 2)
+        assert _cache_misses(caplog) == []  # a cache hit is not explained
+        f(jnp.ones((2, 3)), {"w": jnp.ones(3)}, 2)
+        (shape,) = _cache_misses(caplog)
+        assert "  for step defined at" in shape and "Closest previous key:" in shape
+        assert "* key with different input types:\n      at x, now float32[2,3] and before float32[3]" in shape
+        assert "params" not in shape  # only what changed
+        f(jnp.ones(3), {"w": jnp.ones(3)}, 5)
+        (static,) = _cache_misses(caplog)
+        assert "different value of static argument n: now 5 and before 2" in static
+        f(jnp.ones(3), {"w": jnp.ones(3), "b": jnp.ones(3)}, 2)
+        (tree,) = _cache_misses(caplog)
+        assert "different input pytree structure" in tree and "'b'" in tree
+        f(jnp.ones(3), {"w": jnp.ones(1)}, 2)
+        (nested,) = _cache_misses(caplog)
+        assert "at params['w'], now float32[1] and before float32[3]" in nested
+        with jaxc.enable_x64():
+            f(np.ones(3), {"w": np.ones(3)}, 2)
+        (context,) = _cache_misses(caplog)
+        assert "different tracing context (jax_enable_x64 now True and before False)" in context
+    f(jnp.ones(7), {"w": jnp.ones(7)}, 2)  # option off: traced, not explained
+    assert _cache_misses(caplog) == []
+
+
+def test_explain_cache_misses_spots_a_function_redefined_on_one_line(caplog):
+    with caplog.at_level(logging.WARNING, logger="jaxc"), jaxc.explain_cache_misses(True):
+        for _ in range(2):
+            jaxc.jit(lambda x: x + 1)(1.0)
+    first, second = _cache_misses(caplog)
+    assert "never seen function:\n    <lambda>" in first and "re-defined repeatedly" not in first
+    assert "seen another function defined on the same line" in second
 
 
 def test_numpy_rank_promotion_applies_to_jnp_broadcasting():
