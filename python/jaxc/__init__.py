@@ -110,6 +110,7 @@ _API = {
     "log_compiles": ("._config", "log_compiles"),
     "explain_cache_misses": ("._config", "explain_cache_misses"),
     "default_device": ("._config", "default_device"),
+    "no_tracing": ("._config", "no_tracing"),
     "default_matmul_precision": ("._config", "default_matmul_precision"),
     "numpy_rank_promotion": ("._config", "numpy_rank_promotion"),
     "numpy_dtype_promotion": ("._config", "numpy_dtype_promotion"),

@@ -44,6 +44,8 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     "jax_debug_infs": (False, bool, 0, "raise FloatingPointError when a jit call or eager op "
                                        "returns a float inf (waits for the result)"),
     "jax_log_compiles": (False, bool, 0, "log (logging, WARNING) every jit compilation"),
+    "jax_no_tracing": (False, bool, 0, "raise RuntimeError where a jit function would be traced "
+                                       "(a test that nothing retraces)"),
     "jax_default_device": (None, object, 0, "where computations and new arrays go when no "
                                             "argument is on a device: a jaxc Device, a platform "
                                             "name ('cpu', 'gpu') or None (the first CPU device)"),
@@ -212,6 +214,7 @@ debug_nans = _state("jax_debug_nans", OPTIONS["jax_debug_nans"][3])
 debug_infs = _state("jax_debug_infs", OPTIONS["jax_debug_infs"][3])
 log_compiles = _state("jax_log_compiles", OPTIONS["jax_log_compiles"][3])
 default_device = _state("jax_default_device", OPTIONS["jax_default_device"][3])
+no_tracing = _state("jax_no_tracing", OPTIONS["jax_no_tracing"][3])
 explain_cache_misses = _state("jax_explain_cache_misses", OPTIONS["jax_explain_cache_misses"][3])
 numpy_rank_promotion = _state("jax_numpy_rank_promotion", OPTIONS["jax_numpy_rank_promotion"][3])
 numpy_dtype_promotion = _state("jax_numpy_dtype_promotion", OPTIONS["jax_numpy_dtype_promotion"][3])

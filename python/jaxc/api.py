@@ -464,6 +464,8 @@ class JitFunction(_fastcall.JitCache):
             with self._traces.lock:
                 compiled = self._cache.get(key)
                 if compiled is None:
+                    if _config.config.jax_no_tracing:  # JAX's error
+                        raise RuntimeError(f"re-tracing function {self.fun} for `jit`, but 'no_tracing' is set")
                     before = core.concretizations()
                     started = time.perf_counter()
                     traced = self._trace(key, rebuild, leaves if self._concrete_trace else None)

@@ -224,6 +224,7 @@ CONTEXTS = {
     "log_compiles": ("jax_log_compiles", True), "check_tracer_leaks": ("jax_check_tracer_leaks", True),
     "explain_cache_misses": ("jax_explain_cache_misses", True),
     "default_device": ("jax_default_device", "cpu"),
+    "no_tracing": ("jax_no_tracing", True),
     "enable_checks": ("jax_enable_checks", True),
     "numpy_rank_promotion": ("jax_numpy_rank_promotion", "raise"),
     "numpy_dtype_promotion": ("jax_numpy_dtype_promotion", "strict"),
@@ -388,6 +389,16 @@ def test_default_device_gpu_without_a_gpu_says_so():
     with jaxc.default_device("gpu"):
         with pytest.raises(RuntimeError, match="no GPU is present"):
             jnp.ones(2)
+
+
+def test_no_tracing_refuses_a_trace_and_allows_cached_calls():
+    f = jaxc.jit(lambda x: x * 2)
+    f(jnp.ones(3))
+    with jaxc.no_tracing():
+        np.testing.assert_array_equal(np.asarray(f(jnp.ones(3))), 2.0)  # cached: fine
+        with pytest.raises(RuntimeError, match="re-tracing function .* for `jit`, but 'no_tracing' is set"):
+            f(jnp.ones(4))
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(4))), 2.0)  # off again
 
 
 def _cache_misses(caplog) -> list[str]:
