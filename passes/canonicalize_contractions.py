@@ -37,11 +37,11 @@ import dataclasses
 import math
 
 from mlir import ir
-from mlir.dialects import linalg, tensor
+from mlir.dialects import tensor
 from mlir.passmanager import ExternalPass
 
 from .autodiff.ir_util import ops_named
-from .lowering.common import empty, identity_map
+from .lowering.common import generic, identity_map
 from .registry import register_pass
 from .schedules.contraction import filled_with, generic_taking_body
 from .schedules.kernel import Kernel, describe
@@ -149,16 +149,10 @@ def _transposed(value: ir.Value, permutation: list[int]) -> ir.Value:
     a copy kernel (a generic, so that jaxc-schedule vectorizes it)."""
     t = ir.RankedTensorType(value.type)
     rank = t.rank
-    shape = [t.shape[p] for p in permutation]
     read = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(permutation.index(j)) for j in range(rank)])
-    copy = linalg.GenericOp(
-        [ir.RankedTensorType.get(shape, t.element_type)], [value], [empty(shape, t.element_type)],
-        ir.ArrayAttr.get([ir.AffineMapAttr.get(read), ir.AffineMapAttr.get(identity_map(rank))]),
-        ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank))
-    block = copy.regions[0].blocks.append(t.element_type, t.element_type)
-    with ir.InsertionPoint(block):
-        linalg.YieldOp([block.arguments[0]])
-    return copy.results[0]
+    result_type = ir.RankedTensorType.get([t.shape[p] for p in permutation], t.element_type)
+    return generic([result_type], [value], [read, identity_map(rank)], ["parallel"] * rank,
+                   lambda x, _: [x])[0]
 
 
 def _collapsed(value: ir.Value, shape: list[int], reassociation: list[list[int]], is_init: bool) -> ir.Value:
@@ -175,12 +169,5 @@ def _collapsed(value: ir.Value, shape: list[int], reassociation: list[list[int]]
 def _fill(scalar: ir.Value, result_type: ir.RankedTensorType) -> ir.Value:
     """A generalized linalg.fill of `scalar`: ins(%scalar) outs(%empty) { yield %in }."""
     rank = result_type.rank
-    fill = linalg.GenericOp(
-        [result_type], [scalar], [empty(result_type.shape, result_type.element_type)],
-        ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, [])),
-                          ir.AffineMapAttr.get(identity_map(rank))]),
-        ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank))
-    block = fill.regions[0].blocks.append(scalar.type, result_type.element_type)
-    with ir.InsertionPoint(block):
-        linalg.YieldOp([block.arguments[0]])
-    return fill.results[0]
+    return generic([result_type], [scalar], [ir.AffineMap.get(rank, 0, []), identity_map(rank)],
+                   ["parallel"] * rank, lambda x, _: [x])[0]

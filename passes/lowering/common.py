@@ -233,7 +233,8 @@ def generic(result_types: Sequence[ir.Type], inputs: Sequence[ir.Value],
     """A linalg.generic whose region is `body(*input_scalars, *output_scalars)`.
 
     Outputs start as tensor.empty of `result_types` unless `inits` are given;
-    `maps` lists the input maps then the output maps.
+    `maps` lists the input maps then the output maps. An input may be a
+    scalar (read through a map with no results, as a fill's value).
     """
     result_types = [signless(t) for t in result_types]
     if inits is None:
@@ -243,7 +244,8 @@ def generic(result_types: Sequence[ir.Type], inputs: Sequence[ir.Value],
         result_types, list(inputs), list(inits),
         ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
         ir.ArrayAttr.get(iterator_attrs))
-    element_types = [ir.RankedTensorType(v.type).element_type for v in list(inputs) + list(inits)]
+    element_types = [ir.RankedTensorType(v.type).element_type if isinstance(v.type, ir.ShapedType) else v.type
+                     for v in list(inputs) + list(inits)]
     block = op.regions[0].blocks.append(*element_types)
     with ir.InsertionPoint(block):
         linalg.YieldOp(list(body(*block.arguments)))

@@ -85,8 +85,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 def _check_device(value: Any) -> None:
     """JAX's check of `jax_default_device` (ValueError); 'tpu' is refused too."""
-    from .dispatch import Device
-    if not isinstance(value, Device) and value not in ("cpu", "gpu", "cuda"):
+    from .dispatch import PLATFORMS, Device
+    if not isinstance(value, Device) and value not in PLATFORMS:
         raise ValueError("jax.default_device must be passed either a Device object (e.g. "
                          "`jaxc.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu', "
                          f"got: {value!r}")

@@ -424,6 +424,7 @@ class JitFunction(_fastcall.JitCache):
         for name in list(names):
             if name in positional:
                 nums.add(positional.index(name))
+        self._positional = positional  # the names of the positional parameters
         self.static_argnums = frozenset(nums)
         self.static_argnames = frozenset(names)
         self.donate_argnums = donate_argnums
@@ -471,7 +472,7 @@ class JitFunction(_fastcall.JitCache):
                     traced = self._trace(key, rebuild, leaves if self._concrete_trace else None)
                     if _config.config.jax_explain_cache_misses:
                         from ._toplevel import explain_cache_miss
-                        explain_cache_miss(self.fun, self._positional_names(), self.static_argnums, key,
+                        explain_cache_miss(self.fun, self._positional, self.static_argnums, key,
                                            list(self._cache), time.perf_counter() - started)
                     compiled = Compiled(traced, self._rule)
                     compiled._key = key
@@ -480,13 +481,6 @@ class JitFunction(_fastcall.JitCache):
                     else:  # Python control flow used the argument values: only good for these
                         compiled._fast_ok = False
         return compiled, leaves
-
-    def _positional_names(self) -> list[str]:
-        """The names of the function's positional parameters."""
-        if self._signature_obj is None:
-            return []
-        return [p.name for p in self._signature_obj.parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
     def _trace(self, key: Any, rebuild: Callable, values: Sequence[Any] | None = None) -> Traced:
         self._traces.count += 1
@@ -632,14 +626,8 @@ def devices(backend: str | None = None) -> list[dispatch.Device]:
     then the GPU where a CUDA driver reports one (docs/gpu.md)."""
     if backend is None:
         return dispatch.devices() + dispatch.gpu_devices()
-    if backend == "cpu":
-        return dispatch.devices()
-    if backend in ("gpu", "cuda"):
-        gpus = dispatch.gpu_devices()
-        if not gpus:
-            raise RuntimeError(f"backend {backend!r} requested, but no GPU is present: the NVIDIA "
-                               "driver (libcuda.so.1) is not loadable or reports no device")
-        return gpus
+    if backend in dispatch.PLATFORMS:
+        return dispatch.platform_devices(backend)
     raise RuntimeError(f"unknown backend {backend!r}; available: "
                        + ", ".join(["cpu"] + (["gpu"] if dispatch.gpu_devices() else [])))
 

@@ -209,20 +209,26 @@ def gpu_devices() -> list[GpuDevice]:
     return list(_GPU_DEVICES)
 
 
+PLATFORMS = ("cpu", "gpu", "cuda")  # the names `platform_devices` (and jaxc.devices) take
+
+
+def platform_devices(platform: str) -> list[Device]:
+    """The devices of `platform` ("cpu", "gpu"/"cuda"); a RuntimeError for a GPU without one."""
+    if platform == "cpu":
+        return devices()
+    gpus = gpu_devices()
+    if not gpus:
+        raise RuntimeError(f"backend {platform!r} requested, but no GPU is present: the NVIDIA "
+                           "driver (libcuda.so.1) is not loadable or reports no device")
+    return gpus
+
+
 def default_device() -> Device:
     """`jax_default_device` (`with jaxc.default_device(d):`) or the first CPU device."""
     chosen = config.jax_default_device
     if chosen is None:
         return devices()[0]
-    if isinstance(chosen, str):
-        if chosen == "cpu":
-            return devices()[0]
-        gpus = gpu_devices()
-        if not gpus:
-            raise RuntimeError(f"jax_default_device is {chosen!r}, but no GPU is present: the NVIDIA "
-                               "driver (libcuda.so.1) is not loadable or reports no device")
-        return gpus[0]
-    return chosen
+    return platform_devices(chosen)[0] if isinstance(chosen, str) else chosen
 
 
 def wait_for_all() -> None:
