@@ -43,7 +43,11 @@ gcc -shared -fPIC -O2 -std=c11 -fvisibility=hidden -I"$INC" -I"$NPI" python/jaxc
 mkdir -p .gpu
 grep -qx '/.gpu/' "$(git rev-parse --git-common-dir)/info/exclude" 2>/dev/null \
   || { mkdir -p "$(git rev-parse --git-common-dir)/info"; echo '/.gpu/' >> "$(git rev-parse --git-common-dir)/info/exclude"; }
-xz -T2 --lzma2=preset=9e,dict=192MiB -c $SP/llvm/lib/libLLVM.so > .gpu/llvm.xz &
+# The two big libraries lose their static symbol tables (the loader and the
+# JIT read only .dynsym): 16 + 61 MB less before compression, ~4 MiB after.
+cp $SP/llvm/lib/libLLVM.so $WORK/libLLVM.so
+strip --strip-unneeded $WORK/libLLVM.so $S/mlir/_mlir_libs/libMLIRPythonCAPI.so
+xz -T2 --lzma2=preset=9e,dict=192MiB -c $WORK/libLLVM.so > .gpu/llvm.xz &
 xz -T2 --lzma2=preset=9e,dict=192MiB -c $S/mlir/_mlir_libs/libMLIRPythonCAPI.so > .gpu/capi.xz &
 tar -C $S -cf - --exclude=libMLIRPythonCAPI.so . | xz -T2 -9 > .gpu/rest.txz
 wait
