@@ -39,14 +39,10 @@ from .lowering.elementwise import LoweringError
 from .registry import register_pass
 
 
-_COLLECTIVE = ("a collective over a named axis runs only inside a mapped computation "
-               "(pmap); there is no mapped axis here")
 _REQUEST = "a transformation request: expand it first (jaxc-autodiff / jaxc-batch)"
 
 # Ops that have no lowering by design, and why (anything else missing is a bug).
 NOT_LOWERED = {
-    **{f"jaxc.{name}": _COLLECTIVE for name in
-       ("psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "ppermute", "axis_index")},
     **{f"jaxc.{name}": _REQUEST for name in
        ("jvp", "vjp", "vmap", "custom_jvp_call", "custom_vjp_call", "remat")},
 }

@@ -37,14 +37,13 @@ JVP_FULL: dict[str, Callable[..., tuple[list[Any], list[Tangent]]]] = {}
 # ops whose results never carry a derivative (integer, boolean, random, constants)
 ZERO_DERIVATIVE: set[str] = set()
 # ops no rule differentiates, with the reason the error gives
-_COLLECTIVE = "collectives are differentiated inside pmap, which does not exist yet"
+_COLLECTIVE = "pmax and pmin are not differentiable (as in JAX)"
 NOT_DIFFERENTIABLE: dict[str, str] = {
     "jaxc.vmap": "expand it with jaxc-batch first (the transformed stage runs jaxc-batch before jaxc-autodiff)",
     "jaxc.jvp": "requests inside a callee are expanded first (this one should have been)",
     "jaxc.vjp": "requests inside a callee are expanded first (this one should have been)",
     "jaxc.yield": "a region terminator; its region's op is differentiated as a whole",
-    **{f"jaxc.{name}": _COLLECTIVE for name in ("psum", "pmax", "pmin", "pmean", "all_gather",
-                                                "all_to_all", "ppermute")},
+    **{f"jaxc.{name}": _COLLECTIVE for name in ("pmax", "pmin")},
 }
 
 

@@ -23,10 +23,11 @@ batch axis, which is what vmap's named axis means:
 A collective over another name belongs to an enclosing vmap (requests are
 expanded innermost first): it stays, applied per lane to the batched values
 (its dimension attributes shift by one), and the enclosing expansion
-reduces it later. Reductions over several names drop the request's name
-and leave the rest as the same op. A name that no vmap request of the module
-binds is an error (there is no pmap), as are all_gather, all_to_all and
-ppermute over several names.
+reduces it later (or, for a pmap's axis, the SPMD lowering,
+passes/lowering/collectives.py). Reductions over several names drop the
+request's name and leave the rest as the same op. A name that neither a vmap
+request of the module nor its pmap (`jaxc.spmd_axes`) binds is an error, as
+are all_gather, all_to_all and ppermute over several names.
 """
 from __future__ import annotations
 
@@ -49,16 +50,21 @@ def _names(op: ir.Operation) -> list[str]:
 
 def _check_bound(op: ir.Operation, names: list[str], axis: Axis) -> None:
     """Every name is bound by some vmap request still in the module (the
-    enclosing ones are: they are expanded after this one)."""
+    enclosing ones are: they are expanded after this one) or by the pmap
+    whose per-device program the module is (`jaxc.spmd_axes`)."""
+    module = module_of(op)
     bound = set()
-    for request in ops_named(module_of(op), ("jaxc.vmap",)):
+    if "jaxc.spmd_axes" in module.attributes:
+        spmd = ir.DictAttr(module.attributes["jaxc.spmd_axes"])
+        bound.update(spmd[i].name for i in range(len(spmd)))
+    for request in ops_named(module, ("jaxc.vmap",)):
         if "axis_name" in request.attributes:
             bound.add(ir.StringAttr(request.attributes["axis_name"]).value)
     for name in names:
         if name not in bound:
             mapped = f"'{axis.name}'" if axis.name is not None else "an unnamed axis"
             raise RuleError(op, f"jaxc-batch: '{op.name}' names the axis '{name}', which no enclosing "
-                            f"vmap binds (this vmap maps {mapped}; pmap does not exist yet)")
+                            f"vmap binds (this vmap maps {mapped}, and no pmap binds it)")
 
 
 def _foreign(op: ir.Operation, xs: list, batched: list, axis: Axis, names: list[str],
@@ -75,7 +81,7 @@ def _foreign(op: ir.Operation, xs: list, batched: list, axis: Axis, names: list[
 def _single(op: ir.Operation, names: list[str]) -> None:
     if len(names) > 1:
         raise RuleError(op, f"jaxc-batch: '{op.name}' over several axes ({', '.join(names)}) is not "
-                        "batched yet; name one axis (pmap does not exist yet)")
+                        "batched yet; name one axis")
 
 
 def _check_size(op: ir.Operation, axis: Axis) -> None:

@@ -77,6 +77,8 @@ _API = {
     "custom_vjp": ("._autodiff", "custom_vjp"),
     "stop_gradient": ("._autodiff", "stop_gradient"),
     "vmap": ("._batching", "vmap"),
+    "pmap": ("._pmap", "pmap"),
+    "Shard": ("._pmap", "Shard"),
     "test_util": (".test_util", None),
     "profiler": (".profiler", None),
     "live_arrays": (".profiler.memory", "live_arrays"),

@@ -172,11 +172,11 @@ def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axi
     return tree_util.tree_unflatten(callee.out_tree, outs)
 
 
-def _normalize_in_axis(axis: int | None, x: Any, name: str) -> int | None:
+def _normalize_in_axis(axis: int | None, x: Any, name: str, what: str = "vmap") -> int | None:
     if axis is None:
         return None
     if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"{core.where()}: vmap was requested to map its argument along axis {axis}, "
+        raise ValueError(f"{core.where()}: {what} was requested to map its argument along axis {axis}, "
                          f"which implies that its rank should be at least {axis + 1 if axis >= 0 else -axis}, "
                          f"but is only {x.ndim} (its shape is {x.shape}; argument {name})")
     return axis % x.ndim
@@ -191,20 +191,21 @@ def _normalize_out_axis(axis: int | None, y: ShapedArray, what: str) -> int | No
     return axis % (y.ndim + 1)
 
 
-def _axis_size(axes: list, leaves: list, names: list[str], axis_size: int | None) -> int:
+def _axis_size(axes: list, leaves: list, names: list[str], axis_size: int | None,
+               what: str = "vmap") -> int:
     """The one size of every mapped axis (and `axis_size`, when given)."""
     sizes = {(n, x.shape[a], a, x.aval.str_short()) for n, x, a in zip(names, leaves, axes) if a is not None}
     distinct = {s[1] for s in sizes}
     if axis_size is not None:
         distinct.add(axis_size)
     if not distinct:
-        raise ValueError(f"{core.where()}: vmap must have at least one non-None value in in_axes "
+        raise ValueError(f"{core.where()}: {what} must have at least one non-None value in in_axes "
                          "(or be given axis_size)")
     if len(distinct) > 1:
         lines = [f"  * axis {a} of argument {n} of type {t} has size {s}"
                  for n, s, a, t in sorted(sizes, key=lambda s: names.index(s[0]))]
         if axis_size is not None:
             lines.append(f"  * axis_size is {axis_size}")
-        raise ValueError(f"{core.where()}: vmap got inconsistent sizes for array axes to be mapped:\n"
+        raise ValueError(f"{core.where()}: {what} got inconsistent sizes for array axes to be mapped:\n"
                          + "\n".join(lines))
     return distinct.pop()

@@ -29,7 +29,9 @@ from .runtime._fastcall import traceback as _where_created
 class Array(ArrayBase):
     # `_traceback`: where the Array was created, (code, line, ...) innermost
     # first (jaxc.profiler.device_memory_profile shows it).
-    __slots__ = ("aval", "_value", "_task", "_index", "device", "_traceback", "__weakref__")
+    # `_sharding`: a pmap result's PmapSharding (unset: all of it on `device`).
+    __slots__ = ("aval", "_value", "_task", "_index", "device", "_traceback", "_sharding",
+                 "__weakref__")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("jaxc.Array cannot be constructed directly; use jnp.asarray(x) or "
@@ -203,22 +205,44 @@ class Array(ArrayBase):
         return self._ready_value().__dlpack_device__()
 
     def devices(self) -> set:
-        """The set of devices holding this array: ``{self.device}``."""
-        return {self.device}
+        """The set of devices holding this array."""
+        return self.sharding.device_set
 
     @property
-    def sharding(self) -> "SingleDeviceSharding":
-        return SingleDeviceSharding(self.device)
+    def sharding(self) -> Any:
+        """A `SingleDeviceSharding`, or a pmap result's `PmapSharding`."""
+        sharding = getattr(self, "_sharding", None)
+        return SingleDeviceSharding(self.device) if sharding is None else sharding
 
-    is_fully_replicated = True  # one device holds the whole array
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self.sharding.is_fully_replicated
+
     is_fully_addressable = True
 
+    @property
+    def addressable_shards(self) -> list:
+        """One `Shard` per device; a pmap result's are views of its slices."""
+        from ._pmap import Shard
+        sharding = getattr(self, "_sharding", None)
+        if sharding is None:
+            return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+        value = self._ready_value()
+        aval = ShapedArray(sharding.shard_shape(self.shape), self.dtype, self.weak_type)
+        shards = []
+        for index, device in enumerate(sharding.devices.tolist()):
+            where = tuple(index if k == sharding.sharded_dim else slice(None) for k in range(self.ndim))
+            shards.append(Shard(device, where, 0, Array._ready(value[where], aval, device)))
+        return shards
+
     def addressable_data(self, index: int) -> "Array":
-        """The data of shard `index`; the only shard, 0, is the array itself."""
-        if operator.index(index) not in (0, -1):
-            raise IndexError(f"addressable_data: shard index {index} out of range (a jaxc.Array "
-                             "has one shard, on one device)")
-        return self
+        """The data of shard `index` (a one-device array has one: itself)."""
+        shards = self.addressable_shards
+        index = operator.index(index)
+        if not -len(shards) <= index < len(shards):
+            raise IndexError(f"addressable_data: shard index {index} out of range (this jaxc.Array has "
+                             f"{len(shards)} shard{'s' if len(shards) != 1 else ''})")
+        return shards[index].data
 
     @property
     def nbytes(self) -> int:

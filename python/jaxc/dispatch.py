@@ -194,11 +194,21 @@ _GPU_DEVICES: list[GpuDevice] = []
 
 
 def devices() -> list[Device]:
-    """The CPU devices; `jax_num_cpu_devices` of them."""
+    """The CPU devices: `jax_num_cpu_devices` of them (JAX_NUM_CPU_DEVICES),
+    or, while that is 1, as many as XLA_FLAGS' `--xla_force_host_platform_device_count`."""
     wanted = config.jax_num_cpu_devices
+    if wanted == 1:
+        wanted = _xla_flags_device_count()
     while len(_DEVICES) < wanted:
         _DEVICES.append(Device(len(_DEVICES)))
     return _DEVICES[:wanted]
+
+
+def _xla_flags_device_count() -> int:
+    import os
+    import re
+    found = re.findall(r"--xla_force_host_platform_device_count=(\d+)", os.environ.get("XLA_FLAGS", ""))
+    return max(1, int(found[-1])) if found else 1
 
 
 def gpu_devices() -> list[GpuDevice]:

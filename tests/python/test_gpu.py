@@ -275,7 +275,10 @@ def test_binary_stage_embeds_a_cubin_for_the_chip():
 
 
 # Ops the GPU runtime refuses by design, with the test that shows it.
-CPU_ONLY = {"jaxc.callback": "host callbacks: refused for the GPU (test_callbacks.py)"}
+CPU_ONLY = {"jaxc.callback": "host callbacks: refused for the GPU (test_callbacks.py)",
+            **{f"jaxc.{name}": "collectives: pmap runs on CPU devices (test_pmap.py)"
+               for name in ("psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute",
+                            "axis_index")}}
 
 
 def test_whole_programs_and_op_groups_cover_every_lowering_rule():

@@ -52,7 +52,9 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
 #include <sched.h>
@@ -755,6 +757,339 @@ static PyObject *Entry_get_nresults(Entry *self, void *closure) {
   return PyLong_FromSsize_t(self->nresults);
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* SPMD: one program on N lanes (pmap), and the collectives it calls        */
+/* ------------------------------------------------------------------------ */
+
+/* `entry.call_spmd(lanes, buffers, strides)` runs the compiled function on
+ * `lanes` threads at once. `buffers` holds nargs + nresults C-contiguous
+ * ndarrays and `strides` the bytes from one lane's part of each to the next
+ * (0: every lane reads the same buffer). Lane i's memref k starts at
+ * data(buffers[k]) + i * strides[k]. The lanes form a group; while they run,
+ * the program's collectives (lowered by passes/lowering/collectives.py to
+ * calls of the functions below, resolved by the execution engine) meet at
+ * the group's barrier: every lane publishes its operand and result buffers,
+ * each lane does its share, and a second barrier keeps every buffer alive
+ * until all lanes are done with it. All lanes run concurrently (one thread
+ * each), so a barrier can never wait for a lane that is not running. */
+
+typedef struct {
+  int lanes;
+  pthread_barrier_t barrier;
+  void **sources;   /* lane -> its operand, while a collective runs */
+  void **targets;   /* lane -> its result buffer */
+} SpmdGroup;
+
+static _Thread_local SpmdGroup *spmd_group = NULL;
+static _Thread_local int64_t spmd_lane = 0;
+
+#define SPMD_EXPORT __attribute__((visibility("default")))
+/* The data of a memref passed by its descriptor {allocated, aligned, offset,
+ * ...}: the lowering passes identity-layout memrefs, whose offset is 0. */
+#define MEMREF_DATA(descriptor) ((void *)(intptr_t)(descriptor)[1])
+
+/* This lane's index on the pmap axis (0 outside a call_spmd). */
+SPMD_EXPORT int64_t jaxc_spmd_lane(void) { return spmd_lane; }
+
+static void spmd_publish(void *source, void *target) {
+  spmd_group->sources[spmd_lane] = source;
+  spmd_group->targets[spmd_lane] = target;
+  pthread_barrier_wait(&spmd_group->barrier);
+}
+
+/* Element types and reductions of jaxc_spmd_all_reduce (collectives.py's tables). */
+enum { SPMD_F32, SPMD_F64, SPMD_I8, SPMD_I16, SPMD_I32, SPMD_I64, SPMD_U8, SPMD_U16, SPMD_U32,
+       SPMD_U64 };
+enum { SPMD_SUM, SPMD_MAX, SPMD_MIN };
+
+/* Lane i's chunk, in blocks that stay in L1: the block is combined in lane
+ * i's own result (results never alias operands: they are fresh buffers), in
+ * loops over contiguous elements the compiler vectorizes, then copied into
+ * every other lane's result. */
+#define SPMD_BLOCK 2048
+#define SPMD_REDUCE_LOOP(T, COMBINE)                                                  \
+  for (int64_t b = begin; b < end; b += SPMD_BLOCK) {                                 \
+    int64_t m = end - b < SPMD_BLOCK ? end - b : SPMD_BLOCK;                          \
+    T *restrict acc = (T *)g->targets[spmd_lane] + b;                                 \
+    memcpy(acc, (const T *)g->sources[0] + b, (size_t)m * sizeof(T));                 \
+    for (int s = 1; s < g->lanes; s++) {                                              \
+      const T *restrict src = (const T *)g->sources[s] + b;                           \
+      for (int64_t e = 0; e < m; e++) {                                               \
+        T a = acc[e], x = src[e];                                                     \
+        acc[e] = COMBINE;                                                             \
+      }                                                                               \
+    }                                                                                 \
+    for (int t = 0; t < g->lanes; t++)                                                \
+      if (t != spmd_lane) memcpy((T *)g->targets[t] + b, acc, (size_t)m * sizeof(T)); \
+  }
+/* NaN-propagating max/min for floats, as jnp.maximum/minimum. */
+#define SPMD_FMAX (a != a ? a : x != x ? x : x > a ? x : a)
+#define SPMD_FMIN (a != a ? a : x != x ? x : x < a ? x : a)
+#define SPMD_REDUCE_TYPE(T, IS_FLOAT)                                                     \
+  switch (op) {                                                                           \
+    case SPMD_SUM: SPMD_REDUCE_LOOP(T, (T)(a + x)) break;                                 \
+    case SPMD_MAX: if (IS_FLOAT) { SPMD_REDUCE_LOOP(T, SPMD_FMAX) } else {                \
+                     SPMD_REDUCE_LOOP(T, (x > a ? x : a)) } break;                        \
+    default: if (IS_FLOAT) { SPMD_REDUCE_LOOP(T, SPMD_FMIN) } else {                      \
+               SPMD_REDUCE_LOOP(T, (x < a ? x : a)) } break;                              \
+  }
+
+/* psum / pmax / pmin of `count` elements: lane i reduces the i-th chunk of
+ * every lane's operand and writes it into every lane's result. */
+SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *target, int64_t count,
+                                      int32_t type, int32_t op) {
+  static const int sizes[] = {4, 8, 1, 2, 4, 8, 1, 2, 4, 8};
+  SpmdGroup *g = spmd_group;
+  if (g == NULL) { /* called outside call_spmd: one lane */
+    memcpy(MEMREF_DATA(target), MEMREF_DATA(source), (size_t)(count * sizes[type % 10]));
+    return;
+  }
+  spmd_publish(MEMREF_DATA(source), MEMREF_DATA(target));
+  int64_t begin = count * spmd_lane / g->lanes, end = count * (spmd_lane + 1) / g->lanes;
+  switch (type) {
+    case SPMD_F32: SPMD_REDUCE_TYPE(float, 1) break;
+    case SPMD_F64: SPMD_REDUCE_TYPE(double, 1) break;
+    case SPMD_I8: SPMD_REDUCE_TYPE(int8_t, 0) break;
+    case SPMD_I16: SPMD_REDUCE_TYPE(int16_t, 0) break;
+    case SPMD_I32: SPMD_REDUCE_TYPE(int32_t, 0) break;
+    case SPMD_I64: SPMD_REDUCE_TYPE(int64_t, 0) break;
+    case SPMD_U8: SPMD_REDUCE_TYPE(uint8_t, 0) break;
+    case SPMD_U16: SPMD_REDUCE_TYPE(uint16_t, 0) break;
+    case SPMD_U32: SPMD_REDUCE_TYPE(uint32_t, 0) break;
+    default: SPMD_REDUCE_TYPE(uint64_t, 0) break;
+  }
+  pthread_barrier_wait(&g->barrier);
+}
+
+/* all_gather of `bytes` per lane: every lane's result holds the operands of
+ * lanes 0..N-1 back to back; lane i copies its own operand into all of them. */
+SPMD_EXPORT void jaxc_spmd_all_gather(const int64_t *source, const int64_t *target, int64_t bytes) {
+  SpmdGroup *g = spmd_group;
+  if (g == NULL) {
+    memcpy(MEMREF_DATA(target), MEMREF_DATA(source), (size_t)bytes);
+    return;
+  }
+  spmd_publish(MEMREF_DATA(source), MEMREF_DATA(target));
+  for (int t = 0; t < g->lanes; t++)
+    memcpy((char *)g->targets[t] + spmd_lane * bytes, MEMREF_DATA(source), (size_t)bytes);
+  pthread_barrier_wait(&g->barrier);
+}
+
+/* ppermute: this lane's result is lane `from`'s operand, or zeros (from < 0). */
+SPMD_EXPORT void jaxc_spmd_ppermute(const int64_t *source, const int64_t *target, int64_t bytes,
+                                    int64_t from) {
+  SpmdGroup *g = spmd_group;
+  if (g == NULL) {
+    memset(MEMREF_DATA(target), 0, (size_t)bytes);
+    return;
+  }
+  spmd_publish(MEMREF_DATA(source), MEMREF_DATA(target));
+  if (from >= 0 && from < g->lanes)
+    memcpy(MEMREF_DATA(target), g->sources[from], (size_t)bytes);
+  else
+    memset(MEMREF_DATA(target), 0, (size_t)bytes);
+  pthread_barrier_wait(&g->barrier);
+}
+
+typedef struct {
+  Entry *entry;
+  SpmdGroup *group;
+  int64_t lane;
+  int64_t *words;         /* this lane's descriptors, cells and packed arguments */
+} SpmdLane;
+
+/* Lanes started on threads of their own wait here until every thread has
+ * started (go = 1) or one could not be (go = -1: they return without
+ * running, since a collective would wait for the missing lane forever). */
+typedef struct {
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  int go;
+} SpmdGate;
+
+static SpmdGate *spmd_gate_of(SpmdLane *job);
+
+static void spmd_run_lane_now(SpmdLane *job) {
+  Entry *self = job->entry;
+  Py_ssize_t n = self->nargs + self->nresults;
+  void **cells = (void **)(job->words + self->nwords);
+  spmd_group = job->group;
+  spmd_lane = job->lane;
+  FLUSH_DENORMALS_BEGIN
+  self->function(cells + n);
+  FLUSH_DENORMALS_END
+  spmd_group = NULL;
+  spmd_lane = 0;
+}
+
+static void *spmd_run_lane(void *arg) {
+  SpmdLane *job = arg;
+  SpmdGate *gate = spmd_gate_of(job);
+  pthread_mutex_lock(&gate->mutex);
+  while (gate->go == 0) pthread_cond_wait(&gate->cond, &gate->mutex);
+  int go = gate->go;
+  pthread_mutex_unlock(&gate->mutex);
+  if (go > 0) spmd_run_lane_now(job);
+  return NULL;
+}
+
+typedef struct {
+  SpmdGroup group;
+  SpmdGate gate;
+} SpmdCall;
+
+static SpmdGate *spmd_gate_of(SpmdLane *job) {
+  return &((SpmdCall *)job->group)->gate;
+}
+
+static void spmd_open_gate(SpmdGate *gate, int go) {
+  pthread_mutex_lock(&gate->mutex);
+  gate->go = go;
+  pthread_cond_broadcast(&gate->cond);
+  pthread_mutex_unlock(&gate->mutex);
+}
+
+/* entry.call_spmd(lanes, buffers, strides): see the section's comment. */
+static PyObject *Entry_call_spmd(Entry *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (check_ready(self) < 0) return NULL;
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "call_spmd(lanes, buffers, strides)");
+    return NULL;
+  }
+  long lanes = PyLong_AsLong(args[0]);
+  if (lanes == -1 && PyErr_Occurred()) return NULL;
+  if (lanes < 1 || lanes > 4096) {
+    PyErr_Format(PyExc_ValueError, "call_spmd: %ld lanes (1 to 4096)", lanes);
+    return NULL;
+  }
+  Py_ssize_t n = self->nargs + self->nresults;
+  PyObject *bufs = PySequence_Fast(args[1], "call_spmd: buffers must be a sequence");
+  if (bufs == NULL) return NULL;
+  PyObject *strs = PySequence_Fast(args[2], "call_spmd: strides must be a sequence");
+  if (strs == NULL) {
+    Py_DECREF(bufs);
+    return NULL;
+  }
+  PyObject *result = NULL;
+  size_t lane_words = (size_t)self->nwords + 2 * (size_t)n;  /* descriptors, cells, packed */
+  PyArrayObject **buffers = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(PyArrayObject *));
+  Py_ssize_t *strides = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(Py_ssize_t));
+  SpmdLane *jobs = PyMem_Calloc((size_t)lanes, sizeof(SpmdLane));
+  pthread_t *threads = PyMem_Calloc((size_t)lanes, sizeof(pthread_t));
+  void **slots = PyMem_Calloc(2 * (size_t)lanes, sizeof(void *));
+  int64_t *words = PyMem_Calloc((size_t)lanes * (lane_words > 0 ? lane_words : 1), sizeof(int64_t));
+  SpmdCall call = {.group = {.lanes = (int)lanes, .sources = slots, .targets = slots + lanes},
+                   .gate = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+                            .go = 0}};
+  int barrier_made = 0;
+  if (!buffers || !strides || !jobs || !threads || !slots || !words) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  if (PySequence_Fast_GET_SIZE(bufs) != n || PySequence_Fast_GET_SIZE(strs) != n) {
+    PyErr_Format(PyExc_TypeError, "call_spmd: expected %zd buffers and strides", n);
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *obj = PySequence_Fast_GET_ITEM(bufs, i);
+    strides[i] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(strs, i));
+    if (strides[i] == -1 && PyErr_Occurred()) goto done;
+    Py_ssize_t needed = (Py_ssize_t)self->specs[i].nbytes + (lanes - 1) * strides[i];
+    if (!PyArray_Check(obj) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)obj) || strides[i] < 0 ||
+        PyArray_NBYTES((PyArrayObject *)obj) < needed ||
+        (i >= self->nargs && (strides[i] < self->specs[i].nbytes ||
+                              !PyArray_ISWRITEABLE((PyArrayObject *)obj)))) {
+      PyErr_Format(PyExc_TypeError,
+                   "call_spmd: buffer %zd must be a C-contiguous%s ndarray of at least %zd bytes "
+                   "(%ld lanes, %zd bytes apart)", i, i < self->nargs ? "" : " writable",
+                   needed, lanes, strides[i]);
+      goto done;
+    }
+    buffers[i] = (PyArrayObject *)obj;
+  }
+  /* Every lane's arguments are made here, so a lane cannot fail once started. */
+  for (long lane = 0; lane < lanes; lane++) {
+    int64_t *w = words + (size_t)lane * lane_words;
+    void **cells = (void **)(w + self->nwords), **packed = cells + n;
+    memcpy(w, self->words, sizeof(int64_t) * (size_t)self->nwords);
+    for (Py_ssize_t i = 0; i < n; i++) {
+      int64_t *descriptor = w + self->slots[i];
+      char *data = (char *)PyArray_DATA(buffers[i]) + lane * strides[i];
+      descriptor[0] = descriptor[1] = (int64_t)(intptr_t)data;
+      cells[i] = descriptor;
+      packed[i] = &cells[i];
+    }
+    jobs[lane] = (SpmdLane){self, &call.group, lane, w};
+  }
+  if (pthread_barrier_init(&call.group.barrier, NULL, (unsigned)lanes) != 0) {
+    PyErr_SetString(PyExc_RuntimeError, "call_spmd: cannot make a barrier");
+    goto done;
+  }
+  barrier_made = 1;
+  long started = 1;
+  Py_BEGIN_ALLOW_THREADS
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 16u << 20);
+#ifdef __linux__
+  /* Lane i runs on the i-th core this thread may use (round robin); lane 0,
+   * this thread, moves to the first for the call. Left to the scheduler, a
+   * new thread starts on its creator's core and stays there for
+   * milliseconds: two lanes of an MLP step on two cores ran one at a time. */
+  cpu_set_t allowed, one;
+  int cores[CPU_SETSIZE], ncores = 0, pinned = 0;
+  if (sched_getaffinity(0, sizeof(cpu_set_t), &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &allowed)) cores[ncores++] = c;
+#endif
+  while (started < lanes) {
+#ifdef __linux__
+    if (ncores > 1) {
+      CPU_ZERO(&one);
+      CPU_SET(cores[started % ncores], &one);
+      pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), &one);
+    }
+#endif
+    if (pthread_create(&threads[started], &attr, spmd_run_lane, &jobs[started]) != 0) break;
+    started++;
+  }
+  pthread_attr_destroy(&attr);
+#ifdef __linux__
+  if (ncores > 1 && started == lanes) {
+    CPU_ZERO(&one);
+    CPU_SET(cores[0], &one);
+    pinned = sched_setaffinity(0, sizeof(cpu_set_t), &one) == 0;
+  }
+#endif
+  spmd_open_gate(&call.gate, started == lanes ? 1 : -1);
+  if (started == lanes) spmd_run_lane_now(&jobs[0]);  /* lane 0 on this thread */
+  for (long i = 1; i < started; i++) pthread_join(threads[i], NULL);
+#ifdef __linux__
+  if (pinned) sched_setaffinity(0, sizeof(cpu_set_t), &allowed);
+#endif
+  Py_END_ALLOW_THREADS
+  if (started < lanes) {
+    PyErr_Format(PyExc_RuntimeError, "call_spmd: could start only %ld of %ld threads (one per lane)",
+                 started, lanes);
+    goto done;
+  }
+  result = Py_NewRef(Py_None);
+done:
+  if (barrier_made) pthread_barrier_destroy(&call.group.barrier);
+  pthread_mutex_destroy(&call.gate.mutex);
+  pthread_cond_destroy(&call.gate.cond);
+  PyMem_Free(buffers);
+  PyMem_Free(strides);
+  PyMem_Free(jobs);
+  PyMem_Free(threads);
+  PyMem_Free(slots);
+  PyMem_Free(words);
+  Py_DECREF(bufs);
+  Py_DECREF(strs);
+  return result;
+}
+
 static PyMethodDef Entry_methods[] = {
     {"call", (PyCFunction)(void (*)(void))Entry_call, METH_FASTCALL,
      "call(*arrays) -> tuple of new arrays, or None when an argument is not an exact match"},
@@ -762,6 +1097,8 @@ static PyMethodDef Entry_methods[] = {
      "call_into(inputs, outputs): run on caller-allocated buffers"},
     {"run_ready", (PyCFunction)(void (*)(void))Entry_run_ready, METH_FASTCALL,
      "run_ready(arrays, out_avals, device) -> list of ready Arrays, or None"},
+    {"call_spmd", (PyCFunction)(void (*)(void))Entry_call_spmd, METH_FASTCALL,
+     "call_spmd(lanes, buffers, strides): run on `lanes` threads at once (pmap)"},
     {NULL}};
 
 static PyGetSetDef Entry_getset[] = {{"nargs", (getter)Entry_get_nargs, NULL, NULL, NULL},

@@ -231,6 +231,9 @@ def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "
 
     from . import openmp
 
+    if SPMD_AXES in text:  # a pmap program: its lanes are the threads (one per device)
+        with host.override(threads=1):
+            return _compile_here(text, first_stage, opt_level, target, chip)
     if target != "cpu" or openmp.libiomp5_path() is not None:
         return _compile_here(text, first_stage, opt_level, target, chip)
     if not _WARNED_NO_OPENMP:
@@ -250,10 +253,13 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
     and the stages' pass managers costs more than lowering a small module);
     callers hold `_CACHE_LOCK`. A CPU program is first looked up in the
     persistent compilation cache and written there after compiling."""
-    has_callbacks = "jaxc.callback" in text  # calls into this process: never cached on disk
+    # calls into this process (host callbacks, the SPMD runtime): never cached on disk
+    has_callbacks = "jaxc.callback" in text or SPMD_AXES in text
     if has_callbacks and target != "cpu":
         raise CompileError(f"host callbacks (jax.debug.print, jax.debug.callback, jax.pure_callback) "
                            f"run only in programs for the CPU, not the {_DEVICE_NAMES[target]}")
+    if SPMD_AXES in text and target != "cpu":
+        raise CompileError(f"pmap programs run only on CPU devices, not the {_DEVICE_NAMES[target]}")
     cache_key = None if has_callbacks else _cache_key(text, first_stage, opt_level, target)
     if cache_key is not None:
         executable = _load_cached(cache_key)
@@ -352,6 +358,7 @@ def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], li
     except Exception as error:  # noqa: BLE001 -- the bindings raise RuntimeError and others
         raise CompileError(f"the execution engine rejected the module: {error}") from None
     from jaxc import _callback
+    register_spmd_runtime(engine, module)
     if _callback.register_trampolines(engine, module) and function_class is Function:
         function_class = CallbackFunction
     compile_count += 1
@@ -366,6 +373,27 @@ def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], li
         profile.SESSION.record("llvm compile", "compile", started, time.perf_counter_ns(),
                                {"code_bytes": executable.code_bytes})
     return executable
+
+
+SPMD_AXES = "jaxc.spmd_axes"  # the module attribute of a pmap program (passes/lowering/collectives.py)
+
+
+def register_spmd_runtime(engine: Any, module: ir.Module) -> None:
+    """Resolve the SPMD runtime's functions (`_fastcall.c`, "SPMD") that
+    the LLVM-dialect `module` calls: collectives and the lane index."""
+    import ctypes
+    library = None
+    for op in module.body.operations:
+        if op.operation.name != "llvm.func":
+            continue
+        name = ir.StringAttr(op.operation.attributes["sym_name"]).value
+        if not name.startswith("_mlir_ciface_jaxc_spmd_") or len(op.operation.regions[0].blocks):
+            continue
+        if library is None:
+            library = ctypes.CDLL(_fastcall.__file__)
+        function = name.removeprefix("_mlir_ciface_").split("__")[0]  # one declaration per signature
+        address = ctypes.cast(getattr(library, function), ctypes.c_void_p)
+        engine.raw_register_runtime(name, address)
 
 
 LIVE_EXECUTABLES: "weakref.WeakSet[Executable]" = weakref.WeakSet()

@@ -24,9 +24,9 @@ func.func @loop_vjp(%x: tensor<f32>, %ct: tensor<f32>) -> tensor<f32> {
 // -----
 
 // An op without a derivative rule is named at its line, with the reason.
-// ERR: jaxc-autodiff-errors.mlir:[[# @LINE + 2]]:8: error: jaxc-autodiff: 'jaxc.psum' has no reverse-mode (vjp) rule: collectives are differentiated inside pmap
+// ERR: jaxc-autodiff-errors.mlir:[[# @LINE + 2]]:8: error: jaxc-autodiff: 'jaxc.pmax' has no reverse-mode (vjp) rule: pmax and pmin are not differentiable (as in JAX)
 func.func private @total(%x: tensor<f32>) -> tensor<f32> {
-  %0 = jaxc.psum %x, axes = ["i"] : tensor<f32>
+  %0 = jaxc.pmax %x, axes = ["i"] : tensor<f32>
   return %0 : tensor<f32>
 }
 func.func @total_vjp(%x: tensor<f32>, %ct: tensor<f32>) -> tensor<f32> {

@@ -1,9 +1,9 @@
 // RUN: jaxc-opt %s --split-input-file --jaxc-to-linalg --verify-diagnostics
 
-// Collectives need a mapped axis (pmap); on one device they are an error at
-// their own line, naming the op and why.
+// Collectives need a mapped axis (a pmap's module, jaxc.spmd_axes); elsewhere
+// they are an error at their own line, naming the op and why.
 func.func @psum(%x: tensor<5xf32>) -> tensor<5xf32> {
-  // expected-error @+1 {{jaxc-to-linalg: 'jaxc.psum': a collective over a named axis runs only inside a mapped computation (pmap); there is no mapped axis here}}
+  // expected-error @+1 {{'jaxc.psum' over the axes ['i']: a collective runs only inside a mapped computation, over its one pmap axis (this module maps no axis; vmap axes are expanded before lowering)}}
   %0 = jaxc.psum %x, axes = ["i"] : tensor<5xf32>
   return %0 : tensor<5xf32>
 }

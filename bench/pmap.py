@@ -1,0 +1,113 @@
+"""pmap on N host CPU devices, jaxc against JAX in one process (docs/parallel.md).
+
+    .venv/bin/python bench/pmap.py [--devices 8] [--repeats 30]
+
+1. `pmap(lambda x: lax.psum(x, "i"))` of an (N, 1e6) float32 array.
+2. A data-parallel MLP training step (784-512-10, 128 examples per device):
+   grad on each device's batch, gradients `pmean`ed, SGD; parameters
+   replicated, fed back each step.
+
+Both libraries are given N CPU devices before first use
+(`jax_num_cpu_devices`). Each number is the median of `--repeats` calls,
+each waited for, after two warm-up calls. Without JAX only jaxc's column is
+printed. The values are checked against each other (and against NumPy for
+the psum). Nothing here is a test.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+
+def median_ms(fn, repeats: int) -> float:
+    fn()
+    fn()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(samples)
+
+
+def mlp_step(jx, jnp, lax):
+    def loss(p, x, y):
+        h = jnp.tanh(x @ p["w1"] + p["b1"])
+        logits = h @ p["w2"] + p["b2"]
+        return -jnp.mean(jnp.sum(y * jx.nn.log_softmax(logits), axis=-1))
+
+    def step(p, x, y):
+        grads = lax.pmean(jx.grad(loss)(p, x, y), "i")
+        return jx.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads)
+    return jx.pmap(step, axis_name="i")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--devices", type=int, default=8)
+    parser.add_argument("--elements", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=30)
+    options = parser.parse_args()
+    n = options.devices
+
+    import jaxc
+    from jaxc import lax as jlax
+    import jaxc.numpy as jjnp
+    jaxc.config.update("jax_num_cpu_devices", n)
+    libraries = [("jaxc", jaxc, jjnp, jlax)]
+    try:
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+        jax.config.update("jax_num_cpu_devices", n)
+        jax.config.update("jax_platforms", "cpu")
+        libraries.append((f"JAX {jax.__version__}", jax, jnp, lax))
+    except ImportError:
+        print("JAX is not installed: jaxc only")
+
+    rng = np.random.RandomState(0)
+    x = rng.randn(n, options.elements).astype(np.float32)
+    params = {"w1": rng.randn(784, 512).astype(np.float32) * 0.05, "b1": np.zeros(512, np.float32),
+              "w2": rng.randn(512, 10).astype(np.float32) * 0.05, "b2": np.zeros(10, np.float32)}
+    images = rng.rand(n, 128, 784).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.randint(0, 10, (n, 128))]
+
+    rows = {}
+    for name, jx, jnp_, lax_ in libraries:
+        psum = jx.pmap(lambda v: lax_.psum(v, "i"), axis_name="i")
+        # the argument already on the devices, as a training loop's state is
+        xd = jx.pmap(lambda v: v)(x)
+        out = np.asarray(psum(xd))
+        np.testing.assert_allclose(out[0], x.sum(0), rtol=1e-4, atol=1e-4)
+        psum_ms = median_ms(lambda: psum(xd).block_until_ready(), options.repeats)
+
+        step = mlp_step(jx, jnp_, lax_)
+        replicated = {k: np.stack([v] * n) for k, v in params.items()}
+        state = {"p": step(replicated, images, labels)}
+
+        def one_step():
+            state["p"] = step(state["p"], images, labels)
+            jx.tree_util.tree_map(lambda a: a.block_until_ready(), state["p"])
+        step_ms = median_ms(one_step, options.repeats)
+        final = {k: np.asarray(v) for k, v in step(replicated, images, labels).items()}
+        rows[name] = (psum_ms, step_ms, final)
+
+    names = list(rows)
+    print(f"pmap on {n} CPU devices (median ms per call)")
+    print(f"| workload | {' | '.join(names)} |" + (" jaxc/JAX |" if len(names) > 1 else ""))
+    print("|---|" + "---:|" * (len(names) + (len(names) > 1)))
+    for i, label in enumerate([f"psum of ({n}, {options.elements}) f32", f"data-parallel MLP step 784-512-10, "
+                                                                          f"{n}x128 examples"]):
+        cells = [f"{rows[k][i]:.3f}" for k in names]
+        ratio = f" {rows[names[0]][i] / rows[names[1]][i]:.2f}x |" if len(names) > 1 else ""
+        print(f"| {label} | {' | '.join(cells)} |{ratio}")
+    if len(names) > 1:
+        difference = max(float(np.max(np.abs(rows[names[0]][2][k] - rows[names[1]][2][k]))) for k in params)
+        print(f"parameters after one step: jaxc and JAX differ by at most {difference:.2e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""Lowering of the collectives in a pmap's per-device program: calls of the
+SPMD runtime (`jaxc.runtime._fastcall`, "SPMD"), which runs the program on
+one thread per device and meets its lanes at each collective.
+
+Only a module that `pmap` traced lowers them: its `jaxc.spmd_axes`
+attribute names the axis its lanes run over, with their count. Elsewhere a
+collective is an error at its location: `vmap` expands the collectives over
+its axis before this pass runs (passes/batching/collectives.py).
+
+    module attributes {jaxc.spmd_axes = {i = 4 : i64}} {
+      ... %s = jaxc.psum %x, axes = ["i"] : tensor<3xf32> ...
+  ->
+    func.func private @jaxc_spmd_all_reduce__0(memref<3xf32>, memref<3xf32>, i64, i32, i32)
+    ...
+    %xb = bufferization.to_buffer %x read_only : tensor<3xf32> to memref<3xf32>
+    %sb = memref.alloc() : memref<3xf32>
+    func.call @jaxc_spmd_all_reduce__0(%xb, %sb, %c3, %f32, %sum) : ...
+    %s = bufferization.to_tensor %sb restrict writable : memref<3xf32> to tensor<3xf32>
+
+Every buffer is an operand of the call, so bufferization and buffer
+deallocation see its uses (as for host callbacks, callback.py). The
+runtime's functions take memref descriptors (the `llvm` stage gives every
+declaration a C interface), one declaration per signature (`__0`, `__1`,
+...), and the engine resolves each to `_fastcall`'s function of the name
+before the `__` (runtime/cpu.py, `register_spmd_runtime`).
+
+    psum/pmax/pmin  jaxc_spmd_all_reduce: lane i reduces chunk i of every
+                    lane's operand into every lane's result (f16/bf16 as f32)
+    pmean           the psum, divided by the lane count
+    all_gather      jaxc_spmd_all_gather: the lanes' operands stacked
+                    (N, ...), then moved to `dimension` (merged into it
+                    when tiled)
+    all_to_all      the all_gather, this lane's chunk of the split axis
+                    cut from it, the lane axis merged into concat_axis
+    ppermute        jaxc_spmd_ppermute: this lane's source from a table
+                    indexed by the lane (zeros where none sends)
+    axis_index      jaxc_spmd_lane
+"""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
+
+from .common import (bit_width, is_float, is_unsigned, map_elements, operand_element,
+                     scalar_const, shape_of, signless)
+from .elementwise import LoweringError
+
+SPMD_AXES = "jaxc.spmd_axes"  # module attribute: {axis name = lane count}
+
+# jaxc_spmd_all_reduce's element type and reduction codes (_fastcall.c, SPMD_*)
+_TYPE_CODES = {("float", 32): 0, ("float", 64): 1, ("signed", 8): 2, ("signed", 16): 3,
+               ("signed", 32): 4, ("signed", 64): 5, ("unsigned", 8): 6, ("unsigned", 16): 7,
+               ("unsigned", 32): 8, ("unsigned", 64): 9}
+_OP_CODES = {"jaxc.psum": 0, "jaxc.pmean": 0, "jaxc.pmax": 1, "jaxc.pmin": 2}
+
+
+def _module(op: ir.Operation) -> ir.Operation:
+    parent = op.operation.parent
+    while parent.name != "builtin.module":
+        parent = parent.parent
+    return parent
+
+
+def _lanes(op: ir.Operation) -> int:
+    """The lane count of the one SPMD axis the op names; a LoweringError otherwise."""
+    if op.name == "jaxc.axis_index":
+        names = [ir.StringAttr(op.attributes["axis_name"]).value]
+    else:
+        names = [ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes["axes"])]
+    module = _module(op)
+    axes = ir.DictAttr(module.attributes[SPMD_AXES]) if SPMD_AXES in module.attributes else None
+    spmd = {} if axes is None else {axes[i].name: ir.IntegerAttr(axes[i].attr).value
+                                    for i in range(len(axes))}
+    if len(names) != 1 or names[0] not in spmd:
+        raise LoweringError(op, f"'{op.name}' over the axes {names}: a collective runs only inside a "
+                                f"mapped computation, over its one pmap axis (this module maps "
+                                f"{sorted(spmd) or 'no axis'}; vmap axes are expanded before lowering)")
+    return spmd[names[0]]
+
+
+def _declare(op: ir.Operation, base: str, inputs: list[ir.Type]) -> str:
+    """`func.func private @base__K(inputs)` in the module, one per signature
+    (the runtime resolves every `base__K` to `base`); returns its name."""
+    body = _module(op).regions[0].blocks[0]
+    count = 0
+    for existing in body.operations:
+        if existing.operation.name != "func.func":
+            continue
+        name = ir.StringAttr(existing.operation.attributes["sym_name"]).value
+        if name.startswith(base + "__"):
+            count += 1
+            ftype = ir.FunctionType(ir.TypeAttr(existing.operation.attributes["function_type"]).value)
+            if list(ftype.inputs) == list(inputs):
+                return name
+    name = f"{base}__{count}"
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        func.FuncOp(name, ir.FunctionType.get(inputs, []), visibility="private")
+    return name
+
+
+def _memref_of(t: ir.Type) -> ir.MemRefType:
+    t = ir.RankedTensorType(signless(t))
+    return ir.MemRefType.get(t.shape, t.element_type)
+
+
+def _call(op: ir.Operation, symbol: str, operand: ir.Value, result_type: ir.Type,
+          scalars: list[ir.Value]) -> ir.Value:
+    """result = a fresh buffer that `symbol(operand, result, *scalars)` fills."""
+    in_type, out_type = _memref_of(operand.type), _memref_of(result_type)
+    symbol = _declare(op, symbol, [in_type, out_type] + [s.type for s in scalars])
+    source = bufferization.ToBufferOp(in_type, operand, read_only=True).result
+    target = memref.AllocOp(out_type, [], []).result
+    func.CallOp([], symbol, [source, target, *scalars])
+    return bufferization.ToTensorOp(signless(result_type), target, restrict=True, writable=True).result
+
+
+def _i64(value: int) -> ir.Value:
+    return arith.ConstantOp(ir.IntegerType.get_signless(64), value).result
+
+
+def _i32(value: int) -> ir.Value:
+    return arith.ConstantOp(ir.IntegerType.get_signless(32), value).result
+
+
+def _bytes(t: ir.Type) -> int:
+    elem = ir.RankedTensorType(signless(t)).element_type
+    return int(np.prod(shape_of(t), dtype=np.int64)) * (bit_width(elem) // 8)
+
+
+def _lane_index() -> ir.Value:
+    return func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_lane", []).result
+
+
+def _declare_lane(op: ir.Operation) -> None:
+    body = _module(op).regions[0].blocks[0]
+    for existing in body.operations:
+        if existing.operation.name == "func.func" and \
+                ir.StringAttr(existing.operation.attributes["sym_name"]).value == "jaxc_spmd_lane":
+            return
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        func.FuncOp("jaxc_spmd_lane", ir.FunctionType.get([], [ir.IntegerType.get_signless(64)]),
+                    visibility="private")
+
+
+def all_reduce(op):
+    lanes = _lanes(op)
+    x, elem = op.operands[0], operand_element(op, 0)
+    result_type = op.results[0].type
+    f32 = ir.F32Type.get()
+    narrow_float = isinstance(elem, (ir.F16Type, ir.BF16Type))
+    if narrow_float:  # reduced in f32, as the CPU computes f16/bf16
+        x = map_elements(ir.RankedTensorType.get(shape_of(x), f32), [x], lambda a: arith.extf(f32, a[0]))
+        compute = f32
+    else:
+        compute = elem
+    if is_float(compute):
+        key = ("float", bit_width(compute))
+    elif isinstance(compute, ir.IntegerType) and compute.width == 1:
+        key = ("unsigned", 8)  # booleans are stored as i8
+    elif isinstance(compute, ir.IntegerType):
+        key = ("unsigned" if is_unsigned(compute) else "signed", compute.width)
+    else:
+        raise LoweringError(op, f"'{op.name}' of {elem} is not supported across devices")
+    count = int(np.prod(shape_of(x), dtype=np.int64))
+    out = _call(op, "jaxc_spmd_all_reduce", x, ir.RankedTensorType.get(shape_of(x), compute),
+                [_i64(count), _i32(_TYPE_CODES[key]), _i32(_OP_CODES[op.name])])
+    if op.name == "jaxc.pmean":
+        scale = scalar_const(compute, float(lanes))
+        out = map_elements(ir.RankedTensorType.get(shape_of(x), compute), [out],
+                           lambda a: arith.divf(a[0], scale), [compute])
+    if narrow_float:
+        out = map_elements(result_type, [out], lambda a: arith.truncf(signless(elem), a[0]), [f32])
+    return [out]
+
+
+def _gathered(op: ir.Operation, x: ir.Value, lanes: int) -> ir.Value:
+    """The lanes' `x` stacked: tensor<lanes x shape>."""
+    elem = ir.RankedTensorType(signless(x.type)).element_type
+    stacked = ir.RankedTensorType.get([lanes, *shape_of(x)], elem)
+    return _call(op, "jaxc_spmd_all_gather", x, stacked, [_i64(_bytes(x.type))])
+
+
+def _lane_axis_to(value: ir.Value, dim: int, merge: bool) -> ir.Value:
+    """Move dimension 0 of `value` to `dim`; with `merge`, fold it into the
+    dimension that follows it there (lane-major)."""
+    shape = shape_of(value)
+    elem = ir.RankedTensorType(value.type).element_type
+    if dim:
+        perm = [*range(1, dim + 1), 0, *range(dim + 1, len(shape))]
+        moved_shape = [shape[p] for p in perm]
+        init = tensor.EmptyOp(moved_shape, elem).result
+        value = linalg.transpose(value, outs=[init], permutation=perm).results[0]
+        shape = moved_shape
+    if not merge:
+        return value
+    groups = [[i] for i in range(dim)] + [[dim, dim + 1]] + [[i] for i in range(dim + 2, len(shape))]
+    merged = shape[:dim] + [shape[dim] * shape[dim + 1]] + shape[dim + 2:]
+    return tensor.CollapseShapeOp(ir.RankedTensorType.get(merged, elem), value,
+                                  ir.ArrayAttr.get([ir.ArrayAttr.get(
+                                      [ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i) for i in g])
+                                      for g in groups])).result
+
+
+def all_gather(op):
+    lanes = _lanes(op)
+    dim = ir.IntegerAttr(op.attributes["dimension"]).value
+    tiled = "tiled" in op.attributes
+    return [_lane_axis_to(_gathered(op, op.operands[0], lanes), dim, tiled)]
+
+
+def all_to_all(op):
+    lanes = _lanes(op)
+    split = ir.IntegerAttr(op.attributes["split_axis"]).value
+    concat = ir.IntegerAttr(op.attributes["concat_axis"]).value
+    x = op.operands[0]
+    stacked = _gathered(op, x, lanes)
+    shape = shape_of(stacked)
+    chunk = shape[1 + split] // lanes
+    _declare_lane(op)
+    index = ir.IndexType.get()
+    start = arith.MulIOp(arith.IndexCastOp(index, _lane_index()).result,
+                         arith.ConstantOp(index, chunk).result).result
+    sizes = list(shape)
+    sizes[1 + split] = chunk
+    dynamic = ir.ShapedType.get_dynamic_size()
+    static_offsets = [0] * len(shape)
+    static_offsets[1 + split] = dynamic
+    elem = ir.RankedTensorType(stacked.type).element_type
+    mine = tensor.ExtractSliceOp(ir.RankedTensorType.get(sizes, elem), stacked, [start], [], [],
+                                 static_offsets, sizes, [1] * len(shape)).result
+    return [_lane_axis_to(mine, concat, True)]
+
+
+def ppermute(op):
+    lanes = _lanes(op)
+    pairs = list(ir.DenseI64ArrayAttr(op.attributes["perm"]))
+    sources = [-1] * lanes
+    for s, d in zip(pairs[0::2], pairs[1::2]):
+        sources[d] = s
+    i64 = ir.IntegerType.get_signless(64)
+    table_type = ir.RankedTensorType.get([lanes], i64)
+    table = arith.ConstantOp(table_type, ir.DenseElementsAttr.get(np.array(sources, np.int64),
+                                                                  type=table_type)).result
+    _declare_lane(op)
+    lane = arith.IndexCastOp(ir.IndexType.get(), _lane_index()).result
+    source = tensor.ExtractOp(table, [lane]).result
+    x = op.operands[0]
+    return [_call(op, "jaxc_spmd_ppermute", x, x.type, [_i64(_bytes(x.type)), source])]
+
+
+def axis_index(op):
+    _lanes(op)
+    _declare_lane(op)
+    i32 = ir.IntegerType.get_signless(32)
+    lane = arith.TruncIOp(i32, _lane_index()).result
+    return [tensor.FromElementsOp(ir.RankedTensorType.get([], i32), [lane]).result]
+
+
+RULES: dict = {"jaxc.psum": all_reduce, "jaxc.pmax": all_reduce, "jaxc.pmin": all_reduce,
+               "jaxc.pmean": all_reduce, "jaxc.all_gather": all_gather, "jaxc.all_to_all": all_to_all,
+               "jaxc.ppermute": ppermute, "jaxc.axis_index": axis_index}

@@ -1,0 +1,361 @@
+"""`pmap`: one program run on N CPU devices at once (SPMD), as `jax.pmap`.
+
+`pmap(f, axis_name="i")(xs)` traces `f` once on one device's slice into a
+module marked with the axis and its size,
+
+    module attributes {jaxc.spmd_axes = {i = 4 : i64}} {
+      func.func @jit_f(%x: tensor<3xf32>) -> tensor<3xf32> {
+        %0 = jaxc.psum %x, axes = ["i"] : tensor<3xf32>
+        ...
+
+compiles it once for one thread (no OpenMP: the devices are the threads),
+and runs it on N threads at once (`Entry.call_spmd`, `_fastcall.c`), lane i
+reading slice i of every mapped argument in place. Collectives are calls
+into a small in-process runtime that meets the lanes at a barrier
+(passes/lowering/collectives.py). The results are stacked along the mapped
+axis in one buffer: an Array whose `.sharding` is a `PmapSharding` over the
+devices, whose shards are views of that buffer, and which later eager ops
+and pmaps read without a copy.
+
+Called inside a trace (under `jit`, `grad`, `vmap`), `pmap(f)` means what
+`vmap(f, axis_name=...)` means, and is traced as that (the values are the
+same; the devices are one program's).
+"""
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import core, dispatch, tree_util
+from ._config import config
+from ._batching import _axis_size, _broadcast_axes, _check_axes_tree, _leaf_names, _normalize_in_axis
+from ._batching import _normalize_out_axis, bound_axes, vmap
+from .api import Lowered, _leaf_aval, _Static, trace_function
+from .core import ShapedArray
+
+__all__ = ["pmap", "PmapSharding", "Shard"]
+
+SPMD_AXES = "jaxc.spmd_axes"  # passes/lowering/collectives.py
+
+
+def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: Any = 0,
+         static_broadcasted_argnums: int | Sequence[int] = (), devices: Sequence[Any] | None = None,
+         backend: str | None = None, axis_size: int | None = None,
+         donate_argnums: int | Sequence[int] = (), global_arg_shapes: Any = None) -> "PmapFunction":
+    """`fun` run on one device per slice of the mapped axis, as `jax.pmap`.
+
+    `in_axes` / `out_axes` as vmap's (per positional argument; keyword
+    arguments are mapped over axis 0); `axis_name` names the axis for
+    collectives (`lax.psum(x, axis_name)`, `lax.axis_index`, ...);
+    `static_broadcasted_argnums` are hashable arguments every device gets
+    as Python values; `devices` the CPU devices to use (as many as the
+    mapped size; default the first of `jaxc.devices()`); `axis_size` is
+    needed only when no argument is mapped. `donate_argnums` is accepted:
+    buffers are not reused on the CPU (a hint, as on JAX's CPU backend).
+    """
+    if not callable(fun):
+        raise TypeError(f"pmap: fun must be callable, got {type(fun).__name__}")
+    if global_arg_shapes is not None:
+        raise ValueError("pmap: global_arg_shapes is only for multi-process pmap, which jaxc does not "
+                         "support")
+    if backend not in (None, "cpu"):
+        raise ValueError(f"pmap: backend {backend!r}: jaxc runs pmap on CPU devices only")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    _check_axes_tree(in_axes, "in_axes")
+    _check_axes_tree(out_axes, "out_axes")
+    static = _argnums(static_broadcasted_argnums, "static_broadcasted_argnums")
+    _argnums(donate_argnums, "donate_argnums")
+    if axis_size is not None:
+        axis_size = operator.index(axis_size)
+    if devices is not None:
+        devices = list(devices)
+        bad = [d for d in devices if not isinstance(d, dispatch.Device) or d.platform != "cpu"]
+        if bad:
+            raise ValueError(f"pmap: devices must be CPU devices (jaxc.devices('cpu')), got {bad[0]!r}")
+        if len(set(map(id, devices))) != len(devices):
+            raise ValueError(f"pmap: devices must be distinct, got {devices}")
+    name = None if axis_name is None else str(axis_name)
+    return PmapFunction(fun, name, in_axes, out_axes, static, devices, axis_size)
+
+
+def _argnums(value: int | Sequence[int], what: str) -> tuple[int, ...]:
+    numbers = (value,) if isinstance(value, int) else tuple(value)
+    for n in numbers:
+        if not isinstance(n, int):
+            raise TypeError(f"pmap: {what} must be an int or a sequence of ints, got {value!r}")
+    return numbers
+
+
+class _Program:
+    """The per-device program of one signature, compiled once."""
+
+    def __init__(self, traced: Any, lanes: int, in_axes: list, out_axes: list) -> None:
+        from jaxc.runtime import CompileError, compile_module
+        from ._toplevel import log_compile
+        self.traced = traced
+        self.lanes = lanes
+        self.in_axes = in_axes + [None] * len(traced.consts)  # closed-over values: every lane's
+        self.out_axes = out_axes
+        self.out_avals = [ShapedArray(a.shape if ax is None else a.shape[:ax] + (lanes,) + a.shape[ax:],
+                                      a.dtype, a.weak_type) for a, ax in zip(traced.out_avals, out_axes)]
+        log_compile(traced.label)
+        try:
+            executable = compile_module(traced.text(debug_info=True))
+        except CompileError as error:
+            raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
+        self.function = executable[traced.name]
+
+    def __call__(self, *values: np.ndarray) -> list[np.ndarray]:
+        """Run on the arguments' values (every lane's, stacked on their mapped axes)."""
+        lanes, function = self.lanes, self.function
+        buffers, strides = [], []
+        for value, spec, axis in zip(values, function.args, self.in_axes):
+            value = np.asarray(value)
+            if value.dtype != spec.dtype and spec.element_type != "bf16":
+                value = value.astype(spec.dtype)
+            if axis:
+                value = np.moveaxis(value, axis, 0)
+            value = np.ascontiguousarray(value)
+            buffers.append(value)
+            strides.append(0 if axis is None else value.nbytes // lanes)
+        outs = [np.empty((lanes, *spec.shape), spec.dtype) for spec in function.results]
+        strides += [out.nbytes // lanes for out in outs]
+        if lanes:
+            function._entry.call_spmd(lanes, buffers + outs, strides)
+        results = []
+        for out, axis in zip(outs, self.out_axes):
+            if axis is None:  # JAX returns lane 0's (the program must make them equal)
+                out = out[0, ...] if lanes else np.empty(out.shape[1:], out.dtype)
+            elif axis:
+                out = np.moveaxis(out, 0, axis)
+            results.append(out if out.flags.c_contiguous else out.copy())
+        return results
+
+
+class PmapFunction:
+    """What `pmap(f)` returns: call it, or `.lower(*args)` to see the
+    per-device program (`as_text(stage=...)`)."""
+
+    def __init__(self, fun: Callable, axis_name: str | None, in_axes: Any, out_axes: Any,
+                 static: tuple[int, ...], devices: list | None, axis_size: int | None) -> None:
+        self._fun = fun
+        self._axis_name = axis_name
+        self._in_axes = in_axes
+        self._out_axes = out_axes
+        self._static = static
+        self._devices = devices
+        self._axis_size = axis_size
+        self._programs: dict[Any, _Program] = {}
+        functools.update_wrapper(self, fun)
+
+    def __repr__(self) -> str:
+        return f"<pmap({getattr(self._fun, '__name__', 'fn')})>"
+
+    # -- arguments -----------------------------------------------------------
+
+    def _split_static(self, args: tuple) -> tuple[tuple, tuple]:
+        n = len(args)
+        static = sorted({i % n if -n <= i < n else i for i in self._static})
+        for i in static:
+            if not 0 <= i < n:
+                raise ValueError(f"{core.where()}: pmap: static_broadcasted_argnums {self._static} is "
+                                 f"out of range for a call with {n} positional arguments")
+        return tuple((i, _Static(args[i])) for i in static), tuple(a for i, a in enumerate(args)
+                                                                   if i not in static)
+
+    def _bind(self, static: tuple, dynamic: Sequence[Any]) -> list:
+        args, it = [], iter(dynamic)
+        positions = dict(static)
+        for i in range(len(static) + len(dynamic)):
+            args.append(positions[i].value if i in positions else next(it))
+        return args
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        static, dynamic = self._split_static(args)
+        in_axes = self._in_axes
+        if isinstance(in_axes, tuple) and static:
+            if len(in_axes) == len(args):  # JAX: in_axes entries for static arguments are dropped
+                in_axes = tuple(a for i, a in enumerate(in_axes) if i not in dict(static))
+        leaves = tree_util.tree_leaves((dynamic, kwargs))
+        if core.current_scope() is not None or any(isinstance(x, core.Tracer) for x in leaves):
+            return self._as_vmap(static, dynamic, kwargs, in_axes)
+        program, flat = self._program(static, dynamic, kwargs, in_axes)
+        devices = self._lane_devices(program.lanes)
+        inputs = flat + program.traced.consts
+        outs = dispatch.run(program, inputs, program.out_avals, program.traced.label, devices[0])
+        for out, axis in zip(outs, program.out_axes):
+            out._sharding = PmapSharding(devices, axis) if axis is not None else None
+        return tree_util.tree_unflatten(program.traced.out_tree, outs)
+
+    def _as_vmap(self, static: tuple, dynamic: tuple, kwargs: dict, in_axes: Any) -> Any:
+        def bound(*dyn: Any, **kw: Any) -> Any:
+            return self._fun(*self._bind(static, dyn), **kw)
+        return vmap(bound, in_axes, self._out_axes, self._axis_size, self._axis_name)(*dynamic, **kwargs)
+
+    def _lane_devices(self, lanes: int) -> list:
+        if self._devices is not None:
+            if len(self._devices) != lanes:
+                raise ValueError(f"{core.where()}: pmap: the mapped axis has size {lanes} but "
+                                 f"{len(self._devices)} devices were given")
+            return self._devices
+        available = dispatch.devices()
+        if lanes > len(available):
+            raise ValueError(f"{core.where()}: compiling computation that requires {lanes} logical "
+                             f"devices, but only {len(available)} CPU devices are available "
+                             f"(num_replicas={lanes}); set jax_num_cpu_devices (or "
+                             f"JAX_NUM_CPU_DEVICES) before first use")
+        return available[:lanes]
+
+    def _program(self, static: tuple, dynamic: tuple, kwargs: dict, in_axes: Any) -> tuple[_Program, list]:
+        what = f"pmap({getattr(self._fun, '__name__', 'fn')})"
+        if isinstance(in_axes, tuple) and len(in_axes) != len(dynamic):
+            raise ValueError(f"{core.where()}: pmap in_axes must be an int, None, or a tuple of entries "
+                             f"corresponding to the positional arguments passed to the function, but "
+                             f"got len(in_axes)={len(in_axes)}, len(args)={len(dynamic)}")
+        leaves, in_tree = tree_util.tree_flatten((dynamic, kwargs))
+        avals = [_leaf_aval(x) for x in leaves]
+        n_positional = len(tree_util.tree_leaves(dynamic))
+        axes = _broadcast_axes(in_axes, dynamic, "in_axes") + [0] * (len(leaves) - n_positional)
+        shaped = [_Shape(a) for a in avals]
+
+        def checked(names: list[str]) -> tuple[list, int]:
+            normalized = [_normalize_in_axis(a, x, n, "pmap") for a, x, n in zip(axes, shaped, names)]
+            return normalized, _axis_size(normalized, shaped, names, self._axis_size, "pmap")
+        try:  # the leaves' names (inspect.signature: slow) only for an error message
+            axes, lanes = checked([""] * len(leaves))
+        except ValueError:
+            checked(_leaf_names(self._fun, dynamic, kwargs))
+            raise
+        self._lane_devices(lanes)
+        lane_avals = [a if ax is None else ShapedArray(a.shape[:ax] + a.shape[ax + 1:], a.dtype, a.weak_type)
+                      for a, ax in zip(avals, axes)]
+        key = (in_tree, tuple(a.strong for a in avals), tuple(axes), lanes, static,
+               config.jax_enable_x64)
+        program = self._programs.get(key)
+        if program is None:
+            program = self._trace(static, in_tree, lane_avals, axes, lanes, what)
+            self._programs[key] = program
+        flat = [x if isinstance(x, core.ArrayBase) else np.asarray(x, a.dtype) for x, a in zip(leaves, avals)]
+        return program, flat
+
+    def _trace(self, static: tuple, in_tree: Any, lane_avals: list, axes: list, lanes: int,
+               what: str) -> _Program:
+        def rebuild(tracers: list) -> tuple[tuple, dict]:
+            dyn, kw = tree_util.tree_unflatten(in_tree, tracers)
+            return tuple(self._bind(static, dyn)), kw
+
+        def per_device(*args: Any, **kwargs: Any) -> Any:
+            stack = bound_axes()
+            if self._axis_name is not None:
+                stack.append((self._axis_name, lanes))
+            try:
+                return self._fun(*args, **kwargs)
+            finally:
+                if self._axis_name is not None:
+                    stack.pop()
+
+        traced = trace_function(per_device, lane_avals, rebuild,
+                                f"pmap_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_"))
+        _mark_spmd(traced, self._axis_name, lanes)
+        traced_out_axes = _broadcast_axes(self._out_axes, tree_util.tree_unflatten(traced.out_tree,
+                                                                                   traced.out_avals),
+                                          "out_axes")
+        out_axes = [_normalize_out_axis(a, y, what) for a, y in zip(traced_out_axes, traced.out_avals)]
+        return _Program(traced, lanes, list(axes), out_axes)
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """The per-device program for these arguments (`as_text(stage=...)`)."""
+        static, dynamic = self._split_static(args)
+        in_axes = self._in_axes
+        if isinstance(in_axes, tuple) and static and len(in_axes) == len(args):
+            in_axes = tuple(a for i, a in enumerate(in_axes) if i not in dict(static))
+        program, _ = self._program(static, dynamic, kwargs, in_axes)
+        return Lowered(program.traced)
+
+
+class _Shape:
+    """An aval seen as a value with `.shape`/`.ndim` (vmap's axis checks read those)."""
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.shape = aval.shape
+        self.ndim = len(aval.shape)
+        self.aval = aval
+
+
+def _mark_spmd(traced: Any, axis_name: str | None, lanes: int) -> None:
+    """Give the traced module its `jaxc.spmd_axes` attribute (an unnamed
+    axis is marked too: the module still runs on `lanes` threads)."""
+    import mlir.ir as ir
+    with traced.module.context:
+        name = axis_name if axis_name is not None else "__pmap__"
+        traced.module.operation.attributes[SPMD_AXES] = ir.DictAttr.get(
+            {name: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes)})
+
+
+# ---------------------------------------------------------------------------
+# Sharding of pmap's results
+# ---------------------------------------------------------------------------
+
+class PmapSharding:
+    """How a pmap result lies on its devices: slice i of the mapped axis
+    (`sharded_dim`) on device i, as JAX's class of the same name."""
+
+    memory_kind = "device"
+    is_fully_replicated = False
+    is_fully_addressable = True
+
+    def __init__(self, devices: Sequence[Any], sharded_dim: int = 0) -> None:
+        self.devices = np.array(list(devices), dtype=object)
+        self.sharded_dim = sharded_dim
+
+    @property
+    def device_set(self) -> set:
+        return set(self.devices.tolist())
+
+    addressable_devices = device_set
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.devices)
+
+    def shard_shape(self, global_shape: Sequence[int]) -> tuple[int, ...]:
+        """A shard's shape: the global shape without the mapped dimension."""
+        shape = tuple(global_shape)
+        return shape[:self.sharded_dim] + shape[self.sharded_dim + 1:]
+
+    def devices_indices_map(self, global_shape: Sequence[int]) -> dict:
+        rank = len(global_shape)
+        return {d: tuple(i if k == self.sharded_dim else slice(None) for k in range(rank))
+                for i, d in enumerate(self.devices.tolist())}
+
+    def __eq__(self, other: Any) -> bool:
+        return (isinstance(other, PmapSharding) and self.sharded_dim == other.sharded_dim
+                and self.devices.tolist() == other.devices.tolist())
+
+    def __hash__(self) -> int:
+        return hash(("PmapSharding", self.sharded_dim, tuple(map(id, self.devices.tolist()))))
+
+    def __repr__(self) -> str:
+        return (f"PmapSharding(sharded_dim={self.sharded_dim}, device_ids="
+                f"{[d.id for d in self.devices.tolist()]}, device_platform=CPU, "
+                f"device_shape=({len(self.devices)},))")
+
+
+class Shard:
+    """One device's part of an Array (`Array.addressable_shards`)."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device: Any, index: tuple, replica_id: int, data: Any) -> None:
+        self.device = device
+        self.index = index
+        self.replica_id = replica_id
+        self.data = data
+
+    def __repr__(self) -> str:
+        return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+                f"data={self.data!r})")

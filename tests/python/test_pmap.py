@@ -1,0 +1,348 @@
+"""pmap on N CPU devices: one per-device program run on N threads at once,
+collectives through the SPMD runtime (docs/parallel.md).
+
+Every collective is checked against NumPy and against the same function
+under vmap (whose expansion of the collectives is the reference), for
+several in/out axes; gradients inside pmap against closed forms; the
+nesting with vmap, jit and grad; the sharding of the results; errors.
+"""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+from jaxc import lax
+
+N = 4
+
+
+@pytest.fixture(autouse=True)
+def four_devices():
+    before = jaxc.config.jax_num_cpu_devices
+    jaxc.config.update("jax_num_cpu_devices", N)
+    yield
+    jaxc.config.update("jax_num_cpu_devices", before)
+
+
+def rand(*shape, dtype=np.float32, seed=0):
+    return np.random.RandomState(seed).randn(*shape).astype(dtype)
+
+
+def both(f, *args, **kwargs):
+    """pmap(f) and vmap(f) (the reference) on the same arguments."""
+    p = jaxc.pmap(f, **kwargs)(*args)
+    v = jaxc.vmap(f, **kwargs)(*args)
+    return p, v
+
+
+# ---------------------------------------------------------------------------
+# Collectives
+# ---------------------------------------------------------------------------
+
+REDUCTIONS = [
+    ("psum", lambda x: x.sum(0, dtype=x.dtype), [np.float32, np.float64, np.int32, np.uint8]),
+    ("pmean", lambda x: x.mean(0), [np.float32, np.float64]),
+    ("pmax", lambda x: x.max(0), [np.float32, np.int32, np.int8, np.uint16]),
+    ("pmin", lambda x: x.min(0), [np.float32, np.int64, np.uint32]),
+]
+
+
+@pytest.mark.parametrize("name,reference,types", REDUCTIONS, ids=[r[0] for r in REDUCTIONS])
+def test_reductions_match_numpy_and_vmap(x64, name, reference, types):
+    collective = getattr(lax, name)
+    for dtype in types:
+        x = (rand(N, 3, 5) * 20).astype(dtype)
+        p, v = both(lambda a: collective(a, "i"), x, axis_name="i")
+        expected = np.broadcast_to(reference(x), x.shape)
+        np.testing.assert_allclose(np.asarray(p), expected, rtol=1e-6, err_msg=f"{name} {dtype}")
+        np.testing.assert_allclose(np.asarray(p), np.asarray(v), rtol=1e-6)
+        assert p.dtype == v.dtype
+
+
+def test_reductions_of_half_precision_and_booleans():
+    x = rand(N, 7).astype(np.float16)
+    p = jaxc.pmap(lambda a: lax.psum(a, "i"), axis_name="i")(x)
+    assert p.dtype == np.float16
+    np.testing.assert_allclose(np.asarray(p, np.float32), np.broadcast_to(x.astype(np.float32).sum(0), x.shape),
+                               rtol=2e-3)
+    b = rand(N, 6) > 0
+    np.testing.assert_array_equal(np.asarray(jaxc.pmap(lambda a: lax.pmax(a, "i"), axis_name="i")(b)),
+                                  np.broadcast_to(b.any(0), b.shape))
+    np.testing.assert_array_equal(np.asarray(jaxc.pmap(lambda a: lax.psum(a, "i"), axis_name="i")(b)),
+                                  np.broadcast_to(b.sum(0), b.shape))
+
+
+def test_pmax_propagates_nan():
+    x = rand(N, 3)
+    x[2, 1] = np.nan
+    out = np.asarray(jaxc.pmap(lambda a: lax.pmax(a, "i"), axis_name="i")(x))
+    assert np.isnan(out[:, 1]).all() and not np.isnan(out[:, [0, 2]]).any()
+
+
+@pytest.mark.parametrize("axis,tiled", [(0, False), (1, False), (2, False), (0, True), (1, True)])
+def test_all_gather(axis, tiled):
+    x = rand(N, 3, 2)
+    p, v = both(lambda a: lax.all_gather(a, "i", axis=axis, tiled=tiled), x, axis_name="i")
+    stacked = np.stack(list(x), axis) if not tiled else np.concatenate(list(x), axis)
+    for lane in range(N):
+        np.testing.assert_array_equal(np.asarray(p)[lane], stacked)
+    np.testing.assert_array_equal(np.asarray(p), np.asarray(v))
+
+
+@pytest.mark.parametrize("split,concat,tiled", [(0, 0, True), (0, 1, True), (1, 0, True), (0, 0, False),
+                                                (0, 1, False), (1, 0, False)])
+def test_all_to_all(split, concat, tiled):
+    shape = [N * 2, 3] if tiled else [N, 3]
+    if split == 1:
+        shape = shape[::-1]
+    x = rand(N, *shape)
+    p, v = both(lambda a: lax.all_to_all(a, "i", split, concat, tiled=tiled), x, axis_name="i")
+    np.testing.assert_array_equal(np.asarray(p), np.asarray(v))
+    # NumPy: lane l gets chunk l of every lane's split axis, in lane order along concat
+    for lane in range(N):
+        chunks = [np.array_split(x[s], N, axis=split)[lane] for s in range(N)]
+        if tiled:
+            expected = np.concatenate(chunks, concat)
+        else:
+            expected = np.stack([c.squeeze(split) for c in chunks], concat)
+        np.testing.assert_array_equal(np.asarray(p)[lane], expected)
+
+
+@pytest.mark.parametrize("perm", [[(0, 1), (1, 2), (2, 3), (3, 0)], [(0, 3), (3, 0)], [(1, 1)]])
+def test_ppermute(perm):
+    x = rand(N, 5).astype(np.float64)
+    p, v = both(lambda a: lax.ppermute(a, "i", perm), x, axis_name="i")
+    expected = np.zeros_like(x)
+    for s, d in perm:
+        expected[d] = x[s]
+    np.testing.assert_array_equal(np.asarray(p), expected.astype(np.float32))
+    np.testing.assert_array_equal(np.asarray(p), np.asarray(v))
+
+
+def test_axis_index_and_psum_scatter():
+    x = rand(N, N * 3)
+    p, v = both(lambda a: (lax.axis_index("i"), lax.psum_scatter(a, "i", tiled=True)), x, axis_name="i")
+    np.testing.assert_array_equal(np.asarray(p[0]), np.arange(N))
+    total = x.sum(0)
+    for lane in range(N):
+        np.testing.assert_allclose(np.asarray(p[1])[lane], total[lane * 3:(lane + 1) * 3], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(p[1]), np.asarray(v[1]), rtol=1e-6)
+
+
+def test_several_collectives_in_one_program():
+    """Lanes meet at every collective in order, in loops too (fori_loop)."""
+    def f(a):
+        def body(i, c):
+            return lax.ppermute(c, "i", [(k, (k + 1) % N) for k in range(N)]) + lax.pmean(c, "i")
+        return lax.fori_loop(0, 5, body, a) / lax.psum(1, "i")
+    x = rand(N, 4)
+    p, v = both(f, x, axis_name="i")
+    np.testing.assert_allclose(np.asarray(p), np.asarray(v), rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Axes, pytrees, static arguments
+# ---------------------------------------------------------------------------
+
+def test_in_and_out_axes_pytrees_and_kwargs():
+    params = {"w": rand(3, 2), "b": rand(2, seed=1)}
+    xs = rand(5, N, 3, seed=2)  # mapped over axis 1
+
+    def f(params, x, scale=1.0):
+        return {"y": (x @ params["w"] + params["b"]) * scale, "n": lax.psum(jnp.sum(x), "i")}
+    out = jaxc.pmap(f, axis_name="i", in_axes=(None, 1), out_axes={"y": 1, "n": None})(params, xs)
+    assert out["y"].shape == (5, N, 2) and out["n"].shape == ()
+    expected = np.einsum("bld,dk->blk", xs, params["w"]) + params["b"]
+    np.testing.assert_allclose(np.asarray(out["y"]), expected, rtol=1e-5)
+    np.testing.assert_allclose(float(out["n"]), xs.sum(), rtol=1e-5)
+    scaled = jaxc.pmap(f, axis_name="i", in_axes=(None, 1))(params, xs, scale=np.full((N,), 2.0, np.float32))
+    np.testing.assert_allclose(np.asarray(scaled["y"]), 2 * np.moveaxis(expected, 1, 0), rtol=1e-5)
+
+
+def test_static_broadcasted_argnums_and_axis_size():
+    f = jaxc.pmap(lambda x, n, y: x * n + y, static_broadcasted_argnums=(1,), in_axes=(0, None))
+    x = rand(N, 3)
+    np.testing.assert_allclose(np.asarray(f(x, 3, np.float32(1))), x * 3 + 1, rtol=1e-6)
+    assert np.asarray(f(x, 2, np.float32(0))).tolist() == (x * 2).tolist()
+    g = jaxc.pmap(lambda: lax.axis_index("i") * 2, axis_name="i", axis_size=3)
+    np.testing.assert_array_equal(np.asarray(g()), [0, 2, 4])
+
+
+def test_fewer_lanes_than_devices_and_explicit_devices():
+    x = rand(2, 3)
+    out = jaxc.pmap(lambda a: lax.psum(a, "i"), axis_name="i")(x)
+    assert out.devices() == set(jaxc.devices()[:2])
+    chosen = [jaxc.devices()[3], jaxc.devices()[1]]
+    out = jaxc.pmap(lambda a: a + lax.axis_index("i"), axis_name="i", devices=chosen)(x)
+    assert [s.device for s in out.addressable_shards] == chosen
+    np.testing.assert_allclose(np.asarray(out), x + np.arange(2)[:, None])
+
+
+# ---------------------------------------------------------------------------
+# Gradients and nesting
+# ---------------------------------------------------------------------------
+
+def test_grad_inside_pmap_transposes_the_collectives():
+    x = rand(N, 3) + 2
+    # psum's transpose is psum: every lane's output depends on every input
+    g = jaxc.pmap(jaxc.grad(lambda v: lax.psum(v ** 2, "i").sum()), axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(g), 2 * N * x, rtol=1e-5)
+    g = jaxc.pmap(jaxc.grad(lambda v: lax.pmean(v ** 2, "i").sum()), axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(g), 2 * x, rtol=1e-5)
+    weights = np.arange(1.0, N + 1, dtype=np.float32)[:, None]
+    g = jaxc.pmap(jaxc.grad(lambda v: (lax.all_gather(v, "i") * weights).sum()), axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(g), N * np.broadcast_to(weights, x.shape), rtol=1e-6)
+    ring = [(k, (k + 1) % N) for k in range(N)]
+    g = jaxc.pmap(jaxc.grad(lambda v: (lax.ppermute(v, "i", ring) * (lax.axis_index("i") + 1)).sum()),
+                  axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(g), np.broadcast_to(((np.arange(N) + 1) % N + 1)[:, None], x.shape))
+    g = jaxc.pmap(jaxc.grad(lambda v: (lax.all_to_all(v, "i", 0, 0, tiled=True) * weights[:, 0]).sum()),
+                  axis_name="i")(rand(N, N))
+    np.testing.assert_allclose(np.asarray(g), np.broadcast_to(weights, (N, N)), rtol=1e-6)
+    with pytest.raises(Exception, match="pmax and pmin are not differentiable"):
+        jaxc.pmap(jaxc.grad(lambda v: lax.pmax(v, "i").sum()), axis_name="i")(x)
+
+
+def test_data_parallel_training_step_matches_the_full_batch():
+    rng = np.random.RandomState(0)
+    params = {"w": rng.randn(3, 2).astype(np.float32), "b": np.zeros(2, np.float32)}
+    xs, ys = rng.randn(N, 8, 3).astype(np.float32), rng.randn(N, 8, 2).astype(np.float32)
+
+    def loss(p, x, y):
+        return jnp.mean((jnp.tanh(x @ p["w"] + p["b"]) - y) ** 2)
+
+    def step(p, x, y):
+        grads = lax.pmean(jaxc.grad(loss)(p, x, y), "i")
+        return jaxc.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads)
+    replicated = jaxc.tree_util.tree_map(lambda a: np.stack([a] * N), params)
+    p = replicated
+    for _ in range(3):
+        p = jaxc.pmap(step, axis_name="i")(p, xs, ys)
+    q = params
+    for _ in range(3):
+        grads = jaxc.grad(loss)(q, xs.reshape(-1, 3), ys.reshape(-1, 2))
+        q = jaxc.tree_util.tree_map(lambda a, g: a - 0.1 * g, q, grads)
+    for name in params:
+        for lane in range(N):
+            np.testing.assert_allclose(np.asarray(p[name])[lane], np.asarray(q[name]), rtol=2e-5, atol=1e-6)
+
+
+def test_vmap_inside_and_outside_pmap():
+    x = rand(N, 5, 3)
+    inner = jaxc.pmap(jaxc.vmap(lambda v: lax.psum(v, ("i", "j")), axis_name="j"), axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(inner), np.broadcast_to(x.sum((0, 1)), x.shape), rtol=1e-5)
+    inner_only = jaxc.pmap(jaxc.vmap(lambda v: lax.psum(v, "i") - lax.psum(v, "j"), axis_name="j"),
+                           axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(inner_only), x.sum(0)[None] - x.sum(1)[:, None], rtol=1e-5, atol=1e-5)
+    stacked = np.stack([x[:, 0], x[:, 1]])
+    outer = jaxc.vmap(jaxc.pmap(lambda v: lax.psum(v, "i"), axis_name="i"))(stacked)
+    np.testing.assert_allclose(np.asarray(outer), np.broadcast_to(stacked.sum(1, keepdims=True), stacked.shape),
+                               rtol=1e-5)
+
+
+def test_pmap_under_jit_and_grad_means_the_same():
+    x = rand(N, 3)
+    f = jaxc.pmap(lambda v: v * lax.psum(v, "i"), axis_name="i")
+    np.testing.assert_allclose(np.asarray(jaxc.jit(f)(x)), np.asarray(f(x)), rtol=1e-6)
+    g = jaxc.grad(lambda v: f(v).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), np.broadcast_to(2 * x.sum(0), x.shape), rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+def test_results_are_sharded_over_the_devices():
+    x = rand(N, 2, 3)
+    out = jaxc.pmap(lambda a: a * 2, out_axes=0)(x)
+    sharding = out.sharding
+    assert type(sharding).__name__ == "PmapSharding" and sharding.num_devices == N
+    assert out.devices() == set(jaxc.devices()) and not out.is_fully_replicated
+    assert sharding.shard_shape(out.shape) == (2, 3)
+    shards = out.addressable_shards
+    assert [s.device for s in shards] == jaxc.devices()
+    for lane, shard in enumerate(shards):
+        assert shard.index[0] == lane and shard.data.shape == (2, 3)
+        np.testing.assert_array_equal(np.asarray(shard.data), x[lane] * 2)
+        assert shard.data.device is jaxc.devices()[lane]
+    np.testing.assert_array_equal(np.asarray(out.addressable_data(1)), x[1] * 2)
+    # later eager ops and other pmaps read it
+    np.testing.assert_allclose(np.asarray(out + 1), x * 2 + 1)
+    again = jaxc.pmap(lambda a: lax.psum(a, "i"), axis_name="i")(out)
+    np.testing.assert_allclose(np.asarray(again), np.broadcast_to((x * 2).sum(0), x.shape), rtol=1e-5)
+    assert jaxc.jit(lambda a: a.sum())(x).sharding.num_devices == 1
+
+
+def test_the_per_device_program_is_shown_and_compiled_once():
+    f = jaxc.pmap(lambda a: lax.psum(a, "i") * 2, axis_name="i")
+    x = rand(N, 3)
+    lowered = f.lower(x)
+    text = lowered.as_text()
+    assert "jaxc.spmd_axes = {i = 4 : i64}" in text and "jaxc.psum" in text
+    assert "tensor<3xf32>" in text and "tensor<4x3xf32>" not in text
+    llvm = lowered.as_text(stage="linalg")
+    assert "call @jaxc_spmd_all_reduce__0" in llvm and "jaxc.psum" not in llvm
+    from jaxc.runtime import cpu
+    f(x)
+    before = cpu.compile_count
+    f(x + 1)
+    f(x * 3)
+    assert cpu.compile_count == before
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+def test_errors():
+    x = rand(N, 3)
+    with pytest.raises(ValueError, match="requires 6 logical devices, but only 4"):
+        jaxc.pmap(lambda a: a)(rand(6, 3))
+    with pytest.raises(ValueError, match="pmap got inconsistent sizes"):
+        jaxc.pmap(lambda a, b: a + b)(x, rand(3, 3))
+    with pytest.raises(NameError, match="unbound axis name: j"):
+        jaxc.pmap(lambda a: lax.psum(a, "j"), axis_name="i")(x)
+    with pytest.raises(ValueError, match="mapped axis has size 4 but 2 devices"):
+        jaxc.pmap(lambda a: a, devices=jaxc.devices()[:2])(x)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        jaxc.pmap(lambda a, s: a, static_broadcasted_argnums=1)(x, [1, 2])
+    with pytest.raises(ValueError, match="must have at least one non-None value in in_axes"):
+        jaxc.pmap(lambda a: a, in_axes=None)(x)
+    with pytest.raises(ValueError, match="pmap was requested to map its argument along axis 2"):
+        jaxc.pmap(lambda a: a, in_axes=2)(x)
+    with pytest.raises(TypeError, match="must be callable"):
+        jaxc.pmap(3)
+    with pytest.raises(ValueError, match="CPU devices"):
+        jaxc.pmap(lambda a: a, devices=["cpu:0"])
+
+
+def test_a_collective_outside_pmap_is_an_error_at_its_location():
+    text = """
+module {
+  func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = jaxc.psum %x, axes = ["i"] : tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}"""
+    from jaxc.runtime import CompileError, compile_module
+    with pytest.raises(CompileError, match=r"loc\(.*4:10\).*'jaxc.psum' over the axes \['i'\]: a collective runs only "
+                                           r"inside a mapped computation"):
+        compile_module(text)
+
+
+def test_num_cpu_devices_from_the_environment():
+    """JAX_NUM_CPU_DEVICES and XLA's --xla_force_host_platform_device_count."""
+    code = ("import jaxc, numpy as np; from jaxc import lax; "
+            "print(jaxc.device_count(), jaxc.pmap(lambda a: lax.psum(a, 'i'), axis_name='i')"
+            "(np.ones((jaxc.device_count(), 2), np.float32)).tolist()[0])")
+    for env in ({"JAX_NUM_CPU_DEVICES": "3"}, {"XLA_FLAGS": "--xla_force_host_platform_device_count=5"}):
+        import os
+        out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        count = int(next(iter(env.values()))[-1])
+        assert out.stdout.split()[0] == str(count)
+        assert f"[{float(count)}, {float(count)}]" in out.stdout
