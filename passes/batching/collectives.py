@@ -38,6 +38,7 @@ from jaxc import lax
 
 from ..autodiff.ir_util import module_of, ops_named
 from ..autodiff.jvp import apply_op
+from ..lowering.collectives import spmd_axes
 from .batch import (AXIS_OPS, BATCH, Axis, RuleError, batched_type, broadcast_batch, i64, integer,
                     moveaxis, rebuild)
 
@@ -54,9 +55,7 @@ def _check_bound(op: ir.Operation, names: list[str], axis: Axis) -> None:
     whose per-device program the module is (`jaxc.spmd_axes`)."""
     module = module_of(op)
     bound = set()
-    if "jaxc.spmd_axes" in module.attributes:
-        spmd = ir.DictAttr(module.attributes["jaxc.spmd_axes"])
-        bound.update(spmd[i].name for i in range(len(spmd)))
+    bound.update(name for name, _ in spmd_axes(module))
     for request in ops_named(module, ("jaxc.vmap",)):
         if "axis_name" in request.attributes:
             bound.add(ir.StringAttr(request.attributes["axis_name"]).value)

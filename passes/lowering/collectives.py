@@ -2,19 +2,22 @@
 SPMD runtime (`jaxc.runtime._fastcall`, "SPMD"), which runs the program on
 one thread per device and meets its lanes at each collective.
 
-Only a module that `pmap` traced lowers them: its `jaxc.spmd_axes`
-attribute names the axis its lanes run over, with their count. Elsewhere a
+Only a module that `pmap` or `shard_map` traced lowers them: its
+`jaxc.spmd_axes` attribute lists the mesh axes its lanes run over, with
+their sizes (pmap: one axis). A collective over some of the axes acts
+within groups: the lanes that agree on every other axis. Elsewhere a
 collective is an error at its location: `vmap` expands the collectives over
 its axis before this pass runs (passes/batching/collectives.py).
 
-    module attributes {jaxc.spmd_axes = {i = 4 : i64}} {
+    module attributes {jaxc.spmd_axes = [["i", 4]]} {
       ... %s = jaxc.psum %x, axes = ["i"] : tensor<3xf32> ...
   ->
-    func.func private @jaxc_spmd_all_reduce__0(memref<3xf32>, memref<3xf32>, i64, i32, i32)
+    func.func private @jaxc_spmd_all_reduce__0(memref<3xf32>, memref<3xf32>, i64, i32, i32,
+                                               memref<4x4xi64>, i64)
     ...
     %xb = bufferization.to_buffer %x read_only : tensor<3xf32> to memref<3xf32>
     %sb = memref.alloc() : memref<3xf32>
-    func.call @jaxc_spmd_all_reduce__0(%xb, %sb, %c3, %f32, %sum) : ...
+    func.call @jaxc_spmd_all_reduce__0(%xb, %sb, %c3, %f32, %sum, %group, %c4) : ...
     %s = bufferization.to_tensor %sb restrict writable : memref<3xf32> to tensor<3xf32>
 
 Every buffer is an operand of the call, so bufferization and buffer
@@ -24,17 +27,20 @@ declaration a C interface), one declaration per signature (`__0`, `__1`,
 ...), and the engine resolves each to `_fastcall`'s function of the name
 before the `__` (runtime/cpu.py, `register_spmd_runtime`).
 
-    psum/pmax/pmin  jaxc_spmd_all_reduce: lane i reduces chunk i of every
-                    lane's operand into every lane's result (f16/bf16 as f32)
+    psum/pmax/pmin  jaxc_spmd_all_reduce: the member at position p of a
+                    group reduces chunk p of every member's operand into
+                    every member's result (f16/bf16 as f32); the group
+                    table (lane -> its group's lanes) is a constant
     pmean           the psum, divided by the lane count
-    all_gather      jaxc_spmd_all_gather: the lanes' operands stacked
-                    (N, ...), then moved to `dimension` (merged into it
+    all_gather      jaxc_spmd_all_gather: the group's operands stacked
+                    (G, ...), then moved to `dimension` (merged into it
                     when tiled)
     all_to_all      the all_gather, this lane's chunk of the split axis
                     cut from it, the lane axis merged into concat_axis
     ppermute        jaxc_spmd_ppermute: this lane's source from a table
                     indexed by the lane (zeros where none sends)
-    axis_index      jaxc_spmd_lane
+    axis_index      this lane's position on the axis, from a table
+                    indexed by jaxc_spmd_lane
 """
 from __future__ import annotations
 
@@ -62,21 +68,57 @@ def _module(op: ir.Operation) -> ir.Operation:
     return parent
 
 
-def _lanes(op: ir.Operation) -> int:
-    """The lane count of the one SPMD axis the op names; a LoweringError otherwise."""
-    if op.name == "jaxc.axis_index":
-        names = [ir.StringAttr(op.attributes["axis_name"]).value]
-    else:
-        names = [ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes["axes"])]
-    module = _module(op)
-    axes = ir.DictAttr(module.attributes[SPMD_AXES]) if SPMD_AXES in module.attributes else None
-    spmd = {} if axes is None else {axes[i].name: ir.IntegerAttr(axes[i].attr).value
-                                    for i in range(len(axes))}
-    if len(names) != 1 or names[0] not in spmd:
-        raise LoweringError(op, f"'{op.name}' over the axes {names}: a collective runs only inside a "
-                                f"mapped computation, over its one pmap axis (this module maps "
-                                f"{sorted(spmd) or 'no axis'}; vmap axes are expanded before lowering)")
-    return spmd[names[0]]
+def spmd_axes(module: ir.Operation) -> list[tuple[str, int]]:
+    """The mesh of a per-device program: (axis name, size) in mesh order
+    (`jaxc.spmd_axes = [["x", 2], ["y", 4]]`); [] for any other module.
+    Lanes are numbered row-major over these axes."""
+    if SPMD_AXES not in module.attributes:
+        return []
+    return [(ir.StringAttr(ir.ArrayAttr(pair)[0]).value, ir.IntegerAttr(ir.ArrayAttr(pair)[1]).value)
+            for pair in ir.ArrayAttr(module.attributes[SPMD_AXES])]
+
+
+class _Mesh:
+    """The lanes of a per-device program and the groups a collective's axes
+    make: the lanes that agree on every other axis, ordered row-major over
+    the collective's axes (in the order it names them)."""
+
+    def __init__(self, op: ir.Operation) -> None:
+        if op.name == "jaxc.axis_index":
+            names = [ir.StringAttr(op.attributes["axis_name"]).value]
+        else:
+            names = [ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes["axes"])]
+        axes = spmd_axes(_module(op))
+        known = dict(axes)
+        if not names or any(n not in known for n in names) or len(set(names)) != len(names):
+            raise LoweringError(op, f"'{op.name}' over the axes {names}: a collective runs only inside a "
+                                    f"mapped computation, over its pmap or mesh axes (this module maps "
+                                    f"{[n for n, _ in axes] or 'no axis'}; vmap axes are expanded before "
+                                    f"lowering)")
+        self.names = names
+        self.sizes = [size for _, size in axes]
+        self.lanes = int(np.prod(self.sizes, dtype=np.int64))
+        self.coords = np.array(list(np.ndindex(*self.sizes)), np.int64).reshape(self.lanes, len(axes))
+        self.which = [[n for n, _ in axes].index(name) for name in names]
+        self.group_size = int(np.prod([self.sizes[i] for i in self.which], dtype=np.int64))
+
+    def lane_of(self, coords: np.ndarray) -> int:
+        return int(np.ravel_multi_index(tuple(coords), self.sizes))
+
+    def position(self, lane: int) -> int:
+        """Where `lane` stands in its group."""
+        return int(np.ravel_multi_index(tuple(self.coords[lane][self.which]),
+                                        [self.sizes[i] for i in self.which]))
+
+    def members(self) -> np.ndarray:
+        """(lanes, group size): row l lists lane l's group in group order."""
+        table = np.zeros((self.lanes, self.group_size), np.int64)
+        for lane in range(self.lanes):
+            for k, sub in enumerate(np.ndindex(*[self.sizes[i] for i in self.which])):
+                coords = self.coords[lane].copy()
+                coords[self.which] = sub
+                table[lane, k] = self.lane_of(coords)
+        return table
 
 
 def _declare(op: ir.Operation, base: str, inputs: list[ir.Type]) -> str:
@@ -143,8 +185,30 @@ def _declare_lane(op: ir.Operation) -> None:
                     visibility="private")
 
 
+def _constant(values: np.ndarray) -> ir.Value:
+    i64 = ir.IntegerType.get_signless(64)
+    t = ir.RankedTensorType.get(list(values.shape), i64)
+    return arith.ConstantOp(t, ir.DenseElementsAttr.get(np.ascontiguousarray(values, np.int64), type=t)).result
+
+
+def _members(mesh: _Mesh) -> ir.Value:
+    """The group table as a buffer the runtime reads (row = this lane)."""
+    table = _constant(mesh.members())
+    t = ir.RankedTensorType(table.type)
+    return bufferization.ToBufferOp(ir.MemRefType.get(t.shape, t.element_type), table,
+                                    read_only=True).result
+
+
+def _per_lane(op: ir.Operation, values: list[int]) -> ir.Value:
+    """values[this lane], an i64 (a table indexed by the lane)."""
+    table = _constant(np.array(values, np.int64))
+    _declare_lane(op)
+    lane = arith.IndexCastOp(ir.IndexType.get(), _lane_index()).result
+    return tensor.ExtractOp(table, [lane]).result
+
+
 def all_reduce(op):
-    lanes = _lanes(op)
+    mesh = _Mesh(op)
     x, elem = op.operands[0], operand_element(op, 0)
     result_type = op.results[0].type
     f32 = ir.F32Type.get()
@@ -164,9 +228,10 @@ def all_reduce(op):
         raise LoweringError(op, f"'{op.name}' of {elem} is not supported across devices")
     count = int(np.prod(shape_of(x), dtype=np.int64))
     out = _call(op, "jaxc_spmd_all_reduce", x, ir.RankedTensorType.get(shape_of(x), compute),
-                [_i64(count), _i32(_TYPE_CODES[key]), _i32(_OP_CODES[op.name])])
+                [_i64(count), _i32(_TYPE_CODES[key]), _i32(_OP_CODES[op.name]), _members(mesh),
+                 _i64(mesh.group_size)])
     if op.name == "jaxc.pmean":
-        scale = scalar_const(compute, float(lanes))
+        scale = scalar_const(compute, float(mesh.group_size))
         out = map_elements(ir.RankedTensorType.get(shape_of(x), compute), [out],
                            lambda a: arith.divf(a[0], scale), [compute])
     if narrow_float:
@@ -174,11 +239,12 @@ def all_reduce(op):
     return [out]
 
 
-def _gathered(op: ir.Operation, x: ir.Value, lanes: int) -> ir.Value:
-    """The lanes' `x` stacked: tensor<lanes x shape>."""
+def _gathered(op: ir.Operation, x: ir.Value, mesh: _Mesh) -> ir.Value:
+    """The group's `x` stacked in group order: tensor<group size x shape>."""
     elem = ir.RankedTensorType(signless(x.type)).element_type
-    stacked = ir.RankedTensorType.get([lanes, *shape_of(x)], elem)
-    return _call(op, "jaxc_spmd_all_gather", x, stacked, [_i64(_bytes(x.type))])
+    stacked = ir.RankedTensorType.get([mesh.group_size, *shape_of(x)], elem)
+    return _call(op, "jaxc_spmd_all_gather", x, stacked,
+                 [_i64(_bytes(x.type)), _members(mesh), _i64(mesh.group_size)])
 
 
 def _lane_axis_to(value: ir.Value, dim: int, merge: bool) -> ir.Value:
@@ -202,30 +268,36 @@ def _lane_axis_to(value: ir.Value, dim: int, merge: bool) -> ir.Value:
                                       for g in groups])).result
 
 
+def _single(op: ir.Operation, mesh: _Mesh) -> None:
+    if len(mesh.names) != 1:
+        raise LoweringError(op, f"'{op.name}' over several axes ({', '.join(mesh.names)}) is not "
+                                "supported across devices; name one axis")
+
+
 def all_gather(op):
-    lanes = _lanes(op)
+    mesh = _Mesh(op)
+    _single(op, mesh)
     dim = ir.IntegerAttr(op.attributes["dimension"]).value
     tiled = "tiled" in op.attributes
-    return [_lane_axis_to(_gathered(op, op.operands[0], lanes), dim, tiled)]
+    return [_lane_axis_to(_gathered(op, op.operands[0], mesh), dim, tiled)]
 
 
 def all_to_all(op):
-    lanes = _lanes(op)
+    mesh = _Mesh(op)
+    _single(op, mesh)
     split = ir.IntegerAttr(op.attributes["split_axis"]).value
     concat = ir.IntegerAttr(op.attributes["concat_axis"]).value
     x = op.operands[0]
-    stacked = _gathered(op, x, lanes)
+    stacked = _gathered(op, x, mesh)
     shape = shape_of(stacked)
-    chunk = shape[1 + split] // lanes
-    _declare_lane(op)
+    chunk = shape[1 + split] // mesh.group_size
     index = ir.IndexType.get()
-    start = arith.MulIOp(arith.IndexCastOp(index, _lane_index()).result,
-                         arith.ConstantOp(index, chunk).result).result
+    position = _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])
+    start = arith.MulIOp(arith.IndexCastOp(index, position).result, arith.ConstantOp(index, chunk).result).result
     sizes = list(shape)
     sizes[1 + split] = chunk
-    dynamic = ir.ShapedType.get_dynamic_size()
     static_offsets = [0] * len(shape)
-    static_offsets[1 + split] = dynamic
+    static_offsets[1 + split] = ir.ShapedType.get_dynamic_size()
     elem = ir.RankedTensorType(stacked.type).element_type
     mine = tensor.ExtractSliceOp(ir.RankedTensorType.get(sizes, elem), stacked, [start], [], [],
                                  static_offsets, sizes, [1] * len(shape)).result
@@ -233,28 +305,24 @@ def all_to_all(op):
 
 
 def ppermute(op):
-    lanes = _lanes(op)
+    mesh = _Mesh(op)
+    _single(op, mesh)
     pairs = list(ir.DenseI64ArrayAttr(op.attributes["perm"]))
-    sources = [-1] * lanes
-    for s, d in zip(pairs[0::2], pairs[1::2]):
-        sources[d] = s
-    i64 = ir.IntegerType.get_signless(64)
-    table_type = ir.RankedTensorType.get([lanes], i64)
-    table = arith.ConstantOp(table_type, ir.DenseElementsAttr.get(np.array(sources, np.int64),
-                                                                  type=table_type)).result
-    _declare_lane(op)
-    lane = arith.IndexCastOp(ir.IndexType.get(), _lane_index()).result
-    source = tensor.ExtractOp(table, [lane]).result
+    source_of = {d: s for s, d in zip(pairs[0::2], pairs[1::2])}
+    members = mesh.members()
+    sources = []
+    for lane in range(mesh.lanes):
+        source = source_of.get(mesh.position(lane))
+        sources.append(-1 if source is None else int(members[lane, source]))
     x = op.operands[0]
-    return [_call(op, "jaxc_spmd_ppermute", x, x.type, [_i64(_bytes(x.type)), source])]
+    return [_call(op, "jaxc_spmd_ppermute", x, x.type, [_i64(_bytes(x.type)), _per_lane(op, sources)])]
 
 
 def axis_index(op):
-    _lanes(op)
-    _declare_lane(op)
+    mesh = _Mesh(op)
     i32 = ir.IntegerType.get_signless(32)
-    lane = arith.TruncIOp(i32, _lane_index()).result
-    return [tensor.FromElementsOp(ir.RankedTensorType.get([], i32), [lane]).result]
+    index = arith.TruncIOp(i32, _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])).result
+    return [tensor.FromElementsOp(ir.RankedTensorType.get([], i32), [index]).result]
 
 
 RULES: dict = {"jaxc.psum": all_reduce, "jaxc.pmax": all_reduce, "jaxc.pmin": all_reduce,

@@ -3,7 +3,7 @@
 `pmap(f, axis_name="i")(xs)` traces `f` once on one device's slice into a
 module marked with the axis and its size,
 
-    module attributes {jaxc.spmd_axes = {i = 4 : i64}} {
+    module attributes {jaxc.spmd_axes = [["i", 4]]} {
       func.func @jit_f(%x: tensor<3xf32>) -> tensor<3xf32> {
         %0 = jaxc.psum %x, axes = ["i"] : tensor<3xf32>
         ...
@@ -35,8 +35,9 @@ from ._batching import _axis_size, _broadcast_axes, _check_axes_tree, _leaf_name
 from ._batching import _normalize_out_axis, bound_axes, vmap
 from .api import Lowered, _leaf_aval, _Static, trace_function
 from .core import ShapedArray
+from .sharding import PmapSharding
 
-__all__ = ["pmap", "PmapSharding", "Shard"]
+__all__ = ["pmap"]
 
 SPMD_AXES = "jaxc.spmd_axes"  # passes/lowering/collectives.py
 
@@ -260,7 +261,8 @@ class PmapFunction:
 
         traced = trace_function(per_device, lane_avals, rebuild,
                                 f"pmap_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_"))
-        _mark_spmd(traced, self._axis_name, lanes)
+        # an unnamed axis is marked too: the module still runs on `lanes` threads
+        mark_spmd(traced, [(self._axis_name if self._axis_name is not None else "__pmap__", lanes)])
         traced_out_axes = _broadcast_axes(self._out_axes, tree_util.tree_unflatten(traced.out_tree,
                                                                                    traced.out_avals),
                                           "out_axes")
@@ -286,76 +288,11 @@ class _Shape:
         self.aval = aval
 
 
-def _mark_spmd(traced: Any, axis_name: str | None, lanes: int) -> None:
-    """Give the traced module its `jaxc.spmd_axes` attribute (an unnamed
-    axis is marked too: the module still runs on `lanes` threads)."""
+def mark_spmd(traced: Any, axes: list[tuple[str, int]]) -> None:
+    """Give the traced module its `jaxc.spmd_axes` attribute: the mesh axes
+    its lanes run over, in order (passes/lowering/collectives.py)."""
     import mlir.ir as ir
     with traced.module.context:
-        name = axis_name if axis_name is not None else "__pmap__"
-        traced.module.operation.attributes[SPMD_AXES] = ir.DictAttr.get(
-            {name: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes)})
-
-
-# ---------------------------------------------------------------------------
-# Sharding of pmap's results
-# ---------------------------------------------------------------------------
-
-class PmapSharding:
-    """How a pmap result lies on its devices: slice i of the mapped axis
-    (`sharded_dim`) on device i, as JAX's class of the same name."""
-
-    memory_kind = "device"
-    is_fully_replicated = False
-    is_fully_addressable = True
-
-    def __init__(self, devices: Sequence[Any], sharded_dim: int = 0) -> None:
-        self.devices = np.array(list(devices), dtype=object)
-        self.sharded_dim = sharded_dim
-
-    @property
-    def device_set(self) -> set:
-        return set(self.devices.tolist())
-
-    addressable_devices = device_set
-
-    @property
-    def num_devices(self) -> int:
-        return len(self.devices)
-
-    def shard_shape(self, global_shape: Sequence[int]) -> tuple[int, ...]:
-        """A shard's shape: the global shape without the mapped dimension."""
-        shape = tuple(global_shape)
-        return shape[:self.sharded_dim] + shape[self.sharded_dim + 1:]
-
-    def devices_indices_map(self, global_shape: Sequence[int]) -> dict:
-        rank = len(global_shape)
-        return {d: tuple(i if k == self.sharded_dim else slice(None) for k in range(rank))
-                for i, d in enumerate(self.devices.tolist())}
-
-    def __eq__(self, other: Any) -> bool:
-        return (isinstance(other, PmapSharding) and self.sharded_dim == other.sharded_dim
-                and self.devices.tolist() == other.devices.tolist())
-
-    def __hash__(self) -> int:
-        return hash(("PmapSharding", self.sharded_dim, tuple(map(id, self.devices.tolist()))))
-
-    def __repr__(self) -> str:
-        return (f"PmapSharding(sharded_dim={self.sharded_dim}, device_ids="
-                f"{[d.id for d in self.devices.tolist()]}, device_platform=CPU, "
-                f"device_shape=({len(self.devices)},))")
-
-
-class Shard:
-    """One device's part of an Array (`Array.addressable_shards`)."""
-
-    __slots__ = ("device", "index", "replica_id", "data")
-
-    def __init__(self, device: Any, index: tuple, replica_id: int, data: Any) -> None:
-        self.device = device
-        self.index = index
-        self.replica_id = replica_id
-        self.data = data
-
-    def __repr__(self) -> str:
-        return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
-                f"data={self.data!r})")
+        i64 = ir.IntegerType.get_signless(64)
+        traced.module.operation.attributes[SPMD_AXES] = ir.ArrayAttr.get(
+            [ir.ArrayAttr.get([ir.StringAttr.get(name), ir.IntegerAttr.get(i64, size)]) for name, size in axes])

@@ -577,15 +577,76 @@ def _check_argnames(params: list, argnames: Sequence[str]) -> None:
 
 
 def jit(fun: Callable | None = None, *, static_argnums: Any = (), static_argnames: Any = (),
-        donate_argnums: Any = (), **unsupported: Any) -> Any:
+        donate_argnums: Any = (), in_shardings: Any = None, out_shardings: Any = None,
+        **unsupported: Any) -> Any:
     """Compile `fun` (traced once per signature). Usable as ``@jit``,
     ``@jit(static_argnums=0)`` or ``jit(f, static_argnames="n")``.
-    `donate_argnums` is accepted; on the CPU nothing is donated."""
+    `donate_argnums` is accepted; on the CPU nothing is donated.
+    `in_shardings` / `out_shardings` (Shardings, or PartitionSpecs of the
+    current mesh, as pytree prefixes of the positional arguments / the
+    result) are checked against the shapes, and the results get
+    `out_shardings`; the program itself runs whole (docs/parallel.md)."""
     if unsupported:
         raise TypeError(f"jit() got unsupported options: {', '.join(sorted(unsupported))}")
-    if fun is None:
-        return lambda f: JitFunction(f, static_argnums, static_argnames, donate_argnums)
-    return JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+
+    def make(f: Callable) -> Any:
+        jitted = JitFunction(f, static_argnums, static_argnames, donate_argnums)
+        if in_shardings is None and out_shardings is None:
+            return jitted
+        return _ShardedJit(jitted, in_shardings, out_shardings)
+    return make if fun is None else make(fun)
+
+
+class _ShardedJit:
+    """`jit(f, in_shardings=..., out_shardings=...)`: the jit function, with
+    the argument shapes checked against `in_shardings` and the results
+    given `out_shardings` (their values are the same)."""
+
+    def __init__(self, jitted: "JitFunction", in_shardings: Any, out_shardings: Any) -> None:
+        self._jitted = jitted
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        functools.update_wrapper(self, jitted.fun, updated=())
+
+    def __getattr__(self, name: str) -> Any:  # lower, trace_count, ...
+        return getattr(self._jitted, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._in_shardings is not None:
+            for leaf, sharding in zip(tree_util.tree_leaves(args), _shardings_for(self._in_shardings, args)):
+                if sharding is not None:
+                    sharding.shard_shape(np.shape(leaf))
+        out = self._jitted(*args, **kwargs)
+        if self._out_shardings is None:
+            return out
+        leaves, tree = tree_util.tree_flatten(out)
+        for leaf, sharding in zip(leaves, _shardings_for(self._out_shardings, out)):
+            if sharding is not None:
+                sharding.shard_shape(np.shape(leaf))
+                if isinstance(leaf, Array):
+                    leaf._sharding = sharding
+        return out
+
+
+def _shardings_for(prefix: Any, tree: Any) -> list:
+    """One Sharding (or None) per leaf of `tree`; PartitionSpecs name axes of the current mesh."""
+    from .sharding import NamedSharding, PartitionSpec, Sharding, current_mesh
+
+    def resolve(s: Any) -> Any:
+        if isinstance(s, PartitionSpec):
+            mesh = current_mesh()
+            if mesh is None:
+                raise ValueError(f"{core.where()}: jit shardings: a PartitionSpec needs a mesh "
+                                 "(jaxc.set_mesh or `with mesh:`); or pass a NamedSharding")
+            return NamedSharding(mesh, s)
+        if s is not None and not isinstance(s, Sharding):
+            raise TypeError(f"{core.where()}: jit shardings must be Shardings or PartitionSpecs, got {s!r}")
+        return s
+    try:
+        full = optree.broadcast_prefix(prefix, tree, none_is_leaf=True, namespace=tree_util.NAMESPACE)
+    except ValueError as error:
+        raise ValueError(f"{core.where()}: jit shardings must be a tree prefix of the value: {error}") from None
+    return [resolve(s) for s in full]
 
 
 class IR:
@@ -644,20 +705,60 @@ def default_backend() -> str:
     return "cpu"
 
 
-def device_put(x: Any, device: dispatch.Device | None = None) -> Any:
-    """Copy `x` (a pytree of arrays / NumPy values / scalars) to `device`."""
-    if device is not None and not isinstance(device, dispatch.Device):
-        raise TypeError(f"device_put: {device!r} is not a device (see jaxc.devices())")
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
+               may_alias: Any = None) -> Any:
+    """Copy `x` (a pytree of arrays / NumPy values / scalars) to `device`: a
+    Device, a Sharding (`NamedSharding`: the array split over a mesh; its
+    shards are views of one buffer, docs/parallel.md), or a pytree prefix of
+    them. `src`, `donate` and `may_alias` are accepted (nothing is donated)."""
+    from .sharding import Sharding
+    if isinstance(device, (dispatch.Device, Sharding)) or device is None:
+        return tree_util.tree_map(lambda leaf: _put(leaf, device), x)
+    leaves, tree = tree_util.tree_flatten(x)
+    targets = optree.broadcast_prefix(device, x, none_is_leaf=True, namespace=tree_util.NAMESPACE) \
+        if not isinstance(device, str) else [device]
+    for target in targets:
+        if target is not None and not isinstance(target, (dispatch.Device, Sharding)):
+            raise TypeError(f"device_put: {target!r} is not a device or a sharding (see jaxc.devices(), "
+                            "jaxc.sharding)")
+    return tree_util.tree_unflatten(tree, [_put(leaf, t) for leaf, t in zip(leaves, targets)])
 
-    def put(leaf: Any) -> Any:
-        if isinstance(leaf, core.Tracer):
-            return leaf
-        if isinstance(leaf, Array):
-            if device is None or leaf.device is device:
-                return leaf
-            return Array._ready(dispatch.transfer(leaf._ready_value(), device), leaf.aval, device)
-        return Array._from_value(leaf, device=device)
-    return tree_util.tree_map(put, x)
+
+def _put(leaf: Any, target: Any) -> Any:
+    from .sharding import SingleDeviceSharding, Sharding
+    if target is not None and not isinstance(target, (dispatch.Device, Sharding)):
+        raise TypeError(f"device_put: {target!r} is not a device or a sharding (see jaxc.devices(), "
+                        "jaxc.sharding)")
+    if isinstance(leaf, core.Tracer):
+        return leaf
+    sharding = None
+    if isinstance(target, SingleDeviceSharding):
+        target = next(iter(target.device_set))
+    elif isinstance(target, Sharding):
+        sharding = target
+        sharding.shard_shape(np.shape(leaf))  # the parts must divide the shape
+        target = _first_device(sharding)
+    if isinstance(leaf, Array):
+        if target is None or leaf.device is target:
+            out = leaf
+        else:
+            out = Array._ready(dispatch.transfer(leaf._ready_value(), target), leaf.aval, target)
+    else:
+        out = Array._from_value(leaf, device=target)
+    if sharding is not None:
+        if out is leaf:  # another view of the same value, with its own sharding
+            out = Array._ready(leaf._ready_value(), leaf.aval, target)
+        out._sharding = sharding
+    return out
+
+
+def _first_device(sharding: Any) -> dispatch.Device:
+    devices = getattr(sharding, "mesh", None)
+    if devices is not None:
+        return devices.devices.ravel()[0]
+    if hasattr(sharding, "devices"):
+        return sharding.devices.ravel()[0]
+    return min(sharding.device_set, key=lambda d: d.id)
 
 
 def block_until_ready(x: Any) -> Any:

@@ -7,7 +7,10 @@ at once; `block_until_ready()`, `np.asarray(x)`, `repr`, `.item()`,
 ran is raised there, naming the operation and the line that launched it.
 
 An Array lives on one device (`.device`, `.devices()`, `.sharding`, a
-`SingleDeviceSharding`), as a JAX array on one device does.
+`SingleDeviceSharding`), as a JAX array on one device does, or on several:
+the results of `pmap` and `shard_map` and arrays `device_put` on a
+`NamedSharding` hold their global value in one buffer, and each of their
+`addressable_shards` is a view of its part (docs/parallel.md).
 
     >>> x = jnp.arange(3.0)
     >>> x * 2
@@ -24,6 +27,7 @@ from . import core, dtypes
 from .core import ArrayBase, ShapedArray
 from .profiler import traces as _profile
 from .runtime._fastcall import traceback as _where_created
+from .sharding import SingleDeviceSharding, replica_ids
 
 
 class Array(ArrayBase):
@@ -222,18 +226,17 @@ class Array(ArrayBase):
 
     @property
     def addressable_shards(self) -> list:
-        """One `Shard` per device; a pmap result's are views of its slices."""
-        from ._pmap import Shard
+        """One `Shard` per device: its index in the array and its data (a view:
+        jaxc's devices share the host's memory)."""
+        from .sharding import Shard
         sharding = getattr(self, "_sharding", None)
         if sharding is None:
             return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
         value = self._ready_value()
         aval = ShapedArray(sharding.shard_shape(self.shape), self.dtype, self.weak_type)
-        shards = []
-        for index, device in enumerate(sharding.devices.tolist()):
-            where = tuple(index if k == sharding.sharded_dim else slice(None) for k in range(self.ndim))
-            shards.append(Shard(device, where, 0, Array._ready(value[where], aval, device)))
-        return shards
+        replicas = replica_ids(sharding, self.shape)
+        return [Shard(device, index, replicas[device], Array._ready(value[index], aval, device))
+                for device, index in sharding.devices_indices_map(self.shape).items()]
 
     def addressable_data(self, index: int) -> "Array":
         """The data of shard `index` (a one-device array has one: itself)."""
@@ -251,35 +254,6 @@ class Array(ArrayBase):
     @property
     def itemsize(self) -> int:
         return self.dtype.itemsize
-
-
-class SingleDeviceSharding:
-    """Where an Array lives: all of it on one device (JAX's class of the
-    same name, reduced to what a one-device array needs)."""
-
-    __slots__ = ("_device",)
-    memory_kind = "device"
-    is_fully_replicated = True
-    is_fully_addressable = True
-    num_devices = 1
-
-    def __init__(self, device: Any) -> None:
-        self._device = device
-
-    @property
-    def device_set(self) -> set:
-        return {self._device}
-
-    addressable_devices = device_set
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, SingleDeviceSharding) and other._device is self._device
-
-    def __hash__(self) -> int:
-        return hash(("SingleDeviceSharding", id(self._device)))
-
-    def __repr__(self) -> str:
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
 
 def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:

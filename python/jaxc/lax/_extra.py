@@ -42,7 +42,7 @@ __all__ = [
     "ConvGeneralDilatedDimensionNumbers", "DotDimensionNumbers", "GatherScatterMode", "Precision",
     "PrecisionLike", "RandomAlgorithm",
     "rng_uniform", "rng_bit_generator",
-    "psum_scatter", "axis_size",
+    "psum_scatter", "axis_size", "with_sharding_constraint",
     "approx_max_k", "approx_min_k", "platform_dependent", "ragged_dot",
     "composite", "stage", "dce_sink", "shape_as_value",
 ]
@@ -970,6 +970,41 @@ def axis_size(axis_name: Any) -> int:
     """The size of the named axis bound by an enclosing vmap (for a tuple
     of names, the product), as a Python int."""
     return P._group_size(P._names(axis_name, "axis_size"))
+
+
+def with_sharding_constraint(x: Any, shardings: Any) -> Any:
+    """`x` with the parts of its arrays where `shardings` (a Sharding, a
+    PartitionSpec of the current mesh, or a pytree prefix of them) puts them.
+    Values never change: outside a trace the arrays get that sharding
+    (`device_put`); inside one it is a no-op, as jaxc does not partition
+    programs (docs/parallel.md)."""
+    from .. import sharding as S
+    from ..api import device_put
+
+    def resolve(s: Any) -> Any:
+        if isinstance(s, S.PartitionSpec):
+            mesh = S.current_mesh()
+            if mesh is None:
+                raise ValueError(f"{core.where()}: with_sharding_constraint: a PartitionSpec needs a mesh "
+                                 "(jaxc.set_mesh or `with mesh:`); or pass a NamedSharding")
+            return S.NamedSharding(mesh, s)
+        if s is not None and not isinstance(s, S.Sharding):
+            raise TypeError(f"{core.where()}: with_sharding_constraint: expected a Sharding or a "
+                            f"PartitionSpec, got {s!r}")
+        return s
+    shardings = tree_util.tree_map(resolve, shardings, is_leaf=lambda s: isinstance(s, S.PartitionSpec))
+    leaves = tree_util.tree_leaves(x)
+    if core.current_scope() is not None or any(isinstance(v, core.Tracer) for v in leaves):
+        for leaf, s in zip(leaves, _prefix_leaves(shardings, x)):
+            if isinstance(s, S.Sharding):
+                s.shard_shape(np.shape(leaf))  # the parts must divide the shape
+        return x
+    return device_put(x, shardings)
+
+
+def _prefix_leaves(prefix: Any, tree: Any) -> list:
+    import optree
+    return optree.broadcast_prefix(prefix, tree, none_is_leaf=True, namespace=tree_util.NAMESPACE)
 
 
 def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, axis_index_groups: Any = None,

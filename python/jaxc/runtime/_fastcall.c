@@ -803,25 +803,28 @@ enum { SPMD_F32, SPMD_F64, SPMD_I8, SPMD_I16, SPMD_I32, SPMD_I64, SPMD_U8, SPMD_
        SPMD_U64 };
 enum { SPMD_SUM, SPMD_MAX, SPMD_MIN };
 
-/* Lane i's chunk, in blocks that stay in L1: the block is combined in lane
- * i's own result (results never alias operands: they are fresh buffers), in
- * loops over contiguous elements the compiler vectorizes, then copied into
- * every other lane's result. */
+/* A collective acts within this lane's group: `members` (a row of the
+ * lowering's constant table, lane -> its group's lanes in group order) has
+ * `group` entries. The member at position p reduces chunk p, in blocks that
+ * stay in L1: the block is combined in its own result (results never alias
+ * operands: they are fresh buffers), in loops over contiguous elements the
+ * compiler vectorizes, then copied into every other member's result. */
 #define SPMD_BLOCK 2048
 #define SPMD_REDUCE_LOOP(T, COMBINE)                                                  \
   for (int64_t b = begin; b < end; b += SPMD_BLOCK) {                                 \
     int64_t m = end - b < SPMD_BLOCK ? end - b : SPMD_BLOCK;                          \
     T *restrict acc = (T *)g->targets[spmd_lane] + b;                                 \
-    memcpy(acc, (const T *)g->sources[0] + b, (size_t)m * sizeof(T));                 \
-    for (int s = 1; s < g->lanes; s++) {                                              \
-      const T *restrict src = (const T *)g->sources[s] + b;                           \
+    memcpy(acc, (const T *)g->sources[members[0]] + b, (size_t)m * sizeof(T));        \
+    for (int64_t s = 1; s < group; s++) {                                             \
+      const T *restrict src = (const T *)g->sources[members[s]] + b;                  \
       for (int64_t e = 0; e < m; e++) {                                               \
         T a = acc[e], x = src[e];                                                     \
         acc[e] = COMBINE;                                                             \
       }                                                                               \
     }                                                                                 \
-    for (int t = 0; t < g->lanes; t++)                                                \
-      if (t != spmd_lane) memcpy((T *)g->targets[t] + b, acc, (size_t)m * sizeof(T)); \
+    for (int64_t t = 0; t < group; t++)                                               \
+      if (members[t] != spmd_lane)                                                    \
+        memcpy((T *)g->targets[members[t]] + b, acc, (size_t)m * sizeof(T));          \
   }
 /* NaN-propagating max/min for floats, as jnp.maximum/minimum. */
 #define SPMD_FMAX (a != a ? a : x != x ? x : x > a ? x : a)
@@ -835,10 +838,15 @@ enum { SPMD_SUM, SPMD_MAX, SPMD_MIN };
                SPMD_REDUCE_LOOP(T, (x < a ? x : a)) } break;                              \
   }
 
-/* psum / pmax / pmin of `count` elements: lane i reduces the i-th chunk of
- * every lane's operand and writes it into every lane's result. */
+static int64_t spmd_position(const int64_t *members, int64_t group) {
+  for (int64_t p = 0; p < group; p++)
+    if (members[p] == spmd_lane) return p;
+  return 0;
+}
+
+/* psum / pmax / pmin of `count` elements over this lane's group. */
 SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *target, int64_t count,
-                                      int32_t type, int32_t op) {
+                                      int32_t type, int32_t op, const int64_t *table, int64_t group) {
   static const int sizes[] = {4, 8, 1, 2, 4, 8, 1, 2, 4, 8};
   SpmdGroup *g = spmd_group;
   if (g == NULL) { /* called outside call_spmd: one lane */
@@ -846,7 +854,9 @@ SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *targ
     return;
   }
   spmd_publish(MEMREF_DATA(source), MEMREF_DATA(target));
-  int64_t begin = count * spmd_lane / g->lanes, end = count * (spmd_lane + 1) / g->lanes;
+  const int64_t *members = (const int64_t *)MEMREF_DATA(table) + spmd_lane * group;
+  int64_t p = spmd_position(members, group);
+  int64_t begin = count * p / group, end = count * (p + 1) / group;
   switch (type) {
     case SPMD_F32: SPMD_REDUCE_TYPE(float, 1) break;
     case SPMD_F64: SPMD_REDUCE_TYPE(double, 1) break;
@@ -862,17 +872,21 @@ SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *targ
   pthread_barrier_wait(&g->barrier);
 }
 
-/* all_gather of `bytes` per lane: every lane's result holds the operands of
- * lanes 0..N-1 back to back; lane i copies its own operand into all of them. */
-SPMD_EXPORT void jaxc_spmd_all_gather(const int64_t *source, const int64_t *target, int64_t bytes) {
+/* all_gather of `bytes` per lane over this lane's group: every member's
+ * result holds the members' operands back to back, in group order; each
+ * member copies its own operand into all of them. */
+SPMD_EXPORT void jaxc_spmd_all_gather(const int64_t *source, const int64_t *target, int64_t bytes,
+                                      const int64_t *table, int64_t group) {
   SpmdGroup *g = spmd_group;
   if (g == NULL) {
     memcpy(MEMREF_DATA(target), MEMREF_DATA(source), (size_t)bytes);
     return;
   }
   spmd_publish(MEMREF_DATA(source), MEMREF_DATA(target));
-  for (int t = 0; t < g->lanes; t++)
-    memcpy((char *)g->targets[t] + spmd_lane * bytes, MEMREF_DATA(source), (size_t)bytes);
+  const int64_t *members = (const int64_t *)MEMREF_DATA(table) + spmd_lane * group;
+  int64_t p = spmd_position(members, group);
+  for (int64_t t = 0; t < group; t++)
+    memcpy((char *)g->targets[members[t]] + p * bytes, MEMREF_DATA(source), (size_t)bytes);
   pthread_barrier_wait(&g->barrier);
 }
 

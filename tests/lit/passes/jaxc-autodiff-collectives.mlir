@@ -8,7 +8,7 @@
 // CHECK: %[[S:.+]] = jaxc.psum %[[X]], axes = ["i"] : tensor<3xf32>
 // CHECK: %[[CS:.+]] = jaxc.psum %{{.+}}, axes = ["i"] : tensor<3xf32>
 // CHECK: return %[[CS]] : tensor<3xf32>
-module attributes {jaxc.spmd_axes = {i = 4 : i64}} {
+module attributes {jaxc.spmd_axes = [["i", 4]]} {
   func.func private @square_of_psum(%x: tensor<3xf32>) -> tensor<3xf32> {
     %0 = jaxc.psum %x, axes = ["i"] : tensor<3xf32>
     %1 = jaxc.mul %0, %0 : tensor<3xf32>
@@ -29,7 +29,7 @@ module attributes {jaxc.spmd_axes = {i = 4 : i64}} {
 // CHECK: %[[I:.+]] = jaxc.axis_index "i" : tensor<i32>
 // CHECK: jaxc.dynamic_slice %[[T]][%[[I]], %{{.+}}], sizes = [1, 3]
 // CHECK: jaxc.ppermute %{{.+}}, axes = ["i"], perm = [1, 0, 2, 1] : tensor<3xf32>
-module attributes {jaxc.spmd_axes = {i = 4 : i64}} {
+module attributes {jaxc.spmd_axes = [["i", 4]]} {
   func.func private @moves(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<4x3xf32>) {
     %0 = jaxc.ppermute %x, axes = ["i"], perm = [0, 1, 1, 2] : tensor<3xf32>
     %1 = jaxc.all_gather %x, axes = ["i"], dim = 0, axis_size = 4 : tensor<3xf32> -> tensor<4x3xf32>

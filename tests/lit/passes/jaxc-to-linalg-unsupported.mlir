@@ -3,7 +3,7 @@
 // Collectives need a mapped axis (a pmap's module, jaxc.spmd_axes); elsewhere
 // they are an error at their own line, naming the op and why.
 func.func @psum(%x: tensor<5xf32>) -> tensor<5xf32> {
-  // expected-error @+1 {{'jaxc.psum' over the axes ['i']: a collective runs only inside a mapped computation, over its one pmap axis (this module maps no axis; vmap axes are expanded before lowering)}}
+  // expected-error @+1 {{'jaxc.psum' over the axes ['i']: a collective runs only inside a mapped computation, over its pmap or mesh axes (this module maps no axis; vmap axes are expanded before lowering)}}
   %0 = jaxc.psum %x, axes = ["i"] : tensor<5xf32>
   return %0 : tensor<5xf32>
 }

@@ -1,0 +1,321 @@
+"""`shard_map`: a function run on every block of its arguments at once, one
+device of a mesh per block, as `jax.shard_map`.
+
+    mesh = jaxc.make_mesh((2, 4), ("x", "y"))
+    f = jaxc.shard_map(lambda a: lax.psum(a, "y"), mesh=mesh,
+                       in_specs=P("x", "y"), out_specs=P("x", None))
+    f(np.ones((8, 16)))      # each device: a (4, 4) block; psum over the 4 devices of its row
+
+Outside a trace the function is traced once per signature on one block
+into a per-device program whose `jaxc.spmd_axes` lists the mesh axes, and
+runs on mesh.size threads at once, as pmap's does (docs/parallel.md): lane
+l is the device at row-major position l of the mesh, and a collective over
+some axes acts among the lanes that agree on the others. The arguments are
+cut into blocks per `in_specs` (a mesh axis a spec does not name: every
+device along it gets the same block), the results put together per
+`out_specs` (an axis the spec does not name: the block of the device at
+position 0 along it, the value being the same on all of them, which jaxc
+does not check). The results are Arrays with that `NamedSharding`.
+
+Inside a trace (under jit, grad, vmap) the same function is nested vmaps,
+one per mesh axis with its name: the values are the same, as one program.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import optree
+
+from . import core, dispatch, tree_util
+from ._batching import bound_axes, vmap
+from ._config import config
+from ._pmap import mark_spmd
+from .api import _leaf_aval, trace_function
+from .core import ShapedArray
+from .sharding import Mesh, NamedSharding, PartitionSpec, current_mesh
+
+__all__ = ["shard_map"]
+
+
+def shard_map(f: Callable | None = None, mesh: Mesh | None = None, in_specs: Any = None,
+              out_specs: Any = None, check_rep: bool | None = None, auto: Any = None, *,
+              axis_names: Any = None, check_vma: bool = True) -> Any:
+    """`f` on the blocks of a mesh (`jax.shard_map`, and the older
+    `jax.experimental.shard_map.shard_map(f, mesh, in_specs, out_specs)`).
+
+    `mesh` defaults to the one of `jaxc.set_mesh` / `with mesh:`;
+    `in_specs`/`out_specs` are pytree prefixes of the arguments / results
+    with PartitionSpec leaves (None: replicated, `P()`); `axis_names`: the
+    mesh axes the function maps over (default all; the others see whole
+    blocks, as replicated). `check_vma`/`check_rep` are accepted: jaxc does
+    not check that an output replicated per `out_specs` is the same on
+    every device (it takes the first)."""
+    if f is None:
+        return lambda g: shard_map(g, mesh, in_specs, out_specs, check_rep, auto,
+                                   axis_names=axis_names, check_vma=check_vma)
+    if not callable(f):
+        raise TypeError(f"shard_map requires a callable for its first argument, got {type(f).__name__}")
+    if out_specs is None:
+        raise TypeError("shard_map() missing required keyword argument: 'out_specs'")
+    if mesh is not None and not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map requires a Mesh for mesh, got {type(mesh).__name__}")
+    return ShardMapFunction(f, mesh, in_specs, out_specs,
+                            None if axis_names is None else frozenset(axis_names))
+
+
+def _specs(tree: Any, prefix: Any, what: str) -> list[PartitionSpec]:
+    marked = optree.tree_map(lambda s: PartitionSpec() if s is None else s, prefix, none_is_leaf=True,
+                             namespace=tree_util.NAMESPACE)
+    try:
+        specs = optree.broadcast_prefix(marked, tree, none_is_leaf=False, namespace=tree_util.NAMESPACE)
+    except ValueError as error:
+        raise ValueError(f"{core.where()}: shard_map {what} must be a tree prefix of the corresponding "
+                         f"value ({tree_util.tree_structure(tree)}): {error}") from None
+    for spec in specs:
+        if not isinstance(spec, PartitionSpec):
+            raise TypeError(f"{core.where()}: shard_map {what} leaves must be PartitionSpecs (or None), "
+                            f"got {spec!r}")
+    return specs
+
+
+class _Layout:
+    """How a global array of `shape` splits into per-lane blocks on a mesh
+    of `axes` [(name, size), ...] by `spec`."""
+
+    def __init__(self, shape: Sequence[int], spec: PartitionSpec, axes: list[tuple[str, int]],
+                 what: str) -> None:
+        sizes = dict(axes)
+        if len(spec) > len(shape):
+            raise ValueError(f"{core.where()}: shard_map {what}: {spec} has {len(spec)} entries but the "
+                             f"value has rank {len(shape)} (shape {tuple(shape)})")
+        self.shape = tuple(shape)
+        self.axes = axes
+        self.per_dim = [spec.axes_of(d) for d in range(len(shape))]
+        used = [a for dims in self.per_dim for a in dims]
+        for name in used:
+            if name not in sizes:
+                raise ValueError(f"{core.where()}: shard_map {what}: {spec} names the axis {name!r}, which "
+                                 f"is not a mapped axis of the mesh {[n for n, _ in axes]}")
+        if len(set(used)) != len(used):
+            raise ValueError(f"{core.where()}: shard_map {what}: {spec} names a mesh axis twice")
+        self.block = []
+        for d, n in enumerate(shape):
+            parts = math.prod(sizes[a] for a in self.per_dim[d])
+            if n % parts:
+                raise ValueError(f"{core.where()}: shard_map {what}: dimension {d} of shape {tuple(shape)} "
+                                 f"({n}) is not divisible by {parts}, the number of parts {spec} splits "
+                                 f"it into on mesh axes {dict(axes)}")
+            self.block.append(n // parts)
+        self.block = tuple(self.block)
+        self.used = set(used)
+
+    def _split(self) -> tuple[list[int], dict[str, int], list[int]]:
+        """The global shape with every split dimension cut into (mesh axis
+        sizes..., block): that shape, where each mesh axis sits, where each
+        block dimension sits."""
+        sizes = dict(self.axes)
+        split, where, blocks = [], {}, []
+        for d, axes in enumerate(self.per_dim):
+            for a in axes:
+                where[a] = len(split)
+                split.append(sizes[a])
+            blocks.append(len(split))
+            split.append(self.block[d])
+        return split, where, blocks
+
+    def to_lanes(self, value: np.ndarray) -> np.ndarray:
+        """(lanes, *block), lane l's block at row l (lanes row-major over the mesh)."""
+        split, where, blocks = self._split()
+        y = value.reshape(split).transpose([where[n] for n, _ in self.axes if n in where] + blocks)
+        # a mesh axis the spec does not name: a dimension of 1, broadcast (every device gets the block)
+        with_all = [size if name in where else 1 for name, size in self.axes]
+        y = np.broadcast_to(y.reshape(with_all + list(self.block)),
+                            [size for _, size in self.axes] + list(self.block))
+        lanes = math.prod(size for _, size in self.axes)
+        return np.ascontiguousarray(y).reshape((lanes, *self.block))
+
+    def from_lanes(self, stacked: np.ndarray) -> np.ndarray:
+        """The global array from (lanes, *block): along a mesh axis the spec
+        does not name, the block at position 0."""
+        y = stacked.reshape([size for _, size in self.axes] + list(self.block))
+        index = tuple(slice(None) if name in self.used else 0 for name, _ in self.axes)
+        y = y[index + (Ellipsis,)]
+        kept = [name for name, _ in self.axes if name in self.used]  # y's leading dims, mesh order
+        order = []
+        for d, axes in enumerate(self.per_dim):
+            order += [kept.index(a) for a in axes]
+            order.append(len(kept) + d)
+        return np.ascontiguousarray(y.transpose(order)).reshape(self.shape)
+
+    def global_shape(self) -> tuple[int, ...]:
+        return self.shape
+
+
+class ShardMapFunction:
+    """What `shard_map(f, ...)` returns."""
+
+    def __init__(self, fun: Callable, mesh: Mesh | None, in_specs: Any, out_specs: Any,
+                 axis_names: frozenset | None) -> None:
+        self._fun = fun
+        self._mesh = mesh
+        self._in_specs = in_specs
+        self._out_specs = out_specs
+        self._axis_names = axis_names
+        self._programs: dict[Any, Any] = {}
+        functools.update_wrapper(self, fun)
+
+    def _mesh_axes(self) -> tuple[Mesh, list[tuple[str, int]], list]:
+        mesh = self._mesh if self._mesh is not None else current_mesh()
+        if mesh is None:
+            raise ValueError(f"{core.where()}: shard_map needs a mesh: pass mesh=..., or call it inside "
+                             "`with jaxc.sharding.use_mesh(mesh):` / after jaxc.set_mesh(mesh)")
+        names = mesh.axis_names if self._axis_names is None else \
+            [n for n in mesh.axis_names if n in self._axis_names]
+        unknown = set(self._axis_names or ()) - set(mesh.axis_names)
+        if unknown:
+            raise ValueError(f"{core.where()}: shard_map axis_names {sorted(unknown)} are not axes of the "
+                             f"mesh {mesh.axis_names}")
+        axes = [(n, mesh.shape[n]) for n in names]
+        # the devices of the lanes: the mesh's, at position 0 along any axis not mapped
+        index = tuple(slice(None) if n in names else 0 for n in mesh.axis_names)
+        devices = np.asarray(mesh.devices[index]).reshape(-1).tolist()
+        return mesh, axes, devices
+
+    def __call__(self, *args: Any) -> Any:
+        mesh, axes, devices = self._mesh_axes()
+        in_specs = self._in_specs
+        if isinstance(in_specs, list):
+            in_specs = tuple(in_specs)
+        leaves, in_tree = tree_util.tree_flatten(args)
+        specs = _specs(args, in_specs, "in_specs")
+        if core.current_scope() is not None or any(isinstance(x, core.Tracer) for x in leaves):
+            return self._as_vmaps(args, leaves, in_tree, specs, axes)
+        avals = [_leaf_aval(x) for x in leaves]
+        layouts = [_Layout(a.shape, s, axes, f"in_specs of argument leaf {i}")
+                   for i, (a, s) in enumerate(zip(avals, specs))]
+        key = (in_tree, tuple(a.strong for a in avals), tuple(map(tuple, specs)), mesh, tuple(axes),
+               config.jax_enable_x64)
+        program = self._programs.get(key)
+        if program is None:
+            program = self._programs[key] = self._trace(in_tree, avals, layouts, axes, mesh)
+        traced, out_layouts, out_shardings = program
+        inputs = [x if isinstance(x, core.ArrayBase) else np.asarray(x, a.dtype) for x, a in zip(leaves, avals)]
+        inputs += traced.consts
+        layouts = layouts + [None] * len(traced.consts)
+        function = program[0].function
+        lanes = len(devices)
+
+        def run(*values: Any) -> list[np.ndarray]:
+            buffers, strides = [], []
+            for value, layout, spec in zip(values, layouts, function.args):
+                value = np.asarray(value)
+                if value.dtype != spec.dtype and spec.element_type != "bf16":
+                    value = value.astype(spec.dtype)
+                if layout is None or not layout.used:  # closed over, or replicated: every lane reads it
+                    buffers.append(np.ascontiguousarray(value))
+                    strides.append(0)
+                else:
+                    stacked = layout.to_lanes(value)
+                    buffers.append(stacked)
+                    strides.append(stacked.nbytes // lanes)
+            outs = [np.empty((lanes, *spec.shape), spec.dtype) for spec in function.results]
+            strides += [out.nbytes // lanes for out in outs]
+            function._entry.call_spmd(lanes, buffers + outs, strides)
+            return [layout.from_lanes(out) for out, layout in zip(outs, out_layouts)]
+        out_avals = [ShapedArray(layout.global_shape(), a.dtype, a.weak_type)
+                     for layout, a in zip(out_layouts, traced.out_avals)]
+        outs = dispatch.run(run, inputs, out_avals, traced.label, devices[0])
+        for out, sharding in zip(outs, out_shardings):
+            out._sharding = sharding
+        return tree_util.tree_unflatten(traced.out_tree, outs)
+
+    def _trace(self, in_tree: Any, avals: list, layouts: list, axes: list, mesh: Mesh) -> tuple:
+        from jaxc.runtime import CompileError, compile_module
+        from ._toplevel import log_compile
+        block_avals = [ShapedArray(layout.block, a.dtype, a.weak_type) for a, layout in zip(avals, layouts)]
+
+        def per_device(*args: Any) -> Any:
+            stack = bound_axes()
+            stack.extend(axes)
+            try:
+                return self._fun(*args)
+            finally:
+                del stack[len(stack) - len(axes):]
+
+        name = f"shard_map_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_")
+        traced = trace_function(per_device, block_avals,
+                                lambda tracers: (tree_util.tree_unflatten(in_tree, tracers), {}), name)
+        mark_spmd(traced, axes)
+        outs = tree_util.tree_unflatten(traced.out_tree, traced.out_avals)
+        out_specs = _specs(outs, self._out_specs, "out_specs")
+        sizes = dict(axes)
+        out_layouts, out_shardings = [], []
+        for i, (aval, spec) in enumerate(zip(traced.out_avals, out_specs)):
+            if len(spec) > aval.ndim:
+                raise ValueError(f"{core.where()}: shard_map out_specs: {spec} has {len(spec)} entries but "
+                                 f"output leaf {i} has rank {aval.ndim}")
+            for d in range(aval.ndim):
+                for a in spec.axes_of(d):
+                    if a not in sizes:
+                        raise ValueError(f"{core.where()}: shard_map out_specs names the axis {a!r}, which "
+                                         f"is not a mapped axis of the mesh {[n for n, _ in axes]}")
+            shape = tuple(n * math.prod(sizes[a] for a in spec.axes_of(d)) for d, n in enumerate(aval.shape))
+            out_layouts.append(_Layout(shape, spec, axes, f"out_specs of output leaf {i}"))
+            out_shardings.append(NamedSharding(mesh, spec))
+        log_compile(traced.label)
+        try:
+            executable = compile_module(traced.text(debug_info=True))
+        except CompileError as error:
+            raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
+        traced.function = executable[traced.name]
+        return traced, out_layouts, out_shardings
+
+    def _as_vmaps(self, args: tuple, leaves: list, in_tree: Any, specs: list, axes: list) -> Any:
+        """Inside a trace: nested vmaps, one per mesh axis (outermost first),
+        over the arguments reshaped so each mesh axis is a dimension."""
+        from . import lax
+        avals = [x.aval if isinstance(x, core.ArrayBase) else _leaf_aval(x) for x in leaves]
+        layouts = [_Layout(a.shape, s, axes, f"in_specs of argument leaf {i}")
+                   for i, (a, s) in enumerate(zip(avals, specs))]
+        names = [n for n, _ in axes]
+        moved = []
+        for x, layout in zip(leaves, layouts):
+            split, where, blocks = layout._split()
+            y = lax.reshape(core.as_operand(x, "shard_map"), split)
+            y = lax.transpose(y, [where[n] for n in names if n in where] + blocks)
+            moved.append(y)
+        box: dict[str, Any] = {}
+
+        def body(*xs: Any) -> Any:
+            out = self._fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+            out_leaves, box["tree"] = tree_util.tree_flatten(out)
+            box["specs"] = _specs(out, self._out_specs, "out_specs")
+            return out_leaves
+        mapped = body
+        for depth in reversed(range(len(names))):  # the first mesh axis outermost
+            in_axes = tuple(0 if names[depth] in layout.used else None for layout in layouts)
+            mapped = vmap(mapped, in_axes=in_axes, out_axes=0, axis_size=axes[depth][1],
+                          axis_name=names[depth])
+        out_leaves = mapped(*moved)
+        sizes = dict(axes)
+        results = []
+        for y, spec in zip(out_leaves, box["specs"]):
+            # every output has all mesh axes in front; an axis the spec does not name: position 0
+            used = [a for d in range(y.ndim - len(names)) for a in spec.axes_of(d)]
+            for k in reversed(range(len(names))):
+                if names[k] not in used:
+                    y = lax.squeeze(lax.slice_in_dim(y, 0, 1, axis=k), (k,))
+            kept = [n for n in names if n in used]
+            block_rank = y.ndim - len(kept)
+            order = []
+            for d in range(block_rank):
+                order += [kept.index(a) for a in spec.axes_of(d)]
+                order.append(len(kept) + d)
+            z = lax.transpose(y, order)
+            shape = [y.shape[len(kept) + d] * math.prod(sizes[a] for a in spec.axes_of(d))
+                     for d in range(block_rank)]
+            results.append(lax.reshape(z, shape))
+        return tree_util.tree_unflatten(box["tree"], results)
