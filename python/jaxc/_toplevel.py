@@ -353,22 +353,24 @@ def effects_barrier() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Processes and devices (jaxc runs in one process)
+# Processes and devices (jaxc.distributed joins several)
 # ---------------------------------------------------------------------------
 
 def local_device_count(backend: str | None = None) -> int:
     from .api import local_devices
-    return len(local_devices(backend))
+    return len(local_devices(backend=backend))
 
 
 def process_count(backend: str | None = None) -> int:
-    """1: jaxc runs in one process."""
-    return 1
+    """How many processes jaxc.distributed joined (1 without it)."""
+    from . import distributed
+    return distributed.process_count()
 
 
 def process_index(backend: str | None = None) -> int:
-    """0: jaxc runs in one process."""
-    return 0
+    """This process's index among them (its MPI rank; 0 without jaxc.distributed)."""
+    from . import distributed
+    return distributed.process_index()
 
 
 def process_indices(backend: str | None = None) -> list[int]:

@@ -686,15 +686,26 @@ def devices(backend: str | None = None) -> list[dispatch.Device]:
     """The devices of `backend` ("cpu", "gpu"/"cuda"); None: the CPU devices,
     then the GPU where a CUDA driver reports one (docs/gpu.md)."""
     if backend is None:
-        return dispatch.devices() + dispatch.gpu_devices()
+        return dispatch.global_devices() + dispatch.gpu_devices()
+    if backend == "cpu":
+        return dispatch.global_devices()
     if backend in dispatch.PLATFORMS:
         return dispatch.platform_devices(backend)
     raise RuntimeError(f"unknown backend {backend!r}; available: "
                        + ", ".join(["cpu"] + (["gpu"] if dispatch.gpu_devices() else [])))
 
 
-def local_devices(backend: str | None = None) -> list[dispatch.Device]:
-    return devices(backend)
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list[dispatch.Device]:
+    """This process's devices (with jaxc.distributed, `jaxc.devices()` also
+    lists the other processes')."""
+    if isinstance(process_index, str) and backend is None:  # local_devices("cpu")
+        process_index, backend = None, process_index
+    from . import distributed
+    if process_index not in (None, distributed.process_index()):
+        return [d for d in devices(backend) if d.process_index == process_index]
+    if backend is None:
+        return dispatch.devices() + dispatch.gpu_devices()
+    return dispatch.platform_devices(backend)
 
 
 def device_count() -> int:

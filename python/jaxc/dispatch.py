@@ -149,6 +149,8 @@ class Device:
         """`value` in this device's memory (the CPU: host memory, as it is)."""
         return value
 
+    process_index = 0  # jaxc.distributed: the process holding the device
+
     def __init__(self, id: int) -> None:
         self.id = id
         self._executor: Executor | None = None
@@ -196,12 +198,55 @@ _GPU_DEVICES: list[GpuDevice] = []
 def devices() -> list[Device]:
     """The CPU devices: `jax_num_cpu_devices` of them (JAX_NUM_CPU_DEVICES),
     or, while that is 1, as many as XLA_FLAGS' `--xla_force_host_platform_device_count`."""
-    wanted = config.jax_num_cpu_devices
-    if wanted == 1:
-        wanted = _xla_flags_device_count()
-    while len(_DEVICES) < wanted:
-        _DEVICES.append(Device(len(_DEVICES)))
+    wanted = local_cpu_device_count()
+    if len(_DEVICES) < wanted:
+        from . import distributed
+        first = distributed.process_index() * wanted  # global ids across processes
+        while len(_DEVICES) < wanted:
+            device = Device(first + len(_DEVICES))
+            device.process_index = distributed.process_index()
+            _DEVICES.append(device)
     return _DEVICES[:wanted]
+
+
+def local_cpu_device_count() -> int:
+    wanted = config.jax_num_cpu_devices
+    return _xla_flags_device_count() if wanted == 1 else wanted
+
+
+class RemoteDevice:
+    """A CPU device of another process (jaxc.distributed): listed by
+    `jaxc.devices()`, never computed on here."""
+
+    platform = "cpu"
+    device_kind = "cpu"
+
+    def __init__(self, id: int, process_index: int) -> None:
+        self.id = id
+        self.process_index = process_index
+
+    def __repr__(self) -> str:
+        return f"CpuDevice(id={self.id})"
+
+
+_REMOTE: dict[int, RemoteDevice] = {}
+
+
+def global_devices() -> list:
+    """Every process's CPU devices, by process (this one's are `devices()`)."""
+    from . import distributed
+    local = devices()
+    if distributed.process_count() == 1:
+        return local
+    out = []
+    for process in range(distributed.process_count()):
+        if process == distributed.process_index():
+            out += local
+            continue
+        for i in range(len(local)):
+            id_ = process * len(local) + i
+            out.append(_REMOTE.setdefault(id_, RemoteDevice(id_, process)))
+    return out
 
 
 def _xla_flags_device_count() -> int:

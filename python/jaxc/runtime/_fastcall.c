@@ -789,6 +789,52 @@ static _Thread_local int64_t spmd_lane = 0;
  * ...}: the lowering passes identity-layout memrefs, whose offset is 0. */
 #define MEMREF_DATA(descriptor) ((void *)(intptr_t)(descriptor)[1])
 
+/* Across processes (jaxc.distributed over MPI): `set_mpi` hands over
+ * MPI_Allreduce and MPI_Allgather from the MPI library mpi4py loaded, the
+ * communicator, this process's rank and the process count, and the MPI
+ * handles of the element types and reductions (jaxc/distributed.py). A
+ * collective over an axis that spans processes (the lowering passes
+ * `across` = 1) first works among this process's lanes, then lane 0 of
+ * the group makes one MPI call for the whole process and copies the result
+ * to the other lanes. Handles travel as intptr_t: MPICH's are ints, the
+ * standard ABI's pointers; either way the call passes them in a register. */
+typedef int (*MpiAllreduce)(const void *, void *, int, intptr_t, intptr_t, intptr_t);
+typedef int (*MpiAllgather)(const void *, int, intptr_t, void *, int, intptr_t, intptr_t);
+static struct {
+  MpiAllreduce allreduce;
+  MpiAllgather allgather;
+  intptr_t comm, byte_type, types[10], ops[3];
+  int64_t rank, size;
+} spmd_mpi = {NULL, NULL, 0, 0, {0}, {0}, 0, 1};
+
+static PyObject *set_mpi(PyObject *module, PyObject *args) {
+  unsigned long long allreduce, allgather;
+  long long comm, byte_type;
+  long long rank, size;
+  PyObject *types, *ops;
+  if (!PyArg_ParseTuple(args, "KKLLLLOO", &allreduce, &allgather, &comm, &byte_type, &rank, &size, &types,
+                        &ops))
+    return NULL;
+  if (!PyTuple_Check(types) || PyTuple_GET_SIZE(types) != 10 || !PyTuple_Check(ops) ||
+      PyTuple_GET_SIZE(ops) != 3) {
+    PyErr_SetString(PyExc_TypeError, "set_mpi: 10 type handles and 3 op handles");
+    return NULL;
+  }
+  for (int i = 0; i < 10; i++) spmd_mpi.types[i] = (intptr_t)PyLong_AsLongLong(PyTuple_GET_ITEM(types, i));
+  for (int i = 0; i < 3; i++) spmd_mpi.ops[i] = (intptr_t)PyLong_AsLongLong(PyTuple_GET_ITEM(ops, i));
+  if (PyErr_Occurred()) return NULL;
+  spmd_mpi.allreduce = (MpiAllreduce)(uintptr_t)allreduce;
+  spmd_mpi.allgather = (MpiAllgather)(uintptr_t)allgather;
+  spmd_mpi.comm = (intptr_t)comm;
+  spmd_mpi.byte_type = (intptr_t)byte_type;
+  spmd_mpi.rank = rank;
+  spmd_mpi.size = size;
+  Py_RETURN_NONE;
+}
+
+/* This process's rank among the processes (0 without jaxc.distributed). */
+SPMD_EXPORT int64_t jaxc_spmd_process(void) { return spmd_mpi.rank; }
+
 /* This lane's index on the pmap axis (0 outside a call_spmd). */
 SPMD_EXPORT int64_t jaxc_spmd_lane(void) { return spmd_lane; }
 
@@ -844,13 +890,16 @@ static int64_t spmd_position(const int64_t *members, int64_t group) {
   return 0;
 }
 
-/* psum / pmax / pmin of `count` elements over this lane's group. */
+/* psum / pmax / pmin of `count` elements over this lane's group (and,
+ * with `across`, the same group of every other process). */
 SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *target, int64_t count,
-                                      int32_t type, int32_t op, const int64_t *table, int64_t group) {
+                                      int32_t type, int32_t op, const int64_t *table, int64_t group,
+                                      int64_t across) {
   static const int sizes[] = {4, 8, 1, 2, 4, 8, 1, 2, 4, 8};
   SpmdGroup *g = spmd_group;
+  int64_t nbytes = count * sizes[type % 10];
   if (g == NULL) { /* called outside call_spmd: one lane */
-    memcpy(MEMREF_DATA(target), MEMREF_DATA(source), (size_t)(count * sizes[type % 10]));
+    memcpy(MEMREF_DATA(target), MEMREF_DATA(source), (size_t)nbytes);
     return;
   }
   spmd_publish(MEMREF_DATA(source), MEMREF_DATA(target));
@@ -870,14 +919,29 @@ SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *targ
     default: SPMD_REDUCE_TYPE(uint64_t, 0) break;
   }
   pthread_barrier_wait(&g->barrier);
+  if (across && spmd_mpi.size > 1) {
+    if (p == 0) {  /* one MPI call per process; then every lane of the group has it */
+      void *mine = g->targets[spmd_lane], *sum = malloc((size_t)nbytes);
+      if (sum != NULL) {
+        spmd_mpi.allreduce(mine, sum, (int)count, spmd_mpi.types[type % 10], spmd_mpi.ops[op % 3],
+                           spmd_mpi.comm);
+        for (int64_t t = 0; t < group; t++) memcpy(g->targets[members[t]], sum, (size_t)nbytes);
+        free(sum);
+      }
+    }
+    pthread_barrier_wait(&g->barrier);
+  }
 }
 
 /* all_gather of `bytes` per lane over this lane's group: every member's
  * result holds the members' operands back to back, in group order; each
- * member copies its own operand into all of them. */
+ * member copies its own operand into all of them. With `across`, the
+ * group spans the processes: this process's members write at their
+ * global positions (rank * group + p), and lane 0 gathers the rest. */
 SPMD_EXPORT void jaxc_spmd_all_gather(const int64_t *source, const int64_t *target, int64_t bytes,
-                                      const int64_t *table, int64_t group) {
+                                      const int64_t *table, int64_t group, int64_t across) {
   SpmdGroup *g = spmd_group;
+  int64_t processes = across ? spmd_mpi.size : 1, offset = across ? spmd_mpi.rank * group : 0;
   if (g == NULL) {
     memcpy(MEMREF_DATA(target), MEMREF_DATA(source), (size_t)bytes);
     return;
@@ -886,8 +950,24 @@ SPMD_EXPORT void jaxc_spmd_all_gather(const int64_t *source, const int64_t *targ
   const int64_t *members = (const int64_t *)MEMREF_DATA(table) + spmd_lane * group;
   int64_t p = spmd_position(members, group);
   for (int64_t t = 0; t < group; t++)
-    memcpy((char *)g->targets[members[t]] + p * bytes, MEMREF_DATA(source), (size_t)bytes);
+    memcpy((char *)g->targets[members[t]] + (offset + p) * bytes, MEMREF_DATA(source), (size_t)bytes);
   pthread_barrier_wait(&g->barrier);
+  if (processes > 1) {
+    if (p == 0) {
+      char *mine = g->targets[spmd_lane];
+      int64_t part = group * bytes;
+      void *sent = malloc((size_t)part);
+      if (sent != NULL) {
+        memcpy(sent, mine + offset * bytes, (size_t)part);
+        spmd_mpi.allgather(sent, (int)part, spmd_mpi.byte_type, mine, (int)part, spmd_mpi.byte_type,
+                           spmd_mpi.comm);
+        free(sent);
+        for (int64_t t = 0; t < group; t++)
+          if (members[t] != spmd_lane) memcpy(g->targets[members[t]], mine, (size_t)(part * processes));
+      }
+    }
+    pthread_barrier_wait(&g->barrier);
+  }
 }
 
 /* ppermute: this lane's result is lane `from`'s operand, or zeros (from < 0). */
@@ -1498,6 +1578,9 @@ static PyMethodDef module_methods[] = {
      "set_thread_hook(hook or None): what a thread calls once before its first parallel function "
      "(jaxc.runtime.openmp.prepare_thread: settings, pinned workers); a new hook starts a new "
      "generation: every thread calls it again"},
+    {"set_mpi", set_mpi, METH_VARARGS,
+     "set_mpi(MPI_Allreduce, MPI_Allgather, comm, MPI_BYTE, rank, size, type handles (10), op handles "
+     "(sum, max, min)): collectives across processes (jaxc.distributed)"},
     {"set_profiling", set_profiling, METH_O,
      "set_profiling(on): while on, calls take the Python path (jaxc.profiler records them)"},
     {NULL}};

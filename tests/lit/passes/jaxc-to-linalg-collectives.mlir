@@ -1,4 +1,4 @@
-// RUN: jaxc-opt %s --jaxc-to-linalg | FileCheck %s
+// RUN: jaxc-opt %s --split-input-file --jaxc-to-linalg | FileCheck %s
 // (A collective outside a pmap's module: jaxc-to-linalg-unsupported.mlir.)
 
 // In a pmap's or shard_map's per-device program (jaxc.spmd_axes lists its
@@ -8,15 +8,15 @@
 // reductions and gathers.
 // CHECK-DAG: func.func private @jaxc_spmd_lane() -> i64
 // CHECK-DAG: func.func private @jaxc_spmd_ppermute__0(memref<3xf32>, memref<3xf32>, i64, i64)
-// CHECK-DAG: func.func private @jaxc_spmd_all_gather__0(memref<3xf32>, memref<4x3xf32>, i64, memref<4x4xi64>, i64)
-// CHECK-DAG: func.func private @jaxc_spmd_all_reduce__0(memref<3xf32>, memref<3xf32>, i64, i32, i32, memref<4x4xi64>, i64)
+// CHECK-DAG: func.func private @jaxc_spmd_all_gather__0(memref<3xf32>, memref<4x3xf32>, i64, memref<4x4xi64>, i64, i64)
+// CHECK-DAG: func.func private @jaxc_spmd_all_reduce__0(memref<3xf32>, memref<3xf32>, i64, i32, i32, memref<4x4xi64>, i64, i64)
 // CHECK-LABEL: func.func @per_device
 // psum: 3 elements of f32 (type code 0), sum (op code 0), over the group of all four lanes
 // CHECK: %[[GROUPS:.+]] = arith.constant dense<{{\[}}[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]> : tensor<4x4xi64>
 // CHECK: %[[TABLE:.+]] = bufferization.to_buffer %[[GROUPS]] read_only
 // CHECK: %[[XB:.+]] = bufferization.to_buffer %arg0 read_only : tensor<3xf32> to memref<3xf32>
 // CHECK: %[[SB:.+]] = memref.alloc() : memref<3xf32>
-// CHECK: call @jaxc_spmd_all_reduce__0(%[[XB]], %[[SB]], %c3_i64, %c0_i32, %c0_i32_0, %[[TABLE]], %c4_i64)
+// CHECK: call @jaxc_spmd_all_reduce__0(%[[XB]], %[[SB]], %c3_i64, %c0_i32, %c0_i32_0, %[[TABLE]], %c4_i64, %c0_i64)
 // CHECK: bufferization.to_tensor %[[SB]] restrict writable
 // pmax: op code 1
 // CHECK: call @jaxc_spmd_all_reduce__0({{.*}}, %c1_i32, {{.*}})
@@ -43,5 +43,26 @@ module attributes {jaxc.spmd_axes = [["i", 4]]} {
     %p = jaxc.ppermute %x, axes = ["i"], perm = [0, 1, 1, 2] : tensor<3xf32>
     %i = jaxc.axis_index "i" : tensor<i32>
     return %s, %m, %g, %p, %i : tensor<3xf32>, tensor<3xf32>, tensor<3x4xf32>, tensor<3xf32>, tensor<i32>
+  }
+}
+
+// -----
+
+// A pmap across two processes (jaxc.distributed): 4 devices, 2 lanes here.
+// The group table lists this process's lanes; `across` = 1 makes the
+// runtime finish with MPI; all_gather stacks all 4; axis_index adds the
+// lanes of the processes before this one.
+// CHECK-LABEL: func.func @two_processes
+// CHECK: %[[GROUPS:.+]] = arith.constant dense<{{\[}}[0, 1], [0, 1]]> : tensor<2x2xi64>
+// CHECK: call @jaxc_spmd_all_reduce__0({{.*}}, %c2_i64, %c1_i64)
+// CHECK: call @jaxc_spmd_all_gather__0({{.*}}) : (memref<3xf32>, memref<4x3xf32>, i64, memref<2x2xi64>, i64, i64) -> ()
+// CHECK: %[[P:.+]] = call @jaxc_spmd_process() : () -> i64
+// CHECK: arith.muli %[[P]], %c2_i64
+module attributes {jaxc.spmd_axes = [["i", 4]], jaxc.spmd_processes = 2} {
+  func.func @two_processes(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<4x3xf32>, tensor<i32>) {
+    %s = jaxc.psum %x, axes = ["i"] : tensor<3xf32>
+    %g = jaxc.all_gather %x, axes = ["i"], dim = 0, axis_size = 4 : tensor<3xf32> -> tensor<4x3xf32>
+    %i = jaxc.axis_index "i" : tensor<i32>
+    return %s, %g, %i : tensor<3xf32>, tensor<4x3xf32>, tensor<i32>
   }
 }

@@ -1,0 +1,74 @@
+"""jaxc.distributed over MPI: pmap across 2 processes started by mpiexec
+(the mpich and mpi4py wheels, which `make test` installs; skipped without
+them). docs/parallel.md."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MPIEXEC = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+
+try:
+    import mpi4py  # noqa: F401
+except ImportError:
+    mpi4py = None
+
+needs_mpi = pytest.mark.skipif(mpi4py is None or MPIEXEC is None,
+                               reason="the mpi extra (mpich, mpi4py) is not installed")
+
+
+def mpirun(*args, processes=2, timeout=600):
+    out = subprocess.run([MPIEXEC, "-n", str(processes), sys.executable, *args], capture_output=True,
+                         text=True, timeout=timeout, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+@needs_mpi
+def test_collectives_span_the_processes():
+    lines = [json.loads(line) for line in mpirun(os.path.join(HERE, "mpi_collectives.py")).splitlines()
+             if line.startswith("{")]
+    assert sorted(r["rank"] for r in lines) == [0, 1]
+    rows = np.concatenate([np.arange(6, dtype=np.float32).reshape(2, 3) + 10 * r for r in range(2)])  # (4, 3)
+    for r in lines:
+        rank, out = r["rank"], r["out"]
+        assert r["count"] == 2 and r["devices"] == [0, 1, 2, 3] and r["local"] == [2 * rank, 2 * rank + 1]
+        np.testing.assert_allclose(out["psum"], np.broadcast_to(rows.sum(0), (2, 3)))
+        np.testing.assert_allclose(out["pmean"], np.broadcast_to(rows.mean(0), (2, 3)))
+        np.testing.assert_allclose(out["pmax"], np.broadcast_to(rows.max(0), (2, 3)))
+        np.testing.assert_allclose(out["pmin"], np.broadcast_to(rows.min(0), (2, 3)))
+        assert out["index"] == [2 * rank, 2 * rank + 1] and out["size"] == [4, 4]
+        np.testing.assert_allclose(out["gather"], np.broadcast_to(rows, (2, 4, 3)))
+        mine = rows[2 * rank:2 * rank + 2]
+        np.testing.assert_allclose(out["grad"], 2 * 4 * mine, rtol=1e-6)  # psum transposes to psum
+
+
+@needs_mpi
+def test_data_parallel_training_over_two_processes_equals_one(tmp_path):
+    example = os.path.join(ROOT, "examples", "mpi_data_parallel.py")
+    mpirun(example, "--out", str(tmp_path / "mpi.npz"))
+    single = subprocess.run([sys.executable, example, "--single", "--out", str(tmp_path / "one.npz")],
+                            capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert single.returncode == 0, single.stderr
+    a, b = np.load(tmp_path / "mpi.npz"), np.load(tmp_path / "one.npz")
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], rtol=1e-5, atol=1e-6)
+
+
+def test_initialize_errors():
+    """After the devices exist, initialize is JAX's RuntimeError; without
+    MPI it says which extra to install."""
+    code = ("import jaxc, numpy as np\n"
+            "jaxc.numpy.ones(3).block_until_ready()\n"
+            "try:\n    jaxc.distributed.initialize()\nexcept RuntimeError as e:\n    print('ERR', e)\n"
+            "print(jaxc.process_count(), jaxc.process_index(), jaxc.distributed.is_initialized())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "must be called before any jaxc computations" in out.stdout
+    assert out.stdout.strip().endswith("1 0 False")
