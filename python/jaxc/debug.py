@@ -23,7 +23,8 @@ import numpy as np
 
 from . import _callback, core
 
-__all__ = ["breakpoint", "callback", "log", "print"]
+__all__ = ["breakpoint", "callback", "log", "print", "visualize_sharding", "visualize_array_sharding",
+           "inspect_array_sharding"]
 
 logger = logging.getLogger("jaxc.debug")
 
@@ -131,3 +132,59 @@ def breakpoint(*, backend: str | None = None, filter_frames: bool = True, num_fr
         sys.breakpointhook()
     _callback._call("debug.breakpoint", stop, (), kwargs, None)
     return token
+
+
+# ---------------------------------------------------------------------------
+# Shardings as text
+# ---------------------------------------------------------------------------
+
+def _sharding_grid(shape: tuple, sharding: Any) -> str:
+    """A text grid of a rank-1 or rank-2 array's parts: one cell per distinct
+    part (rows and columns as the parts split them), listing the ids of the
+    devices that hold it, as JAX's visualize_sharding draws them."""
+    if len(shape) not in (1, 2):
+        raise ValueError(f"visualize_sharding only works for shapes with 1 or 2 dimensions, got {shape}")
+    shape2 = (1, shape[0]) if len(shape) == 1 else tuple(shape)
+    cells: dict = {}
+    for device, index in sharding.devices_indices_map(shape).items():
+        index2 = (slice(0, 1),) + tuple(index) if len(shape) == 1 else tuple(index)
+        key = tuple((s.start or 0, shape2[k] if s.stop is None else s.stop) if isinstance(s, slice) else (s, s + 1)
+                    for k, s in enumerate(index2))
+        cells.setdefault(key, []).append(device.id)
+    rows = sorted({k[0] for k in cells})
+    cols = sorted({k[1] for k in cells})
+    labels = {k: ("CPU " + ",".join(map(str, sorted(ids)))) for k, ids in cells.items()}
+    width = max(len(v) for v in labels.values()) + 2
+    line = "+" + "+".join("-" * width for _ in cols) + "+"
+    out = [line]
+    for r in rows:
+        out.append("|" + "|".join(labels.get((r, c), "").center(width) for c in cols) + "|")
+        out.append(line)
+    return "\n".join(out)
+
+
+def visualize_sharding(shape: Any, sharding: Any, *, use_color: bool = False, scale: float = 1.0,
+                       min_width: int = 9, max_width: int = 80, color_map: Any = None) -> None:
+    """Print which devices hold which part of an array of `shape` under
+    `sharding` (a text grid; rank 1 or 2)."""
+    sys.stdout.write(_sharding_grid(tuple(shape), sharding) + "\n")
+
+
+def visualize_array_sharding(arr: Any, **kwargs: Any) -> None:
+    """`visualize_sharding(arr.shape, arr.sharding)`."""
+    visualize_sharding(arr.shape, arr.sharding, **kwargs)
+
+
+def inspect_array_sharding(value: Any, *, callback: Callable[[Any], None]) -> None:
+    """Call `callback` with the sharding of each array in `value`. Inside a
+    trace the program runs whole on its device (jaxc does not partition), so
+    a traced value's sharding is that device's: `SingleDeviceSharding`."""
+    from .dispatch import default_device
+    from .sharding import SingleDeviceSharding
+    from . import tree_util
+    for leaf in tree_util.tree_leaves(value):
+        if isinstance(leaf, core.Tracer):
+            callback(SingleDeviceSharding(default_device()))
+        else:
+            callback(leaf.sharding)
+

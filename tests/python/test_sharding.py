@@ -220,3 +220,39 @@ def test_errors(mesh):
         jaxc.shard_map(lambda a: a, mesh=mesh, in_specs=P())
     with pytest.raises(ValueError, match="tree prefix"):
         jaxc.shard_map(lambda a, b: a, mesh=mesh, in_specs=(P(), P(), P()), out_specs=P())(x, x)
+
+
+def test_visualize_and_inspect(mesh, capsys):
+    a = jaxc.device_put(np.zeros((8, 8), np.float32), NamedSharding(mesh, P("x", "y")))
+    jaxc.debug.visualize_array_sharding(a)
+    jaxc.debug.visualize_sharding((8,), NamedSharding(mesh, P("y")))
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "| CPU 0 | CPU 1 | CPU 2 | CPU 3 |" and out[3] == "| CPU 4 | CPU 5 | CPU 6 | CPU 7 |"
+    assert out[6] == "| CPU 0,4 | CPU 1,5 | CPU 2,6 | CPU 3,7 |"
+    seen = []
+    jaxc.debug.inspect_array_sharding(a, callback=seen.append)
+    jaxc.jit(lambda v: jaxc.debug.inspect_array_sharding(v, callback=seen.append) or v)(a)
+    assert seen[0] == a.sharding and isinstance(seen[1], SingleDeviceSharding)
+    with pytest.raises(ValueError, match="1 or 2 dimensions"):
+        jaxc.debug.visualize_sharding((2, 2, 2), a.sharding)
+
+
+def test_the_distributed_arrays_tutorial_gives_numpys_values(mesh):
+    """The programs of JAX's "distributed arrays and automatic
+    parallelization" tutorial, on 8 CPU devices."""
+    x = np.random.RandomState(0).normal(size=(8192, 8192 // 64)).astype(np.float32)
+    y = jaxc.device_put(x, NamedSharding(mesh, P("x", "y")))
+    z = jnp.sin(y)
+    np.testing.assert_allclose(np.asarray(z), np.sin(x), rtol=1e-6)
+    w = jaxc.device_put(np.ones((128, 8), np.float32), NamedSharding(mesh, P("y", None)))
+
+    @jaxc.jit
+    def predict(x, w):
+        return jnp.maximum(x @ w, 0)
+    np.testing.assert_allclose(np.asarray(predict(y, w)), np.maximum(x @ np.ones((128, 8)), 0), rtol=1e-4,
+                               atol=1e-3)
+    layer = jaxc.jit(lambda x, w: jnp.tanh(x @ w), in_shardings=(NamedSharding(mesh, P("x")), None),
+                     out_shardings=NamedSharding(mesh, P("x", None)))
+    out = layer(x, np.ones((128, 8), np.float32) / 128)
+    assert out.sharding.spec == P("x", None)
+    np.testing.assert_allclose(np.asarray(out), np.tanh(x @ (np.ones((128, 8)) / 128)), rtol=1e-4, atol=1e-5)
