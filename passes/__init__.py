@@ -32,3 +32,4 @@ from . import outline_kernels  # noqa: E402,F401  jaxc-outline-kernels
 from . import pad_sums_to_updates  # noqa: E402,F401  jaxc-pad-sums-to-updates
 from . import tree_horizontal_reductions  # noqa: E402,F401  jaxc-tree-horizontal-reductions
 from . import canonicalize_contractions  # noqa: E402,F401  jaxc-canonicalize-contractions
+from . import partition  # noqa: E402,F401  jaxc-partition

@@ -16,6 +16,7 @@ pinned ``llc -O3`` for the host CPU.
     transformed   requests expanded
     optimized     cleanup
     linalg        linalg/tensor/arith/math on tensors
+    partitioned   a program with shardings: one device's program (else unchanged)
     bufferized    memrefs; results become out-params; every alloc freed
     loops         scf.for loop nests
     llvm          LLVM dialect; functions carry llvm.emit_c_interface
@@ -89,6 +90,9 @@ CPU_STAGES: tuple[Stage, ...] = (
           "sums of disjoint zero pads written as updates; canonicalize, CSE and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
+    Stage("partitioned", ("jaxc-partition",),
+          "a program with shardings (jit in/out_shardings) split into one device's program through the "
+          "shard dialect; any other program unchanged"),
     Stage("scheduled", (
         *FUSION,
         "jaxc-outline-kernels",  # a kernel repeated (once per layer) is scheduled and compiled once
@@ -151,7 +155,8 @@ STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in CPU_STAGES)
 _SHARED_STAGES = tuple(
     Stage("fused", FUSION, "elementwise chains fused into their consumers (one kernel each)")
     if stage.name == "scheduled" else stage
-    for stage in CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1])
+    for stage in CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1]
+    if stage.name != "partitioned")  # SPMD programs (pmap, shardings) run on CPU devices only
 
 GPU_BLOCK_SIZE = 256  # threads per block of every kernel
 

@@ -266,7 +266,7 @@ class PmapFunction:
         traced = trace_function(per_device, lane_avals, rebuild,
                                 f"pmap_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_"))
         # an unnamed axis is marked too: the module still runs on `lanes` threads
-        mark_spmd(traced, [(self._axis_name if self._axis_name is not None else "__pmap__", size)], processes)
+        mark_spmd(traced.module, [(self._axis_name if self._axis_name is not None else "__pmap__", size)], processes)
         traced_out_axes = _broadcast_axes(self._out_axes, tree_util.tree_unflatten(traced.out_tree,
                                                                                    traced.out_avals),
                                           "out_axes")
@@ -292,14 +292,14 @@ class _Shape:
         self.aval = aval
 
 
-def mark_spmd(traced: Any, axes: list[tuple[str, int]], processes: int = 1) -> None:
+def mark_spmd(module: Any, axes: list[tuple[str, int]], processes: int = 1) -> None:
     """Give the traced module its `jaxc.spmd_axes` attribute: the mesh axes
     its lanes run over, in order, with their sizes; and, for a pmap across
     processes, `jaxc.spmd_processes` (passes/lowering/collectives.py)."""
     import mlir.ir as ir
-    with traced.module.context:
+    with module.context:
         i64 = ir.IntegerType.get_signless(64)
-        attributes = traced.module.operation.attributes
+        attributes = module.operation.attributes
         attributes[SPMD_AXES] = ir.ArrayAttr.get(
             [ir.ArrayAttr.get([ir.StringAttr.get(name), ir.IntegerAttr.get(i64, size)]) for name, size in axes])
         if processes > 1:

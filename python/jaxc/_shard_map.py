@@ -248,7 +248,7 @@ class ShardMapFunction:
         name = f"shard_map_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_")
         traced = trace_function(per_device, block_avals,
                                 lambda tracers: (tree_util.tree_unflatten(in_tree, tracers), {}), name)
-        mark_spmd(traced, axes)
+        mark_spmd(traced.module, axes)
         outs = tree_util.tree_unflatten(traced.out_tree, traced.out_avals)
         out_specs = _specs(outs, self._out_specs, "out_specs")
         sizes = dict(axes)

@@ -584,8 +584,10 @@ def jit(fun: Callable | None = None, *, static_argnums: Any = (), static_argname
     `donate_argnums` is accepted; on the CPU nothing is donated.
     `in_shardings` / `out_shardings` (Shardings, or PartitionSpecs of the
     current mesh, as pytree prefixes of the positional arguments / the
-    result) are checked against the shapes, and the results get
-    `out_shardings`; the program itself runs whole (docs/parallel.md)."""
+    result) are checked against the shapes and the results get
+    `out_shardings`; on a mesh the program is split into one device's
+    program through the shard dialect where its passes can, else it runs
+    whole (docs/parallel.md)."""
     if unsupported:
         raise TypeError(f"jit() got unsupported options: {', '.join(sorted(unsupported))}")
 
@@ -599,8 +601,8 @@ def jit(fun: Callable | None = None, *, static_argnums: Any = (), static_argname
 
 class _ShardedJit:
     """`jit(f, in_shardings=..., out_shardings=...)`: the jit function, with
-    the argument shapes checked against `in_shardings` and the results
-    given `out_shardings` (their values are the same)."""
+    the argument shapes checked against `in_shardings`, partitioned where it
+    can be (`_partitioned_jit`), and the results given `out_shardings`."""
 
     def __init__(self, jitted: "JitFunction", in_shardings: Any, out_shardings: Any) -> None:
         self._jitted = jitted
@@ -608,14 +610,31 @@ class _ShardedJit:
         self._out_shardings = out_shardings
         functools.update_wrapper(self, jitted.fun, updated=())
 
-    def __getattr__(self, name: str) -> Any:  # lower, trace_count, ...
+    def __getattr__(self, name: str) -> Any:  # trace_count, ...
         return getattr(self._jitted, name)
 
+    def lower(self, *args: Any, **kwargs: Any) -> "Lowered":
+        """The program; where it is partitioned by its shardings, with its
+        marks, so that `as_text(stage="partitioned")` shows one device's program."""
+        if not kwargs and not self._jitted.static_argnums:
+            self._partitioned(args, _shardings_for(self._in_shardings, args)
+                              if self._in_shardings is not None else None, run=False)
+            program = self.__dict__.get("_programs", {}).get(self._jitted._signature(args, {})[0])
+            if program:
+                return program.lowered()
+        return self._jitted.lower(*args, **kwargs)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        in_shardings = None
         if self._in_shardings is not None:
-            for leaf, sharding in zip(tree_util.tree_leaves(args), _shardings_for(self._in_shardings, args)):
+            in_shardings = _shardings_for(self._in_shardings, args)
+            for leaf, sharding in zip(tree_util.tree_leaves(args), in_shardings):
                 if sharding is not None:
                     sharding.shard_shape(np.shape(leaf))
+        if not kwargs and not self._jitted.static_argnums and core.current_scope() is None:
+            out = self._partitioned(args, in_shardings)
+            if out is not None:
+                return out
         out = self._jitted(*args, **kwargs)
         if self._out_shardings is None:
             return out
@@ -626,6 +645,41 @@ class _ShardedJit:
                 if isinstance(leaf, Array):
                     leaf._sharding = sharding
         return out
+
+
+    def _partitioned(self, args: tuple, in_shardings: list | None, run: bool = True) -> Any:
+        """Run as one device's program on every device of the shardings' mesh
+        (`_partitioned_jit`), or None to run whole."""
+        from . import _partitioned_jit as P
+        if any(isinstance(x, core.Tracer) for x in tree_util.tree_leaves(args)):
+            return None
+        key = self._jitted._signature(args, {})[0]
+        programs = self.__dict__.setdefault("_programs", {})
+        program = programs.get(key)
+        if program is None:
+            traced = self._jitted.lower(*args).traced
+            in_avals = P.flat_in_avals(args)
+            ins = in_shardings if in_shardings is not None else [None] * len(in_avals)
+            outs = _shardings_for(self._out_shardings, tree_util.tree_unflatten(traced.out_tree, traced.out_avals)) \
+                if self._out_shardings is not None else [None] * len(traced.out_avals)
+            mesh = P.mesh_of(list(ins) + list(outs))
+            if mesh is None or traced.consts:
+                programs[key] = program = False
+            else:
+                program = P.PartitionedProgram(traced, in_avals, mesh, P.specs_for(ins), P.specs_for(outs))
+                if not program.ok:
+                    P.warn_whole(traced.label, program.why)
+                    program = False
+                programs[key] = program
+        if program is False or not run:
+            return None
+        outs = program.run(tree_util.tree_leaves(args))
+        return tree_util.tree_unflatten(program.traced.out_tree, outs)
+
+    @property
+    def partitioned(self) -> bool:
+        """Whether the last signature called ran as a per-device program."""
+        return any(p is not False for p in self.__dict__.get("_programs", {}).values())
 
 
 def _shardings_for(prefix: Any, tree: Any) -> list:

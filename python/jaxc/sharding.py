@@ -9,9 +9,9 @@ jaxc's CPU devices share the host's memory, so a sharded Array holds its
 global value in one buffer and each shard is a view of its block: nothing
 is copied to put an array on a mesh or to read a shard. `shard_map`
 (jaxc._shard_map) runs a function on every block at once, one thread per
-device (docs/parallel.md). A `jit` with `in_shardings`/`out_shardings`
-computes the global values as one program and gives its results the
-requested shardings: the program is not partitioned (yet).
+device, and a `jit` with `in_shardings`/`out_shardings` is split into one
+device's program through MLIR's shard dialect where its passes can
+(jaxc._partitioned_jit; docs/parallel.md).
 """
 from __future__ import annotations
 

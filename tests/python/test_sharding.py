@@ -256,3 +256,51 @@ def test_the_distributed_arrays_tutorial_gives_numpys_values(mesh):
     out = layer(x, np.ones((128, 8), np.float32) / 128)
     assert out.sharding.spec == P("x", None)
     np.testing.assert_allclose(np.asarray(out), np.tanh(x @ (np.ones((128, 8)) / 128)), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# jit partitioned by its shardings (the shard dialect)
+# ---------------------------------------------------------------------------
+
+PARTITIONED_CASES = {
+    "elementwise, rows": (lambda a: jnp.sin(a) + 1, ((("i",),), ("i",)), lambda a, w: np.sin(a) + 1),
+    "rows to replicated": (lambda a: jnp.sin(a), ((("i",),), ()), lambda a, w: np.sin(a)),
+    "sum over the split rows": (lambda a: a.sum(0), ((("i",),), ()), lambda a, w: a.sum(0)),
+    "sum along the rows": (lambda a: a.sum(1), ((("i",),), ("i",)), lambda a, w: a.sum(1)),
+    "matmul, rows split": (lambda a, w: a @ w, ((("i",), ()), ("i",)), lambda a, w: a @ w),
+    "matmul, k split": (lambda a, w: a @ w, (((None, "i"), ("i",)), ()), lambda a, w: a @ w),
+    "layer": (lambda a, w: jnp.tanh(a @ w), ((("i",), ()), ("i",)), lambda a, w: np.tanh(a @ w)),
+}
+
+
+@pytest.mark.parametrize("name", list(PARTITIONED_CASES))
+def test_jit_is_partitioned_through_the_shard_dialect(name):
+    mesh = jaxc.make_mesh((4,), ("i",))
+    fn, (ins, out), reference = PARTITIONED_CASES[name]
+    a, w = rand(8, 16), rand(16, 4, seed=1)
+    args = (a, w)[:len(ins)]
+    f = jaxc.jit(fn, in_shardings=tuple(NamedSharding(mesh, P(*s)) for s in ins),
+                 out_shardings=NamedSharding(mesh, P(*out)))
+    result = f(*args)
+    assert f.partitioned, name
+    np.testing.assert_allclose(np.asarray(result), reference(a, w), rtol=1e-4, atol=1e-5)
+    assert result.sharding == NamedSharding(mesh, P(*out))
+    per_device = f.lower(*args).as_text(stage="partitioned")
+    assert "jaxc.spmd_axes" in per_device and "jaxc.sharding" not in per_device
+    if name == "matmul, k split":  # each device contracts its quarter of k, then a psum
+        assert "tensor<8x4xf32>" in per_device and "tensor<4x4xf32>" in per_device
+        assert "jaxc_spmd_all_reduce" in per_device
+
+
+def test_a_program_the_shard_passes_cannot_partition_runs_whole(mesh, caplog):
+    """The shard passes abort on a 2-D reshard (docs/toolchain.md): in a
+    child process, so jit falls back to the whole program and says so."""
+    a = rand(8, 16)
+    f = jaxc.jit(lambda a: (a * 2).sum(0), in_shardings=NamedSharding(mesh, P("x")),
+                 out_shardings=NamedSharding(mesh, P()))
+    with caplog.at_level("WARNING", logger="jaxc"):
+        out = f(a)
+    np.testing.assert_allclose(np.asarray(out), (a * 2).sum(0), rtol=1e-5)
+    assert not f.partitioned
+    assert "not partitioned by its shardings" in caplog.text and "crashed (SIGABRT)" in caplog.text
+    assert out.sharding == NamedSharding(mesh, P())

@@ -11,7 +11,7 @@ from mlir import ir
 from jaxc.dialect import make_context
 from jaxc.passes import lookup, stages
 
-EXPECTED = ["traced", "transformed", "optimized", "linalg", "scheduled", "bufferized", "loops", "llvm",
+EXPECTED = ["traced", "transformed", "optimized", "linalg", "partitioned", "scheduled", "bufferized", "loops", "llvm",
             "llvmir", "asm"]
 
 SAMPLE = """
@@ -41,7 +41,7 @@ def test_unknown_stage_lists_the_valid_ones():
 
 
 def test_stages_between():
-    assert [s.name for s in stages.stages_between("linalg", "loops")] == ["scheduled", "bufferized", "loops"]
+    assert [s.name for s in stages.stages_between("linalg", "loops")] == ["partitioned", "scheduled", "bufferized", "loops"]
     assert [s.name for s in stages.stages_between(None, "traced")] == ["traced"]
 
 

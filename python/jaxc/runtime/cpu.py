@@ -277,6 +277,12 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
     with _captured_diagnostics(context) as diags:
         try:
             module = ir.Module.parse(text, context)
+            if PARTITIONED in text and target == "cpu" and first_stage in (None, "traced"):
+                # a program split by its shardings takes one device's blocks: its
+                # signature is read after the `partitioned` stage (docs/parallel.md)
+                stages.run_stages(module, "partitioned", first=first_stage,
+                                  pass_managers=_COMPILE_CONTEXT["pass_managers"], timings=timings)
+                first_stage = "partitioned"
             signatures = function_signatures(module)
             stages.run_stages(module, "llvm" if target == "cpu" else "binary", first=first_stage,
                               pass_managers=_COMPILE_CONTEXT["pass_managers"],
@@ -376,6 +382,7 @@ def jit_lowered(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], li
 
 
 SPMD_AXES = "jaxc.spmd_axes"  # the module attribute of a pmap program (passes/lowering/collectives.py)
+PARTITIONED = "jaxc.sharding"  # argument/result attribute of a program split by its shardings (passes/partition.py)
 
 
 def register_spmd_runtime(engine: Any, module: ir.Module) -> None:

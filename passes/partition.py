@@ -1,0 +1,288 @@
+"""`jaxc-partition`: a program with shardings becomes the program of one
+device of its mesh, through MLIR's `shard` dialect.
+
+A module is partitioned when `jit(..., in_shardings=..., out_shardings=...)`
+marked it: `jaxc.spmd_axes` names the mesh's axes and sizes, and the
+public function's arguments and results carry `jaxc.sharding`: per
+dimension, the mesh axes (by position) it is split over, major first.
+
+    module attributes {jaxc.spmd_axes = [["x", 2], ["y", 4]]} {
+      func.func @f(%a: tensor<8x16xf32> {jaxc.sharding = [[0], [1]]},
+                   %b: tensor<16x4xf32> {jaxc.sharding = [[1], []]})
+          -> (tensor<8x4xf32> {jaxc.sharding = [[0], []]}) {
+        ... %c = linalg.generic (a @ b) ...
+  ->
+      func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+        ... %p = linalg.generic (this device's blocks) ...
+        %c = (psum of %p over "y": jaxc-to-linalg's call of the SPMD runtime)
+
+1. `shard.grid @jaxc_mesh`, and a `shard.shard` of every argument (for its
+   users) and result.
+2. Upstream `func.func(sharding-propagation, shard-partition)`. They abort
+   the process on some programs (docs/toolchain.md), so they run in a
+   forked child; a crash there is this pass's error, and `jit` then runs
+   the program whole (docs/parallel.md).
+3. The collectives the partition made become jaxc collectives over the
+   mesh's axis names, which jaxc-to-linalg's rules lower as pmap's and
+   shard_map's are (passes/lowering/collectives.py):
+
+       shard.all_reduce (sum, max, min)  jaxc.psum / pmax / pmin
+       shard.all_gather                  jaxc.all_gather (tiled)
+       shard.all_slice                   a slice at this device's position
+       shard.process_multi_index         jaxc.axis_index per axis
+       shard.grid_shape                  constants
+
+A module without `jaxc.sharding` is left as it is.
+"""
+from __future__ import annotations
+
+import os
+import signal
+
+from mlir import ir
+from mlir.dialects import arith, shard, tensor
+from mlir.passmanager import ExternalPass, PassManager
+
+from .lowering.collectives import spmd_axes
+from .registry import register_pass
+
+GRID = "jaxc_mesh"
+SHARDING = "jaxc.sharding"  # argument / result attribute: [[mesh axis, ...] per dimension]
+UPSTREAM = "builtin.module(func.func(sharding-propagation,shard-partition),canonicalize,cse)"
+
+
+def _sharded_functions(module: ir.Operation) -> list:
+    found = []
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name != "func.func":
+            continue
+        attrs = op.operation.attributes
+        for key in ("arg_attrs", "res_attrs"):
+            if key in attrs and any(SHARDING in ir.DictAttr(d) for d in ir.ArrayAttr(attrs[key])):
+                found.append(op)
+                break
+    return found
+
+
+def _split_axes(attr: ir.Attribute | None, rank: int) -> ir.Attribute:
+    """`#shard<axisarray[[0], []]>` from a `jaxc.sharding` (None: replicated)."""
+    dims = [[ir.IntegerAttr(a).value for a in ir.ArrayAttr(d)] for d in ir.ArrayAttr(attr)] if attr else []
+    dims = (dims + [[]] * rank)[:rank]
+    return ir.Attribute.parse(f"#shard<axisarray{dims}>")
+
+
+def _annotate(module: ir.Operation, sizes: list[int]) -> None:
+    """Step 1, in the child: the grid and the shard.shard annotations."""
+    with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]), ir.Location.unknown():
+        shard.GridOp(GRID, ir.DenseI64ArrayAttr.get(sizes))
+    grid = ir.FlatSymbolRefAttr.get(GRID)
+    for fn in _sharded_functions(module):
+        block = fn.regions[0].blocks[0]
+        arg_attrs = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
+        first = block.operations[0]
+        for i, arg in enumerate(block.arguments):
+            d = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
+            attr = d[SHARDING] if d is not None and SHARDING in d else None
+            rank = len(ir.RankedTensorType(arg.type).shape)
+            with ir.InsertionPoint(first), ir.Location.unknown():
+                sharding = shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
+                annotated = shard.ShardOp(arg, sharding, annotate_for_users=True).result
+            arg.replace_all_uses_except(annotated, annotated.owner.operation)
+        ret = block.operations[len(block.operations) - 1]
+        res_attrs = list(ir.ArrayAttr(fn.attributes["res_attrs"])) if "res_attrs" in fn.attributes else []
+        values = []
+        for i, value in enumerate(ret.operands):
+            d = ir.DictAttr(res_attrs[i]) if i < len(res_attrs) else None
+            attr = d[SHARDING] if d is not None and SHARDING in d else None
+            rank = len(ir.RankedTensorType(value.type).shape)
+            with ir.InsertionPoint(ret), ir.Location.unknown():
+                sharding = shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
+                values.append(shard.ShardOp(value, sharding).result)
+        for i, v in enumerate(values):
+            ret.operands[i] = v
+
+
+def _partition_in_child(text: str, sizes: list[int]) -> tuple[str | None, str]:
+    """Steps 1 and 2 in a forked child: (the partitioned text, "") or (None, why)."""
+    import tempfile
+
+    from jaxc.dialect import make_context
+    read, write = os.pipe()
+    errors = tempfile.TemporaryFile()  # the child's stderr: an assertion's message
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read)
+            os.dup2(errors.fileno(), 2)
+            import faulthandler
+            faulthandler.disable()  # an abort here is expected, and reported by the parent
+            context = make_context()
+            module = ir.Module.parse(text, context)
+            with context:
+                _annotate(module.operation, sizes)
+                PassManager.parse(UPSTREAM, context).run(module.operation)
+            data = module.operation.get_asm(enable_debug_info=True).encode()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write, view):]
+            code = 0
+        except BaseException as error:  # noqa: BLE001 -- reported by the parent
+            os.write(write, f"\0{type(error).__name__}: {error}".encode()[:4000])
+        finally:
+            os._exit(code)
+    os.close(write)
+    chunks = []
+    while True:
+        chunk = os.read(read, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read)
+    _, status = os.waitpid(pid, 0)
+    data = b"".join(chunks)
+    errors.seek(0)
+    said = errors.read().decode(errors="replace").strip().splitlines()
+    errors.close()
+    if os.WIFSIGNALED(status):
+        return None, (f"sharding-propagation/shard-partition crashed "
+                      f"({signal.Signals(os.WTERMSIG(status)).name}) on this program"
+                      + (f": {said[-1][-300:]}" if said else ""))
+    if os.waitstatus_to_exitcode(status) != 0:
+        return None, data.lstrip(b"\0").decode(errors="replace") or "the partition failed"
+    return data.decode(), ""
+
+
+def _axes(op: ir.Operation, attribute: str, names: list[str]) -> list[str]:
+    """The mesh axis names an op's grid-axes attribute (`array<i16: ...>`) lists."""
+    if attribute not in op.attributes:
+        return list(names)
+    return [names[i] for i in ir.DenseI16ArrayAttr(op.attributes[attribute])]
+
+
+_REDUCTIONS = {"sum": "psum", "max": "pmax", "min": "pmin"}
+
+
+def _to_jaxc(module: ir.Operation) -> str | None:
+    """Step 3: shard ops -> jaxc collectives (and constants, indices); the
+    message of the first op it cannot convert, else None."""
+    import jaxc.dialect as jd
+    import numpy as np
+    names = [name for name, _ in spmd_axes(module)]
+    sizes = dict(spmd_axes(module))
+    work: list[ir.Operation] = []
+    module.walk(lambda o: (work.append(o) if o.name.startswith("shard.") else None) or ir.WalkResult.ADVANCE)
+    index = ir.IndexType.get()
+    i32 = ir.IntegerType.get_signless(32)
+
+    def position(axes: list[str]) -> ir.Value:
+        """This device's position along `axes` (major first), an index."""
+        total = None
+        for name in axes:
+            value = jd.AxisIndexOp(ir.RankedTensorType.get([], i32), ir.StringAttr.get(name)).result
+            scalar = arith.IndexCastOp(index, tensor.ExtractOp(value, []).result).result
+            if total is None:
+                total = scalar
+            else:
+                total = arith.AddIOp(arith.MulIOp(total, arith.ConstantOp(index, sizes[name]).result).result,
+                                     scalar).result
+        return total if total is not None else arith.ConstantOp(index, 0).result
+
+    def axes_attr(axes: list[str]) -> ir.Attribute:
+        return ir.ArrayAttr.get([ir.StringAttr.get(a) for a in axes])
+
+    for op in work:
+        name = op.name
+        with ir.InsertionPoint(op), op.location:
+            if name in ("shard.grid", "shard.sharding"):
+                continue
+            if name == "shard.shard":
+                op.results[0].replace_all_uses_with(op.operands[0])
+            elif name == "shard.all_reduce":
+                # `#shard.partial<sum>` (the default), `max`, `min`, ...
+                kind = str(op.attributes["reduction"]).split("<")[-1].rstrip(">").split()[-1] \
+                    if "reduction" in op.attributes else "sum"
+                if kind not in _REDUCTIONS:
+                    return f"'{name}' with reduction {kind} is not supported"
+                axes = _axes(op, "grid_axes", names)
+                cls = {"psum": jd.PsumOp, "pmax": jd.PmaxOp, "pmin": jd.PminOp}[_REDUCTIONS[kind]]
+                new = cls(op.operands[0], axes_attr(axes)).result
+                if new.type != op.results[0].type:
+                    return f"'{name}' changes the element type"
+                op.results[0].replace_all_uses_with(new)
+            elif name == "shard.all_gather":
+                axes = _axes(op, "grid_axes", names)
+                dim = ir.IntegerAttr(op.attributes["gather_axis"]).value
+                count = int(np.prod([sizes[a] for a in axes]))
+                new = jd.AllGatherOp(op.operands[0], axes_attr(axes), dim, count, tiled=True).result
+                op.results[0].replace_all_uses_with(new)
+            elif name == "shard.all_slice":
+                axes = _axes(op, "grid_axes", names)
+                dim = ir.IntegerAttr(op.attributes["slice_axis"]).value
+                x = op.operands[0]
+                shape = list(ir.RankedTensorType(x.type).shape)
+                out_shape = list(ir.RankedTensorType(op.results[0].type).shape)
+                start = arith.MulIOp(position(axes), arith.ConstantOp(index, out_shape[dim]).result).result
+                dynamic = ir.ShapedType.get_dynamic_size()
+                offsets = [dynamic if k == dim else 0 for k in range(len(shape))]
+                new = tensor.ExtractSliceOp(op.results[0].type, x, [start], [], [], offsets, out_shape,
+                                            [1] * len(shape)).result
+                op.results[0].replace_all_uses_with(new)
+            elif name == "shard.process_multi_index":
+                axes = _axes(op, "axes", names)
+                for result, axis in zip(op.results, axes):
+                    result.replace_all_uses_with(position([axis]))
+            elif name == "shard.process_linear_index":
+                op.results[0].replace_all_uses_with(position(names))
+            elif name == "shard.grid_shape":
+                axes = _axes(op, "axes", names)
+                for result, axis in zip(op.results, axes):
+                    result.replace_all_uses_with(arith.ConstantOp(index, sizes[axis]).result)
+            else:
+                return f"'{name}' (from shard-partition) has no lowering in jaxc"
+    for op in reversed(work):
+        op.erase()
+    return None
+
+
+@register_pass("jaxc-partition", "split a program with jaxc.sharding attributes into one device's program "
+                                 "(shard dialect; docs/parallel.md)")
+def partition(op: ir.Operation, pass_: ExternalPass) -> None:
+    if not _sharded_functions(op):
+        return
+    with op.context, op.location:
+        _partition(op, pass_)
+
+
+def _partition(op: ir.Operation, pass_: ExternalPass) -> None:
+    axes = spmd_axes(op)
+    if not axes:
+        op.location.emit_error("jaxc-partition: jaxc.sharding attributes need the module's mesh "
+                               "(jaxc.spmd_axes)")
+        pass_.signal_pass_failure()
+        return
+    text, why = _partition_in_child(op.get_asm(enable_debug_info=True), [size for _, size in axes])
+    if text is None:
+        op.location.emit_error(f"jaxc-partition: {why}")
+        pass_.signal_pass_failure()
+        return
+    partitioned = ir.Module.parse(text, op.context)
+    body = op.regions[0].blocks[0]
+    for old in list(body.operations):
+        old.erase()
+    for new in list(partitioned.body.operations):
+        body.append(new)
+    problem = _to_jaxc(op)
+    if problem is not None:
+        op.location.emit_error(f"jaxc-partition: {problem}")
+        pass_.signal_pass_failure()
+        return
+    for fn in list(body.operations):  # the annotations are done with
+        if fn.operation.name == "func.func":
+            for key in ("arg_attrs", "res_attrs"):
+                if key in fn.operation.attributes:
+                    cleaned = [ir.DictAttr.get({n.name: n.attr for n in ir.DictAttr(d) if n.name != SHARDING})
+                               for d in ir.ArrayAttr(fn.operation.attributes[key])]
+                    fn.operation.attributes[key] = ir.ArrayAttr.get(cleaned)
+    from .jaxc_to_linalg import _lower
+    _lower(op, pass_)

@@ -1,0 +1,144 @@
+"""`jit(f, in_shardings=..., out_shardings=...)` on a mesh: the program
+split by its shardings into one device's program, run on every device of
+the mesh at once (docs/parallel.md).
+
+The traced module gets the mesh (`jaxc.spmd_axes`) and a `jaxc.sharding`
+on every argument and result (a PartitionSpec as mesh axis positions;
+None: replicated); the `partitioned` stage (`jaxc-partition`) makes the
+per-device program through MLIR's shard dialect, which then runs like a
+shard_map's: each argument cut into its blocks, each result put together
+from them. When the shard passes cannot partition the program (they abort
+on some: docs/toolchain.md), or it closes over arrays or takes keyword or
+static arguments, `jit` runs it whole, as without shardings, and says so
+once on the `jaxc` logger.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+
+from . import core, dispatch, tree_util
+from ._shard_map import _Layout
+from .core import ShapedArray
+from .sharding import NamedSharding, PartitionSpec
+
+_LOG = logging.getLogger("jaxc")
+
+
+def mesh_of(shardings: list) -> Any:
+    """The one mesh of several devices that the NamedShardings among
+    `shardings` share, else None."""
+    meshes = {id(s.mesh): s.mesh for s in shardings if isinstance(s, NamedSharding)}
+    if len(meshes) != 1:
+        return None
+    mesh = next(iter(meshes.values()))
+    if mesh.size < 2 or any(s is not None and not isinstance(s, NamedSharding) for s in shardings):
+        return None
+    return mesh
+
+
+def _attr(spec: PartitionSpec, mesh: Any, rank: int) -> Any:
+    import mlir.ir as ir
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, mesh.axis_names.index(a))
+                                               for a in spec.axes_of(d)]) for d in range(rank)])
+
+
+class PartitionedProgram:
+    """One signature's per-device program, or None where partitioning failed."""
+
+    def __init__(self, traced: Any, in_avals: list, mesh: Any, in_specs: list, out_specs: list) -> None:
+        import mlir.ir as ir
+        from jaxc.runtime import CompileError, compile_module
+        from ._pmap import mark_spmd
+        self.ok = False
+        self.mesh = mesh
+        self.traced = traced
+        self.in_avals = in_avals
+        axes = list(mesh.shape.items())
+        self.in_layouts = [_Layout(a.shape, s, axes, f"in_shardings of argument leaf {i}")
+                           for i, (a, s) in enumerate(zip(in_avals, in_specs))]
+        self.out_layouts = [_Layout(a.shape, s, axes, f"out_shardings of output leaf {i}")
+                            for i, (a, s) in enumerate(zip(traced.out_avals, out_specs))]
+        self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
+        with core.context():
+            module = ir.Module.parse(traced.text(debug_info=True))
+            mark_spmd(module, axes)
+            fn = next(op for op in module.body.operations if op.operation.name == "func.func"
+                      and ir.StringAttr(op.operation.attributes["sym_name"]).value == traced.name)
+            fn.operation.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                [ir.DictAttr.get({"jaxc.sharding": _attr(s, mesh, len(a.shape))})
+                 for s, a in zip(in_specs, in_avals)])
+            fn.operation.attributes["res_attrs"] = ir.ArrayAttr.get(
+                [ir.DictAttr.get({"jaxc.sharding": _attr(s, mesh, len(a.shape))})
+                 for s, a in zip(out_specs, traced.out_avals)])
+            self.text = module.operation.get_asm(enable_debug_info=True)
+        try:
+            executable = compile_module(self.text)
+        except CompileError as error:
+            self.why = str(error).splitlines()[-1] if str(error) else "the partition failed"
+            return
+        self.function = executable[traced.name]
+        expected = [layout.block for layout in self.in_layouts] + [layout.block for layout in self.out_layouts]
+        got = [spec.shape for spec in self.function.args + self.function.results]
+        if [tuple(s) for s in expected] != [tuple(s) for s in got]:
+            self.why = f"the partitioned program takes blocks {got}, not {expected}"
+            return
+        self.ok = True
+
+    def lowered(self) -> Any:
+        """The marked program as `jit(...).lower(...)` shows it: `as_text(stage="partitioned")`
+        is one device's program."""
+        import mlir.ir as ir
+        from .api import Lowered, Traced
+        with core.context():
+            module = ir.Module.parse(self.text)
+        traced = Traced(module, self.traced.name, self.traced.out_tree, self.traced.out_avals, [])
+        return Lowered(traced)
+
+    def run(self, leaves: list) -> list:
+        lanes = self.mesh.size
+        function = self.function
+        layouts = self.in_layouts
+
+        def call(*values: Any) -> list[np.ndarray]:
+            buffers, strides = [], []
+            for value, layout, aval in zip(values, layouts, self.in_avals):
+                value = np.asarray(value, aval.dtype)
+                if not layout.used:  # replicated: every lane reads it in place
+                    buffers.append(np.ascontiguousarray(value))
+                    strides.append(0)
+                else:
+                    stacked = layout.to_lanes(value)
+                    buffers.append(stacked)
+                    strides.append(stacked.nbytes // lanes)
+            # the traced dtypes: the partitioned signature is signless (ui8 reads as i8)
+            outs = [np.empty((lanes, *spec.shape), aval.dtype)
+                    for spec, aval in zip(function.results, self.traced.out_avals)]
+            strides += [out.nbytes // lanes for out in outs]
+            function._entry.call_spmd(lanes, buffers + outs, strides)
+            return [layout.from_lanes(out) for out, layout in zip(outs, self.out_layouts)]
+        out_avals = [ShapedArray(a.shape, a.dtype, a.weak_type) for a in self.traced.out_avals]
+        inputs = [x if isinstance(x, core.ArrayBase) else np.asarray(x, a.dtype)
+                  for x, a in zip(leaves, self.in_avals)]
+        outs = dispatch.run(call, inputs, out_avals, self.traced.label + " (partitioned)",
+                            self.mesh.devices.ravel()[0])
+        for out, sharding in zip(outs, self.out_shardings):
+            out._sharding = sharding
+        return outs
+
+
+def specs_for(shardings: list) -> list[PartitionSpec]:
+    return [s.spec if isinstance(s, NamedSharding) else PartitionSpec() for s in shardings]
+
+
+def warn_whole(label: str, why: str) -> None:
+    _LOG.warning("%s: not partitioned by its shardings (%s); it runs whole, with the same values",
+                 label, why)
+
+
+def flat_in_avals(args: tuple) -> list[ShapedArray]:
+    from .api import _leaf_aval
+    return [_leaf_aval(x) for x in tree_util.tree_leaves(args)]
