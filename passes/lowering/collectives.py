@@ -183,26 +183,16 @@ def _lane_index() -> ir.Value:
     return func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_lane", []).result
 
 
-def _declare_process(op: ir.Operation) -> None:
+def _declare_index_function(op: ir.Operation, name: str) -> None:
+    """`func.func private @name() -> i64` in the module, once (the runtime's
+    `jaxc_spmd_lane` and `jaxc_spmd_process`)."""
     body = _module(op).regions[0].blocks[0]
     for existing in body.operations:
         if existing.operation.name == "func.func" and \
-                ir.StringAttr(existing.operation.attributes["sym_name"]).value == "jaxc_spmd_process":
+                ir.StringAttr(existing.operation.attributes["sym_name"]).value == name:
             return
     with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp("jaxc_spmd_process", ir.FunctionType.get([], [ir.IntegerType.get_signless(64)]),
-                    visibility="private")
-
-
-def _declare_lane(op: ir.Operation) -> None:
-    body = _module(op).regions[0].blocks[0]
-    for existing in body.operations:
-        if existing.operation.name == "func.func" and \
-                ir.StringAttr(existing.operation.attributes["sym_name"]).value == "jaxc_spmd_lane":
-            return
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp("jaxc_spmd_lane", ir.FunctionType.get([], [ir.IntegerType.get_signless(64)]),
-                    visibility="private")
+        func.FuncOp(name, ir.FunctionType.get([], [ir.IntegerType.get_signless(64)]), visibility="private")
 
 
 def _constant(values: np.ndarray) -> ir.Value:
@@ -222,7 +212,7 @@ def _members(mesh: _Mesh) -> ir.Value:
 def _per_lane(op: ir.Operation, values: list[int]) -> ir.Value:
     """values[this lane], an i64 (a table indexed by the lane)."""
     table = _constant(np.array(values, np.int64))
-    _declare_lane(op)
+    _declare_index_function(op, "jaxc_spmd_lane")
     lane = arith.IndexCastOp(ir.IndexType.get(), _lane_index()).result
     return tensor.ExtractOp(table, [lane]).result
 
@@ -344,7 +334,7 @@ def axis_index(op):
     i32 = ir.IntegerType.get_signless(32)
     position = _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])
     if mesh.processes > 1:  # this process's lanes come after those of the processes before it
-        _declare_process(op)
+        _declare_index_function(op, "jaxc_spmd_process")
         first = arith.MulIOp(func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_process", []).result,
                              _i64(mesh.group_size)).result
         position = arith.AddIOp(position, first).result

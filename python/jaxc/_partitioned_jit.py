@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import core, dispatch, tree_util
-from ._shard_map import _Layout
+from ._shard_map import _Layout, run_on_lanes
 from .core import ShapedArray
 from .sharding import NamedSharding, PartitionSpec
 
@@ -99,27 +99,12 @@ class PartitionedProgram:
         return Lowered(traced)
 
     def run(self, leaves: list) -> list:
-        lanes = self.mesh.size
-        function = self.function
-        layouts = self.in_layouts
+        lanes, function = self.mesh.size, self.function
+        in_dtypes = [a.dtype for a in self.in_avals]
+        out_dtypes = [a.dtype for a in self.traced.out_avals]
 
         def call(*values: Any) -> list[np.ndarray]:
-            buffers, strides = [], []
-            for value, layout, aval in zip(values, layouts, self.in_avals):
-                value = np.asarray(value, aval.dtype)
-                if not layout.used:  # replicated: every lane reads it in place
-                    buffers.append(np.ascontiguousarray(value))
-                    strides.append(0)
-                else:
-                    stacked = layout.to_lanes(value)
-                    buffers.append(stacked)
-                    strides.append(stacked.nbytes // lanes)
-            # the traced dtypes: the partitioned signature is signless (ui8 reads as i8)
-            outs = [np.empty((lanes, *spec.shape), aval.dtype)
-                    for spec, aval in zip(function.results, self.traced.out_avals)]
-            strides += [out.nbytes // lanes for out in outs]
-            function._entry.call_spmd(lanes, buffers + outs, strides)
-            return [layout.from_lanes(out) for out, layout in zip(outs, self.out_layouts)]
+            return run_on_lanes(function, lanes, values, self.in_layouts, in_dtypes, self.out_layouts, out_dtypes)
         out_avals = [ShapedArray(a.shape, a.dtype, a.weak_type) for a in self.traced.out_avals]
         inputs = [x if isinstance(x, core.ArrayBase) else np.asarray(x, a.dtype)
                   for x, a in zip(leaves, self.in_avals)]

@@ -154,6 +154,28 @@ class _Layout:
         return self.shape
 
 
+def run_on_lanes(function: Any, lanes: int, values: Sequence[Any], layouts: list, in_dtypes: list,
+                 out_layouts: list, out_dtypes: list) -> list[np.ndarray]:
+    """Run a per-device program on `lanes` threads: each value cut into its
+    lanes' blocks by its `_Layout` (None, or one that splits nothing: every
+    lane reads it in place), each result put together by its layout. The
+    dtypes are the traced ones (a partitioned signature is signless)."""
+    buffers, strides = [], []
+    for value, layout, dtype in zip(values, layouts, in_dtypes):
+        value = np.asarray(value, dtype)
+        if layout is None or not layout.used:
+            buffers.append(np.ascontiguousarray(value))
+            strides.append(0)
+        else:
+            stacked = layout.to_lanes(value)
+            buffers.append(stacked)
+            strides.append(stacked.nbytes // lanes)
+    outs = [np.empty((lanes, *spec.shape), dtype) for spec, dtype in zip(function.results, out_dtypes)]
+    strides += [out.nbytes // lanes for out in outs]
+    function._entry.call_spmd(lanes, buffers + outs, strides)
+    return [layout.from_lanes(out) for out, layout in zip(outs, out_layouts)]
+
+
 class ShardMapFunction:
     """What `shard_map(f, ...)` returns."""
 
@@ -208,23 +230,11 @@ class ShardMapFunction:
         function = program[0].function
         lanes = len(devices)
 
+        in_dtypes = [a.dtype for a in avals] + [c.dtype for c in traced.consts]
+
         def run(*values: Any) -> list[np.ndarray]:
-            buffers, strides = [], []
-            for value, layout, spec in zip(values, layouts, function.args):
-                value = np.asarray(value)
-                if value.dtype != spec.dtype and spec.element_type != "bf16":
-                    value = value.astype(spec.dtype)
-                if layout is None or not layout.used:  # closed over, or replicated: every lane reads it
-                    buffers.append(np.ascontiguousarray(value))
-                    strides.append(0)
-                else:
-                    stacked = layout.to_lanes(value)
-                    buffers.append(stacked)
-                    strides.append(stacked.nbytes // lanes)
-            outs = [np.empty((lanes, *spec.shape), spec.dtype) for spec in function.results]
-            strides += [out.nbytes // lanes for out in outs]
-            function._entry.call_spmd(lanes, buffers + outs, strides)
-            return [layout.from_lanes(out) for out, layout in zip(outs, out_layouts)]
+            return run_on_lanes(function, lanes, values, layouts, in_dtypes, out_layouts,
+                                [a.dtype for a in traced.out_avals])
         out_avals = [ShapedArray(layout.global_shape(), a.dtype, a.weak_type)
                      for layout, a in zip(out_layouts, traced.out_avals)]
         outs = dispatch.run(run, inputs, out_avals, traced.label, devices[0])
