@@ -1,6 +1,12 @@
 """Run by test_distributed.py under `mpiexec -n 2`: every collective that
-spans processes, on 2 CPU devices per process, printed as JSON by each rank."""
+spans processes, on 2 CPU devices per process; each rank writes its
+results as JSON to OUT_DIR/rank<N>.json (the ranks' stdout would interleave).
+
+    mpiexec -n 2 python tests/python/mpi_collectives.py OUT_DIR
+"""
 import json
+import os
+import sys
 
 import numpy as np
 
@@ -17,5 +23,6 @@ f = jaxc.pmap(lambda v: {"psum": lax.psum(v, "i"), "pmean": lax.pmean(v, "i"), "
                          "gather": lax.all_gather(v, "i"), "size": lax.psum(1, "i"),
                          "grad": jaxc.grad(lambda u: lax.psum(u ** 2, "i").sum())(v)}, axis_name="i")
 out = {k: np.asarray(v).tolist() for k, v in f(x).items()}
-print(json.dumps({"rank": rank, "count": jaxc.process_count(), "devices": [d.id for d in jaxc.devices()],
-                  "local": [d.id for d in jaxc.local_devices()], "out": out}), flush=True)
+with open(os.path.join(sys.argv[1], f"rank{rank}.json"), "w") as f:
+    json.dump({"rank": rank, "count": jaxc.process_count(), "devices": [d.id for d in jaxc.devices()],
+               "local": [d.id for d in jaxc.local_devices()], "out": out}, f)

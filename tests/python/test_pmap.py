@@ -346,3 +346,27 @@ def test_num_cpu_devices_from_the_environment():
         count = int(next(iter(env.values()))[-1])
         assert out.stdout.split()[0] == str(count)
         assert f"[{float(count)}, {float(count)}]" in out.stdout
+
+
+def test_concurrent_calls_each_get_all_their_lanes():
+    """The lanes run on pooled worker threads: calls from several threads at
+    once (each needing every one of its lanes running) must not share them."""
+    import threading
+    f = jaxc.pmap(lambda a: lax.psum(a, "i") + lax.axis_index("i"), axis_name="i")
+    xs = [rand(N, 5, seed=s) for s in range(4)]
+    expected = [np.broadcast_to(x.sum(0), x.shape) + np.arange(N)[:, None] for x in xs]
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                np.testing.assert_allclose(np.asarray(f(xs[k])), expected[k], rtol=1e-5)
+        except Exception as error:  # noqa: BLE001 -- reported below
+            errors.append(error)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors, errors[0]
+    assert not any(t.is_alive() for t in threads)

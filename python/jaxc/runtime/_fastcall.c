@@ -20,6 +20,10 @@
  *   entry.call_into(ins, outs)    -> run on buffers the caller allocated
  *   entry.run_ready(arrays, out_avals, device)
  *                                 -> ready jaxc Arrays, or None (see below)
+ *   entry.call_spmd(lanes, buffers, strides)
+ *                                 -> run one device's program on every lane
+ *                                    at once (pmap, shard_map: "SPMD" below)
+ *   set_mpi(...)                  -> collectives across processes (jaxc.distributed)
  *
  * The jaxc side (dispatch.py, api.py) adds two fast paths that skip the
  * executor when a small program's inputs are ready jaxc Arrays and their
@@ -993,17 +997,6 @@ typedef struct {
   int64_t *words;         /* this lane's descriptors, cells and packed arguments */
 } SpmdLane;
 
-/* Lanes started on threads of their own wait here until every thread has
- * started (go = 1) or one could not be (go = -1: they return without
- * running, since a collective would wait for the missing lane forever). */
-typedef struct {
-  pthread_mutex_t mutex;
-  pthread_cond_t cond;
-  int go;
-} SpmdGate;
-
-static SpmdGate *spmd_gate_of(SpmdLane *job);
-
 static void spmd_run_lane_now(SpmdLane *job) {
   Entry *self = job->entry;
   Py_ssize_t n = self->nargs + self->nresults;
@@ -1017,31 +1010,83 @@ static void spmd_run_lane_now(SpmdLane *job) {
   spmd_lane = 0;
 }
 
-static void *spmd_run_lane(void *arg) {
-  SpmdLane *job = arg;
-  SpmdGate *gate = spmd_gate_of(job);
-  pthread_mutex_lock(&gate->mutex);
-  while (gate->go == 0) pthread_cond_wait(&gate->cond, &gate->mutex);
-  int go = gate->go;
-  pthread_mutex_unlock(&gate->mutex);
-  if (go > 0) spmd_run_lane_now(job);
+/* Lanes 1..N-1 run on workers: threads kept for the life of the process,
+ * idle ones on a list. A call takes N - 1 of them (starting more when the
+ * list is short) before any lane runs, so every lane of a call runs at
+ * once on a thread of its own; its workers go back to the list as their
+ * lanes end. Starting N - 1 threads per call cost about 50 us a lane. */
+typedef struct {
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  long remaining;          /* lanes on workers not finished yet */
+} SpmdDone;
+
+typedef struct SpmdWorker {
+  pthread_t thread;
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  SpmdLane *job;           /* the lane to run; NULL while idle */
+  SpmdDone *done;
+  struct SpmdWorker *next; /* on the idle list */
+} SpmdWorker;
+
+static pthread_mutex_t spmd_pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+static SpmdWorker *spmd_idle = NULL;
+
+static void *spmd_worker_main(void *arg) {
+  SpmdWorker *w = arg;
+  for (;;) {
+    pthread_mutex_lock(&w->mutex);
+    while (w->job == NULL) pthread_cond_wait(&w->cond, &w->mutex);
+    SpmdLane *job = w->job;
+    SpmdDone *done = w->done;
+    pthread_mutex_unlock(&w->mutex);
+    spmd_run_lane_now(job);
+    pthread_mutex_lock(&w->mutex);
+    w->job = NULL;
+    pthread_mutex_unlock(&w->mutex);
+    pthread_mutex_lock(&spmd_pool_mutex);  /* idle again before the call may return */
+    w->next = spmd_idle;
+    spmd_idle = w;
+    pthread_mutex_unlock(&spmd_pool_mutex);
+    pthread_mutex_lock(&done->mutex);
+    if (--done->remaining == 0) pthread_cond_signal(&done->cond);
+    pthread_mutex_unlock(&done->mutex);
+  }
   return NULL;
 }
 
-typedef struct {
-  SpmdGroup group;
-  SpmdGate gate;
-} SpmdCall;
-
-static SpmdGate *spmd_gate_of(SpmdLane *job) {
-  return &((SpmdCall *)job->group)->gate;
+/* An idle worker, or a new one; NULL when no thread can be started. */
+static SpmdWorker *spmd_take_worker(void) {
+  pthread_mutex_lock(&spmd_pool_mutex);
+  SpmdWorker *w = spmd_idle;
+  if (w != NULL) spmd_idle = w->next;
+  pthread_mutex_unlock(&spmd_pool_mutex);
+  if (w != NULL) return w;
+  w = calloc(1, sizeof(SpmdWorker));
+  if (w == NULL) return NULL;
+  pthread_mutex_init(&w->mutex, NULL);
+  pthread_cond_init(&w->cond, NULL);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 16u << 20);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int failed = pthread_create(&w->thread, &attr, spmd_worker_main, w);
+  pthread_attr_destroy(&attr);
+  if (failed) {
+    pthread_mutex_destroy(&w->mutex);
+    pthread_cond_destroy(&w->cond);
+    free(w);
+    return NULL;
+  }
+  return w;
 }
 
-static void spmd_open_gate(SpmdGate *gate, int go) {
-  pthread_mutex_lock(&gate->mutex);
-  gate->go = go;
-  pthread_cond_broadcast(&gate->cond);
-  pthread_mutex_unlock(&gate->mutex);
+static void spmd_give_back(SpmdWorker *w) {
+  pthread_mutex_lock(&spmd_pool_mutex);
+  w->next = spmd_idle;
+  spmd_idle = w;
+  pthread_mutex_unlock(&spmd_pool_mutex);
 }
 
 /* entry.call_spmd(lanes, buffers, strides): see the section's comment. */
@@ -1070,14 +1115,14 @@ static PyObject *Entry_call_spmd(Entry *self, PyObject *const *args, Py_ssize_t 
   PyArrayObject **buffers = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(PyArrayObject *));
   Py_ssize_t *strides = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(Py_ssize_t));
   SpmdLane *jobs = PyMem_Calloc((size_t)lanes, sizeof(SpmdLane));
-  pthread_t *threads = PyMem_Calloc((size_t)lanes, sizeof(pthread_t));
+  SpmdWorker **workers = PyMem_Calloc((size_t)lanes, sizeof(SpmdWorker *));
   void **slots = PyMem_Calloc(2 * (size_t)lanes, sizeof(void *));
   int64_t *words = PyMem_Calloc((size_t)lanes * (lane_words > 0 ? lane_words : 1), sizeof(int64_t));
-  SpmdCall call = {.group = {.lanes = (int)lanes, .sources = slots, .targets = slots + lanes},
-                   .gate = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-                            .go = 0}};
+  SpmdGroup group = {.lanes = (int)lanes, .sources = slots, .targets = slots + lanes};
+  SpmdDone done = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+                   .remaining = lanes - 1};
   int barrier_made = 0;
-  if (!buffers || !strides || !jobs || !threads || !slots || !words) {
+  if (!buffers || !strides || !jobs || !workers || !slots || !words) {
     PyErr_NoMemory();
     goto done;
   }
@@ -1114,69 +1159,71 @@ static PyObject *Entry_call_spmd(Entry *self, PyObject *const *args, Py_ssize_t 
       cells[i] = descriptor;
       packed[i] = &cells[i];
     }
-    jobs[lane] = (SpmdLane){self, &call.group, lane, w};
+    jobs[lane] = (SpmdLane){self, &group, lane, w};
   }
-  if (pthread_barrier_init(&call.group.barrier, NULL, (unsigned)lanes) != 0) {
+  if (pthread_barrier_init(&group.barrier, NULL, (unsigned)lanes) != 0) {
     PyErr_SetString(PyExc_RuntimeError, "call_spmd: cannot make a barrier");
     goto done;
   }
   barrier_made = 1;
-  long started = 1;
+  long taken = 1;
   Py_BEGIN_ALLOW_THREADS
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 16u << 20);
+  while (taken < lanes && (workers[taken] = spmd_take_worker()) != NULL) taken++;
+  if (taken == lanes) {
 #ifdef __linux__
-  /* Lane i runs on the i-th core this thread may use (round robin); lane 0,
-   * this thread, moves to the first for the call. Left to the scheduler, a
-   * new thread starts on its creator's core and stays there for
-   * milliseconds: two lanes of an MLP step on two cores ran one at a time. */
-  cpu_set_t allowed, one;
-  int cores[CPU_SETSIZE], ncores = 0, pinned = 0;
-  if (sched_getaffinity(0, sizeof(cpu_set_t), &allowed) == 0)
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &allowed)) cores[ncores++] = c;
-#endif
-  while (started < lanes) {
-#ifdef __linux__
+    /* Lane i runs on the i-th core this thread may use (round robin); lane
+     * 0, this thread, moves to the first for the call. Left to the
+     * scheduler, a thread woken by its creator stays on its core for
+     * milliseconds: two lanes of an MLP step on two cores ran one at a time. */
+    cpu_set_t allowed, one;
+    int cores[CPU_SETSIZE], ncores = 0, pinned = 0;
+    if (sched_getaffinity(0, sizeof(cpu_set_t), &allowed) == 0)
+      for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &allowed)) cores[ncores++] = c;
+    for (long i = 1; i < lanes && ncores > 1; i++) {
+      CPU_ZERO(&one);
+      CPU_SET(cores[i % ncores], &one);
+      pthread_setaffinity_np(workers[i]->thread, sizeof(cpu_set_t), &one);
+    }
     if (ncores > 1) {
       CPU_ZERO(&one);
-      CPU_SET(cores[started % ncores], &one);
-      pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), &one);
+      CPU_SET(cores[0], &one);
+      pinned = sched_setaffinity(0, sizeof(cpu_set_t), &one) == 0;
     }
 #endif
-    if (pthread_create(&threads[started], &attr, spmd_run_lane, &jobs[started]) != 0) break;
-    started++;
-  }
-  pthread_attr_destroy(&attr);
+    for (long i = 1; i < lanes; i++) {
+      SpmdWorker *w = workers[i];
+      pthread_mutex_lock(&w->mutex);
+      w->done = &done;
+      w->job = &jobs[i];
+      pthread_cond_signal(&w->cond);
+      pthread_mutex_unlock(&w->mutex);
+    }
+    spmd_run_lane_now(&jobs[0]);  /* lane 0 on this thread */
+    pthread_mutex_lock(&done.mutex);
+    while (done.remaining > 0) pthread_cond_wait(&done.cond, &done.mutex);
+    pthread_mutex_unlock(&done.mutex);
 #ifdef __linux__
-  if (ncores > 1 && started == lanes) {
-    CPU_ZERO(&one);
-    CPU_SET(cores[0], &one);
-    pinned = sched_setaffinity(0, sizeof(cpu_set_t), &one) == 0;
+    if (pinned) sched_setaffinity(0, sizeof(cpu_set_t), &allowed);
+#endif
+  } else {
+    for (long i = 1; i < taken; i++) spmd_give_back(workers[i]);  /* no lane ran */
   }
-#endif
-  spmd_open_gate(&call.gate, started == lanes ? 1 : -1);
-  if (started == lanes) spmd_run_lane_now(&jobs[0]);  /* lane 0 on this thread */
-  for (long i = 1; i < started; i++) pthread_join(threads[i], NULL);
-#ifdef __linux__
-  if (pinned) sched_setaffinity(0, sizeof(cpu_set_t), &allowed);
-#endif
   Py_END_ALLOW_THREADS
-  if (started < lanes) {
+  if (taken < lanes) {
     PyErr_Format(PyExc_RuntimeError, "call_spmd: could start only %ld of %ld threads (one per lane)",
-                 started, lanes);
+                 taken, lanes);
     goto done;
   }
   result = Py_NewRef(Py_None);
 done:
-  if (barrier_made) pthread_barrier_destroy(&call.group.barrier);
-  pthread_mutex_destroy(&call.gate.mutex);
-  pthread_cond_destroy(&call.gate.cond);
+  if (barrier_made) pthread_barrier_destroy(&group.barrier);
+  pthread_mutex_destroy(&done.mutex);
+  pthread_cond_destroy(&done.cond);
   PyMem_Free(buffers);
   PyMem_Free(strides);
   PyMem_Free(jobs);
-  PyMem_Free(threads);
+  PyMem_Free(workers);
   PyMem_Free(slots);
   PyMem_Free(words);
   Py_DECREF(bufs);
