@@ -4,7 +4,7 @@
 module marked with the axis and its size,
 
     module attributes {jaxc.spmd_axes = [["i", 4]]} {
-      func.func @jit_f(%x: tensor<3xf32>) -> tensor<3xf32> {
+      func.func @pmap_f(%x: tensor<3xf32>) -> tensor<3xf32> {
         %0 = jaxc.psum %x, axes = ["i"] : tensor<3xf32>
         ...
 
@@ -19,7 +19,8 @@ and pmaps read without a copy.
 
 Called inside a trace (under `jit`, `grad`, `vmap`), `pmap(f)` means what
 `vmap(f, axis_name=...)` means, and is traced as that (the values are the
-same; the devices are one program's).
+same; the devices are one program's). With `jaxc.distributed`, the axis
+spans every process's devices (docs/parallel.md).
 """
 from __future__ import annotations
 
@@ -60,8 +61,8 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     if not callable(fun):
         raise TypeError(f"pmap: fun must be callable, got {type(fun).__name__}")
     if global_arg_shapes is not None:
-        raise ValueError("pmap: global_arg_shapes is only for multi-process pmap, which jaxc does not "
-                         "support")
+        raise ValueError("pmap: global_arg_shapes is not supported (JAX deprecated it); with "
+                         "jaxc.distributed each process passes the slice of its own devices")
     if backend not in (None, "cpu"):
         raise ValueError(f"pmap: backend {backend!r}: jaxc runs pmap on CPU devices only")
     if isinstance(in_axes, list):
