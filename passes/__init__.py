@@ -33,3 +33,4 @@ from . import pad_sums_to_updates  # noqa: E402,F401  jaxc-pad-sums-to-updates
 from . import tree_horizontal_reductions  # noqa: E402,F401  jaxc-tree-horizontal-reductions
 from . import canonicalize_contractions  # noqa: E402,F401  jaxc-canonicalize-contractions
 from . import partition  # noqa: E402,F401  jaxc-partition
+from . import bf16_truncation_to_bits  # noqa: E402,F401  jaxc-bf16-truncation-to-bits

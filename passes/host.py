@@ -45,6 +45,13 @@ def cpu_flags() -> frozenset[str]:
     return frozenset()
 
 
+def bf16_vectors_abort() -> bool:
+    """Whether LLVM 22.1.8 aborts on bf16 vectors for this CPU: with the
+    AVX512-BF16 feature the X86 backend cannot legalize a `v8bf16`
+    scalar_to_vector (docs/toolchain.md), so bf16 kernels are not vectorized."""
+    return "avx512_bf16" in cpu_flags()
+
+
 def _host_vector_bits() -> int:
     flags = cpu_flags()
     for flag, bits in VECTOR_FEATURES:

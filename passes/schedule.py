@@ -64,12 +64,21 @@ def _has_complex_elements(op: ir.Operation) -> bool:
                for v in [*op.operands, *op.results])
 
 
+def _has_bf16_elements(op: ir.Operation) -> bool:
+    return any(isinstance(v.type, ir.ShapedType) and isinstance(v.type.element_type, ir.BF16Type)
+               for v in [*op.operands, *op.results])
+
+
 def kernels_of(root: ir.Operation) -> list[Kernel]:
     """Every statically shaped linalg.generic under `root` without complex
-    elements (those stay scalar loops), numbered in walk order."""
+    elements (those stay scalar loops), numbered in walk order. On a CPU with
+    AVX512-BF16, kernels with bf16 elements stay scalar too: LLVM 22.1.8's
+    X86 backend aborts on their vectors ("Do not know how to soft promote
+    this operator's operand", docs/toolchain.md)."""
     kernels = []
+    skip_bf16 = host.bf16_vectors_abort()
     for op in ops_named(root, ["linalg.generic"]):
-        if _has_complex_elements(op):
+        if _has_complex_elements(op) or (skip_bf16 and _has_bf16_elements(op)):
             continue
         kernel = describe(op, len(kernels))
         if kernel is not None:

@@ -130,6 +130,7 @@ CPU_STAGES: tuple[Stage, ...] = (
         "func.func(llvm-request-c-wrappers)",  # first: not on the libm declarations below
         "convert-complex-to-standard",  # complex.exp etc. -> arith/math on the parts
         "math-extend-to-supported-types",
+        "jaxc-bf16-truncation-to-bits",  # else vcvtneps2bf16 flushes subnormals (AVX512-BF16)
         "jaxc-vector-math-to-libmvec",
         "jaxc-expm1-log1p-to-libm",
         "convert-vector-to-llvm{vector-contract-lowering=outerproduct}",

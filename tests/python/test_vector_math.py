@@ -71,9 +71,16 @@ def assert_uses_libmvec(f, args, base: str | None) -> None:
     assert f"_{base}f" in llvm and "_ZGV" in llvm, f"{base}: no libmvec call in the llvm stage"
 
 
+# glibc's AVX-512 entry points (`_ZGVeN16v_*`) are less accurate for two
+# functions (measured on an AVX512 host; docs/performance.md): their bounds there.
+AVX512_BOUNDS = {"erf": 4.5, "expm1": 2.5}
+
+
 @pytest.mark.parametrize("name", sorted(UNARY))
 def test_unary_ulps(name):
     f, reference, x, bound, base = UNARY[name]
+    if host.target().vector_bits == 512:
+        bound = AVX512_BOUNDS.get(name, bound)
     got = np.asarray(jaxc.jit(f)(x))
     error = ulp_error(got, reference(x.astype(np.float64)))
     assert error <= bound, f"{name}: {error:.2f} ulp > {bound}"
