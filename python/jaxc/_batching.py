@@ -19,10 +19,11 @@ any trace, the mapped function runs through `jit` (cached per signature).
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import operator
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import mlir.ir as ir
 import optree
@@ -128,16 +129,34 @@ def _leaf_names(fun: Callable, args: tuple, kwargs: dict) -> list[str]:
     return names
 
 
-def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axis_name: str | None,
-          args: tuple, kwargs: dict) -> Any:
-    what = f"vmap({_name(fun)})"
+def flat_in_axes(in_axes: Any, args: tuple, kwargs: dict, transform: str) -> tuple[list, Any, list]:
+    """The leaves of (args, kwargs), their tree, and each leaf's mapped axis
+    per `in_axes` (None: unmapped; keyword arguments: 0), for vmap and pmap."""
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-        raise ValueError(f"{core.where()}: vmap in_axes must be an int, None, or a tuple of entries "
+        raise ValueError(f"{core.where()}: {transform} in_axes must be an int, None, or a tuple of entries "
                          f"corresponding to the positional arguments passed to the function, but got "
                          f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-    leaves = [core.as_operand(x, what) for x in leaves]
     axes = _broadcast_axes(in_axes, args, "in_axes") + [0] * (len(leaves) - len(tree_util.tree_leaves(args)))
+    return leaves, in_tree, axes
+
+
+@contextlib.contextmanager
+def binding(axes: list[tuple[str, int]]) -> Iterator[None]:
+    """Bind named axes (name, size) for the collectives traced inside."""
+    stack = bound_axes()
+    stack.extend(axes)
+    try:
+        yield
+    finally:
+        del stack[len(stack) - len(axes):]
+
+
+def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axis_name: str | None,
+          args: tuple, kwargs: dict) -> Any:
+    what = f"vmap({_name(fun)})"
+    leaves, in_tree, axes = flat_in_axes(in_axes, args, kwargs, "vmap")
+    leaves = [core.as_operand(x, what) for x in leaves]
     names = _leaf_names(fun, args, kwargs)
     axes = [_normalize_in_axis(a, x, n) for a, x, n in zip(axes, leaves, names)]
     size = _axis_size(axes, leaves, names, axis_size)
@@ -148,14 +167,8 @@ def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axi
         a, k = tree_util.tree_unflatten(in_tree, xs)
         return fun(*a, **k)
 
-    axes_bound = bound_axes()
-    if axis_name is not None:
-        axes_bound.append((axis_name, size))
-    try:
+    with binding([] if axis_name is None else [(axis_name, size)]):
         callee = _Callee(flat_fun, slice_avals, _name(fun), what)
-    finally:
-        if axis_name is not None:
-            axes_bound.pop()
     out_leaf_axes = _broadcast_axes(out_axes, tree_util.tree_unflatten(callee.out_tree, callee.out_avals),
                                     "out_axes")
     out_leaf_axes = [_normalize_out_axis(a, y, what) for a, y in zip(out_leaf_axes, callee.out_avals)]

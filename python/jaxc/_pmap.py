@@ -33,7 +33,7 @@ import numpy as np
 from . import core, dispatch, tree_util
 from ._config import config
 from ._batching import _axis_size, _broadcast_axes, _check_axes_tree, _leaf_names, _normalize_in_axis
-from ._batching import _normalize_out_axis, bound_axes, vmap
+from ._batching import _normalize_out_axis, binding, flat_in_axes, vmap
 from .api import Lowered, _leaf_aval, _Static, trace_function
 from .core import ShapedArray
 from .sharding import PmapSharding
@@ -214,14 +214,8 @@ class PmapFunction:
 
     def _program(self, static: tuple, dynamic: tuple, kwargs: dict, in_axes: Any) -> tuple[_Program, list]:
         what = f"pmap({getattr(self._fun, '__name__', 'fn')})"
-        if isinstance(in_axes, tuple) and len(in_axes) != len(dynamic):
-            raise ValueError(f"{core.where()}: pmap in_axes must be an int, None, or a tuple of entries "
-                             f"corresponding to the positional arguments passed to the function, but "
-                             f"got len(in_axes)={len(in_axes)}, len(args)={len(dynamic)}")
-        leaves, in_tree = tree_util.tree_flatten((dynamic, kwargs))
+        leaves, in_tree, axes = flat_in_axes(in_axes, dynamic, kwargs, "pmap")
         avals = [_leaf_aval(x) for x in leaves]
-        n_positional = len(tree_util.tree_leaves(dynamic))
-        axes = _broadcast_axes(in_axes, dynamic, "in_axes") + [0] * (len(leaves) - n_positional)
         shaped = [_Shape(a) for a in avals]
 
         def checked(names: list[str]) -> tuple[list, int]:
@@ -255,14 +249,8 @@ class PmapFunction:
         size = lanes * processes  # with jaxc.distributed the axis spans every process's lanes
 
         def per_device(*args: Any, **kwargs: Any) -> Any:
-            stack = bound_axes()
-            if self._axis_name is not None:
-                stack.append((self._axis_name, size))
-            try:
+            with binding([] if self._axis_name is None else [(self._axis_name, size)]):
                 return self._fun(*args, **kwargs)
-            finally:
-                if self._axis_name is not None:
-                    stack.pop()
 
         traced = trace_function(per_device, lane_avals, rebuild,
                                 f"pmap_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_"))

@@ -30,7 +30,7 @@ import numpy as np
 import optree
 
 from . import core, dispatch, tree_util
-from ._batching import bound_axes, vmap
+from ._batching import binding, vmap
 from ._config import config
 from ._pmap import mark_spmd
 from .api import _leaf_aval, trace_function
@@ -248,12 +248,8 @@ class ShardMapFunction:
         block_avals = [ShapedArray(layout.block, a.dtype, a.weak_type) for a, layout in zip(avals, layouts)]
 
         def per_device(*args: Any) -> Any:
-            stack = bound_axes()
-            stack.extend(axes)
-            try:
+            with binding(axes):
                 return self._fun(*args)
-            finally:
-                del stack[len(stack) - len(axes):]
 
         name = f"shard_map_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_")
         traced = trace_function(per_device, block_avals,
