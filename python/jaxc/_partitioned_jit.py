@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from . import core, dispatch, tree_util
-from ._shard_map import _Layout, run_on_lanes
+from ._pmap import run_on_lanes
+from ._shard_map import _Layout
 from .core import ShapedArray
 from .sharding import NamedSharding, PartitionSpec
 

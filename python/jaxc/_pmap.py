@@ -34,7 +34,7 @@ from . import core, dispatch, tree_util
 from ._config import config
 from ._batching import _axis_size, _broadcast_axes, _check_axes_tree, _leaf_names, _normalize_in_axis
 from ._batching import _normalize_out_axis, binding, flat_in_axes, vmap
-from .api import Lowered, _leaf_aval, _Static, trace_function
+from .api import Lowered, _leaf_aval, _Static, compile_traced, trace_function
 from .core import ShapedArray
 from .sharding import PmapSharding
 
@@ -92,50 +92,67 @@ def _argnums(value: int | Sequence[int], what: str) -> tuple[int, ...]:
     return numbers
 
 
+def run_on_lanes(function: Any, lanes: int, values: Sequence[Any], layouts: list, in_dtypes: list,
+                 out_layouts: list, out_dtypes: list) -> list[np.ndarray]:
+    """Run a per-device program on `lanes` threads: each value cut into its
+    lanes' blocks by its layout (`_shard_map._Layout`, pmap's `_MappedAxis`;
+    None, or one that splits nothing: every lane reads it in place), each
+    result put together by its layout. The
+    dtypes are the traced ones (a partitioned signature is signless)."""
+    buffers, strides = [], []
+    for value, layout, dtype in zip(values, layouts, in_dtypes):
+        value = np.asarray(value, dtype)
+        if layout is None or not layout.used:
+            buffers.append(np.ascontiguousarray(value))
+            strides.append(0)
+        else:
+            stacked = layout.to_lanes(value)
+            buffers.append(stacked)
+            strides.append(stacked.nbytes // lanes if lanes else 0)
+    outs = [np.empty((lanes, *spec.shape), dtype) for spec, dtype in zip(function.results, out_dtypes)]
+    strides += [out.nbytes // lanes if lanes else 0 for out in outs]
+    if lanes:  # a pmap over an empty axis runs nothing
+        function._entry.call_spmd(lanes, buffers + outs, strides)
+    return [layout.from_lanes(out) for out, layout in zip(outs, out_layouts)]
+
+
+class _MappedAxis:
+    """How one argument or result of a pmap lies over the lanes (the
+    `_Layout` interface of `run_on_lanes`): lane i's part is slice i of
+    `axis`; a result with axis None is lane 0's."""
+
+    def __init__(self, axis: int | None) -> None:
+        self.axis = axis
+        self.used = axis is not None
+
+    def to_lanes(self, value: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(np.moveaxis(value, self.axis, 0) if self.axis else value)
+
+    def from_lanes(self, stacked: np.ndarray) -> np.ndarray:
+        if self.axis is None:  # JAX returns lane 0's (the program must make them equal)
+            out = stacked[0, ...] if len(stacked) else np.empty(stacked.shape[1:], stacked.dtype)
+        else:
+            out = np.moveaxis(stacked, 0, self.axis) if self.axis else stacked
+        return out if out.flags.c_contiguous else out.copy()
+
+
 class _Program:
     """The per-device program of one signature, compiled once."""
 
-    def __init__(self, traced: Any, lanes: int, in_axes: list, out_axes: list) -> None:
-        from jaxc.runtime import CompileError, compile_module
-        from ._toplevel import log_compile
+    def __init__(self, traced: Any, lanes: int, in_axes: list, out_axes: list, in_avals: list) -> None:
         self.traced = traced
         self.lanes = lanes
-        self.in_axes = in_axes + [None] * len(traced.consts)  # closed-over values: every lane's
+        self.in_layouts = [_MappedAxis(a) for a in in_axes] + [None] * len(traced.consts)  # closed over: every lane's
+        self.in_dtypes = [a.dtype for a in in_avals] + [c.dtype for c in traced.consts]
         self.out_axes = out_axes
         self.out_avals = [ShapedArray(a.shape if ax is None else a.shape[:ax] + (lanes,) + a.shape[ax:],
                                       a.dtype, a.weak_type) for a, ax in zip(traced.out_avals, out_axes)]
-        log_compile(traced.label)
-        try:
-            executable = compile_module(traced.text(debug_info=True))
-        except CompileError as error:
-            raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
-        self.function = executable[traced.name]
+        self.function = compile_traced(traced)
 
     def __call__(self, *values: np.ndarray) -> list[np.ndarray]:
         """Run on the arguments' values (every lane's, stacked on their mapped axes)."""
-        lanes, function = self.lanes, self.function
-        buffers, strides = [], []
-        for value, spec, axis in zip(values, function.args, self.in_axes):
-            value = np.asarray(value)
-            if value.dtype != spec.dtype and spec.element_type != "bf16":
-                value = value.astype(spec.dtype)
-            if axis:
-                value = np.moveaxis(value, axis, 0)
-            value = np.ascontiguousarray(value)
-            buffers.append(value)
-            strides.append(0 if axis is None else value.nbytes // lanes)
-        outs = [np.empty((lanes, *spec.shape), spec.dtype) for spec in function.results]
-        strides += [out.nbytes // lanes for out in outs]
-        if lanes:
-            function._entry.call_spmd(lanes, buffers + outs, strides)
-        results = []
-        for out, axis in zip(outs, self.out_axes):
-            if axis is None:  # JAX returns lane 0's (the program must make them equal)
-                out = out[0, ...] if lanes else np.empty(out.shape[1:], out.dtype)
-            elif axis:
-                out = np.moveaxis(out, 0, axis)
-            results.append(out if out.flags.c_contiguous else out.copy())
-        return results
+        return run_on_lanes(self.function, self.lanes, values, self.in_layouts, self.in_dtypes,
+                            [_MappedAxis(a) for a in self.out_axes], [a.dtype for a in self.traced.out_avals])
 
 
 class PmapFunction:
@@ -260,7 +277,7 @@ class PmapFunction:
                                                                                    traced.out_avals),
                                           "out_axes")
         out_axes = [_normalize_out_axis(a, y, what) for a, y in zip(traced_out_axes, traced.out_avals)]
-        return _Program(traced, lanes, list(axes), out_axes)
+        return _Program(traced, lanes, list(axes), out_axes, lane_avals)
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """The per-device program for these arguments (`as_text(stage=...)`)."""

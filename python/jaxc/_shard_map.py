@@ -32,8 +32,8 @@ import optree
 from . import core, dispatch, tree_util
 from ._batching import binding, vmap
 from ._config import config
-from ._pmap import mark_spmd
-from .api import _leaf_aval, trace_function
+from ._pmap import mark_spmd, run_on_lanes
+from .api import _leaf_aval, compile_traced, trace_function
 from .core import ShapedArray
 from .sharding import Mesh, NamedSharding, PartitionSpec, current_mesh
 
@@ -154,28 +154,6 @@ class _Layout:
         return self.shape
 
 
-def run_on_lanes(function: Any, lanes: int, values: Sequence[Any], layouts: list, in_dtypes: list,
-                 out_layouts: list, out_dtypes: list) -> list[np.ndarray]:
-    """Run a per-device program on `lanes` threads: each value cut into its
-    lanes' blocks by its `_Layout` (None, or one that splits nothing: every
-    lane reads it in place), each result put together by its layout. The
-    dtypes are the traced ones (a partitioned signature is signless)."""
-    buffers, strides = [], []
-    for value, layout, dtype in zip(values, layouts, in_dtypes):
-        value = np.asarray(value, dtype)
-        if layout is None or not layout.used:
-            buffers.append(np.ascontiguousarray(value))
-            strides.append(0)
-        else:
-            stacked = layout.to_lanes(value)
-            buffers.append(stacked)
-            strides.append(stacked.nbytes // lanes)
-    outs = [np.empty((lanes, *spec.shape), dtype) for spec, dtype in zip(function.results, out_dtypes)]
-    strides += [out.nbytes // lanes for out in outs]
-    function._entry.call_spmd(lanes, buffers + outs, strides)
-    return [layout.from_lanes(out) for out, layout in zip(outs, out_layouts)]
-
-
 class ShardMapFunction:
     """What `shard_map(f, ...)` returns."""
 
@@ -243,8 +221,6 @@ class ShardMapFunction:
         return tree_util.tree_unflatten(traced.out_tree, outs)
 
     def _trace(self, in_tree: Any, avals: list, layouts: list, axes: list, mesh: Mesh) -> tuple:
-        from jaxc.runtime import CompileError, compile_module
-        from ._toplevel import log_compile
         block_avals = [ShapedArray(layout.block, a.dtype, a.weak_type) for a, layout in zip(avals, layouts)]
 
         def per_device(*args: Any) -> Any:
@@ -271,12 +247,7 @@ class ShardMapFunction:
             shape = tuple(n * math.prod(sizes[a] for a in spec.axes_of(d)) for d, n in enumerate(aval.shape))
             out_layouts.append(_Layout(shape, spec, axes, f"out_specs of output leaf {i}"))
             out_shardings.append(NamedSharding(mesh, spec))
-        log_compile(traced.label)
-        try:
-            executable = compile_module(traced.text(debug_info=True))
-        except CompileError as error:
-            raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
-        traced.function = executable[traced.name]
+        traced.function = compile_traced(traced)
         return traced, out_layouts, out_shardings
 
     def _as_vmaps(self, args: tuple, leaves: list, in_tree: Any, specs: list, axes: list) -> Any:

@@ -159,22 +159,28 @@ class _Static:
 # jit
 # ---------------------------------------------------------------------------
 
+def compile_traced(traced: Traced) -> Any:
+    """The CPU function of a traced module (logged as a compile); a compile
+    error is a JaxcTypeError naming the traced function."""
+    from jaxc.runtime import CompileError, compile_module
+    from ._toplevel import log_compile
+    log_compile(traced.label)
+    try:
+        executable = compile_module(traced.text(debug_info=True))
+    except CompileError as error:
+        raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
+    return executable[traced.name]
+
+
 class Compiled:
     """A function traced and compiled for one signature: call it with the
     same kind of arguments."""
 
     def __init__(self, traced: Traced, rule: "_SignatureRule | None" = None) -> None:
-        from jaxc.runtime import CompileError, compile_module
-        from ._toplevel import log_compile
-        log_compile(traced.label)
         self.traced = traced
         self._rule = rule
         self._key: Any = None
-        try:
-            executable = compile_module(traced.text(debug_info=True))
-        except CompileError as error:
-            raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
-        self.function = executable[traced.name]
+        self.function = compile_traced(traced)
         self._gpu_functions: dict[str, Any] = {}  # chip -> the program compiled for a GPU
         self.out_avals = traced.out_avals
         self._inline: bool | None = None  # small enough to run on the caller's thread (first run decides)
