@@ -112,20 +112,25 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
             continue
         if kernel.size < MIN_ELEMENTS:
             continue  # small (and 0-d, empty) kernels: scalar loops run as fast, compile faster
-        packed = contraction.pack_panels(kernel, target)
-        if packed is not None:
-            op, mr, nr, own_fill = packed
-            kernel = describe(op, kernel.ident)
-            what = "A and B packed" if contraction.a_is_packed(kernel) else "B packed"
-            plans.append((kernel, f"contraction, {what}",
-                          contraction.schedule_packed(kernel, target, mr, nr, own_fill)))
-            continue
-        if contraction.rows_of_b_contiguous(kernel):
-            kernel = describe(kernel.op, kernel.ident)
+        narrow = contraction.narrow_product(kernel, target)
+        how = ""
+        if narrow is not None:
+            kernel, how = describe(narrow[0], kernel.ident), f" ({narrow[1]})"
+        else:
+            packed = contraction.pack_panels(kernel, target)
+            if packed is not None:
+                op, mr, nr, own_fill = packed
+                kernel = describe(op, kernel.ident)
+                what = "A and B packed" if contraction.a_is_packed(kernel) else "B packed"
+                plans.append((kernel, f"contraction, {what}",
+                              contraction.schedule_packed(kernel, target, mr, nr, own_fill)))
+                continue
+            if contraction.rows_of_b_contiguous(kernel):
+                kernel = describe(kernel.op, kernel.ident)
         for name, generate in GENERATORS:
             plan = generate(kernel, target)
             if plan is not None:
-                plans.append((kernel, name, plan))
+                plans.append((kernel, name + how, plan))
                 break
     return plans
 

@@ -294,6 +294,102 @@ def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int, own_fill: 
     return Plan(s.text(), CONTRACT_PATTERNS)
 
 
+def narrow_product(kernel: Kernel, target: Target) -> tuple[ir.Operation, str] | None:
+    """C = A·B with n narrower than a vector (n < lanes), as a logits layer's
+    products: the register tile runs along C's rows, so it would have no
+    full vector. Returns the product rewritten and how (None: not such a
+    product):
+
+    - A read as (k, m) (its rows run along m, Aᵀ·B: the 1024 x 10 weight
+      gradient) and m >= lanes: compute Cᵀ = Bᵀ·Aᵀ (loops batch, n, m, k; B
+      becomes the lhs, A the rhs), scheduled as a contraction along m, and
+      write C as one small transpose of it;
+    - A read as (m, k) (A·B: 128 x 1024 by 1024 x 10): B is copied as (n, k)
+      (n rows: small) so that each element of C is a dot product of two
+      contiguous rows, scheduled as a row reduction along k.
+
+        %c = generic (m, n, k) ins(%a : 128x1024 read (k, m), %b : 128x10) outs(%zero : 1024x10)
+      ->
+        %ct = generic (n, m, k) ins(%b, %a) outs(%zero' : 10x1024)
+        %c = linalg.transpose %ct [1, 0]
+    """
+    if not kernel.is_contraction or len(kernel.reduction) != 1:
+        return None
+    n_loops = len(kernel.ranges)
+    batch = n_loops - 3
+    if batch < 0 or kernel.parallel != tuple(range(n_loops - 1)):
+        return None
+    m_dim, n_dim, k_dim = batch, batch + 1, batch + 2
+    lhs, rhs, out = kernel.maps
+    if (out != list(range(n_loops - 1)) or sorted(lhs[batch:]) != [m_dim, k_dim]
+            or sorted(rhs[batch:]) != [n_dim, k_dim] or lhs[:batch] != out[:batch] or rhs[:batch] != out[:batch]):
+        return None
+    m, n, k = kernel.ranges[m_dim], kernel.ranges[n_dim], kernel.ranges[k_dim]
+    if n >= target.lanes(kernel.element_bits) or m * n * k < 4096:
+        return None
+    if lhs[-1] == m_dim:
+        if m < target.lanes(kernel.element_bits):
+            return None
+        return _transposed_product(kernel), "narrow, computed as its transpose"
+    if rhs[-1] == n_dim:  # B as (n, k): a copy of n rows
+        _read_rhs_as(kernel, out[:batch] + [n_dim, k_dim])
+    return kernel.op, "narrow, dot products of rows"
+
+
+def _transposed_product(kernel: Kernel) -> ir.Operation:
+    """`narrow_product`'s Cᵀ = Bᵀ·Aᵀ, C = transpose(Cᵀ)."""
+    op = kernel.op
+    n_loops = len(kernel.ranges)
+    batch = n_loops - 3
+    m_dim, n_dim, k_dim = batch, batch + 1, batch + 2
+    lhs, rhs, out = kernel.maps
+    a, b, init = op.operands[0], op.operands[1], op.operands[2]
+    c_type = ir.RankedTensorType(init.type)
+    swap = list(range(batch)) + [n_dim, m_dim]  # C's dims <-> Cᵀ's dims
+    loop_of = {m_dim: n_dim, n_dim: m_dim, k_dim: k_dim} | {d: d for d in range(batch)}
+    with ir.InsertionPoint(op), op.location:
+        ct_shape = [c_type.shape[d] for d in swap]
+        value = filled_with(init)
+        if value is not None:
+            ct_init = result_of(filled(ct_shape, c_type.element_type, value))
+        else:
+            ct_init = transposed(init, swap)
+        maps = [ir.AffineMap.get(n_loops, 0, [ir.AffineDimExpr.get(loop_of[d]) for d in read])
+                for read in (rhs, lhs)] + [ir.AffineMap.get(n_loops, 0, [ir.AffineDimExpr.get(d) for d in out])]
+        ct_type = ir.RankedTensorType.get(ct_shape, c_type.element_type)
+        new = _generic_with_inputs_swapped(op, ct_type, [b, a], ct_init, maps, kernel.iterators)
+        result = transposed(new.results[0], swap)
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return new
+
+
+def _generic_with_inputs_swapped(op: ir.Operation, result_type: ir.Type, inputs: list[ir.Value],
+                                 init: ir.Value, maps: list[ir.AffineMap], iterators: tuple[str, ...]) -> ir.Operation:
+    """A linalg.generic over `maps` whose two inputs are `op`'s in the other
+    order: `op`'s body is copied with its first two block arguments exchanged
+    (and the operands of its multiply, which commutes)."""
+    new = linalg.GenericOp([result_type], inputs, [init], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                           ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{t}>") for t in iterators]))
+    old = op.regions[0].blocks[0]
+    first, second, acc = old.arguments
+    block = new.regions[0].blocks.append(second.type, first.type, acc.type)
+    mapping = {first: block.arguments[1], second: block.arguments[0], acc: block.arguments[2]}
+    with ir.InsertionPoint(block):
+        for inner in old.operations:
+            copy = inner.clone()
+            operands = [mapping.get(v, v) for v in copy.operands]
+            if inner.name in MULTIPLIES:  # the new lhs first: the vectorized tile is then a plain outer product
+                operands.reverse()
+            for i, v in enumerate(operands):
+                copy.operands[i] = v
+            mapping.update(zip(inner.results, copy.results))
+    return new.operation
+
+
+MULTIPLIES = ("arith.mulf", "arith.muli")
+
+
 def rows_of_b_contiguous(kernel: Kernel) -> bool:
     """A·Bᵀ (B read as (n, k)): put a transpose of B before the kernel so
     that the register tile reads rows of B (the transpose is one pass over
@@ -305,19 +401,24 @@ def rows_of_b_contiguous(kernel: Kernel) -> bool:
     rhs = kernel.maps[1]
     if batch < 0 or rhs is None or sorted(rhs[batch:]) != [batch + 1, batch + 2] or rhs[-1] != batch + 2:
         return False
+    _read_rhs_as(kernel, rhs[:batch] + [batch + 2, batch + 1])
+    return True
+
+
+def _read_rhs_as(kernel: Kernel, read: list[int]) -> None:
+    """Give the kernel a transposed copy of its rhs (B) that it reads as
+    `read`, the same loops in another order."""
     op = kernel.op
-    b = op.operands[1]
-    perm = list(range(len(rhs) - 2)) + [len(rhs) - 1, len(rhs) - 2]
+    rhs = kernel.maps[1]
+    perm = [rhs.index(d) for d in read]
     with ir.InsertionPoint(op), op.location:
-        b_rows = transposed(b, perm)
+        b_rows = transposed(op.operands[1], perm)
         maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
         old = ir.AffineMapAttr(maps[1]).value
-        results = list(old.results)
-        results[-2], results[-1] = results[-1], results[-2]
+        results = [old.results[p] for p in perm]
         maps[1] = ir.AffineMapAttr.get(ir.AffineMap.get(old.n_dims, old.n_symbols, results))
         op.attributes["indexing_maps"] = ir.ArrayAttr.get(maps)
     op.operands[1] = b_rows
-    return True
 
 
 def _round_up(x: int, multiple: int) -> int:

@@ -386,7 +386,10 @@ def test_errors_match_jax() -> None:
 
 
 def test_recorded_data_matches_jax(recorded: dict[str, np.ndarray]) -> None:
-    """JAX itself, where installed, still gives the recorded values."""
+    """JAX itself, where installed, still gives the recorded values: the
+    initializers bit for bit (they are the PRNG's), the forward pass to a few
+    ulp (XLA's float code depends on the host CPU's vector width: recorded on
+    AVX2, an AVX-512 host differs in the last bit)."""
     jax = pytest.importorskip("jax")
     from jax.example_libraries import stax as jax_stax
     if jax.__version__ != JAX_VERSION:
@@ -396,5 +399,5 @@ def test_recorded_data_matches_jax(recorded: dict[str, np.ndarray]) -> None:
         for key, value in got.items():
             np.testing.assert_array_equal(value, recorded[f"{name}/init/{key}"])
         params = recorded_params(jax, jax_stax, name, recorded)
-        np.testing.assert_array_equal(run_apply(jax, jax_stax, name, params, recorded[f"input/{name}"], "eager"),
-                                      recorded[f"{name}/apply/eager"])
+        np.testing.assert_allclose(run_apply(jax, jax_stax, name, params, recorded[f"input/{name}"], "eager"),
+                                   recorded[f"{name}/apply/eager"], rtol=4e-6, atol=1e-7)

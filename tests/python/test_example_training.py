@@ -213,8 +213,11 @@ def test_from_jax_initialization(recorded: dict, dataset: dict) -> None:
 
 
 def test_recorded_data_matches_jax(recorded: dict, dataset: dict, trained: dict) -> None:
-    """JAX itself, where installed, still gives the recorded values; and
-    jaxc's run against JAX's, live."""
+    """JAX itself, where installed, still gives the recorded values (the
+    initial parameters bit for bit: they are the PRNG's; what training
+    computes to the tolerances below, since XLA's float code depends on the
+    host CPU: recorded on AVX2, an AVX-512 host differs in the last bits);
+    and jaxc's run against JAX's, live."""
     jax = pytest.importorskip("jax")
     import jax.numpy  # noqa: F401
     from jax.example_libraries import optimizers as jax_optimizers
@@ -224,5 +227,9 @@ def test_recorded_data_matches_jax(recorded: dict, dataset: dict, trained: dict)
     for name in CASES:
         live = run_training(jax, jax_stax, jax_optimizers, name, dataset)
         for key, value in live.items():
-            np.testing.assert_array_equal(value, recorded[f"{name}/{key}"], err_msg=f"{name}: {key}")
+            if key == "initial_params":
+                np.testing.assert_array_equal(value, recorded[f"{name}/{key}"], err_msg=f"{name}: {key}")
+            else:
+                tolerance = LOSS_TOLERANCE if key == "losses" else PARAM_TOLERANCE
+                np.testing.assert_allclose(value, recorded[f"{name}/{key}"], *tolerance, err_msg=f"{name}: {key}")
         np.testing.assert_allclose(trained[name]["losses"], live["losses"], *LOSS_TOLERANCE, err_msg=name)

@@ -222,6 +222,68 @@ def test_mlp_gradient_layouts():
     np.testing.assert_allclose(g, x64.T @ (2 * t * (1 - t * t)), rtol=1e-4, atol=1e-4)
 
 
+NARROW_LAYOUTS = {  # C = A·B with n below a vector's lanes (8 f32 on AVX2): a logits layer's products
+    "aTb": (lambda a, b: a.T @ b, (40, 70), (40, 5)),  # A's rows run along m: Cᵀ = Bᵀ·Aᵀ, transposed
+    "ab": (lambda a, b: a @ b, (70, 90), (90, 5)),  # A's rows run along k: dot products of rows
+    "abT": (lambda a, b: a @ b.T, (70, 90), (3, 90)),
+    "aTbT": (lambda a, b: a.T @ b.T, (40, 70), (6, 40)),
+    "batched aTb": (lambda a, b: jnp.einsum("bkm,bkn->bmn", a, b), (3, 40, 70), (3, 40, 7)),
+}
+
+
+@pytest.mark.parametrize("layout", NARROW_LAYOUTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+def test_narrow_products_are_vectorized(layout, dtype):
+    """A product with fewer columns than a vector has lanes is vectorized along
+    m (its transpose computed) or along k (B copied as rows), never left as a
+    reduction that reads B with a stride."""
+    f, a_shape, b_shape = NARROW_LAYOUTS[layout]
+    a, b = rand(a_shape, dtype, -3, 3), rand(b_shape, dtype, -3, 3)
+    text = scheduled_text(f, a, b)
+    if layout.endswith("aTb") and dtype != np.float64:  # (f64 has 4 lanes on AVX2: n is not narrow)
+        assert "vector.contract" in text and "linalg.transpose" in text
+    ref = (lambda a, b: f(a.astype(np.int64), b).astype(np.int32)) if dtype == np.int32 else (
+        lambda a, b: f(a.astype(np.float64), b.astype(np.float64)))
+    tol = 5e-2 if dtype == np.float16 else 1e-5
+    run_and_check(f, ref, a, b, rtol=tol, atol=tol * 10)
+
+
+NARROW_WITH_INIT = """
+func.func @f(%a: tensor<40x70xf32>, %b: tensor<40x5xf32>, %c: tensor<70x5xf32>) -> tensor<70x5xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>,
+                                        affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<40x70xf32>, tensor<40x5xf32>) outs(%c : tensor<70x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<70x5xf32>
+  return %r : tensor<70x5xf32>
+}
+"""
+
+
+def test_narrow_product_accumulates_into_its_init():
+    """C += Aᵀ·B into an init that is no fill (IR as `jaxc-opt` takes it): the
+    transposed product starts from the init transposed."""
+    from mlir import ir
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import stages
+    from jaxc.runtime import cpu
+
+    module = ir.Module.parse(NARROW_WITH_INIT, make_context())
+    signatures = cpu.function_signatures(module)
+    stages.run_stages(module, "scheduled", first="linalg")
+    text = str(module)
+    assert text.count("linalg.transpose") == 2 and "vector.contract" in text  # the init in, the result out
+    stages.run_stages(module, "llvm", first="scheduled")
+    a, b, c = rand((40, 70)), rand((40, 5)), rand((70, 5))
+    got = cpu.jit_lowered(module, signatures)["f"](a, b, c)[0]
+    np.testing.assert_allclose(got, a.astype(np.float64).T @ b + c, rtol=1e-5, atol=1e-5)
+
+
 COMPUTED_OPERANDS = {
     "tanh(a) @ b": (lambda a, b: jnp.tanh(a) @ b, lambda a, b: np.tanh(a) @ b),
     "(2a) @ b": (lambda a, b: (2 * a) @ b, lambda a, b: (2 * a) @ b),
@@ -577,7 +639,7 @@ def test_refused_batched_step_falls_back_to_one_kernel_at_a_time(monkeypatch):
     module is restored and scheduled kernel by kernel, which finds the kernel."""
     from jaxc.passes.schedules.script import cleanup_script
     applied = _refusing(monkeypatch, lambda text: text == cleanup_script())
-    w1, w2, x = rand((64, 32)), rand((32, 16)), rand((48, 64))
+    w1, w2, x = rand((64, 32)) * 0.1, rand((32, 16)), rand((48, 64))  # tanh unsaturated: no f32 cancellation
     f = jaxc.grad(_mlp_loss, argnums=(0, 1))
     text = jaxc.jit(f).lower(w1, w2, x).as_text(stage="scheduled")
     assert "vector.contract" in text  # every kernel scheduled, one at a time

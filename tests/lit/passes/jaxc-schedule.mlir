@@ -17,6 +17,7 @@
 // SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [100, 64] ['reduction', 'parallel']
 // SCHEDULE-NOT: tile_sizes [16, 0]
 // SCHEDULE: tile_sizes [1, 16] interchange = [1, 0]
+// SCHEDULE: // kernel {{[0-9]+}}: contraction (narrow, computed as its transpose), loops [5, 64, 100]
 // SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [100, 512] ['reduction', 'parallel']
 // SCHEDULE: transform.structured.match
 // SCHEDULE-NEXT: tile_sizes [16, 0]
@@ -181,6 +182,25 @@ func.func @matmul_remainders(%a: tensor<64x100xf32>, %b: tensor<100x45xf32>) -> 
   %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<64x45xf32>) -> tensor<64x45xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<64x100xf32>, tensor<100x45xf32>) outs(%f : tensor<64x45xf32>) -> tensor<64x45xf32>
   return %0 : tensor<64x45xf32>
+}
+
+// Fewer columns than a vector has lanes (a logits layer's weight gradient
+// Aᵀ·B, 5 columns): the product is computed transposed (5 x 64, the 64 along
+// the vectors) and written out by one small transpose.
+// CHECK-LABEL: func.func @narrow_weight_gradient
+// CHECK: vector.contract {{.*}} into vector<5x{{(16|32|64)}}xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<5x64xf32>) outs(%{{.*}} : tensor<64x5xf32>) permutation = [1, 0]
+func.func @narrow_weight_gradient(%a: tensor<100x64xf32>, %b: tensor<100x5xf32>) -> tensor<64x5xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x5xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<64x5xf32>) -> tensor<64x5xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<100x64xf32>, tensor<100x5xf32>) outs(%f : tensor<64x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x5xf32>
+  return %0 : tensor<64x5xf32>
 }
 
 // Small kernels (under 1024 iterations) stay scalar.
