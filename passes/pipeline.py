@@ -32,6 +32,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import traceback
 from typing import Callable, Iterator, Sequence, Union
 
@@ -340,6 +341,29 @@ class _Sequence:
 # Running a project pass
 # ----------------------------------------------------------------------------
 
+class UserCodeError(Exception):
+    """A pass ran user code (a custom_vmap rule) and it raised `error`. The
+    runner reports the failure at `op` and holds `error`; whoever ran the
+    pass manager raises it again in place of the failure (`take_user_error`,
+    `stages.run_stage`), so the user sees their own exception."""
+
+    def __init__(self, op: ir.Operation, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.op = op
+        self.error = error
+
+
+_HELD = threading.local()
+
+
+def take_user_error() -> BaseException | None:
+    """The exception user code raised in a pass since the last call on this
+    thread (None if none)."""
+    error = getattr(_HELD, "error", None)
+    _HELD.error = None
+    return error
+
+
 def _runner(project: _ProjectPass, path: list[str]) -> Callable[[ir.Operation, ExternalPass], None]:
     """The callable given to the PassManager: runs the pass on each op that
     `path` selects under the op it is given, and never lets an exception
@@ -355,6 +379,11 @@ def _runner(project: _ProjectPass, path: list[str]) -> Callable[[ir.Operation, E
                 return
             try:
                 info.run(target, pass_, **options)
+            except UserCodeError as error:
+                _HELD.error = error.error
+                error.op.location.emit_error(f"pass '{info.argument}': user code raised {error}")
+                pass_.signal_pass_failure()
+                return
             except Exception as error:  # a bug in the pass: report it, keep going
                 traceback.print_exc(file=sys.stderr)
                 target.location.emit_error(

@@ -337,7 +337,14 @@ def run_stage(stage: Stage, module: ir.Module, previous: ir.Module | str, pm) ->
         check_llvm_lowerable(module)
     if stage.kind == MLIR:
         if pm is not None:
-            pm.run(module.operation)
+            pipeline.take_user_error()  # none left over from an earlier run
+            try:
+                pm.run(module.operation)
+            except ir.MLIRError:
+                held = pipeline.take_user_error()
+                if held is not None:  # a user's rule raised in a pass: the user's exception
+                    raise held from None
+                raise
         return module
     if stage.kind == LLVMIR:
         return to_llvm_ir(module)

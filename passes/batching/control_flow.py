@@ -14,7 +14,8 @@ repeats until no vmap is left); the outputs of these ops are always batched.
     scan                    the carry is batched, batched xs are moved to
                             (length, batch, ...), the body is a vmap request;
                             stacked ys come back as (batch, length, ...)
-    func.call               a vmap request on the callee
+    func.call               a vmap request on the callee; a custom_vmap
+                            function's call (`jaxc.custom_vmap`): its rule
     jvp / vjp request       the same request on `@f_batched`, a function
                             holding `jaxc.vmap @f` (every input mapped);
                             jaxc-autodiff expands it after this pass
@@ -214,6 +215,9 @@ def _stacked_type(type_: ir.Type, length: int) -> ir.Type:
 # --- calls, requests, custom rules -----------------------------------------
 
 def _call(op, xs, batched, axis: Axis):
+    from jaxc import custom_batching
+    if custom_batching.ATTRIBUTE in op.attributes:  # a custom_vmap function: its rule
+        return custom_batching.batch_call(op, xs, batched, axis.size)
     return _mapped(xs, batched, referenced(op)[0], axis), [True] * len(op.results)
 
 

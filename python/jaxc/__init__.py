@@ -30,6 +30,7 @@ _API = {
     "dtypes": (".dtypes", None),
     "version": (".version", None),
     "custom_derivatives": (".custom_derivatives", None),
+    "custom_batching": (".custom_batching", None),
     "Array": (".array", "Array"),
     "ShapedArray": (".core", "ShapedArray"),
     "ConcretizationTypeError": (".core", "ConcretizationTypeError"),

@@ -898,6 +898,15 @@ def _match(leaves: Sequence[Any], tree: Any, avals: Sequence[ShapedArray], expec
     return out
 
 
+def forward_def_attribute(wrapper: Any, name: str) -> Any:
+    """A custom-rule wrapper's ``__getattr__``: a ``def*`` method it lacks is
+    the wrapped function's (``custom_vjp(custom_vmap(f)).def_vmap``), as in JAX."""
+    fun = wrapper.__dict__.get("_fun")
+    if name.startswith("def") and fun is not None:
+        return getattr(fun, name)
+    raise AttributeError(f"'{type(wrapper).__name__}' object has no attribute '{name}'")
+
+
 class custom_jvp:
     """A function with a custom forward-mode derivative rule, as in JAX:
 
@@ -922,6 +931,8 @@ class custom_jvp:
         self._fun = fun  # not `fun`: jit copies a wrapped object's __dict__ over its own
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable | None = None
+
+    __getattr__ = forward_def_attribute
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``."""
@@ -1058,6 +1069,8 @@ class custom_vjp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+
+    __getattr__ = forward_def_attribute
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
                optimize_remat: bool = False) -> None:
