@@ -339,7 +339,10 @@ def test_errors_match_jax() -> None:
 
 
 def test_recorded_data_matches_jax(recorded: dict[str, np.ndarray]) -> None:
-    """JAX itself, where installed, still gives the recorded values."""
+    """JAX itself, where installed, still gives the recorded values: bit for
+    bit where they come from the PRNG alone, to a few ulp for `orthogonal`
+    (a QR decomposition: XLA's float code depends on the host CPU; recorded
+    on AVX2, an AVX-512 host differs in the last bits)."""
     jax = pytest.importorskip("jax")
     from jax.nn import initializers as jax_initializers
     if jax.__version__ != JAX_VERSION:
@@ -348,4 +351,8 @@ def test_recorded_data_matches_jax(recorded: dict[str, np.ndarray]) -> None:
                  "uniform_bfloat16"):
         for mode in modes(name):
             got = call(jax, jax_initializers, name, mode)
-            np.testing.assert_array_equal(got, recorded[f"{name}/{mode}"], err_msg=f"{name} ({mode})")
+            if name.startswith("orthogonal"):
+                np.testing.assert_allclose(got, recorded[f"{name}/{mode}"], rtol=4e-6, atol=1e-6,
+                                           err_msg=f"{name} ({mode})")
+            else:
+                np.testing.assert_array_equal(got, recorded[f"{name}/{mode}"], err_msg=f"{name} ({mode})")
