@@ -413,15 +413,22 @@ def sample_rounds(res: Result, calls: dict[str, Callable[[], Any]], args: argpar
             res.samples["numpy"].append(timed(calls["numpy"], res.inner))
 
 
-def settle(args: argparse.Namespace, call: Callable[[], Any] | None = None) -> None:
+# Before a training epoch (the MNIST and digits rows rotate jaxc, JAX and NumPy
+# epoch by epoch): NumPy's OpenBLAS threads spin 60-100 ms after its epoch. MNIST,
+# 5-6 epochs each: jaxc/JAX 1.37-1.58x with 30 ms settles, 0.97x with 400 ms.
+TRAINING_SETTLE_MS = 400.0
+
+
+def settle(args: argparse.Namespace, call: Callable[[], Any] | None = None, at_least_ms: float = 0.0) -> None:
     """Before a sample of another implementation than the last: sleep
     `--settle-ms`, so the worker threads the last one left spinning (jaxc's
     OpenMP 10 ms, XLA's Eigen pool) have parked instead of holding
     a core during this sample; then one untimed call wakes this one's own
-    threads, as the previous call of a loop would have."""
+    threads, as the previous call of a loop would have. `at_least_ms`: a
+    longer pause (training epochs, `TRAINING_SETTLE_MS`)."""
     if args.settle_ms <= 0:
         return
-    time.sleep(args.settle_ms / 1e3)
+    time.sleep(max(args.settle_ms, at_least_ms) / 1e3)
     if call is not None:
         call()
 
@@ -483,7 +490,7 @@ def run_training(w: W.Workload, args: argparse.Namespace) -> Result:
         idx = M.batches(samples, batch, epoch)
         losses = {}
         for name in names[epoch % len(names):] + names[:epoch % len(names)]:
-            settle(args)
+            settle(args, at_least_ms=TRAINING_SETTLE_MS)
             t0 = time.perf_counter_ns()
             params[name], losses[name] = M.train_epoch(mods[name], stepfns[name], params[name], x, y, idx)
             res.samples.setdefault(name, []).append(float(time.perf_counter_ns() - t0))
@@ -572,7 +579,7 @@ def run_digits(w: W.Workload, args: argparse.Namespace) -> Result:
     for epoch in range(cfg["epochs"]):
         idx = D.batches(n, D.BATCH, epoch)
         for name in names[epoch % len(names):] + names[:epoch % len(names)]:
-            settle(args)
+            settle(args, at_least_ms=TRAINING_SETTLE_MS)
             t0 = time.perf_counter_ns()
             states[name], losses[name] = D.train_epoch(mods[name], trainers[name], states[name], epoch * steps,
                                                        data.x_train, data.y_train, idx)
@@ -662,7 +669,8 @@ def header_lines(args: argparse.Namespace) -> list[str]:
                      "other work shared the cores; medians are noisy")
     lines.append(f"per workload: {args.budget:g} s timing budget, {args.min_rounds}-{args.max_rounds} rounds, "
                  f"{args.warmup} warm-up call(s), jaxc and JAX alternating, NumPy after them"
-                 + (f", {args.settle_ms:g} ms settle and one untimed call before each sample"
+                 + (f", {args.settle_ms:g} ms settle and one untimed call before each sample "
+                    f"({max(args.settle_ms, TRAINING_SETTLE_MS):g} ms before a training epoch)"
                     if args.settle_ms > 0 else ", samples back to back"))
     return lines
 
