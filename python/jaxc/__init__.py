@@ -114,7 +114,7 @@ _API = {
     "host_id": ("._toplevel", "host_id"),
     "host_ids": ("._toplevel", "host_ids"),
     "print_environment_info": ("._toplevel", "print_environment_info"),
-    "float0": ("._toplevel", "float0"),
+    "float0": (".dtypes", "float0"),
     "debug_nans": ("._config", "debug_nans"),
     "debug_infs": ("._config", "debug_infs"),
     "log_compiles": ("._config", "log_compiles"),

@@ -105,7 +105,7 @@ class _Callee:
             with scope, ir.InsertionPoint(self.block):
                 recipes = [_recipe_of(x) for x in values] if values is not None else [None] * len(in_avals)
                 args = [core.Tracer(scope, v, a, r) for v, a, r in zip(self.block.arguments, in_avals, recipes)]
-                leaves, self.out_tree = tree_util.tree_flatten(fun(*args))
+                leaves, self.out_tree = tree_util.tree_flatten(tree_util._float0_as_nodes(fun(*args)))
                 outs = [core.as_operand(leaf, what) for leaf in leaves]
                 values = [scope.value(x) for x in outs]
                 func_d.ReturnOp(values)
@@ -280,7 +280,7 @@ def _check_inputs(what: str, fun: Callable, leaves: Sequence[Any], floating_only
                 "sub-dtype of np.inexact)")
         raise TypeError(f"{core.where()}: {what} requires {kind}, but got {x.dtype.name} "
                         f"(an argument of {_name(fun)}). If you want to use Boolean- or "
-                        "integer-valued inputs, use vjp, or convert the input to a float.")
+                        "integer-valued inputs, use vjp or set allow_int to True.")
 
 
 def _check_outputs(what: str, fun: Callable, leaves: Sequence[Any], holomorphic: bool = False) -> None:
@@ -316,12 +316,27 @@ def _split_aux(out: Any, has_aux: bool, what: str, fun: Callable) -> tuple[Any, 
 def _like(x: Any, aval: ShapedArray, what: str, kind: str) -> Any:
     """`x` as a tangent / cotangent for a value of type `aval`: same shape
     and dtype (a weakly typed scalar is converted); zeros for an integer or
-    boolean value, whose tangent does not matter."""
+    boolean value, whose tangent does not matter (given as float0, which a
+    jvp requires there, as JAX's does; a vjp also takes zeros of the value's
+    own dtype)."""
+    if dtypes.is_float0(x):  # the symbolic zero of an integer or bool value
+        if dtypes.is_inexact(aval.dtype):
+            raise TypeError(f"{core.where()}: {what}: {kind} of dtype float0 for a value of dtype "
+                            f"{aval.dtype.name} (float0 is the {kind} of integer and bool values only)")
+        if tuple(x.shape) != tuple(aval.shape):
+            raise ValueError(f"{core.where()}: {what}: {kind} of shape {x.shape} for a value of shape "
+                             f"{aval.shape} ({kind}s must have the shape and dtype of their value)")
+        return _zeros(aval)
     x = core.as_operand(x, what)
     if x.shape != aval.shape:
         raise ValueError(f"{core.where()}: {what}: {kind} of shape {x.shape} for a value of shape "
                          f"{aval.shape} ({kind}s must have the shape and dtype of their value)")
     if not dtypes.is_inexact(aval.dtype):
+        if what == "jvp":  # JAX's words
+            raise TypeError("primal and tangent arguments to jax.jvp do not match; dtypes must be equal, "
+                            "or in case of int/bool primal dtype the tangent dtype must be float0."
+                            f"Got primal dtype {aval.dtype.name} and so expected tangent dtype "
+                            f"{dtypes.float0}, but got tangent dtype {x.dtype.name} instead.")
         return _zeros(aval)
     if x.dtype != aval.dtype:
         if not x.weak_type:
@@ -329,6 +344,12 @@ def _like(x: Any, aval: ShapedArray, what: str, kind: str) -> Any:
                             f"dtype {aval.dtype.name} ({kind}s must have the dtype of their value)")
         x = lax.convert_element_type(x, aval.dtype)
     return x
+
+
+def _float0_where_integer(values: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
+    """`values` (derivatives) with those of integer and bool values as float0
+    zeros, as JAX gives them."""
+    return [v if dtypes.is_inexact(a.dtype) else dtypes.float0_zeros(a.shape) for v, a in zip(values, avals)]
 
 
 def _resolve_kwargs(fun: Callable, args: tuple, kwargs: dict) -> tuple:
@@ -424,12 +445,15 @@ def _eager_call(fun: Callable, key: tuple, impl: Callable, *args: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 def _value_and_grad(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool, what: str,
-                    args: tuple, kwargs: dict, holomorphic: bool = False) -> tuple[Any, Any]:
+                    args: tuple, kwargs: dict, holomorphic: bool = False,
+                    allow_int: bool = False) -> tuple[Any, Any]:
     """((output or (output, aux)), gradient) under a trace: one vjp request
-    with cotangent 1 for the output and 0 for aux."""
+    with cotangent 1 for the output and 0 for aux. With `allow_int`, integer
+    and bool arguments get float0 gradients."""
     positions = _positions(argnums, len(args), what, fun)
     leaves, in_tree = _operands(tuple(args[i] for i in positions), what)
-    _check_inputs(what, fun, leaves, holomorphic=holomorphic)
+    _check_inputs(what, fun, [x for x in leaves if not allow_int or dtypes.is_inexact(x.dtype)],
+                  holomorphic=holomorphic)
 
     def flat_fun(*xs: Any) -> Any:
         out = fun(*_substitute(args, positions, tree_util.tree_unflatten(in_tree, xs)), **kwargs)
@@ -451,37 +475,40 @@ def _value_and_grad(fun: Callable, argnums: int | tuple[int, ...], has_aux: bool
     y_aval, aux_avals = callee.out_avals[0], callee.out_avals[1:]
     cts = [lax.full((), 1, y_aval.dtype)] + [_zeros(a) for a in aux_avals]
     outs, x_bars = _vjp_call(callee, leaves, cts)
-    grads = tree_util.tree_unflatten(in_tree, x_bars)
+    grads = tree_util.tree_unflatten(in_tree, _float0_where_integer(x_bars, [x.aval for x in leaves]))
     return tree_util.tree_unflatten(callee.out_tree, outs), grads[0] if isinstance(argnums, int) else grads
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   holomorphic: bool = False) -> Callable:
+                   holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """``f(*args) -> (fun(*args), gradient)``: the gradient of the real
     scalar output of `fun` with respect to the arguments `argnums` (an int,
     or a tuple giving a tuple of gradients). With `has_aux`, `fun` returns
     (output, aux) and the value is that pair. With `holomorphic`, inputs and
-    output are complex and the gradient is the complex derivative."""
+    output are complex and the gradient is the complex derivative. With
+    `allow_int`, integer and bool arguments may be among `argnums`: their
+    gradients are float0 zeros (NumPy arrays of `jaxc.dtypes.float0`)."""
     argnums = _check_argnums(argnums, "value_and_grad")
 
     def impl(*args: Any, **kwargs: Any) -> Any:
-        return _value_and_grad(fun, argnums, has_aux, "value_and_grad", args, kwargs, holomorphic)
+        return _value_and_grad(fun, argnums, has_aux, "value_and_grad", args, kwargs, holomorphic, allow_int)
     return _Transformed(fun, "value_and_grad", impl)
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-         holomorphic: bool = False) -> Callable:
+         holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """The gradient of `fun`'s real scalar output with respect to the
     arguments `argnums` (pytrees of float or complex arrays); each gradient
     has its argument's shape, dtype and weak type. With `has_aux`, `fun`
     returns (output, aux) and the gradient function returns (gradient, aux).
     As in JAX, for a complex argument z = x + iy the gradient of a real f
     is df/dx - i df/dy (its conjugate points uphill); with `holomorphic`,
-    f is complex and the gradient is the complex derivative f'(z)."""
+    f is complex and the gradient is the complex derivative f'(z). With
+    `allow_int`, integer and bool arguments get float0 zeros."""
     argnums = _check_argnums(argnums, "grad")
 
     def impl(*args: Any, **kwargs: Any) -> Any:
-        value, g = _value_and_grad(fun, argnums, has_aux, "grad", args, kwargs, holomorphic)
+        value, g = _value_and_grad(fun, argnums, has_aux, "grad", args, kwargs, holomorphic, allow_int)
         return (g, value[1]) if has_aux else g
     return _Transformed(fun, "grad", impl)
 
@@ -506,6 +533,7 @@ def _jvp_traced(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], 
     outs, out_dots = _jvp_call(callee, leaves, t_leaves)
     out_tree, aux_tree = callee.out_tree.children()
     n = out_tree.num_leaves
+    out_dots = _float0_where_integer(out_dots[:n], callee.out_avals[:n])
     primal_out = tree_util.tree_unflatten(out_tree, outs[:n])
     tangent_out = tree_util.tree_unflatten(out_tree, out_dots[:n])
     if not has_aux:
@@ -552,7 +580,7 @@ def _vjp_traced(fun: Callable, primals: tuple, ct: Any, rec_leaves: Sequence[Any
                         f"match the structure of the primal output {callee.out_tree}")
     cts = [_like(c, a, "vjp", "cotangent") for c, a in zip(ct_leaves, callee.out_avals)]
     _, x_bars = _vjp_call(callee, leaves, cts)
-    return tree_util.tree_unflatten(in_tree, x_bars)
+    return tree_util.tree_unflatten(in_tree, _float0_where_integer(x_bars, [x.aval for x in leaves]))
 
 
 class _VjpFunction:

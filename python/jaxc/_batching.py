@@ -26,11 +26,12 @@ import threading
 from typing import Any, Callable, Iterator
 
 import mlir.ir as ir
+import numpy as np
 import optree
 
 import jaxc.dialect as jd
 
-from . import core, tree_util
+from . import core, dtypes, tree_util
 from ._autodiff import _Callee, _emit, _name, _Transformed
 from .core import ShapedArray
 
@@ -169,8 +170,11 @@ def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axi
 
     with binding([] if axis_name is None else [(axis_name, size)]):
         callee = _Callee(flat_fun, slice_avals, _name(fun), what)
-    out_leaf_axes = _broadcast_axes(out_axes, tree_util.tree_unflatten(callee.out_tree, callee.out_avals),
-                                    "out_axes")
+    out_shapes = tree_util.tree_unflatten(callee.out_tree, callee.out_avals)  # float0 zeros too
+    all_axes = _broadcast_axes(out_axes, out_shapes, "out_axes")
+    kinds = [dtypes.is_float0(y) for y in tree_util.tree_leaves(out_shapes)]
+    out_leaf_axes = [a for a, f in zip(all_axes, kinds) if not f]
+    float0_axes = [a for a, f in zip(all_axes, kinds) if f]
     out_leaf_axes = [_normalize_out_axis(a, y, what) for a, y in zip(out_leaf_axes, callee.out_avals)]
     result_avals = [y if a is None else ShapedArray(y.shape[:a] + (size,) + y.shape[a:], y.dtype, y.weak_type)
                     for y, a in zip(callee.out_avals, out_leaf_axes)]
@@ -182,7 +186,20 @@ def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axi
         return jd.VmapOp(types, callee.symbol, values, in_attr, out_attr, size,
                          axis_name=None if axis_name is None else ir.StringAttr.get(axis_name))
     outs = _emit(make, operands, result_avals)
-    return tree_util.tree_unflatten(callee.out_tree, outs)
+    result = tree_util.tree_unflatten(callee.out_tree, outs)
+    if float0_axes:  # float0 results (tangents of integers) gain the mapped axis too
+        axes_left = iter(float0_axes)
+        result = tree_util.tree_map(lambda y: _batched_float0(y, next(axes_left), size)
+                                    if dtypes.is_float0(y) else y, result)
+    return result
+
+
+def _batched_float0(y: np.ndarray, axis: int | None, size: int) -> np.ndarray:
+    if axis is None:
+        return y
+    shape = list(y.shape)
+    shape.insert(axis % (len(shape) + 1), size)
+    return dtypes.float0_zeros(tuple(shape))
 
 
 def _normalize_in_axis(axis: int | None, x: Any, name: str, what: str = "vmap") -> int | None:

@@ -1,7 +1,7 @@
 """JAX's smaller top-level names: `checkpoint`/`remat` and their policies,
 `custom_gradient`, `linear_transpose`, `named_call`/`named_scope`,
 `ensure_compile_time_eval`, `effects_barrier`, the process and device
-counts, `print_environment_info`, `float0`, and the checks behind the
+counts, `print_environment_info`, and the checks behind the
 `jax_debug_nans`/`jax_debug_infs`/`jax_log_compiles` options.
 
 jaxc differentiates a whole program with one MLIR pass (docs/autodiff.md),
@@ -378,9 +378,6 @@ def process_indices(backend: str | None = None) -> list[int]:
 
 
 host_count, host_id, host_ids = process_count, process_index, process_indices
-
-# The dtype of the tangents and cotangents of integer and bool values (JAX's).
-float0 = np.dtype([("float0", np.void, 0)])
 
 
 def print_environment_info(return_string: bool = False) -> str | None:

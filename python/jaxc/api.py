@@ -96,7 +96,7 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
             recipes = values if values is not None else [None] * len(flat_avals)
             tracers = [core.Tracer(scope, v, a, r) for v, a, r in zip(block.arguments, flat_avals, recipes)]
             args, kwargs = rebuild(tracers)
-            out = fun(*args, **kwargs)
+            out = tree_util._float0_as_nodes(fun(*args, **kwargs))  # float0 results: structure
             leaves, out_tree = tree_util.tree_flatten(out)
             outs = [core.as_operand(leaf, f"the result of {name}") for leaf in leaves]
             values = [scope.value(x) for x in outs]
@@ -314,7 +314,15 @@ class _SignatureRule:
         try:
             avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
         except TypeError as error:
-            raise TypeError(f"jit({self.name.removeprefix('jit_')}): {error}") from None
+            if not any(dtypes.is_float0(x) for x in leaves):
+                raise TypeError(f"jit({self.name.removeprefix('jit_')}): {error}") from None
+            # float0 arguments (tangents of integers) hold no data: they are part of the
+            # structure (their shapes in the key), given to the function as they are
+            leaves, tree = tree_util.tree_flatten(tree_util._float0_as_nodes((dyn_args, dyn_kwargs)))
+            try:
+                avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
+            except TypeError as error:
+                raise TypeError(f"jit({self.name.removeprefix('jit_')}): {error}") from None
         key = (tree, avals, statics, dtypes.x64_enabled())
         values = [x if type(x) is Array else _leaf_value(x, a) for x, a in zip(leaves, avals)]
         return key, values, functools.partial(self.rebuild, args, kwargs, tree)

@@ -35,6 +35,22 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
+# The dtype of the tangents and cotangents of integer and bool values (JAX's
+# `jax.dtypes.float0`): zero bytes per element. Such values are NumPy arrays,
+# never Arrays: they carry no data and do not enter compiled programs.
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+def is_float0(x: Any) -> bool:
+    """Whether `x` is an array of float0 (a symbolic zero tangent)."""
+    return getattr(x, "dtype", None) == float0
+
+
+def float0_zeros(shape: tuple[int, ...]) -> np.ndarray:
+    """The float0 tangent of an integer or bool value of `shape`."""
+    return np.zeros(shape, float0)
+
+
 SUPPORTED = [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
              float16, float32, float64, complex64, complex128] + ([bfloat16] if bfloat16 is not None else [])
 

@@ -24,6 +24,7 @@ import operator
 import warnings
 from typing import Any, Callable, Hashable, Iterable, Sequence, TypeVar
 
+import numpy as np
 import optree
 
 NAMESPACE = "jaxc"
@@ -431,3 +432,29 @@ __all__ = ["DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", 
            "tree_broadcast", "tree_flatten", "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path",
            "tree_map", "tree_map_with_path", "tree_reduce", "tree_reduce_associative", "tree_structure",
            "tree_transpose", "tree_unflatten", "treedef_children", "treedef_is_leaf", "treedef_tuple"]
+
+
+class _Float0Node:
+    """A float0 array (the tangent of an integer value, `jaxc.dtypes.float0`)
+    in the output of a traced function: it holds no data, so no program
+    returns it. As a pytree node without children it is part of the output
+    structure, and unflattening the structure makes the float0 zeros again."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+
+def _float0_zeros(shape: tuple[int, ...], _children: Any) -> np.ndarray:
+    from .dtypes import float0_zeros
+    return float0_zeros(shape)
+
+
+register_pytree_node(_Float0Node, lambda node: ((), node.shape), _float0_zeros)
+
+
+def _float0_as_nodes(tree: Any) -> Any:
+    """`tree` with its float0 arrays as `_Float0Node`s (structure, not leaves)."""
+    from .dtypes import is_float0
+    return tree_map(lambda x: _Float0Node(tuple(np.shape(x))) if is_float0(x) else x, tree)
