@@ -31,6 +31,7 @@ _API = {
     "version": (".version", None),
     "custom_derivatives": (".custom_derivatives", None),
     "custom_batching": (".custom_batching", None),
+    "export": (".export", None),
     "Array": (".array", "Array"),
     "ShapedArray": (".core", "ShapedArray"),
     "ConcretizationTypeError": (".core", "ConcretizationTypeError"),
