@@ -101,6 +101,8 @@ _API = {
     "stages": (".stages", None),
     "Device": (".dispatch", "Device"),
     "make_array_from_callback": ("._toplevel", "make_array_from_callback"),
+    "make_array_from_single_device_arrays": ("._toplevel", "make_array_from_single_device_arrays"),
+    "make_array_from_process_local_data": ("._toplevel", "make_array_from_process_local_data"),
     "custom_gradient": ("._toplevel", "custom_gradient"),
     "linear_transpose": ("._toplevel", "linear_transpose"),
     "named_call": ("._toplevel", "named_call"),

@@ -567,18 +567,81 @@ def check_rank_promotion(fn: str, shapes: Sequence[Sequence[int]]) -> None:
 
 def make_array_from_callback(shape: Sequence[int], sharding: Any, data_callback: Callable[[Any], Any],
                              dtype: Any = None) -> Any:
-    """An Array of `shape` whose data `data_callback(index)` gives, as JAX's:
-    `index` is a tuple of slices, one per dimension, of the shard a device
-    holds. jaxc's shardings hold the whole array on one device, so the
-    callback is called once with the full slices."""
-    from .api import device_put
+    """An Array of `shape` placed by `sharding`, whose data
+    `data_callback(index)` gives, as JAX's: the callback is called once per
+    device of the sharding with the index of that device's shard (a tuple of
+    slices, one per dimension) and returns the shard's data."""
     shape = tuple(int(d) for d in shape)
-    devices = sorted(sharding.device_set, key=lambda d: d.id) if hasattr(sharding, "device_set") else []
-    if len(devices) != 1:
-        raise ValueError(f"make_array_from_callback: jaxc places an array on one device, but the "
-                         f"sharding {sharding!r} has {len(devices)}")
-    data = np.asarray(data_callback(tuple(slice(None) for _ in shape)), dtype=dtype)
-    if data.shape != shape:
-        raise ValueError(f"make_array_from_callback: the callback returned an array of shape "
-                         f"{data.shape} for the index of the whole array, of shape {shape}")
-    return device_put(data, devices[0])
+    parts = [(device, index, data_callback(index)) for device, index in _indices(sharding, shape,
+                                                                               "make_array_from_callback")]
+    return _assemble(shape, sharding, parts, dtype, "make_array_from_callback", "the callback returned")
+
+
+def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Any, arrays: Sequence[Any], *,
+                                         dtype: Any = None) -> Any:
+    """The Array of `shape` placed by `sharding` whose shards are `arrays`,
+    one single-device Array per device of the sharding (each goes where its
+    device's shard is), as JAX's."""
+    shape = tuple(int(d) for d in shape)
+    indices = dict(_indices(sharding, shape, "make_array_from_single_device_arrays"))
+    arrays = list(arrays)
+    if len(arrays) != len(indices):
+        raise ValueError(f"make_array_from_single_device_arrays: the sharding has {len(indices)} devices, "
+                         f"but {len(arrays)} arrays were given (one per device)")
+    parts = []
+    for i, array in enumerate(arrays):
+        devices = array.devices() if hasattr(array, "devices") else set()
+        device = next(iter(devices)) if len(devices) == 1 else None
+        if device not in indices:
+            raise ValueError(f"make_array_from_single_device_arrays: arrays[{i}] is on {sorted(devices, key=str)}, "
+                             "not on one device of the sharding")
+        parts.append((device, indices.pop(device), array))
+    return _assemble(shape, sharding, parts, dtype, "make_array_from_single_device_arrays", "got")
+
+
+def make_array_from_process_local_data(sharding: Any, local_data: Any, global_shape: Sequence[int] | None = None) -> Any:
+    """The Array placed by `sharding` from this process's data, as JAX's. In
+    one process the local data is all of it (`global_shape`, if given, must
+    be its shape); arrays that span processes (`jaxc.distributed` under MPI)
+    are not supported: a ValueError."""
+    from .api import device_put
+    local = np.asarray(local_data)
+    shape = local.shape if global_shape is None else tuple(int(d) for d in global_shape)
+    if process_count() != 1:
+        raise ValueError(f"make_array_from_process_local_data: this is one of {process_count()} processes; "
+                         "jaxc arrays do not span processes (pmap over MPI does, docs/parallel.md)")
+    if shape != local.shape:
+        raise ValueError(f"make_array_from_process_local_data: in one process the local data is the whole "
+                         f"array, but its shape {local.shape} is not global_shape {shape}")
+    return device_put(local, sharding)
+
+
+def _indices(sharding: Any, shape: tuple[int, ...], what: str) -> list[tuple[Any, tuple]]:
+    """(device, index of its shard) for every device of `sharding`."""
+    from .sharding import Sharding
+    if not isinstance(sharding, Sharding):
+        raise TypeError(f"{what}: expected a jaxc.sharding.Sharding, got {type(sharding).__name__}")
+    return list(sharding.devices_indices_map(shape).items())
+
+
+def _assemble(shape: tuple[int, ...], sharding: Any, parts: list, dtype: Any, what: str, verb: str) -> Any:
+    """One global buffer from (device, index, data) parts; placed by `sharding`."""
+    from .api import device_put
+    from .sharding import SingleDeviceSharding
+    buffer = None
+    for device, index, data in parts:
+        data = np.asarray(data, dtype=dtype)
+        want = np.empty(shape, np.bool_)[index].shape
+        if data.shape != want:
+            raise ValueError(f"{what}: {verb} an array of shape {data.shape} for the shard {index} of "
+                             f"{device}, whose shape is {want}")
+        if buffer is None:
+            buffer = np.empty(shape, data.dtype)
+        elif data.dtype != buffer.dtype:
+            raise ValueError(f"{what}: {verb} shards of dtypes {buffer.dtype} and {data.dtype}")
+        buffer[index] = data
+    if buffer is None:
+        raise ValueError(f"{what}: the sharding has no devices")
+    if isinstance(sharding, SingleDeviceSharding):
+        return device_put(buffer, next(iter(sharding.device_set)))
+    return device_put(buffer, sharding)

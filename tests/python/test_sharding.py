@@ -304,3 +304,52 @@ def test_a_program_the_shard_passes_cannot_partition_runs_whole(mesh, caplog):
     assert not f.partitioned
     assert "not partitioned by its shardings" in caplog.text and "crashed (SIGABRT)" in caplog.text
     assert out.sharding == NamedSharding(mesh, P())
+
+
+# --- building sharded arrays from parts (JAX's make_array_from_*) ----------------
+
+def test_make_array_from_callback_calls_once_per_device(mesh):
+    sharding = NamedSharding(mesh, P("x", "y"))
+    whole = rand(4, 8)
+    seen = []
+
+    def data(index):
+        seen.append(index)
+        return whole[index]
+
+    a = jaxc.make_array_from_callback((4, 8), sharding, data)
+    assert len(seen) == 8 and a.sharding == sharding
+    assert sorted((i[0].start, i[1].start) for i in seen) == sorted((r, c) for r in (0, 2) for c in (0, 2, 4, 6))
+    np.testing.assert_array_equal(np.asarray(a), whole)
+    for shard in a.addressable_shards:
+        np.testing.assert_array_equal(np.asarray(shard.data), whole[shard.index])
+    replicated = jaxc.make_array_from_callback((4, 8), NamedSharding(mesh, P(None, "y")), lambda i: whole[i])
+    np.testing.assert_array_equal(np.asarray(replicated), whole)
+    with pytest.raises(ValueError, match=r"the callback returned an array of shape \(4, 8\) for the shard"):
+        jaxc.make_array_from_callback((4, 8), sharding, lambda i: whole)
+
+
+def test_make_array_from_single_device_arrays(mesh):
+    sharding = NamedSharding(mesh, P("x", "y"))
+    whole = rand(4, 8)
+    parts = [jaxc.device_put(whole[index], device) for device, index in sharding.devices_indices_map((4, 8)).items()]
+    a = jaxc.make_array_from_single_device_arrays((4, 8), sharding, parts[::-1])  # each goes by its device
+    np.testing.assert_array_equal(np.asarray(a), whole)
+    assert a.sharding == sharding
+    with pytest.raises(ValueError, match="the sharding has 8 devices, but 7 arrays"):
+        jaxc.make_array_from_single_device_arrays((4, 8), sharding, parts[:7])
+    with pytest.raises(ValueError, match=r"got an array of shape \(2, 1\) for the shard"):
+        jaxc.make_array_from_single_device_arrays((4, 8), sharding, [p[:, :1] for p in parts])
+    with pytest.raises(ValueError, match="not on one device of the sharding"):
+        jaxc.make_array_from_single_device_arrays((4, 8), sharding, parts[:7] + [parts[0]])
+
+
+def test_make_array_from_process_local_data(mesh):
+    sharding = NamedSharding(mesh, P("x"))
+    whole = rand(4, 8)
+    a = jaxc.make_array_from_process_local_data(sharding, whole)
+    np.testing.assert_array_equal(np.asarray(a), whole)
+    assert a.sharding == sharding
+    np.testing.assert_array_equal(np.asarray(jaxc.make_array_from_process_local_data(sharding, whole, (4, 8))), whole)
+    with pytest.raises(ValueError, match="the local data is the whole array"):
+        jaxc.make_array_from_process_local_data(sharding, whole, (8, 8))
