@@ -98,6 +98,8 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
     target = target or host.target()
     for op in ops_named(root, ["linalg.generic"]):
         convolution.im2col(op)  # convolutions become copy + contraction + transpose kernels
+    for op in ops_named(root, ["linalg.generic"]):
+        contraction.split_columns(op, target)  # the columns whole register tiles cover: a packed product
     plans = []
     kernels = kernels_of(root)
     grouped: set[int] = set()

@@ -23,7 +23,7 @@ from mlir.dialects import linalg, tensor
 
 from ..host import Target
 from ..lowering.common import empty, filled
-from .kernel import Kernel, defining_op
+from .kernel import Kernel, defining_op, describe
 from .script import Plan, Script
 
 PARALLEL_MIN_FLOPS = 1 << 21  # below this one thread is faster than a fork/join
@@ -294,6 +294,64 @@ def schedule_packed(kernel: Kernel, target: Target, mr: int, nr: int, own_fill: 
     return Plan(s.text(), CONTRACT_PATTERNS)
 
 
+SPLIT_MIN_FLOPS = 1 << 24  # a split product is two kernels: worth it for big ones only
+
+
+def split_columns(op: ir.Operation, target: Target) -> bool:
+    """C = A·B whose n no register tile divides (1000 = 15·64 + 40 on
+    AVX-512), so that B cannot be packed and the whole product reads it in
+    place: compute the columns that whole 4-vector tiles cover as a product
+    of their own, which packs, and the rest as another, each into its part
+    of C. Runs before the kernels are numbered (as `convolution.im2col`);
+    returns whether it rewrote.
+
+        %c = generic (m, n, k) ins(%a : 1000x1000, %b : 1000x1000) outs(%zero : 1000x1000)
+      ->
+        %b0 = tensor.extract_slice %b[0, 0] [1000, 960]   %c0 = generic ins(%a, %b0) outs(%zero0 : 1000x960)
+        %b1 = tensor.extract_slice %b[0, 960] [1000, 40]  %c1 = generic ins(%a, %b1) outs(%zero1 : 1000x40)
+        %c = tensor.insert_slice %c1 into (tensor.insert_slice %c0 into %empty[0, 0]) [0, 960]
+    """
+    kernel = describe(op, 0)
+    if (kernel is None or not kernel.is_contraction or len(kernel.ranges) != 3 or kernel.parallel != (0, 1)
+            or kernel.maps[2] != [0, 1] or sorted(kernel.maps[0]) != [0, 2] or sorted(kernel.maps[1]) != [1, 2]):
+        return False
+    m, n, k = kernel.ranges
+    lanes = target.lanes(kernel.element_bits)
+    width = 4 * lanes
+    mr, nr = register_tile(m, n, lanes, target.vector_bits)
+    main = n // width * width
+    if n % nr == 0 or main == 0 or main == n or m < PACK_MIN_ROWS or 2 * m * n * k < SPLIT_MIN_FLOPS:
+        return False
+    mr_main, nr_main = register_tile(m, main, lanes, target.vector_bits)
+    if m % mr_main or main % nr_main:
+        return False  # the main part would not be packed either
+    a, b, init = op.operands[0], op.operands[1], op.operands[2]
+    c_type = ir.RankedTensorType(init.type)
+    element = c_type.element_type
+    b_type = ir.RankedTensorType(b.type)
+    n_first = kernel.maps[1] == [1, 2]  # B read as (n, k)
+    value = filled_with(init)
+    maps = [ir.AffineMapAttr(attr).value for attr in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    with ir.InsertionPoint(op), op.location:
+        result = empty([m, n], element)
+        for start, cols in ((0, main), (main, n - main)):
+            sizes = [cols, k] if n_first else [k, cols]
+            offsets = [start, 0] if n_first else [0, start]
+            b_part = tensor.extract_slice(ir.RankedTensorType.get(sizes, b_type.element_type), b, [], [], [],
+                                          offsets, sizes, [1, 1])
+            if value is not None:
+                part_init = result_of(filled([m, cols], element, value))
+            else:
+                part_init = tensor.extract_slice(ir.RankedTensorType.get([m, cols], element), init, [], [], [],
+                                                 [0, start], [m, cols], [1, 1])
+            part = _generic_copying_body(op, ir.RankedTensorType.get([m, cols], element), [a, b_part], part_init,
+                                         maps, kernel.iterators)
+            result = tensor.insert_slice(part.results[0], result, [], [], [], [0, start], [m, cols], [1, 1])
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return True
+
+
 def narrow_product(kernel: Kernel, target: Target) -> tuple[ir.Operation, str] | None:
     """C = A·B with n narrower than a vector (n < lanes), as a logits layer's
     products: the register tile runs along C's rows, so it would have no
@@ -369,17 +427,30 @@ def _generic_with_inputs_swapped(op: ir.Operation, result_type: ir.Type, inputs:
     """A linalg.generic over `maps` whose two inputs are `op`'s in the other
     order: `op`'s body is copied with its first two block arguments exchanged
     (and the operands of its multiply, which commutes)."""
+    return _generic_copying_body(op, result_type, inputs, init, maps, iterators, swap_inputs=True)
+
+
+def _generic_copying_body(op: ir.Operation, result_type: ir.Type, inputs: list[ir.Value], init: ir.Value,
+                          maps: list[ir.AffineMap], iterators: tuple[str, ...], *,
+                          swap_inputs: bool = False) -> ir.Operation:
+    """A linalg.generic over `maps` with a copy of `op`'s body (of a product:
+    two inputs and the accumulator); `swap_inputs`: the copy takes the two
+    inputs in the other order (the multiply's operands too)."""
     new = linalg.GenericOp([result_type], inputs, [init], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
                            ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{t}>") for t in iterators]))
     old = op.regions[0].blocks[0]
     first, second, acc = old.arguments
-    block = new.regions[0].blocks.append(second.type, first.type, acc.type)
-    mapping = {first: block.arguments[1], second: block.arguments[0], acc: block.arguments[2]}
+    if swap_inputs:
+        block = new.regions[0].blocks.append(second.type, first.type, acc.type)
+        mapping = {first: block.arguments[1], second: block.arguments[0], acc: block.arguments[2]}
+    else:
+        block = new.regions[0].blocks.append(first.type, second.type, acc.type)
+        mapping = dict(zip(old.arguments, block.arguments))
     with ir.InsertionPoint(block):
         for inner in old.operations:
             copy = inner.clone()
             operands = [mapping.get(v, v) for v in copy.operands]
-            if inner.name in MULTIPLIES:  # the new lhs first: the vectorized tile is then a plain outer product
+            if swap_inputs and inner.name in MULTIPLIES:  # the new lhs first: the tile is then a plain outer product
                 operands.reverse()
             for i, v in enumerate(operands):
                 copy.operands[i] = v

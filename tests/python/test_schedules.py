@@ -222,6 +222,23 @@ def test_mlp_gradient_layouts():
     np.testing.assert_allclose(g, x64.T @ (2 * t * (1 - t * t)), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("layout", ["ab", "aTb", "abT"])
+def test_columns_past_whole_tiles_are_a_product_of_their_own(layout):
+    """n = 1004 (no register tile divides it; 8 f32 lanes on AVX2): the 992
+    columns that whole 4-vector tiles cover are a packed product, the last 12
+    another, each written into its columns of C."""
+    m, k, n = 256, 64, 1004
+    a = rand((k, m)) if layout == "aTb" else rand((m, k))
+    b = rand((n, k)) if layout == "abT" else rand((k, n))
+    fa = (lambda a: a.T) if layout == "aTb" else (lambda a: a)
+    fb = (lambda b: b.T) if layout == "abT" else (lambda b: b)
+    f = lambda a, b: fa(a) @ fb(b)  # noqa: E731
+    text = scheduled_text(f, a, b)
+    assert "tensor<256x992xf32>" in text and "tensor<256x12xf32>" in text
+    assert "x64x16xf32>" in text  # the main part's B as panels of 64 k-rows x 16 lanes
+    run_and_check(f, lambda a, b: fa(a.astype(np.float64)) @ fb(b.astype(np.float64)), a, b, rtol=1e-4, atol=1e-4)
+
+
 NARROW_LAYOUTS = {  # C = A·B with n below a vector's lanes (8 f32 on AVX2): a logits layer's products
     "aTb": (lambda a, b: a.T @ b, (40, 70), (40, 5)),  # A's rows run along m: Cᵀ = Bᵀ·Aᵀ, transposed
     "ab": (lambda a, b: a @ b, (70, 90), (90, 5)),  # A's rows run along k: dot products of rows
