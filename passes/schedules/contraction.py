@@ -349,6 +349,9 @@ def split_columns(op: ir.Operation, target: Target) -> bool:
             result = tensor.insert_slice(part.results[0], result, [], [], [], [0, start], [m, cols], [1, 1])
     op.results[0].replace_all_uses_with(result)
     op.erase()
+    fill = defining_op(init)
+    if value is not None and fill is not None and not list(init.uses):
+        fill.erase()  # the parts have fills of their own: not a kernel to schedule
     return True
 
 

@@ -22,6 +22,8 @@
 // SCHEDULE: transform.structured.match
 // SCHEDULE-NEXT: tile_sizes [16, 0]
 // SCHEDULE-NEXT: tile_sizes [1, 16] interchange = [1, 0]
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, A and B packed, loops [64, 4, 62, 16, 64]
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, loops [256, 12, 64]
 
 // Elementwise: the fused sin+add is flattened to 1-D and walked 16 lanes
 // (two AVX2 registers) at a time. With 2 threads and AVX-512 the loop is
@@ -257,4 +259,20 @@ func.func @wide_column_sum(%x: tensor<100x512xf32>) -> tensor<512xf32> {
       linalg.yield %s : f32
     }
   return %0 : tensor<512xf32>
+}
+
+// No register tile divides n = 1004 (8 lanes): the 992 columns whole 4-vector
+// tiles cover are a packed product of their own, the last 12 another, each
+// inserted into its columns of the result; the whole product's fill is gone.
+// CHECK-LABEL: func.func @split_columns
+// CHECK: tensor.extract_slice %arg1[0, 0] [64, 992] [1, 1] : tensor<64x1004xf32> to tensor<64x992xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [256, 992] [1, 1] : tensor<256x992xf32> into tensor<256x1004xf32>
+// CHECK: tensor.extract_slice %arg1[0, 992] [64, 12] [1, 1] : tensor<64x1004xf32> to tensor<64x12xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 992] [256, 12] [1, 1] : tensor<256x12xf32> into tensor<256x1004xf32>
+func.func @split_columns(%a: tensor<256x64xf32>, %b: tensor<64x1004xf32>) -> tensor<256x1004xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x1004xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<256x1004xf32>) -> tensor<256x1004xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<256x64xf32>, tensor<64x1004xf32>) outs(%f : tensor<256x1004xf32>) -> tensor<256x1004xf32>
+  return %0 : tensor<256x1004xf32>
 }
