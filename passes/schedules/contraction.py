@@ -333,17 +333,18 @@ def split_columns(op: ir.Operation, target: Target) -> bool:
     value = filled_with(init)
     maps = [ir.AffineMapAttr(attr).value for attr in ir.ArrayAttr(op.attributes["indexing_maps"])]
     with ir.InsertionPoint(op), op.location:
-        result = empty([m, n], element)
+        # each part starts from its columns of C (filled, or the init's values) and is
+        # inserted back there: bufferization then computes it in place, with no copy
+        result = empty([m, n], element) if value is not None else init
         for start, cols in ((0, main), (main, n - main)):
             sizes = [cols, k] if n_first else [k, cols]
             offsets = [start, 0] if n_first else [0, start]
             b_part = tensor.extract_slice(ir.RankedTensorType.get(sizes, b_type.element_type), b, [], [], [],
                                           offsets, sizes, [1, 1])
+            part_init = tensor.extract_slice(ir.RankedTensorType.get([m, cols], element), result, [], [], [],
+                                             [0, start], [m, cols], [1, 1])
             if value is not None:
-                part_init = result_of(filled([m, cols], element, value))
-            else:
-                part_init = tensor.extract_slice(ir.RankedTensorType.get([m, cols], element), init, [], [], [],
-                                                 [0, start], [m, cols], [1, 1])
+                part_init = result_of(linalg.fill(value, outs=[part_init]))
             part = _generic_copying_body(op, ir.RankedTensorType.get([m, cols], element), [a, b_part], part_init,
                                          maps, kernel.iterators)
             result = tensor.insert_slice(part.results[0], result, [], [], [], [0, start], [m, cols], [1, 1])
