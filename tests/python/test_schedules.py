@@ -222,23 +222,29 @@ def test_mlp_gradient_layouts():
     np.testing.assert_allclose(g, x64.T @ (2 * t * (1 - t * t)), rtol=1e-4, atol=1e-4)
 
 
+def product_in_layout(layout: str, m: int, k: int, n: int):
+    """(a, b, f, float64 reference) for an m x k by k x n product whose
+    operands are stored as `layout` says ("aTb": A as k x m, "abT": B as n x k)."""
+    a = rand((k, m)) if layout == "aTb" else rand((m, k))
+    b = rand((n, k)) if layout == "abT" else rand((k, n))
+    fa = (lambda a: a.T) if layout == "aTb" else (lambda a: a)
+    fb = (lambda b: b.T) if layout == "abT" else (lambda b: b)
+    return a, b, lambda a, b: fa(a) @ fb(b), lambda a, b: fa(a.astype(np.float64)) @ fb(b.astype(np.float64))
+
+
 @pytest.mark.parametrize("layout", ["ab", "aTb", "abT"])
 def test_columns_past_whole_tiles_are_a_product_of_their_own(layout):
     """n = 1004 (no register tile divides it; 8 f32 lanes on AVX2): the 992
     columns that whole 4-vector tiles cover are a packed product, the last 12
     another, each written into its columns of C."""
     m, k, n = 256, 64, 1004
-    a = rand((k, m)) if layout == "aTb" else rand((m, k))
-    b = rand((n, k)) if layout == "abT" else rand((k, n))
-    fa = (lambda a: a.T) if layout == "aTb" else (lambda a: a)
-    fb = (lambda b: b.T) if layout == "abT" else (lambda b: b)
-    f = lambda a, b: fa(a) @ fb(b)  # noqa: E731
+    a, b, f, reference = product_in_layout(layout, m, k, n)
     text = scheduled_text(f, a, b)
     assert "tensor<256x992xf32>" in text and "tensor<256x12xf32>" in text
     assert "x64x16xf32>" in text  # the main part's B as panels of 64 k-rows x 16 lanes
     bufferized = jaxc.jit(f).lower(a, b).as_text(stage="bufferized")
     assert "memref.copy" not in bufferized  # each part is computed in its columns of C
-    run_and_check(f, lambda a, b: fa(a.astype(np.float64)) @ fb(b.astype(np.float64)), a, b, rtol=1e-4, atol=1e-4)
+    run_and_check(f, reference, a, b, rtol=1e-4, atol=1e-4)
 
 
 SPLIT_WITH_INIT = """
@@ -535,11 +541,7 @@ def test_matmul_with_panels_packed(layout, m, a_panels):
     f32: 16 bytes; not 6 rows: 24 bytes); the product is a 5-loop kernel,
     checked against NumPy for every layout."""
     k, n = 80, 64
-    a = rand((k, m)) if layout == "aTb" else rand((m, k))
-    b = rand((n, k)) if layout == "abT" else rand((k, n))
-    fa = (lambda a: a.T) if layout == "aTb" else (lambda a: a)
-    fb = (lambda b: b.T) if layout == "abT" else (lambda b: b)
-    f = lambda a, b: fa(a) @ fb(b)  # noqa: E731
+    a, b, f, reference = product_in_layout(layout, m, k, n)
     text = scheduled_text(f, a, b)
     assert "tensor<4x80x16xf32>" in text  # B as 4 panels of 80 k-rows x 16 lanes
     if a_panels:  # 128 rows: 4 x 16 tiles, A as 32 panels of 80 k-rows x 4 rows
@@ -548,8 +550,7 @@ def test_matmul_with_panels_packed(layout, m, a_panels):
         assert ("tensor<80x16x6xf32>" if layout == "aTb" else "tensor<16x6x80xf32>") in text
         assert "x80x6xf32>" not in text
     assert "vector.contract" in text and "linalg.transpose" not in text  # the copies are vectorized
-    run_and_check(f, lambda a, b: fa(a.astype(np.float64)) @ fb(b.astype(np.float64)), a, b,
-                  rtol=1e-4, atol=1e-4)
+    run_and_check(f, reference, a, b, rtol=1e-4, atol=1e-4)
 
 
 def test_code_size_stays_small():
