@@ -419,19 +419,11 @@ def _transposed_product(kernel: Kernel) -> ir.Operation:
         maps = [ir.AffineMap.get(n_loops, 0, [ir.AffineDimExpr.get(loop_of[d]) for d in read])
                 for read in (rhs, lhs)] + [ir.AffineMap.get(n_loops, 0, [ir.AffineDimExpr.get(d) for d in out])]
         ct_type = ir.RankedTensorType.get(ct_shape, c_type.element_type)
-        new = _generic_with_inputs_swapped(op, ct_type, [b, a], ct_init, maps, kernel.iterators)
+        new = _generic_copying_body(op, ct_type, [b, a], ct_init, maps, kernel.iterators, swap_inputs=True)
         result = transposed(new.results[0], swap)
     op.results[0].replace_all_uses_with(result)
     op.erase()
     return new
-
-
-def _generic_with_inputs_swapped(op: ir.Operation, result_type: ir.Type, inputs: list[ir.Value],
-                                 init: ir.Value, maps: list[ir.AffineMap], iterators: tuple[str, ...]) -> ir.Operation:
-    """A linalg.generic over `maps` whose two inputs are `op`'s in the other
-    order: `op`'s body is copied with its first two block arguments exchanged
-    (and the operands of its multiply, which commutes)."""
-    return _generic_copying_body(op, result_type, inputs, init, maps, iterators, swap_inputs=True)
 
 
 def _generic_copying_body(op: ir.Operation, result_type: ir.Type, inputs: list[ir.Value], init: ir.Value,

@@ -35,6 +35,7 @@ import threading
 from typing import Any, Callable, NamedTuple
 
 import mlir.ir as ir
+import optree
 from mlir.dialects import func as func_d
 
 from . import core, tree_util
@@ -168,7 +169,7 @@ def batch_call(op: ir.Operation, xs: list[Any], batched: list[bool], axis_size: 
         fail(ValueError(f"the custom vmap rule {name} returned an output of structure {tree}, but the "
                         f"function's output has structure {out_tree}"))
     try:
-        flags = _broadcast_prefix(out_batched, out)
+        flags = optree.broadcast_prefix(out_batched, out, none_is_leaf=False, namespace=tree_util.NAMESPACE)
     except ValueError as error:
         fail(ValueError(f"structure of output value and output batching specification returned by custom "
                         f"vmap rule ({name}) do not match: {error}"))
@@ -184,26 +185,6 @@ def batch_call(op: ir.Operation, xs: list[Any], batched: list[bool], axis_size: 
                             f"({'batched' if flag else 'unbatched'}, as out_batched says)"))
         values.append(x)
     return values, [bool(f) for f in flags]
-
-
-def _broadcast_prefix(prefix: Any, full: Any) -> list[bool]:
-    """`prefix` (a tree of bools that is a prefix of `full`'s structure) as
-    one bool per leaf of `full`; ValueError when it is not a prefix."""
-    flags: list[bool] = []
-
-    def visit(p: Any, f: Any) -> None:
-        if isinstance(p, bool):
-            flags.extend([p] * len(tree_util.tree_leaves(f)))
-            return
-        p_children, p_tree = tree_util.tree_flatten(p, is_leaf=lambda v: v is not p)
-        f_children, f_tree = tree_util.tree_flatten(f, is_leaf=lambda v: v is not f)
-        if p_tree != f_tree or len(p_children) != len(f_children):
-            raise ValueError(f"{p!r} is not a prefix of the output's structure")
-        for pc, fc in zip(p_children, f_children):
-            visit(pc, fc)
-
-    visit(prefix, full)
-    return flags
 
 
 __all__ = ["custom_vmap", "sequential_vmap"]

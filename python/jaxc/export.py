@@ -28,7 +28,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
-import itertools
 import json
 import struct
 import zipfile
@@ -262,7 +261,7 @@ def _call_traced(exported: Exported, args: tuple, kwargs: dict) -> Any:
     from mlir import ir
     from mlir.dialects import func as func_d
 
-    from ._autodiff import _emit, _trace_module
+    from ._autodiff import _emit, _fresh_symbol, _trace_module
     leaves, tree = tree_util.tree_flatten((args, kwargs))
     if tree != exported.in_tree:
         raise ValueError(f"The invocation args and kwargs must have the same pytree structure as the args "
@@ -278,13 +277,10 @@ def _call_traced(exported: Exported, args: tuple, kwargs: dict) -> Any:
     with core.context(), ir.Location.unknown(core.context()):
         program = ir.Module.parse(exported.mlir_module())
         body = module.regions[0].blocks[0]
-        table = ir.SymbolTable(module)
         renamed = {}
         for op in list(program.body.operations):
             old = ir.StringAttr(op.operation.attributes["sym_name"]).value
-            new = next(f"exported_{exported.fun_name}_{n}_{old}" for n in itertools.count()
-                       if f"exported_{exported.fun_name}_{n}_{old}" not in table)
-            renamed[old] = new
+            renamed[old] = _fresh_symbol(module, f"exported_{exported.fun_name}_{old}")
         for old, new in renamed.items():
             ir.SymbolTable.replace_all_symbol_uses(old, new, program.operation)
         for op in list(program.body.operations):
