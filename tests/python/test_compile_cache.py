@@ -18,7 +18,7 @@ import pytest
 
 import jaxc
 from jaxc._config import OPTIONS, _from_environment
-from jaxc.runtime import compile_cache, compile_module, cpu
+from jaxc.runtime import compile_cache, compile_module, cpu, llvm_tools
 from jaxc.runtime.compile_cache import CompilationCacheWarning
 
 PROGRAM = textwrap.dedent("""
@@ -381,7 +381,7 @@ class ObjectEngine:
         self.object = str(tmp_path / "fake.o")
         c_file = tmp_path / "fake.c"
         c_file.write_text(source)
-        subprocess.run([*compile_cache._c_compiler(), "-c", "-fPIC", "-O1", "-o", self.object, str(c_file)],
+        subprocess.run([*llvm_tools.c_compiler(), "-c", "-fPIC", "-O1", "-o", self.object, str(c_file)],
                        check=True, capture_output=True)
 
     def dump_to_object_file(self, path: str) -> None:
@@ -412,7 +412,7 @@ def test_an_entry_names_the_runtime_libraries_it_needs_and_loads_in_a_fresh_proc
     check = textwrap.dedent(f"""
         import ctypes, os
         from jaxc.runtime import compile_cache
-        compile_cache._load_runtime_libraries({meta["needed"]!r})
+        compile_cache.load_runtime_libraries({meta["needed"]!r})
         library = compile_cache.CachedLibrary({compile_cache.entry_path(key)!r})
         assert library.raw_lookup("_mlir_ciface_f") and not library.raw_lookup("_mlir_ciface_g")
         print(library.library.to_bf16.__name__)

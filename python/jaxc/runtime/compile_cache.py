@@ -8,8 +8,9 @@ process does not compile again (JAX's ``jax_compilation_cache_dir``).
 Off by default (the directory is None). Only CPU programs are cached.
 
 An entry is one file, ``jaxc-<sha256 of the key>.so``: the shared library
-linked (``cc -shared``) from the object code of the execution engine that
-compiled the module (created with ``enable_pic`` and ``enable_object_dump``),
+that compiled the module (`llvm_tools.build_library`), or, for a module the
+execution engine compiled (created with ``enable_pic`` and
+``enable_object_dump``), one linked (``cc -shared``) from its object code,
 followed by a trailer that the dynamic loader ignores:
 
     <ELF shared library> <metadata JSON> <u64 length of the JSON> b"jaxc-cache-v1\\0\\0\\0"
@@ -58,7 +59,10 @@ import platform
 import struct
 import threading
 import warnings
+import weakref
 from typing import Any, Callable
+
+from . import llvm_tools
 
 FORMAT_VERSION = 1
 MAGIC = b"jaxc-cache-v1\0\0\0"
@@ -255,13 +259,18 @@ def _host_cpu() -> dict[str, str]:
 # ----------------------------------------------------------------------------
 
 class CachedLibrary:
-    """A cache entry loaded with ctypes. `raw_lookup` answers as the execution
+    """A shared library of compiled code loaded with ctypes: a cache entry, or
+    the library `llvm_tools` just built. `raw_lookup` answers as the execution
     engine's does (the packed wrapper ``_mlir_`` + name), so `cpu.Executable`
     takes it in place of an engine; it keeps the library loaded."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.library = ctypes.CDLL(path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        # ctypes never unloads: the machine code goes with the last Executable
+        # that uses it (as an execution engine's does); at exit it stays (a
+        # daemon thread may still run it).
+        weakref.finalize(self, _dlclose, self.library._handle).atexit = False
 
     def raw_lookup(self, name: str) -> int:
         try:
@@ -270,7 +279,12 @@ class CachedLibrary:
             return 0
 
     def __repr__(self) -> str:
-        return f"<jaxc compilation cache entry {self.path}>"
+        return f"<jaxc compiled library {self.path}>"
+
+
+def _dlclose(handle: int) -> None:
+    import _ctypes
+    _ctypes.dlclose(handle)
 
 
 _RUNTIME_PATHS: list[str] = []  # cpu.runtime_libraries(), asked once
@@ -280,7 +294,7 @@ _SYSTEM_LIBRARIES = frozenset({"libc.so.6", "libm.so.6", "libmvec.so.1", "libpth
                                "librt.so.1", "libgcc_s.so.1", "libstdc++.so.6", "ld-linux-x86-64.so.2"})
 
 
-def _load_runtime_libraries(needed: list[str]) -> None:
+def load_runtime_libraries(needed: list[str]) -> None:
     """Load, global (as the execution engine loads them), the libraries of
     `cpu.runtime_libraries()` that an entry needs (its DT_NEEDED names):
     OpenMP's ``__kmpc_*`` (asking `cpu.runtime_libraries` also applies the
@@ -360,7 +374,7 @@ def load(key: CacheKey, build: Callable[[CachedLibrary, dict[str, Any], bool], A
     if _canonical(meta["key"]) != key.text:
         return _bad_entry(path, "its key differs from the program's (a stale or foreign entry)")
     try:
-        _load_runtime_libraries(meta["needed"])
+        load_runtime_libraries(meta["needed"])
         library = CachedLibrary(path)
     except OSError as error:
         return _bad_entry(path, f"the dynamic loader refused it ({error})")
@@ -414,7 +428,8 @@ def store(key: CacheKey, engine: Any, signatures: dict[str, Any], compile_second
           parallel: bool = True) -> bool:
     """Write the entry of `key` from `engine` (an ExecutionEngine created with
     ``enable_object_dump=True, enable_pic=True`` whose functions were looked
-    up) in a background thread. `signatures`: ``{name: (args, results)}`` of
+    up, or the bytes of a shared library that `llvm_tools` linked) in a
+    background thread. `signatures`: ``{name: (args, results)}`` of
     `cpu.ArgSpec`; `parallel`: whether the code forks OpenMP teams. False when nothing will be written (compiled faster than
     ``jax_persistent_cache_min_compile_time_secs``, or the directory is
     unusable: warned once)."""
@@ -478,9 +493,11 @@ def _write_entry(path: str, engine: Any, meta: dict) -> None:
     directory = os.path.dirname(path)
     try:
         with _WRITE_LOCK, tempfile.TemporaryDirectory(prefix="jaxc-cache-") as tmp:
-            library = _link(engine, tmp)
-            with open(library, "rb") as f:
-                elf = f.read()
+            if isinstance(engine, bytes):
+                elf = engine
+            else:
+                with open(_link(engine, tmp), "rb") as f:
+                    elf = f.read()
         meta = {**meta, "library_size": len(elf), "library_sha256": hashlib.sha256(elf).hexdigest(),
                 "needed": needed_libraries(elf)}
         blob = json.dumps(meta, sort_keys=True).encode()
@@ -499,52 +516,21 @@ def _write_entry(path: str, engine: Any, meta: dict) -> None:
                 os.remove(partial)
             raise
         _count("writes")
-    except (_LinkError, ValueError) as error:
+    except (llvm_tools.ToolError, ValueError) as error:
         _count("write_errors")  # the same cause (no C compiler) would warn at every compilation
         _warn_once(directory + "\0link", f"cannot make the entry {path}: {error}", stacklevel=2)
     except OSError as error:
         _unwritable(directory, error)
 
 
-class _LinkError(Exception):
-    pass
-
-
 def _link(engine: Any, tmp: str) -> str:
     """The engine's object code, dumped and linked into a shared library in `tmp`."""
-    import shlex
-    import subprocess
     obj, library = os.path.join(tmp, "program.o"), os.path.join(tmp, "program.so")
     engine.dump_to_object_file(obj)
     if not os.path.exists(obj):
-        raise _LinkError("the execution engine wrote no object file")
-    # Linked against the runtime libraries as needed, and against their own
-    # dependencies where those define a symbol (--copy-dt-needed-entries:
-    # __truncsfbf2 is in libmlir_float16_utils, which the runner utilities
-    # load); DT_NEEDED then tells a load which libraries to load first (by
-    # SONAME: no paths in the entry). -z defs: a symbol none of them defines
-    # (the JIT found it elsewhere) fails here, not at a later load.
-    from . import cpu
-
-    command = [*_c_compiler(), "-shared", "-o", library, obj, "-Wl,--as-needed",
-               "-Wl,--copy-dt-needed-entries", *cpu.runtime_libraries(), "-lm", "-Wl,-z,defs"]
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise _LinkError(f"{shlex.join(command)} failed: {error}") from None
-    if proc.returncode != 0:
-        raise _LinkError(f"{shlex.join(command)} failed (exit status {proc.returncode}): "
-                         f"{proc.stderr.strip()}")
+        raise llvm_tools.ToolError("the execution engine wrote no object file")
+    llvm_tools.link_shared([obj], library)
     return library
-
-
-def _c_compiler() -> list[str]:
-    from .aot import find_c_compiler
-
-    compiler = find_c_compiler()
-    if compiler is not None:
-        return compiler
-    raise _LinkError("no C compiler to link with (looked for $CC, cc, gcc, clang on PATH)")
 
 
 # ----------------------------------------------------------------------------

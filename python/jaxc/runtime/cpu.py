@@ -297,6 +297,10 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
     if timings:
         profile.record_stages(timings)
     if target == "cpu":
+        if not has_callbacks:
+            executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started)
+            if executable is not None:
+                return executable
         executable = jit_lowered(module, signatures, opt_level=opt_level,
                                  object_dump=cache_key is not None, parallel=parallel)
         if cache_key is not None:
@@ -310,6 +314,63 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
 
 
 _DEVICE_NAMES = {"cpu": "CPU", "cuda": "GPU"}
+
+
+def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
+                         opt_level: int, parallel: bool, cache_key: Any, started: float) -> Executable | None:
+    """The module (at the `llvm` stage) compiled by the pinned LLVM tools on
+    every core (`llvm_tools`), or None where the execution engine compiles it:
+    ``jaxc_cpu_compiler`` is "engine", or "auto" and the module is small
+    (`llvm_tools.MIN_LINES`), or the tools are missing or failed (a warning,
+    once per cause)."""
+    global compile_count
+    from jaxc._config import config
+    from jaxc.passes import stages
+
+    from . import compile_cache, llvm_tools
+
+    choice = config.jaxc_cpu_compiler
+    if choice == "engine":
+        return None
+    llvm_ir = stages.to_llvm_ir(module)
+    if choice == "auto" and llvm_ir.count("\n") < llvm_tools.MIN_LINES:
+        return None
+    why = llvm_tools.unusable()
+    if why is not None:
+        _warn_llvm_tools(f"jaxc: the LLVM tools cannot compile here ({why}); the execution engine "
+                         "compiles instead (slower)")
+        return None
+    import tempfile
+    started_ns = time.perf_counter_ns()
+    try:
+        with tempfile.TemporaryDirectory(prefix="jaxc-llvm-") as tmp:
+            path = llvm_tools.build_library(llvm_ir, list(signatures), tmp, opt_level=opt_level)
+            with open(path, "rb") as f:
+                elf = f.read()
+            compile_cache.load_runtime_libraries(compile_cache.needed_libraries(elf))
+            executable = Executable(compile_cache.CachedLibrary(path), module, signatures,
+                                    parallel=parallel)
+    except (llvm_tools.ToolError, OSError, ValueError) as error:
+        _warn_llvm_tools(f"jaxc: the LLVM tools failed, the execution engine compiles instead: {error}")
+        return None
+    compile_count += 1
+    from jaxc.profiler import traces as profile
+    if profile.SESSION is not None:
+        profile.SESSION.record("llvm compile", "compile", started_ns, time.perf_counter_ns(),
+                               {"code_bytes": executable.code_bytes, "compiler": "llvm tools"})
+    if cache_key is not None:
+        compile_cache.store(cache_key, elf, signatures, time.perf_counter() - started, parallel=parallel)
+    return executable
+
+
+_WARNED_LLVM_TOOLS: set[str] = set()
+
+
+def _warn_llvm_tools(message: str) -> None:
+    """Warn once per message (a missing tool would warn at every compilation)."""
+    if message not in _WARNED_LLVM_TOOLS:
+        _WARNED_LLVM_TOOLS.add(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=5)
 
 
 def _cache_key(text: str, first_stage: str | None, opt_level: int, target: str) -> Any:
