@@ -34,3 +34,4 @@ from . import tree_horizontal_reductions  # noqa: E402,F401  jaxc-tree-horizonta
 from . import canonicalize_contractions  # noqa: E402,F401  jaxc-canonicalize-contractions
 from . import partition  # noqa: E402,F401  jaxc-partition
 from . import bf16_truncation_to_bits  # noqa: E402,F401  jaxc-bf16-truncation-to-bits
+from . import keep_loops_rolled  # noqa: E402,F401  jaxc-keep-loops-rolled

@@ -124,7 +124,8 @@ CPU_STAGES: tuple[Stage, ...] = (
         "convert-vector-to-scf{full-unroll=true}",
         "jaxc-tree-horizontal-reductions",  # else a row's partial sums are added one lane at a time
         "func.func(lower-vector-multi-reduction)",
-        "lower-affine", "canonicalize", "cse"),
+        "lower-affine", "canonicalize", "cse",
+        "jaxc-keep-loops-rolled"),  # the schedules unrolled what pays; LLVM's copies cost compile time
           "linalg ops become scf.for loop nests; vector transfers stay; parallel loops are OpenMP"),
     Stage("llvm", (
         "func.func(llvm-request-c-wrappers)",  # first: not on the libm declarations below

@@ -157,7 +157,8 @@ def test_parallel_kernels_and_runtime_helpers() -> None:
     np.testing.assert_allclose(np.asarray(out[3]), x[::2, ::3].astype(np.float64).sum(0), atol=0.05)
 
 
-def test_auto_uses_the_engine_for_small_modules_and_the_tools_for_large_ones() -> None:
+def test_auto_uses_the_engine_for_small_modules_and_the_tools_for_large_ones(monkeypatch) -> None:
+    monkeypatch.setattr(llvm_tools, "MIN_LINES", 1000)  # the step has about 2200 lines of LLVM IR
     with compiler("auto"):
         small, out = compiled(lambda a, b: a + b, np.ones(4, np.float32), np.ones(4, np.float32))
         np.testing.assert_array_equal(np.asarray(out), 2.0)

@@ -717,3 +717,45 @@ def test_refused_kernel_stays_scalar_and_right(monkeypatch):
     assert "vector.contract" not in text and "math.tanh" in text and "vector<" in text
     want = np.tanh(np.asarray(a, np.float64) @ np.asarray(b, np.float64)) * 2
     np.testing.assert_allclose(np.asarray(jaxc.jit(f)(a, b)), want, rtol=1e-4, atol=1e-4)
+
+
+def _loops_and_lane_use(module_text: str) -> list[tuple[bool, bool]]:
+    """(annotated, inserts or extracts a lane at its own induction variable)
+    for each scf.for of a `loops`-stage module."""
+    from jaxc.dialect import make_context
+    from mlir import ir
+    found = []
+
+    def visit(op):
+        if op.name == "scf.for":
+            body = op.regions[0].blocks[0]
+            iv = body.arguments[0]
+            lanes = any(inner.operation.name in ("vector.insert", "vector.extract")
+                        and any(operand == iv for operand in inner.operation.operands)
+                        for inner in body.operations)
+            found.append(("loop_annotation" in op.attributes, lanes))
+        return ir.WalkResult.ADVANCE
+
+    ir.Module.parse(module_text, make_context()).operation.walk(visit)
+    return found
+
+
+def test_llvm_unrolls_only_the_loops_over_vector_lanes():
+    """`jaxc-keep-loops-rolled` (`loops` stage): a product's loops reach LLVM
+    IR as ``llvm.loop.unroll.disable``; a column sum's lane loops (vector
+    lanes inserted at the loop index) carry no annotation, and its result is
+    still right (they are the loops LLVM must unroll)."""
+    a, b = rand((96, 80), np.float32), rand((80, 72), np.float32)
+    product = jaxc.jit(lambda a, b: a @ b).lower(a, b)
+    assert "llvm.loop.unroll.disable" in product.as_text(stage="llvmir")
+    loops = _loops_and_lane_use(product.as_text(stage="loops"))
+    assert loops and all(annotated for annotated, _ in loops)
+    np.testing.assert_allclose(np.asarray(jaxc.jit(lambda a, b: a @ b)(a, b)),
+                               a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
+
+    x = rand((512, 96), np.float32)
+    loops = _loops_and_lane_use(jaxc.jit(lambda x: x.sum(0)).lower(x).as_text(stage="loops"))
+    assert any(lanes for _, lanes in loops), "expected the column sum to move lanes at a loop index"
+    assert all(annotated != lanes for annotated, lanes in loops)
+    np.testing.assert_allclose(np.asarray(jaxc.jit(lambda x: x.sum(0))(x)), x.astype(np.float64).sum(0),
+                               rtol=1e-5, atol=1e-3)

@@ -9,16 +9,18 @@ The steps, for LLVM IR text (`stages.to_llvm_ir`) and the public function names:
     program.ll  = the IR + one packed entry point per function, as the execution engine
                   makes them:  void _mlir__mlir_ciface_f(void **args)
     part0..N-1  = llvm-split -j N program.ll    (N: usable cores, for a large module)
-    partK.o     = opt -O3 -mcpu=native partK | llc -O3 -mcpu=native -relocation-model=pic
+    partK.o     = opt -O3 -mtriple=HOST -mcpu=native partK | llc -O3 -mtriple=HOST -mcpu=native
+                  -relocation-model=pic
                   (one pair of processes per part, all parts at once)
     program.so  = cc -shared part*.o + the runtime libraries (`link_shared`)
 
-Why not the in-process `ExecutionEngine`: on the same IR its O3 pipeline and
-code generation take 2-2.5x what ``opt`` and ``llc`` of the same LLVM 22.1.8
-take (docs/toolchain.md), and it holds one core. The tools cost about 60 ms
-of process starts and linking, so `cpu.py` uses them only for modules of at
-least `MIN_LINES` lines of LLVM IR (``jaxc_cpu_compiler="auto"``), where the
-engine would take longer than that.
+Why not always the in-process `ExecutionEngine`: it compiles on one core
+(it holds the GIL). One ``opt | llc`` pair is slower than the engine on the
+same module (process starts, parsing the IR, linking: matmul 1000² 0.40
+against 0.28 s), so only the parts compiled at once pay: `cpu.py` uses the
+tools for modules of at least `MIN_LINES` lines of LLVM IR
+(``jaxc_cpu_compiler="auto"``), which are split over the cores
+(docs/performance.md, "Machine code from the LLVM tools").
 
 Splitting (``llvm-split``, the default name-hash partition) makes the module's
 internal functions hidden external symbols of the library, so no optimization
@@ -28,15 +30,16 @@ OpenMP regions of one jit function (outlined functions called through
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
 import subprocess
 from typing import Sequence
 
-# Below this many lines of LLVM IR the execution engine is faster (measured:
-# docs/performance.md, "Compile time: the LLVM tools").
-MIN_LINES = 1000
+# Below this many lines of LLVM IR the execution engine is as fast or faster
+# on 2 cores (measured: docs/performance.md, "Machine code from the LLVM tools").
+MIN_LINES = 6000
 # Split a module into parts compiled at once from this many lines on.
 SPLIT_LINES = 2000
 MAX_PARTS = 8
@@ -58,6 +61,20 @@ def tool_paths() -> dict[str, str]:
         raise ToolError(str(error)) from None
 
 
+@functools.lru_cache(maxsize=None)
+def host_triple() -> str:
+    """The target triple llc defaults to (``llc --version``: "Default target").
+    Given to opt too: IR without a triple gets no target machine from opt, so
+    its O3 pipeline ran with generic costs and no data layout, and the code
+    ran up to 1.9x slower than the engine's (docs/toolchain.md)."""
+    proc = subprocess.run([tool_paths()["llc"], "--version"], capture_output=True, text=True,
+                          timeout=60, check=False)
+    found = re.search(r"Default target:\s*(\S+)", proc.stdout)
+    if proc.returncode != 0 or found is None:
+        raise ToolError(f"llc --version names no default target: {proc.stdout.strip()} {proc.stderr.strip()}")
+    return found.group(1)
+
+
 def c_compiler() -> list[str]:
     """The C compiler that links (`aot.find_c_compiler`); `ToolError` without one."""
     from .aot import find_c_compiler
@@ -71,7 +88,7 @@ def c_compiler() -> list[str]:
 def unusable() -> str | None:
     """Why this compiler cannot run here (a missing tool), or None."""
     try:
-        tool_paths()
+        host_triple()
         c_compiler()
     except ToolError as error:
         return str(error)
@@ -165,10 +182,11 @@ def build_library(llvm_ir: str, names: Sequence[str], directory: str, *, opt_lev
 def _compile_objects(tools: dict[str, str], inputs: list[str], opt_level: int) -> list[str]:
     """``opt | llc`` on each input, all at once; the object files."""
     running = []
+    target = [f"-mtriple={host_triple()}", "-mcpu=native"]
     try:
         for path in inputs:
-            opt = [tools["opt"], f"-O{opt_level}", "-mcpu=native", "-o", "-", path]
-            llc = [tools["llc"], f"-O{opt_level}", "-mcpu=native", "-relocation-model=pic",
+            opt = [tools["opt"], f"-O{opt_level}", *target, "-o", "-", path]
+            llc = [tools["llc"], f"-O{opt_level}", *target, "-relocation-model=pic",
                    "-filetype=obj", "-o", path + ".o", "-"]
             first = subprocess.Popen(opt, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             second = subprocess.Popen(llc, stdin=first.stdout, stderr=subprocess.PIPE)
