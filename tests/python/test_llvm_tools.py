@@ -209,6 +209,12 @@ def test_a_missing_tool_warns_once_and_the_engine_compiles(monkeypatch) -> None:
     with compiler("tools"), warnings.catch_warnings():
         warnings.simplefilter("error")  # the second compilation does not warn again
         compiled(lambda a: a * 3, np.ones(3, np.float32))
+    monkeypatch.setattr(cpu, "_WARNED_LLVM_TOOLS", set())
+    monkeypatch.setattr(llvm_tools, "MIN_LINES", 0)
+    with compiler("auto"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # "auto" uses the engine without a word
+        executable, out = compiled(mlp_step, *args)
+    assert not isinstance(executable.engine, compile_cache.CachedLibrary)
 
 
 def test_a_failing_tool_warns_with_its_message_and_the_engine_compiles(monkeypatch, tmp_path) -> None:

@@ -321,8 +321,8 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
     """The module (at the `llvm` stage) compiled by the pinned LLVM tools on
     every core (`llvm_tools`), or None where the execution engine compiles it:
     ``jaxc_cpu_compiler`` is "engine", or "auto" and the module is small
-    (`llvm_tools.MIN_LINES`), or the tools are missing or failed (a warning,
-    once per cause)."""
+    (`llvm_tools.MIN_LINES`), or the tools are missing (a warning once when
+    "tools" was asked for) or failed (a warning once per cause)."""
     global compile_count
     from jaxc._config import config
     from jaxc.passes import stages
@@ -336,9 +336,10 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
     if choice == "auto" and llvm_ir.count("\n") < llvm_tools.MIN_LINES:
         return None
     why = llvm_tools.unusable()
-    if why is not None:
-        _warn_llvm_tools(f"jaxc: the LLVM tools cannot compile here ({why}); the execution engine "
-                         "compiles instead (slower)")
+    if why is not None:  # "auto" falls back quietly: the tools only make large modules faster
+        if choice == "tools":
+            _warn_llvm_tools(f"jaxc: the LLVM tools cannot compile here ({why}); the execution "
+                             "engine compiles instead")
         return None
     import tempfile
     started_ns = time.perf_counter_ns()
