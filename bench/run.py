@@ -791,7 +791,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mnist-samples", type=int, default=1280,
                    help="training samples per MNIST epoch (default 1280 = 10 steps; 60000: a full epoch)")
     p.add_argument("--mnist-full", action="store_true", help="full MNIST epochs (--mnist-samples 60000)")
-    p.add_argument("--mnist-epochs", type=int, default=1, help="MNIST epochs per implementation")
+    p.add_argument("--mnist-epochs", type=int, default=5,
+                   help="MNIST epochs per implementation (the samples of its row; one was too noisy)")
     p.add_argument("--max-epoch", type=float, default=120.0,
                    help="skip jaxc's MNIST epochs when one step predicts an epoch longer than this (s)")
     p.add_argument("--loss-rtol", type=float, default=1e-3,

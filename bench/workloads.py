@@ -538,7 +538,7 @@ def missing(name: str, why: str) -> Workload:
     return Workload(name=name, missing=why)
 
 
-def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 1) -> list[Workload]:
+def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list[Workload]:
     """The workloads in the order they are reported; `quick` shrinks every
     shape so the whole run takes seconds (a smoke test, not a measurement).
     The MNIST row trains on `mnist_samples` samples (60000: a full epoch)
