@@ -37,6 +37,7 @@ stages up to `bufferized`, then:
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import os
@@ -362,18 +363,18 @@ def run_stage(stage: Stage, module: ir.Module, previous: ir.Module | str, pm) ->
 _TRANSLATABLE = frozenset({"builtin.module", "gpu.binary", "gpu.launch_func"})
 
 
-def check_translatable(module: ir.Module) -> frozenset[str]:
+def check_translatable(module: ir.Module) -> collections.Counter[str]:
     """Refuse a module with an op LLVM IR translation does not take (a failed
     translation crashes the LLVM 22.1.8 bindings instead of raising): a
-    `StageError` naming the first such op and its location. Returns the
-    names of the module's ops (the runtime asks whether it has
-    ``omp.parallel``)."""
-    names: set[str] = set()
+    `StageError` naming the first such op and its location. Returns how many
+    of each op the module has (the runtime asks whether it has
+    ``omp.parallel``, and how large it is)."""
+    names: collections.Counter[str] = collections.Counter()
     left: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         name = op.name
-        names.add(name)
+        names[name] += 1
         if not name.startswith(("llvm.", "omp.")) and name not in _TRANSLATABLE:
             left.append(op)
             return ir.WalkResult.INTERRUPT
@@ -383,7 +384,7 @@ def check_translatable(module: ir.Module) -> frozenset[str]:
     if left:
         raise StageError(f"{left[0].location}: the lowering left '{left[0].name}', which LLVM IR "
                          "translation does not take (a gap in the pipeline for this target)")
-    return frozenset(names)
+    return names
 
 
 def to_llvm_ir(module: ir.Module) -> str:

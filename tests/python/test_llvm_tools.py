@@ -158,7 +158,7 @@ def test_parallel_kernels_and_runtime_helpers() -> None:
 
 
 def test_auto_uses_the_engine_for_small_modules_and_the_tools_for_large_ones(monkeypatch) -> None:
-    monkeypatch.setattr(llvm_tools, "MIN_LINES", 1000)  # the step has about 2200 lines of LLVM IR
+    monkeypatch.setattr(llvm_tools, "MIN_OPS", 700)  # the step has about 1500 operations, the add 40
     with compiler("auto"):
         small, out = compiled(lambda a, b: a + b, np.ones(4, np.float32), np.ones(4, np.float32))
         np.testing.assert_array_equal(np.asarray(out), 2.0)
@@ -210,7 +210,7 @@ def test_a_missing_tool_warns_once_and_the_engine_compiles(monkeypatch) -> None:
         warnings.simplefilter("error")  # the second compilation does not warn again
         compiled(lambda a: a * 3, np.ones(3, np.float32))
     monkeypatch.setattr(cpu, "_WARNED_LLVM_TOOLS", set())
-    monkeypatch.setattr(llvm_tools, "MIN_LINES", 0)
+    monkeypatch.setattr(llvm_tools, "MIN_OPS", 0)
     with compiler("auto"), warnings.catch_warnings():
         warnings.simplefilter("error")  # "auto" uses the engine without a word
         executable, out = compiled(mlp_step, *args)

@@ -287,7 +287,8 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
             stages.run_stages(module, "llvm" if target == "cpu" else "binary", first=first_stage,
                               pass_managers=_COMPILE_CONTEXT["pass_managers"],
                               target=target, chip=chip, timings=timings)
-            parallel = "omp.parallel" in stages.check_translatable(module)
+            ops = stages.check_translatable(module)
+            parallel = "omp.parallel" in ops
         except ir.MLIRError as error:
             raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}",
                                _format_error(error, diags)) from None
@@ -298,7 +299,8 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
         profile.record_stages(timings)
     if target == "cpu":
         if not has_callbacks:
-            executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started)
+            executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started,
+                                              sum(ops.values()))
             if executable is not None:
                 return executable
         executable = jit_lowered(module, signatures, opt_level=opt_level,
@@ -317,11 +319,13 @@ _DEVICE_NAMES = {"cpu": "CPU", "cuda": "GPU"}
 
 
 def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
-                         opt_level: int, parallel: bool, cache_key: Any, started: float) -> Executable | None:
-    """The module (at the `llvm` stage) compiled by the pinned LLVM tools on
-    every core (`llvm_tools`), or None where the execution engine compiles it:
-    ``jaxc_cpu_compiler`` is "engine", or "auto" and the module is small
-    (`llvm_tools.MIN_LINES`), or the tools are missing (a warning once when
+                         opt_level: int, parallel: bool, cache_key: Any, started: float,
+                         size: int) -> Executable | None:
+    """The module (at the `llvm` stage, `size` operations) compiled by the
+    pinned LLVM tools on every core (`llvm_tools`), or None where the
+    execution engine compiles it: ``jaxc_cpu_compiler`` is "engine", or
+    "auto" and the module is small (`llvm_tools.MIN_OPS`: decided before any
+    translation, so a small module is translated once, by the engine), or the tools are missing (a warning once when
     "tools" was asked for) or failed (a warning once per cause)."""
     global compile_count
     from jaxc._config import config
@@ -330,10 +334,7 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
     from . import compile_cache, llvm_tools
 
     choice = config.jaxc_cpu_compiler
-    if choice == "engine":
-        return None
-    llvm_ir = stages.to_llvm_ir(module)
-    if choice == "auto" and llvm_ir.count("\n") < llvm_tools.MIN_LINES:
+    if choice == "engine" or (choice == "auto" and size < llvm_tools.MIN_OPS):
         return None
     why = llvm_tools.unusable()
     if why is not None:  # "auto" falls back quietly: the tools only make large modules faster
@@ -344,6 +345,7 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
     import tempfile
     started_ns = time.perf_counter_ns()
     try:
+        llvm_ir = stages.to_llvm_ir(module)
         with tempfile.TemporaryDirectory(prefix="jaxc-llvm-") as tmp:
             path = llvm_tools.build_library(llvm_ir, list(signatures), tmp, opt_level=opt_level)
             with open(path, "rb") as f:
@@ -351,7 +353,7 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
             compile_cache.load_runtime_libraries(compile_cache.needed_libraries(elf))
             executable = Executable(compile_cache.CachedLibrary(path), module, signatures,
                                     parallel=parallel)
-    except (llvm_tools.ToolError, OSError, ValueError) as error:
+    except (llvm_tools.ToolError, stages.StageError, OSError, ValueError) as error:
         _warn_llvm_tools(f"jaxc: the LLVM tools failed, the execution engine compiles instead: {error}")
         return None
     compile_count += 1

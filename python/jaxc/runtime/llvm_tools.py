@@ -18,7 +18,7 @@ Why not always the in-process `ExecutionEngine`: it compiles on one core
 (it holds the GIL). One ``opt | llc`` pair is slower than the engine on the
 same module (process starts, parsing the IR, linking: matmul 1000² 0.40
 against 0.28 s), so only the parts compiled at once pay: `cpu.py` uses the
-tools for modules of at least `MIN_LINES` lines of LLVM IR
+tools for modules of at least `MIN_OPS` operations in the `llvm` stage
 (``jaxc_cpu_compiler="auto"``), which are split over the cores
 (docs/performance.md, "Machine code from the LLVM tools").
 
@@ -37,9 +37,12 @@ import shlex
 import subprocess
 from typing import Sequence
 
-# Below this many lines of LLVM IR the execution engine is as fast or faster
-# on 2 cores (measured: docs/performance.md, "Machine code from the LLVM tools").
-MIN_LINES = 6000
+# Below this many operations in the `llvm` stage (about 6000 lines of LLVM IR:
+# 1.4-1.6 lines each, measured from a 4-element add to an FFT) the execution
+# engine is as fast or faster on 2 cores (docs/performance.md, "Machine code
+# from the LLVM tools"). Counted before translation: the engine translates
+# again.
+MIN_OPS = 4000
 # Split a module into parts compiled at once from this many lines on.
 SPLIT_LINES = 2000
 MAX_PARTS = 8
