@@ -3,8 +3,8 @@
 An interpreter over every function body with one rule per op name
 (`passes/lowering/*.py`, merged into `lowering.RULES`). Unsigned element
 types become signless (`tensor<4xui32>` -> `tensor<4xi32>`) in function
-signatures, calls and every lowered value; rules read signedness from the
-jaxc op before it is replaced. An op without a rule is an error at its
+signatures, calls and every lowered value; each rule gets, beside its op,
+the element types the op's operands had before any rule ran (`Rule`). An op without a rule is an error at its
 location naming the op.
 
 Before::
@@ -34,7 +34,7 @@ from mlir.dialects import func
 from mlir.passmanager import ExternalPass
 
 from .lowering import RULES
-from .lowering.common import set_original_operand_types, signless
+from .lowering.common import signless
 from .lowering.elementwise import LoweringError
 from .registry import register_pass
 
@@ -80,14 +80,14 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
             o.location.emit_error(f"jaxc-to-linalg: '{o.name}': {reason}")
         pass_.signal_pass_failure()
         return
-    original_types = [[v.type for v in o.operands] for o in jaxc_ops]
+    # Read before any rule runs: lowering a producer makes its uses signless.
+    operand_elements = [[_element(v.type) for v in o.operands] for o in jaxc_ops]
     for fn in functions:
         _make_signature_signless(fn)
-    for jaxc_op, types in zip(jaxc_ops, original_types):
-        set_original_operand_types(types)
+    for jaxc_op, elements in zip(jaxc_ops, operand_elements):
         try:
             with ir.InsertionPoint(jaxc_op), jaxc_op.location:
-                replacements = RULES[jaxc_op.name](jaxc_op)
+                replacements = RULES[jaxc_op.name](jaxc_op, elements)
         except LoweringError as error:
             error.location.emit_error(str(error))
             pass_.signal_pass_failure()
@@ -97,6 +97,11 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
         jaxc_op.operation.erase()
     for call in calls:
         _make_call_signless(call)
+
+
+def _element(t: ir.Type) -> ir.Type:
+    """A tensor's element type; any other type as it is."""
+    return t.element_type if isinstance(t, ir.RankedTensorType) else t
 
 
 def _make_signature_signless(fn: ir.OpView) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import bufferization, func, memref
 
-from .common import element_type, operand_element, shape_of, signless
+from .common import element_type, shape_of, signless
 
 
 def _aval(shape, element: ir.Type):
@@ -44,11 +44,11 @@ def _module_body(op: ir.Operation) -> ir.Block:
     return parent.regions[0].blocks[0]
 
 
-def callback(op):
+def callback(op, elements):
     from jaxc import _callback
     callback_id = ir.IntegerAttr(op.attributes["callback_id"]).value
     batch_rank = ir.IntegerAttr(op.attributes["batch_rank"]).value
-    operand_avals = [_aval(shape_of(v), operand_element(op, i)) for i, v in enumerate(op.operands)]
+    operand_avals = [_aval(shape_of(v), elements[i]) for i, v in enumerate(op.operands)]
     result_avals = [_aval(shape_of(r), element_type(r)) for r in op.results]
     symbol = _callback.new_symbol(callback_id, operand_avals, result_avals, batch_rank)
     in_types = [_memref_of(v.type) for v in op.operands]

@@ -48,8 +48,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
 
-from .common import (bit_width, is_float, is_unsigned, map_elements, operand_element,
-                     scalar_const, shape_of, signless)
+from .common import (bit_width, is_float, is_unsigned, map_elements, scalar_const, shape_of, signless)
 from .elementwise import LoweringError
 
 SPMD_AXES = "jaxc.spmd_axes"  # module attribute: [[axis name, size], ...], mesh order
@@ -217,14 +216,14 @@ def _per_lane(op: ir.Operation, values: list[int]) -> ir.Value:
     return tensor.ExtractOp(table, [lane]).result
 
 
-def all_reduce(op):
+def all_reduce(op, elements):
     mesh = _Mesh(op)
-    x, elem = op.operands[0], operand_element(op, 0)
+    x, elem = op.operands[0], elements[0]
     result_type = op.results[0].type
     f32 = ir.F32Type.get()
     narrow_float = isinstance(elem, (ir.F16Type, ir.BF16Type))
     if narrow_float:  # reduced in f32, as the CPU computes f16/bf16
-        x = map_elements(ir.RankedTensorType.get(shape_of(x), f32), [x], lambda a: arith.extf(f32, a[0]))
+        x = map_elements(ir.RankedTensorType.get(shape_of(x), f32), [x], lambda a: arith.extf(f32, a[0]), [elem])
         compute = f32
     else:
         compute = elem
@@ -285,7 +284,7 @@ def _single(op: ir.Operation, mesh: _Mesh) -> None:
                                 "supported across devices; name one axis")
 
 
-def all_gather(op):
+def all_gather(op, elements):
     mesh = _Mesh(op)
     _single(op, mesh)
     dim = ir.IntegerAttr(op.attributes["dimension"]).value
@@ -293,7 +292,7 @@ def all_gather(op):
     return [_lane_axis_to(_gathered(op, op.operands[0], mesh), dim, tiled)]
 
 
-def all_to_all(op):
+def all_to_all(op, elements):
     mesh = _Mesh(op)
     _single(op, mesh)
     split = ir.IntegerAttr(op.attributes["split_axis"]).value
@@ -315,7 +314,7 @@ def all_to_all(op):
     return [_lane_axis_to(mine, concat, True)]
 
 
-def ppermute(op):
+def ppermute(op, elements):
     mesh = _Mesh(op)
     _single(op, mesh)
     pairs = list(ir.DenseI64ArrayAttr(op.attributes["perm"]))
@@ -329,7 +328,7 @@ def ppermute(op):
     return [_call(op, "jaxc_spmd_ppermute", x, x.type, [_i64(_bytes(x.type)), _per_lane(op, sources)])]
 
 
-def axis_index(op):
+def axis_index(op, elements):
     mesh = _Mesh(op)
     i32 = ir.IntegerType.get_signless(32)
     position = _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])

@@ -103,19 +103,11 @@ def bit_width(t: ir.Type) -> int:
     return ir.IntegerType(t).width
 
 
-# The driver lowers producers first, so by the time a rule runs its operands
-# may already be signless. It records each op's original operand types here.
-_original_operand_types: list[ir.Type] = []
-
-
-def set_original_operand_types(types: Sequence[ir.Type]) -> None:
-    """Called by the pass driver before each rule."""
-    _original_operand_types[:] = list(types)
-
-
-def operand_element(op: ir.OpView, index: int) -> ir.Type:
-    """The element type operand `index` had in the jaxc IR (ui32 stays ui32)."""
-    return ir.RankedTensorType(_original_operand_types[index]).element_type
+Rule = Callable[[ir.OpView, Sequence[ir.Type]], list[ir.Value]]
+"""A lowering rule: `rule(op, elements)` builds, at op, the values that replace
+its results. The driver lowers producers first, so op's operands may already
+be signless; `elements` are the element types they had in the jaxc IR (ui32
+stays ui32), as an MLIR conversion pattern gets the op beside its adaptor."""
 
 
 # --------------------------------------------------------------------------
@@ -252,19 +244,15 @@ def generic(result_types: Sequence[ir.Type], inputs: Sequence[ir.Value],
     return list(op.results)
 
 
-def map_elements(result_type: ir.Type, inputs: Sequence[ir.Value],
-                 scalar_fn: ScalarBody,
-                 input_elements: Sequence[ir.Type] | None = None) -> ir.Value:
+def map_elements(result_type: ir.Type, inputs: Sequence[ir.Value], scalar_fn: ScalarBody,
+                 input_elements: Sequence[ir.Type]) -> ir.Value:
     """An elementwise linalg.generic: result[i] = scalar_fn([in[i] for in in inputs]).
 
-    `input_elements` are the inputs' original element types (booleans arrive
-    as i1 scalars); by default those of the op being lowered, whose leading
-    operands `inputs` are. `result_type` is the original result type. 0-d
-    inputs broadcast over the result shape.
+    `input_elements` are the inputs' element types in the jaxc IR (a rule's
+    `elements` when `inputs` are its op's leading operands; booleans arrive as
+    i1 scalars). `result_type` is the original result type. 0-d inputs
+    broadcast over the result shape.
     """
-    if input_elements is None:
-        input_elements = [ir.RankedTensorType(t).element_type
-                          for t in _original_operand_types[:len(inputs)]]
     rank = len(shape_of(result_type))
     out_element = ir.RankedTensorType(result_type).element_type
     maps = [broadcast_map(rank, v) for v in inputs] + [identity_map(rank)]

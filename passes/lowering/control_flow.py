@@ -23,7 +23,7 @@ from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
 from .common import (filled, generic, identity_map, is_bool, is_unsigned, kind,
-                     operand_element, scalar_const, shape_of, signless, storage_element,
+                     scalar_const, shape_of, signless, storage_element,
                      to_compute)
 
 def _dynamic() -> int:
@@ -68,9 +68,9 @@ def _insert_at(piece: ir.Value, into: ir.Value, position: ir.Value) -> ir.Value:
                                [1] + shape[1:], [1] * len(shape))
 
 
-def cond(op) -> list[ir.Value]:
+def cond(op, elements) -> list[ir.Value]:
     branches = list(op.regions)
-    t = operand_element(op, 0)
+    t = elements[0]
     index = tensor.extract(op.operands[0], [])  # a bool is stored as i8 0/1
     if not is_bool(t):  # lax.switch clamps the index into range
         last = scalar_const(t, len(branches) - 1)
@@ -118,7 +118,7 @@ def _predicate(pred: ir.Value) -> ir.Value:
     return to_compute(ir.IntegerType.get_signless(1), stored)
 
 
-def while_(op) -> list[ir.Value]:
+def while_(op, elements) -> list[ir.Value]:
     types = [signless(r.type) for r in op.results]
     loop = scf.WhileOp(types, list(op.operands))
     before = loop.regions[0].blocks.append(*types)
@@ -130,7 +130,7 @@ def while_(op) -> list[ir.Value]:
     return list(loop.results)
 
 
-def scan(op) -> list[ir.Value]:
+def scan(op, elements) -> list[ir.Value]:
     init, xs = list(op.init), list(op.xs)
     length = ir.IntegerAttr(op.attributes["length"]).value
     reverse = "reverse" in op.attributes
@@ -156,12 +156,12 @@ def scan(op) -> list[ir.Value]:
 _CUMULATIVE = ["jaxc.add", "jaxc.mul", "jaxc.max", "jaxc.min"]
 
 
-def cumulative(op) -> list[ir.Value]:
+def cumulative(op, elements) -> list[ir.Value]:
     """out[i] = combine(out[i-1], x[i]) along `axis` (from the end when reversed),
     as an scf.for over the axis carrying the running slice."""
     from .elementwise import BINARY  # the scalar combiners
     from .reduction import _identity
-    t = operand_element(op, 0)
+    t = elements[0]
     reduction = ["sum", "prod", "max", "min"][ir.IntegerAttr(op.attributes["kind"]).value]
     combine = BINARY[_CUMULATIVE[["sum", "prod", "max", "min"].index(reduction)]]
     fn = combine.get(kind(t)) or combine["any"]

@@ -23,8 +23,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import tensor
 
-from .common import (element_type, empty, filled, generic, kind, operand_element,
-                     scalar_const, shape_of)
+from .common import (element_type, empty, filled, generic, kind, scalar_const, shape_of)
 from .elementwise import BINARY, _convert_scalar
 
 
@@ -66,11 +65,11 @@ def _pad_lhs(lhs: ir.Value, t: ir.Type, spatial_dims: list[int], padding: list[i
                                 [max(-l, 0) for l in low], out_shape, [1] * rank)
 
 
-def conv_general_dilated(op):
+def conv_general_dilated(op, elements):
     lhs, rhs = op.operands
     result_type = op.results[0].type
     out_shape = shape_of(result_type)
-    src, dst = operand_element(op, 0), element_type(result_type)
+    src, dst = elements[0], element_type(result_type)
     ls, rs, os_ = (_array(op, n) for n in ("lhs_spec", "rhs_spec", "out_spec"))
     strides = _array(op, "window_strides")
     padding = _array(op, "padding")

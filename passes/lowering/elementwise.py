@@ -23,7 +23,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math as pymath
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 from mlir import ir
@@ -31,21 +31,17 @@ from mlir.dialects import arith, math, scf
 from mlir.dialects import complex as cx
 
 from .common import (bit_width, component, element_type, empty, filled, generic, identity_map, is_bool,
-                     is_complex, is_float, is_unsigned, kind, loop_index, map_elements, operand_element,
-                     scalar_const, shape_of, signless)
-
-Rule = Callable[[ir.OpView], list[ir.Value]]
-
+                     is_complex, is_float, is_unsigned, kind, loop_index, map_elements, Rule, scalar_const, shape_of, signless)
 
 def _elementwise(scalar_rules: dict[str, Callable[..., ir.Value]]) -> Rule:
     """A rule applying `scalar_rules[kind]` (kind of the first operand) per element."""
-    def rule(op: ir.OpView) -> list[ir.Value]:
-        t = operand_element(op, 0)
+    def rule(op: ir.OpView, elements: Sequence[ir.Type]) -> list[ir.Value]:
+        t = elements[0]
         fn = scalar_rules.get(kind(t)) or scalar_rules.get("any")
         if fn is None:
             raise LoweringError(op, f"no lowering of '{op.name}' for {t} elements")
         result_type = op.results[0].type
-        return [map_elements(result_type, list(op.operands), lambda a: fn(t, *a))]
+        return [map_elements(result_type, list(op.operands), lambda a: fn(t, *a), elements)]
     return rule
 
 
@@ -322,7 +318,7 @@ BINARY = {
 _SPLAT_FILL_THRESHOLD = 64  # elements
 
 
-def constant(op) -> list[ir.Value]:
+def constant(op, elements) -> list[ir.Value]:
     """jaxc.constant -> arith.constant on the signless type (same bits)."""
     result_type = signless(op.results[0].type)
     if 0 not in shape_of(result_type) and is_complex(element_type(result_type)):
@@ -413,11 +409,10 @@ def _complex_constant_value(op) -> ir.Value:
             parts.append(filled(shape_of(result_type), part, scalar_const(part, float(array.flat[0]))))
         else:
             parts.append(arith.constant(part_type, ir.DenseElementsAttr.get(array, type=part_type)))
-    return map_elements(result_type, parts, lambda a: cx.create_(t, a[0], a[1]),
-                        input_elements=[part, part])
+    return map_elements(result_type, parts, lambda a: cx.create_(t, a[0], a[1]), [part, part])
 
 
-def iota(op) -> list[ir.Value]:
+def iota(op, elements) -> list[ir.Value]:
     """result[i...] = i_dim, converted to the element type."""
     result_type = op.results[0].type
     t = element_type(result_type)
@@ -435,30 +430,30 @@ def iota(op) -> list[ir.Value]:
     return generic([result_type], [], [identity_map(rank)], ["parallel"] * rank, body)
 
 
-def round_(op) -> list[ir.Value]:
+def round_(op, elements) -> list[ir.Value]:
     method = ir.IntegerAttr(op.attributes["rounding_method"]).value if "rounding_method" in op.attributes else 0
     fn = math.roundeven if method == 1 else math.round
-    return [map_elements(op.results[0].type, [op.operands[0]], lambda a: fn(a[0]))]
+    return [map_elements(op.results[0].type, [op.operands[0]], lambda a: fn(a[0]), elements)]
 
 
-def compare(op) -> list[ir.Value]:
+def compare(op, elements) -> list[ir.Value]:
     direction = ["eq", "ne", "lt", "le", "gt", "ge"][ir.IntegerAttr(op.attributes["comparison_direction"]).value]
-    t = operand_element(op, 0)
+    t = elements[0]
     return [map_elements(op.results[0].type, list(op.operands),
-                         lambda a: _cmp(t, direction, a[0], a[1]))]
+                         lambda a: _cmp(t, direction, a[0], a[1]), elements)]
 
 
-def select(op) -> list[ir.Value]:
+def select(op, elements) -> list[ir.Value]:
     return [map_elements(op.results[0].type, list(op.operands),
-                         lambda a: arith.select(a[0], a[1], a[2]))]
+                         lambda a: arith.select(a[0], a[1], a[2]), elements)]
 
 
-def clamp(op) -> list[ir.Value]:
+def clamp(op, elements) -> list[ir.Value]:
     """clamp(lo, x, hi) = min(max(x, lo), hi), NaN-propagating for floats."""
-    t = operand_element(op, 1)
+    t = elements[1]
     max_fn, min_fn = BINARY["jaxc.max"][kind(t)], BINARY["jaxc.min"][kind(t)]
     return [map_elements(op.results[0].type, list(op.operands),
-                         lambda a: min_fn(t, max_fn(t, a[1], a[0]), a[2]))]
+                         lambda a: min_fn(t, max_fn(t, a[1], a[0]), a[2]), elements)]
 
 
 def _convert_scalar(src: ir.Type, dst: ir.Type, x: ir.Value) -> ir.Value:
@@ -518,26 +513,26 @@ def _float_same_width(out: ir.Type, x: ir.Value) -> ir.Value:
     return arith.truncf(out, wide)
 
 
-def convert(op) -> list[ir.Value]:
-    src, dst = operand_element(op, 0), element_type(op.results[0].type)
+def convert(op, elements) -> list[ir.Value]:
+    src, dst = elements[0], element_type(op.results[0].type)
     return [map_elements(op.results[0].type, [op.operands[0]],
-                         lambda a: _convert_scalar(src, dst, a[0]))]
+                         lambda a: _convert_scalar(src, dst, a[0]), elements)]
 
 
-def bitcast_convert(op) -> list[ir.Value]:
-    src, dst = operand_element(op, 0), element_type(op.results[0].type)
+def bitcast_convert(op, elements) -> list[ir.Value]:
+    src, dst = elements[0], element_type(op.results[0].type)
     if bit_width(src) != bit_width(dst):
         raise LoweringError(op, "jaxc-to-linalg: bitcast_convert between different widths is not lowered yet")
     return [map_elements(op.results[0].type, [op.operands[0]],
-                         lambda a: arith.bitcast(signless(dst), a[0]))]
+                         lambda a: arith.bitcast(signless(dst), a[0]), elements)]
 
 
-def identity(op) -> list[ir.Value]:
+def identity(op, elements) -> list[ir.Value]:
     """stop_gradient, checkpoint_name: the operand itself."""
     return [op.operands[0]]
 
 
-def optimization_barrier(op) -> list[ir.Value]:
+def optimization_barrier(op, elements) -> list[ir.Value]:
     """Each operand copied into a tensor of its own: an allocation, which CSE
     never merges and fusion never looks through, so nothing computed from
     the results is merged with what is computed from the operands.

@@ -40,7 +40,7 @@ def _cipher(k0: ir.Value, k1: ir.Value, x0: ir.Value, x1: ir.Value) -> list[ir.V
     return [x0, x1]
 
 
-def threefry2x32(op) -> list[ir.Value]:
+def threefry2x32(op, elements) -> list[ir.Value]:
     k0, k1, x0, x1 = op.operands
     rank = len(shape_of(x0))
     maps = [broadcast_map(rank, k0), broadcast_map(rank, k1), identity_map(rank),

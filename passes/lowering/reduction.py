@@ -18,7 +18,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from .common import (element_type, empty, filled, generic, int_max, int_min, is_complex, is_float,
-                     kind, loop_index, operand_element, projection_map, scalar_const, shape_of,
+                     kind, loop_index, projection_map, scalar_const, shape_of,
                      signless, storage_element)
 from .elementwise import BINARY, _cmp, _convert_scalar
 
@@ -44,8 +44,8 @@ def _identity(reduction: str, t: ir.Type):
     return int_min(t) if reduction == "max" else int_max(t)
 
 
-def reduce(op):
-    t = operand_element(op, 0)
+def reduce(op, elements):
+    t = elements[0]
     reduction = _KINDS[ir.IntegerAttr(op.attributes["kind"]).value]
     dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
     in_shape = shape_of(op.operands[0])
@@ -60,9 +60,8 @@ def reduce(op):
                    lambda x, acc: [fn(t, acc, x)], inits=[init])
 
 
-def _arg_reduce(op, direction: str):
-    """First index of the max (min); NaN wins, as in JAX."""
-    t = operand_element(op, 0)
+def _arg_reduce(op, t: ir.Type, direction: str):
+    """First index of the max (min) of elements of type `t`; NaN wins, as in JAX."""
     index_type = element_type(op.results[0].type)
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     in_shape = shape_of(op.operands[0])
@@ -96,15 +95,15 @@ def _arg_reduce(op, direction: str):
     return [index]
 
 
-def argmax(op):
-    return _arg_reduce(op, "gt")
+def argmax(op, elements):
+    return _arg_reduce(op, elements[0], "gt")
 
 
-def argmin(op):
-    return _arg_reduce(op, "lt")
+def argmin(op, elements):
+    return _arg_reduce(op, elements[0], "lt")
 
 
-def dot_general(op):
+def dot_general(op, elements):
     """Loops: (batch, lhs free, rhs free, contracting); result[b, i, j] += l * r."""
     lhs, rhs = op.operands
     lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
@@ -133,7 +132,7 @@ def dot_general(op):
             projection_map(rank, [rhs_loop[d] for d in range(len(rhs_shape))]),
             projection_map(rank, list(range(n_out)))]
     iterators = ["parallel"] * n_out + ["reduction"] * len(lc)
-    src, dst = operand_element(op, 0), element_type(op.results[0].type)
+    src, dst = elements[0], element_type(op.results[0].type)
     add = BINARY["jaxc.add"].get(kind(dst)) or BINARY["jaxc.add"]["any"]
     mul = BINARY["jaxc.mul"].get(kind(dst)) or BINARY["jaxc.mul"]["any"]
     if not lc:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
-from .common import (is_unsigned, operand_coordinates, operand_element, read_index,
+from .common import (is_unsigned, operand_coordinates, read_index,
                      scalar_const, shape_of, signless, storage_element)
 from .control_flow import move_region
 
@@ -45,15 +45,15 @@ def _index(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
-def scatter(op) -> list[ir.Value]:
+def scatter(op, elements) -> list[ir.Value]:
     operand, indices, updates = list(op.operands)
     operand_shape, indices_shape, updates_shape = shape_of(operand), shape_of(indices), shape_of(updates)
     window_dims = _array(op, "update_window_dims")
     inserted = _array(op, "inserted_window_dims")
     to_operand = _array(op, "scatter_dims_to_operand_dims")
     index_vector_dim = _int(op, "index_vector_dim")
-    elem = operand_element(op, 0)
-    index_elem = operand_element(op, 1)
+    elem = elements[0]
+    index_elem = elements[1]
     stored = storage_element(elem)
     result_type = signless(op.results[0].type)
     scalar_tensor = ir.RankedTensorType.get([], stored)

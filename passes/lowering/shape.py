@@ -18,7 +18,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from .common import (clamp_start, element_type, empty, filled, generic, identity_map,
-                     loop_index, operand_coordinates, operand_element, read_index, shape_of,
+                     loop_index, operand_coordinates, read_index, shape_of,
                      signless)
 
 
@@ -86,13 +86,13 @@ def reshape_groups(longer: list[int], shorter: list[int]) -> list[list[int]] | N
     return groups
 
 
-def reshape(op):
+def reshape(op, elements):
     if signless(op.operands[0].type) == signless(op.results[0].type):
         return [op.operands[0]]
     return [_reshape(op.operands[0], op.results[0].type)]
 
 
-def broadcast_in_dim(op):
+def broadcast_in_dim(op, elements):
     """result[d...] = operand[d_{dims[i]}] (index 0 where the operand has size 1)."""
     out_shape = shape_of(op.results[0].type)
     in_shape = shape_of(op.operands[0])
@@ -105,7 +105,7 @@ def broadcast_in_dim(op):
                    lambda x, _out: [x])
 
 
-def transpose(op):
+def transpose(op, elements):
     if not shape_of(op.operands[0]):  # rank 0: nothing to permute (and no empty permutation map)
         return [op.operands[0]]
     result = op.results[0].type
@@ -114,7 +114,7 @@ def transpose(op):
                              permutation=_array(op, "permutation")).results[0]]
 
 
-def reverse(op):
+def reverse(op, elements):
     """result[..., i, ...] = operand[..., n - 1 - i, ...] on the reversed dims."""
     shape = shape_of(op.operands[0])
     dims = set(_array(op, "dimensions"))
@@ -136,7 +136,7 @@ def _empty_result(op):
     return [empty(shape_of(result), element_type(result))] if 0 in shape_of(result) else None
 
 
-def slice_(op):
+def slice_(op, elements):
     if (zero_size := _empty_result(op)) is not None:
         return zero_size
     return [tensor.extract_slice(signless(op.results[0].type), op.operands[0], [], [], [],
@@ -155,27 +155,27 @@ def _dynamic_attr(n: int) -> list[int]:
     return [ir.ShapedType.get_dynamic_stride_or_offset()] * n
 
 
-def dynamic_slice(op):
+def dynamic_slice(op, elements):
     if (zero_size := _empty_result(op)) is not None:
         return zero_size
     operand, indices = op.operands[0], list(op.operands[1:])
     sizes = _array(op, "slice_sizes")
-    index_types = [operand_element(op, 1 + i) for i in range(len(indices))]
+    index_types = [elements[1 + i] for i in range(len(indices))]
     starts = _clamped_starts(indices, index_types, shape_of(operand), sizes)
     return [tensor.extract_slice(signless(op.results[0].type), operand, starts, [], [],
                                  _dynamic_attr(len(sizes)), sizes, [1] * len(sizes))]
 
 
-def dynamic_update_slice(op):
+def dynamic_update_slice(op, elements):
     operand, update, indices = op.operands[0], op.operands[1], list(op.operands[2:])
     sizes = shape_of(update)
-    index_types = [operand_element(op, 2 + i) for i in range(len(indices))]
+    index_types = [elements[2 + i] for i in range(len(indices))]
     starts = _clamped_starts(indices, index_types, shape_of(operand), sizes)
     return [tensor.insert_slice(update, operand, starts, [], [], _dynamic_attr(len(sizes)),
                                 sizes, [1] * len(sizes))]
 
 
-def concatenate(op):
+def concatenate(op, elements):
     """Insert each input at its running offset along the dimension."""
     dim = _int(op, "dimension")
     result = op.results[0].type
@@ -191,7 +191,7 @@ def concatenate(op):
     return [acc]
 
 
-def pad(op):
+def pad(op, elements):
     """Fill with the padding value, insert the operand with stride interior+1
     at max(low, 0), then crop what negative low/high padding removes."""
     operand, value = op.operands
@@ -212,11 +212,11 @@ def pad(op):
                                  out_shape, [1] * len(out_shape))]
 
 
-def squeeze(op):
+def squeeze(op, elements):
     return [_reshape(op.operands[0], op.results[0].type)]
 
 
-def expand_dims(op):
+def expand_dims(op, elements):
     return [_reshape(op.operands[0], op.results[0].type)]
 
 
@@ -235,7 +235,7 @@ RULES = {
 }
 
 
-def gather(op):
+def gather(op, elements):
     """XLA gather as one linalg.generic over the result: each element reads its
     start indices from `start_indices`, clamps them so the slice stays in
     bounds, adds its offset within the slice and extracts from the operand.
@@ -251,7 +251,7 @@ def gather(op):
     start_index_map = _array(op, "start_index_map")
     slice_sizes = _array(op, "slice_sizes")
     index_vector_dim = _int(op, "index_vector_dim")
-    index_type = operand_element(op, 1)
+    index_type = elements[1]
     if 0 in out_shape:
         return [empty(out_shape, element_type(result))]
     batch_dims = [d for d in range(len(out_shape)) if d not in offset_dims]

@@ -33,8 +33,7 @@ from mlir import ir
 from mlir.dialects import arith, scf, tensor
 from mlir.dialects import complex as cx
 
-from .common import (bit_width, component, is_complex, is_float, is_unsigned, operand_element,
-                     scalar_const, shape_of)
+from .common import (bit_width, component, is_complex, is_float, is_unsigned, scalar_const, shape_of)
 
 RULES: dict = {}
 
@@ -85,11 +84,11 @@ def _less(types: Sequence[ir.Type], lhs: Sequence[ir.Value], rhs: Sequence[ir.Va
     return result
 
 
-def sort(op) -> list[ir.Value]:
+def sort(op, elements) -> list[ir.Value]:
     inputs = list(op.operands)
     dim = ir.IntegerAttr(op.attributes["dimension"]).value
     num_keys = ir.IntegerAttr(op.attributes["num_keys"]).value if "num_keys" in op.attributes else 1
-    types = [operand_element(op, i) for i in range(len(inputs))]
+    types = list(elements[:len(inputs)])
     key_types = types[:num_keys]
     shape = shape_of(inputs[0])
     rank = len(shape)

@@ -46,7 +46,7 @@ from mlir.dialects import arith, linalg, math, tensor
 
 from . import elementwise
 from .common import (bit_width, element_type, generic, identity_map, is_bool, is_float,
-                     loop_index, map_elements, operand_element, projection_map, scalar_const,
+                     loop_index, map_elements, projection_map, scalar_const,
                      shape_of, signless)
 from .elementwise import LoweringError
 from .random import _cipher
@@ -82,8 +82,8 @@ def _is_nan(x):
 def _unary_float(name: str, compute):
     """A rule applying compute(x) (on f32 or f64 scalars) elementwise; f16 and
     bf16 go through f32."""
-    def rule(op):
-        t = operand_element(op, 0)
+    def rule(op, elements):
+        t = elements[0]
         if not is_float(t):
             raise LoweringError(op, f"no lowering of '{op.name}' for {t} elements")
 
@@ -92,7 +92,7 @@ def _unary_float(name: str, compute):
             if bit_width(t) == 16:
                 return arith.truncf(t, compute(arith.extf(ir.F32Type.get(), x)))
             return compute(x)
-        return [map_elements(op.results[0].type, [op.operands[0]], scalar)]
+        return [map_elements(op.results[0].type, [op.operands[0]], scalar, elements)]
     rule.__name__ = name
     return rule
 
@@ -219,8 +219,8 @@ def _digamma(x):
 # nextafter
 # --------------------------------------------------------------------------
 
-def nextafter(op):
-    t = operand_element(op, 0)
+def nextafter(op, elements):
+    t = elements[0]
     if not is_float(t):
         raise LoweringError(op, f"no lowering of '{op.name}' for {t} elements")
     width = bit_width(t)
@@ -252,7 +252,7 @@ def nextafter(op):
         nan = arith.ori(arith.cmpi(I.ugt, mag_a, inf), arith.cmpi(I.ugt, mag_b, inf))
         bits = arith.select(nan, _c(it, nan_bits), bits)
         return arith.bitcast(signless(t), bits)
-    return [map_elements(op.results[0].type, list(op.operands), scalar)]
+    return [map_elements(op.results[0].type, list(op.operands), scalar, elements)]
 
 
 # --------------------------------------------------------------------------
@@ -268,10 +268,10 @@ def _from_bits(t, x):
     return arith.bitcast(signless(t), x) if is_float(t) else x
 
 
-def bitcast_convert(op):
-    src, dst = operand_element(op, 0), element_type(op.results[0].type)
+def bitcast_convert(op, elements):
+    src, dst = elements[0], element_type(op.results[0].type)
     if bit_width(src) == bit_width(dst):
-        return elementwise.bitcast_convert(op)
+        return elementwise.bitcast_convert(op, elements)
     if is_bool(src) or is_bool(dst):
         raise LoweringError(op, "jaxc-to-linalg: bitcast_convert of booleans between widths")
     x = op.operands[0]
@@ -304,15 +304,14 @@ def bitcast_convert(op):
                       inits=[zero])
     if not is_float(dst):
         return [bits]
-    return [map_elements(result_type, [bits], lambda a: _from_bits(dst, a[0]),
-                         input_elements=[wide])]
+    return [map_elements(result_type, [bits], lambda a: _from_bits(dst, a[0]), [wide])]
 
 
 # --------------------------------------------------------------------------
 # random_bits
 # --------------------------------------------------------------------------
 
-def random_bits(op):
+def random_bits(op, elements):
     result_type = op.results[0].type
     t = element_type(result_type)
     width = bit_width(t)
