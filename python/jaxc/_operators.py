@@ -86,6 +86,9 @@ def attach() -> None:
     ArrayBase.__getitem__ = lambda self, index: _indexing().getitem(self, index)
     ArrayBase.at = property(lambda self: _indexing().AtIndexer(self))
     ArrayBase.__setitem__ = _no_setitem
+    ArrayBase.__round__ = _round
+    ArrayBase.to_device = _to_device
+    ArrayBase.__array_namespace__ = _array_namespace
 
 
 def _indexing():
@@ -95,3 +98,23 @@ def _indexing():
 
 def _no_setitem(self: Any, index: Any, value: Any) -> None:
     raise TypeError("jaxc arrays are immutable; instead of x[idx] = y use x = x.at[idx].set(y)")
+
+
+def _round(self: Any, ndigits: int | None = None) -> Any:
+    """``round(x)``: the default int dtype, as JAX (``round(x, n)``: jnp.round)."""
+    out = _jnp().round(self, ndigits or 0)
+    return out if ndigits is not None else out.astype(int)
+
+
+def _to_device(self: Any, device: Any, *, stream: Any = None) -> Any:
+    """The array on `device` (a Device or a Sharding), by `jaxc.device_put`;
+    `stream` is not implemented (JAX's NotImplementedError)."""
+    if stream is not None:
+        raise NotImplementedError("stream argument of array.to_device()")
+    return _jnp()._util.place(self, device, "Array.to_device")
+
+
+def _array_namespace(self: Any, *, api_version: str | None = None) -> Any:
+    """The Array API namespace of the array: jaxc.numpy (ValueError for an
+    api_version other than jaxc.numpy.__array_api_version__)."""
+    return _jnp()._array_api.array_namespace(self, api_version=api_version)

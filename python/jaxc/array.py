@@ -155,7 +155,7 @@ class Array(ArrayBase):
         return complex(self._ready_value())
 
     def __index__(self) -> int:
-        if not dtypes.is_int(self.dtype) and self.dtype != np.bool_:
+        if not dtypes.is_int(self.dtype):  # bool too, as in JAX
             raise TypeError(f"only integer arrays can be used as an index, not {self.dtype.name}")
         return int(self._ready_value())
 
@@ -200,7 +200,11 @@ class Array(ArrayBase):
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
         """The DLPack capsule of the read-only value (host memory), for
-        ``np.from_dlpack`` and other DLPack consumers."""
+        ``np.from_dlpack`` and other DLPack consumers. A consumer of DLPack
+        before 1.0 (no `max_version`), which cannot be told that the data is
+        read-only, gets a copy unless copy=False."""
+        if max_version is None or tuple(max_version) < (1, 0):
+            copy = True if copy is None else copy
         kwargs = {name: value for name, value in (("max_version", max_version), ("dl_device", dl_device),
                                                   ("copy", copy)) if value is not None}
         return self._ready_value().__dlpack__(**kwargs)

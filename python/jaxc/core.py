@@ -269,6 +269,8 @@ class Tracer(ArrayBase):
         return int(concrete(self, "int()", TracerIntegerConversionError))
 
     def __index__(self) -> int:
+        if not np.issubdtype(self.aval.dtype, np.integer):  # bool too, as in JAX
+            raise TypeError(f"only integer arrays can be used as an index, not {self.aval.dtype.name}")
         return operator.index(concrete(self, "using an array as a Python index (__index__)",
                                        TracerIntegerConversionError).item())
 

@@ -28,18 +28,26 @@ def is_supported_dtype(dtype: Any) -> bool:
 
 def from_dlpack(external_array: Any, device: Any = None, copy: bool | None = None) -> Any:
     """A jaxc Array with the contents of `external_array` (any object with
-    ``__dlpack__``), on `device` (default: the default device). The data is
-    copied (jaxc arrays are immutable and own their buffers); ``copy=False``
-    is therefore a ValueError, as in JAX when a copy cannot be avoided."""
+    ``__dlpack__`` and ``__dlpack_device__``), its dtype canonicalized, on
+    `device` (a Device or a one-device Sharding; default: the default
+    device). The data is copied (jaxc arrays are immutable and own their
+    buffers); ``copy=False`` is therefore a ValueError, as in JAX when a copy
+    cannot be avoided."""
     from .api import device_put
-    if not hasattr(external_array, "__dlpack__"):
-        raise TypeError(f"from_dlpack: {type(external_array).__name__} has no __dlpack__ method "
-                        "(DLPack capsules themselves are no longer accepted, as in JAX)")
-    if hasattr(external_array, "__dlpack_device__"):
-        kind, _ = external_array.__dlpack_device__()
-        if int(kind) != _CPU:
-            raise BufferError(f"from_dlpack: the array is on DLPack device type {int(kind)}; jaxc "
-                              "takes host (CPU) arrays only")
+    from .numpy._util import check_device
+    from .sharding import Sharding
+    check_device(device, "from_dlpack")
+    if isinstance(device, Sharding) and len(device.device_set) > 1:
+        raise ValueError("from_dlpack can only unpack a dlpack tensor onto a singular device, but a "
+                         f"Sharding with {len(device.device_set)} devices was provided.")
+    if not (hasattr(external_array, "__dlpack__") and hasattr(external_array, "__dlpack_device__")):
+        raise TypeError(f"from_dlpack: {type(external_array).__name__} has no __dlpack__ and "
+                        "__dlpack_device__ methods (DLPack capsules themselves are no longer accepted, "
+                        "as in JAX)")
+    kind, _ = external_array.__dlpack_device__()
+    if int(kind) != _CPU:
+        raise BufferError(f"from_dlpack: the array is on DLPack device type {int(kind)}; jaxc "
+                          "takes host (CPU) arrays only")
     if copy is False:
         raise ValueError("from_dlpack: jaxc always copies (copy=False cannot be honoured)")
     value = np.from_dlpack(external_array)

@@ -27,6 +27,7 @@ from ._functional import *  # noqa: F401,F403
 from ._numerics import *  # noqa: F401,F403
 from ._io import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
+from ._array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
 
 ndarray = Array
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma

@@ -21,7 +21,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import ArrayBase
 from ._util import broadcast_shapes, broadcast_to, canonicalize_axis, static_shape
-from ._util import asarray as _asarray, check_arraylike
+from ._util import asarray as _asarray, check_arraylike, check_device, place
 
 
 def _eager() -> bool:
@@ -112,10 +112,11 @@ def _host_leaf(x: Any) -> Any:
 
 
 def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = None,
-          ndmin: int = 0) -> Any:
+          ndmin: int = 0, *, device: Any = None) -> Any:
     """An array holding `object` (array, scalar, NumPy value, or nested
-    lists of them); `ndmin` adds leading axes. Arrays are immutable, so
-    `copy` never needs to copy data."""
+    lists of them) on `device` (a Device or a Sharding; by default where it
+    is); `ndmin` adds leading axes. Arrays are immutable, so `copy` never
+    needs to copy data."""
     if order not in (None, "K", "A", "C"):
         raise NotImplementedError(f"jnp.array: only C order is supported, got order={order!r}")
     dtype = _dtype_arg(dtype, "array")
@@ -132,18 +133,50 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     ndmin = _static_int(ndmin, "ndmin", "array")
     if out.ndim < ndmin:
         out = lax.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
-    return out
+    return place(out, device, "jnp.array")
 
 
-def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None) -> Any:
-    """`a` as an array, without copying an array that already has `dtype`."""
-    return array(a, dtype=dtype, copy=bool(copy), order=order)
+def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
+            device: Any = None) -> Any:
+    """`a` as an array (on `device` if given), without copying an array
+    that already has `dtype`. copy=False with host data bound for a GPU is
+    JAX's ValueError (a copy is needed)."""
+    if copy is False and not isinstance(a, ArrayBase) and _has_buffer(a):
+        platform = _platform(device, "jnp.asarray")
+        if platform != "cpu":
+            raise ValueError(f"jnp.asarray: cannot convert object of type {type(a)} to a jaxc Array on "
+                             f"platform={platform} with copy=False. Consider using copy=None or copy=True instead.")
+    return array(a, dtype=dtype, copy=bool(copy), order=order, device=device)
+
+
+def _platform(device: Any, fn: str) -> str:
+    """The platform of `device` (a Device, a Sharding, None: the default device)."""
+    from ..dispatch import default_device
+    from ..sharding import Sharding
+    device = check_device(device, fn) or default_device()
+    return next(iter(device.device_set)).platform if isinstance(device, Sharding) else device.platform
+
+
+def _has_buffer(x: Any) -> bool:
+    try:
+        memoryview(x)
+    except TypeError:
+        return False
+    return True
 
 
 def copy(a: Any, order: str | None = None) -> Any:
     """A new array with the contents of `a`."""
     check_arraylike("copy", a)
     return array(a, copy=True, order=order)
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+    """An array with the contents of `x`, any object with ``__dlpack__`` and
+    ``__dlpack_device__`` (a NumPy or jaxc array, a host torch tensor...),
+    on `device`: `jaxc.dlpack.from_dlpack`."""
+    from ..dlpack import from_dlpack as _from_dlpack
+    return _from_dlpack(x, device=device, copy=copy)
 
 
 # ---------------------------------------------------------------------------
@@ -155,9 +188,14 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: np.dtype, weak: bool) -> 
     return lax._with_weak(out, True) if weak and not out.weak_type else out
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of `shape` filled with `fill_value` (a scalar, or an array
-    broadcast to `shape`); the dtype is fill_value's unless given."""
+    broadcast to `shape`), on `device` if given; the dtype is fill_value's
+    unless given."""
+    return place(_full(shape, fill_value, dtype), device, "jnp.full")
+
+
+def _full(shape: Any, fill_value: Any, dtype: Any) -> Any:
     shape = static_shape(shape, "full")
     dtype = _dtype_arg(dtype, "full")
     check_arraylike("full", fill_value)
@@ -167,19 +205,22 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     return _filled(shape, fill_value, dtype or value_dtype, weak and dtype is None)
 
 
-def zeros(shape: Any, dtype: Any = None) -> Any:
+def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of zeros (default dtype float32)."""
-    return lax.full(static_shape(shape, "zeros"), 0, _dtype_arg(dtype, "zeros") or dtypes.default_float())
+    out = lax.full(static_shape(shape, "zeros"), 0, _dtype_arg(dtype, "zeros") or dtypes.default_float())
+    return place(out, device, "jnp.zeros")
 
 
-def ones(shape: Any, dtype: Any = None) -> Any:
+def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of ones (default dtype float32)."""
-    return lax.full(static_shape(shape, "ones"), 1, _dtype_arg(dtype, "ones") or dtypes.default_float())
+    out = lax.full(static_shape(shape, "ones"), 1, _dtype_arg(dtype, "ones") or dtypes.default_float())
+    return place(out, device, "jnp.ones")
 
 
-def empty(shape: Any, dtype: Any = None) -> Any:
+def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """Zeros: jaxc arrays are never uninitialized."""
-    return lax.full(static_shape(shape, "empty"), 0, _dtype_arg(dtype, "empty") or dtypes.default_float())
+    out = lax.full(static_shape(shape, "empty"), 0, _dtype_arg(dtype, "empty") or dtypes.default_float())
+    return place(out, device, "jnp.empty")
 
 
 def _like(a: Any, fn: str) -> tuple[tuple[int, ...], np.dtype, bool]:
@@ -191,10 +232,10 @@ def _like(a: Any, fn: str) -> tuple[tuple[int, ...], np.dtype, bool]:
     return np.shape(a), dtype, weak
 
 
-def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """`fill_value` in the shape and dtype of `a` (either may be overridden);
     keeps a's weak type when the dtype is not given."""
-    return _full_like(a, fill_value, dtype, shape, "full_like")
+    return place(_full_like(a, fill_value, dtype, shape, "full_like"), device, "jnp.full_like")
 
 
 def _full_like(a: Any, fill_value: Any, dtype: Any, shape: Any, fn: str) -> Any:
@@ -207,19 +248,19 @@ def _full_like(a: Any, fill_value: Any, dtype: Any, shape: Any, fn: str) -> Any:
     return _filled(shape, fill_value, dtype or a_dtype, a_weak and dtype is None)
 
 
-def zeros_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Zeros in the shape and dtype of `a`."""
-    return _full_like(a, 0, dtype, shape, "zeros_like")
+    return place(_full_like(a, 0, dtype, shape, "zeros_like"), device, "jnp.zeros_like")
 
 
-def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Ones in the shape and dtype of `a`."""
-    return _full_like(a, 1, dtype, shape, "ones_like")
+    return place(_full_like(a, 1, dtype, shape, "ones_like"), device, "jnp.ones_like")
 
 
-def empty_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+def empty_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """`zeros_like`: jaxc arrays are never uninitialized."""
-    return _full_like(a, 0, dtype, shape, "empty_like")
+    return place(_full_like(a, 0, dtype, shape, "empty_like"), device, "jnp.empty_like")
 
 
 # ---------------------------------------------------------------------------
@@ -239,10 +280,14 @@ def _static_scalar(x: Any, what: str, fn: str) -> Any:
     return x
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None) -> Any:
     """Evenly spaced values in [start, stop) (static arguments; one argument
-    is the stop). Ints give the default int, any float the default float,
-    unless `dtype` is given."""
+    is the stop), on `device` if given. Ints give the default int, any float
+    the default float, unless `dtype` is given."""
+    return place(_arange(start, stop, step, dtype), device, "jnp.arange")
+
+
+def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
     given = {what: _static_scalar(v, what, "arange")
              for what, v in (("start", start), ("stop", stop), ("step", step)) if v is not None}
     dtype = _dtype_arg(dtype, "arange") or dtypes.promote(*[_leaf_type(v, "arange") for v in given.values()])[0]
@@ -335,7 +380,7 @@ def _sample_count(num: Any, fn: str) -> int:
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
-             dtype: Any = None, axis: int = 0) -> Any:
+             dtype: Any = None, axis: int = 0, *, device: Any = None) -> Any:
     """`num` evenly spaced values from start to stop (inclusive unless not
     `endpoint`); array bounds broadcast and the samples run along `axis`.
     Integer dtypes take the floor, as NumPy does."""
@@ -346,7 +391,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
     if dtypes.is_int(dtype):
         out = ops.floor(out)
     out = _finish(ops, out, dtype)
-    return (out, _finish(ops, delta, compute)) if retstep else out
+    return place((out, _finish(ops, delta, compute)) if retstep else out, device, "jnp.linspace")
 
 
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
@@ -410,14 +455,15 @@ def _band_array(kind: str, n: int, m: int, k: int, dtype: np.dtype) -> Any:
     return lax.convert_element_type(mask, dtype)
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *, device: Any = None) -> Any:
     """Ones on the k-th diagonal of an N x M matrix, zeros elsewhere."""
     n = _static_int(N, "N", "eye")
     m = n if M is None else _static_int(M, "M", "eye")
     k = _static_int(k, "k", "eye")
     if n < 0 or m < 0:  # JAX's eye checks this itself: a ValueError (other shapes: TypeError)
         raise ValueError(f"jnp.eye: negative dimensions are not allowed, got {n} and {m}")
-    return _band_array("diagonal", n, m, k, _dtype_arg(dtype, "eye") or dtypes.default_float())
+    out = _band_array("diagonal", n, m, k, _dtype_arg(dtype, "eye") or dtypes.default_float())
+    return place(out, device, "jnp.eye")
 
 
 def identity(n: int, dtype: Any = None) -> Any:
@@ -580,6 +626,6 @@ def diag_indices_from(arr: Any) -> tuple[Any, ...]:
 
 
 __all__ = ["arange", "array", "asarray", "copy", "diag", "diag_indices", "diag_indices_from", "diagflat",
-           "empty", "empty_like", "eye", "full", "full_like", "geomspace", "identity", "indices",
-           "linspace", "logspace", "meshgrid", "ones", "ones_like", "tri", "tril", "tril_indices",
+           "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "geomspace", "identity",
+           "indices", "linspace", "logspace", "meshgrid", "ones", "ones_like", "tri", "tril", "tril_indices",
            "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "zeros", "zeros_like"]

@@ -25,11 +25,11 @@ class ScalarType:
         from ._util import asarray
         return asarray(x, self.dtype, fn=self.__name__, lists=True)  # jnp.float32([1, 2]) as in JAX
 
-    def __eq__(self, other: Any) -> bool:
-        try:
-            return self.dtype == np.dtype(other)
-        except TypeError:
-            return NotImplemented
+    def __eq__(self, other: Any) -> Any:
+        # As JAX's: equal to itself and to what its NumPy scalar type equals
+        # (np.float32, np.dtype('float32')), never to a string or None, and
+        # never raising (the Array API asks `==` against any object to work).
+        return self is other or self.dtype.type == other
 
     def __hash__(self) -> int:
         return hash(self.dtype)

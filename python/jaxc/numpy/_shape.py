@@ -18,7 +18,7 @@ from .. import core, dtypes, lax
 from ..core import ArrayBase
 from . import _indexing
 from ._util import (asarray, broadcast_shapes, broadcast_to as _broadcast_to, canonicalize_axes,
-                    canonicalize_axis, check_arraylike, promote_dtypes, static_shape)
+                    canonicalize_axis, check_arraylike, place, promote_dtypes, static_shape)
 
 __all__ = [
     "reshape", "ravel", "transpose", "matrix_transpose", "permute_dims", "swapaxes", "moveaxis",
@@ -875,8 +875,9 @@ def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
 
 def astype(x: Any, dtype: Any, copy: bool = False, device: Any = None) -> Any:
     """`x` converted to `dtype` (floats to ints truncate toward zero and
-    saturate, NaN to 0; to bool: x != 0); the result is strongly typed."""
-    return lax.convert_element_type(asarray(x, fn="astype"), dtype)
+    saturate, NaN to 0; to bool: x != 0); the result is strongly typed, on
+    `device` if given."""
+    return place(lax.convert_element_type(asarray(x, fn="astype"), dtype), device, "jnp.astype")
 
 
 def ndim(a: Any) -> int:

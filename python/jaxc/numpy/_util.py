@@ -247,3 +247,22 @@ def static_shape(shape: Any, fn: str) -> tuple[int, ...]:
         raise TypeError(f"jnp.{fn}: negative dimensions are not allowed, got {tuple(out)}")  # JAX's class
     return tuple(out)
 
+
+def place(x: Any, device: Any, fn: str) -> Any:
+    """`x` (an array or a pytree of them) put on `device`, a Device or a
+    Sharding, by `jaxc.device_put` (None: left where it is; a traced value
+    stays as it is)."""
+    if device is None:
+        return x
+    from ..api import device_put
+    return device_put(x, check_device(device, fn))
+
+
+def check_device(device: Any, fn: str) -> Any:
+    """`device` if it is None, a Device or a Sharding; else JAX's ValueError."""
+    from ..dispatch import Device
+    from ..sharding import Sharding
+    if device is not None and not isinstance(device, (Device, Sharding)):
+        raise ValueError(f"{fn}: device={device!r} must be a jaxc Device or a Sharding (see "
+                         "jaxc.devices(), jaxc.sharding)")
+    return device

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..lax._fft import FftType
-from ._util import asarray, canonicalize_axis
+from ._util import asarray, canonicalize_axis, place
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn",
            "fft2", "ifft2", "rfft2", "irfft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -242,13 +242,13 @@ def fftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> A
     """The sample frequencies of an n-point transform: [0, 1, ..., -1] / (d n)."""
     n = operator.index(n)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return _frequencies(k, n, d, dtype)
+    return place(_frequencies(k, n, d, dtype), device, "jnp.fft.fftfreq")
 
 
 def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """The sample frequencies of `rfft`: [0, 1, ..., n//2] / (d n)."""
     n = operator.index(n)
-    return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype)
+    return place(_frequencies(np.arange(0, n // 2 + 1), n, d, dtype), device, "jnp.fft.rfftfreq")
 
 
 def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any) -> Any:
