@@ -1,5 +1,5 @@
 """Non-symmetric eigenproblems (issue #17, lax/_eig.py): Hessenberg and
-complex Schur decompositions, eig/eigvals (the defining identities and
+real and complex Schur decompositions, eig/eigvals (the defining identities and
 NumPy's eigenvalues), their derivatives against finite differences, roots
 and poly, and the Schur-based functions of matrices against SciPy."""
 from __future__ import annotations
@@ -56,6 +56,9 @@ def test_hessenberg_and_schur(x64, n, dtype):
     assert_close(z @ t @ z.conj().T, a, rtol=1e-11, atol=1e-11)
     assert_close(z.conj().T @ z, np.eye(n), rtol=1e-12, atol=1e-12)
     assert np.all(np.tril(t, -1) == 0)
+    t, z = (np.asarray(x) for x in jsl.schur(a))  # the real form of a real matrix (more: test_lax_linalg_more.py)
+    assert t.dtype == a.dtype and np.all(np.tril(t, -2) == 0)
+    assert_close(z @ t @ z.conj().T, a, rtol=1e-11, atol=1e-11)
 
 
 @pytest.mark.parametrize("n", [1, 2, 4, 9])
@@ -149,8 +152,6 @@ def test_sqrtm_and_funm_against_scipy(x64):
 
 
 def test_errors():
-    with pytest.raises(NotImplementedError, match="complex Schur form only"):
-        jsl.schur(np.eye(3))
     with pytest.raises(ValueError, match="output must be 'real' or 'complex'"):
         jsl.schur(np.eye(3), output="quaternion")
     with pytest.raises(ValueError, match="jnp.linalg.eig: the argument must be a square matrix"):

@@ -4,6 +4,7 @@ as jaxc programs (fori_loop / while_loop over jnp ops).
 
     hessenberg(a)  -> (h, q)      a = q h q^H, h zero below the subdiagonal
     schur(a)       -> (t, z)      a = z t z^H, t upper triangular (complex)
+    schur_real(a)  -> (t, z)      a = z t z^T, t quasi upper triangular (real)
     eig(a)         -> (w, vl, vr) a vr = vr diag(w), vl^H a = diag(w) vl^H
 
 The Schur form comes from single-shift QR iterations on the Hessenberg
@@ -14,6 +15,9 @@ neighbours on the diagonal. Each step chases the bulge with Givens
 rotations that touch two rows and two columns (dynamic slices), so a step
 costs O(n^2) and the decomposition O(n^3). Eigenvectors of t come from one
 batched triangular solve per eigenvalue, then z; each is scaled to norm 1.
+The real Schur form (schur_real_single) is Francis's double-shift QR in
+real arithmetic instead: 3x3 reflectors chase the bulge, and 2x2 blocks of
+complex pairs are standardized as they deflate.
 """
 from __future__ import annotations
 
@@ -234,3 +238,150 @@ def _eig_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     dv = v @ (factors * rotated)
     dv = dv - v * jnp.real(jnp.sum(jnp.conj(v) * dv, axis=-2, keepdims=True)).astype(v.dtype)
     return (w, v), (jnp.diagonal(rotated, axis1=-2, axis2=-1), dv)
+
+
+# ------------------------------------------------------------ Schur (real)
+
+def _standardize(a: Any, b: Any, c: Any, d: Any) -> tuple[Any, Any, Any]:
+    """(cs, sn, real): the rotation G = [[cs, -sn], [sn, cs]] that brings the
+    real 2x2 block [[a, b], [c, d]] to LAPACK's standard form G^T M G (as
+    lanv2): upper triangular where its eigenvalues are real (`real`; G's
+    first column an eigenvector), else equal diagonal entries."""
+    p = (a - d) / 2
+    discriminant = p * p + b * c
+    real = (discriminant >= 0) | (b == 0) | (c == 0)
+    # real eigenvalues: the eigenvector (z, c) of d + z, z = p + sign(p) sqrt(disc)
+    z = p + jnp.where(p >= 0, 1, -1) * jnp.sqrt(jnp.maximum(discriminant, 0))
+    radius = jnp.sqrt(z * z + c * c)
+    safe = jnp.where(radius == 0, 1, radius)
+    cs_real = jnp.where((c == 0) | (radius == 0), 1, z / safe)
+    sn_real = jnp.where((c == 0) | (radius == 0), 0, c / safe)
+    # complex ones: the rotation by half the angle that makes the diagonal equal
+    sigma = b + c
+    tau = jnp.sqrt(sigma * sigma + (a - d) * (a - d))
+    cs_complex = jnp.sqrt((1 + jnp.abs(sigma) / jnp.where(tau == 0, 1, tau)) / 2)
+    sn_complex = jnp.where(tau == 0, 0, -(p / (jnp.where(tau == 0, 1, tau) * cs_complex))
+                           * jnp.where(sigma >= 0, 1, -1))
+    cs_complex = jnp.where(tau == 0, 1, cs_complex)
+    return jnp.where(real, cs_real, cs_complex), jnp.where(real, sn_real, sn_complex), real
+
+
+def _reflect_rows(t: Any, k: Any, v: Any, tau: Any) -> Any:
+    """Rows k, k+1, k+2 of t <- (I - tau v v^T) those rows."""
+    three = _ops.dynamic_slice(t, (k, 0), (3, t.shape[1]))
+    return _ops.dynamic_update_slice(t, three - tau * _outer(v, v @ three), (k, 0))
+
+
+def _reflect_columns(t: Any, k: Any, v: Any, tau: Any) -> Any:
+    """Columns k, k+1, k+2 of t <- those columns (I - tau v v^T)."""
+    three = _ops.dynamic_slice(t, (0, k), (t.shape[0], 3))
+    return _ops.dynamic_update_slice(t, three - tau * _outer(three @ v, v), (0, k))
+
+
+def schur_real_single(a: Any) -> tuple[Any, Any]:
+    """(t, z): the real Schur form of one real square matrix, a = z t z^T,
+    t quasi upper triangular: 1x1 blocks for real eigenvalues, standardized
+    2x2 blocks (equal diagonal, off-diagonal of opposite signs) for complex
+    pairs. Francis double-shift QR on the Hessenberg form: 3x3 reflectors
+    chase the bulge through the unreduced block that ends at row m; the
+    block deflates when a subdiagonal falls below eps times its diagonal
+    neighbours (a 2x2 block is standardized as it deflates); exceptional
+    shifts after 10 steps without deflation. The matrices carry one extra
+    zero row and column so that every 3-row window is in range."""
+    n = a.shape[-1]
+    dtype = a.dtype
+    if n < 2:
+        return a, jnp.eye(n, dtype=dtype)
+    h, q = hessenberg_single(a)
+    size = n + 1
+    t, z = jnp.pad(h, ((0, 1), (0, 1))), jnp.pad(q, ((0, 1), (0, 1)))
+    eps = float(np.finfo(dtype).eps)
+    rows = jnp.arange(size)
+    sub_index = jnp.arange(1, size)
+    one = jnp.ones((), dtype)
+
+    def negligible(t: Any) -> Any:
+        """Per i in 1..n: |t[i, i-1]| is below eps (|t[i, i]| + |t[i-1, i-1]|)."""
+        diagonal = jnp.abs(jnp.diagonal(t))
+        scale = diagonal[1:] + diagonal[:-1]
+        scale = jnp.where(scale == 0, jnp.max(jnp.abs(t)), scale)
+        return jnp.abs(jnp.diagonal(t, offset=-1)) <= eps * scale
+
+    def reflector(x: Any, y: Any, w: Any) -> tuple[Any, Any]:
+        """(v, tau): (I - tau v v^T) (x, y, w) = (beta, 0, 0), v = (1, ., .)."""
+        norm = jnp.sqrt(x * x + y * y + w * w)
+        beta = jnp.where(x >= 0, -norm, norm)
+        trivial = (y == 0) & (w == 0)
+        scale = jnp.where(trivial, 0, 1 / jnp.where(trivial, 1, x - beta))
+        tau = jnp.where(trivial, 0, (beta - x) / jnp.where(trivial, 1, beta))
+        return jnp.stack([one, y * scale, w * scale]), tau
+
+    def step(carry: tuple[Any, Any, Any, Any, Any]) -> tuple[Any, Any, Any, Any, Any]:
+        t, z, m, stall, iters = carry
+        small = negligible(t)
+        # small subdiagonals and what the bulge left below them become exact zeros
+        cleared = (rows[:, None] > rows[None, :] + 1) | (
+            (rows[:, None] == rows[None, :] + 1) & jnp.concatenate([jnp.zeros(1, bool), small])[:, None])
+        t = jnp.where(cleared, jnp.zeros((), dtype), t)
+        low = jnp.max(jnp.where(small & (sub_index <= m), sub_index, 0))  # the block's top row
+        top = jnp.maximum(m - 1, 0)
+        a11, a12, a21, a22 = _entry(t, top, top), _entry(t, top, m), _entry(t, m, top), _entry(t, m, m)
+        # a 2x2 block deflates, standardized by a rotation of rows and columns m-1, m
+        pair = low == m - 1
+        cs, sn, real = _standardize(a11, a12, a21, a22)
+        cs, sn = jnp.where(pair, cs, one), jnp.where(pair, sn, 0)
+        rotated = _rotate_columns(_rotate_rows(t, top, cs, sn), top, cs, sn)  # G^T t G
+        mean = (_entry(rotated, top, top) + _entry(rotated, m, m)) / 2
+        fixed = jnp.where(real, _ops.dynamic_update_slice(rotated, jnp.zeros((1, 1), dtype), (m, top)),
+                          _ops.dynamic_update_slice(_ops.dynamic_update_slice(rotated, mean[None, None], (top, top)),
+                                                    mean[None, None], (m, m)))
+        t = jnp.where(pair, fixed, t)
+        z = _rotate_columns(z, top, cs, sn)
+        # a larger block takes a double-shift step: shifts the eigenvalues of its last 2x2 (or exceptional ones)
+        exceptional = stall % 11 == 10
+        s_ex = jnp.abs(a21) + jnp.abs(_entry(t, top, jnp.maximum(m - 2, 0)))
+        h11 = jnp.where(exceptional, 0.75 * s_ex + a22, a11)
+        h22 = jnp.where(exceptional, h11, a22)
+        h12 = jnp.where(exceptional, -0.4375 * s_ex, a12)
+        h21 = jnp.where(exceptional, s_ex, a21)
+        trace, determinant = h11 + h22, h11 * h22 - h12 * h21
+        sweep = low < m - 1
+
+        def chase(k: Any, tz: tuple[Any, Any]) -> tuple[Any, Any]:
+            t, z = tz
+            first = k == low
+            l0 = jnp.maximum(k - 1, 0)
+            t00, t01, t10 = _entry(t, k, k), _entry(t, k, k + 1), _entry(t, k + 1, k)
+            x = jnp.where(first, t00 * t00 + t01 * t10 - trace * t00 + determinant, _entry(t, k, l0))
+            y = jnp.where(first, t10 * (t00 + _entry(t, k + 1, k + 1) - trace), _entry(t, k + 1, l0))
+            w = jnp.where(first, t10 * _entry(t, k + 2, k + 1), _entry(t, k + 2, l0))
+            w = jnp.where(k + 2 <= m, w, 0)  # the last reflector has two rows
+            v, tau = reflector(x, y, w)
+            tau = jnp.where(sweep & (k >= low) & (k < m), tau, 0)
+            return _reflect_columns(_reflect_rows(t, k, v, tau), k, v, tau), _reflect_columns(z, k, v, tau)
+
+        t, z = fori_loop(0, n - 1, chase, (t, z))
+        deflated = jnp.where(low == m, 1, jnp.where(pair, 2, 0))
+        return t, z, m - deflated, jnp.where(deflated > 0, 0, stall + 1), iters + 1
+
+    def unfinished(carry: tuple[Any, Any, Any, Any, Any]) -> Any:
+        _, _, m, _, iters = carry
+        return (m > 0) & (iters < 30 * max(10, n))
+
+    start = (t, z, jnp.asarray(n - 1, dtypes.canonicalize(np.int32)), jnp.int32(0), jnp.int32(0))
+    t, z, _, _, _ = while_loop(unfinished, step, start)
+    t, z = t[:n, :n], z[:n, :n]
+    rows = jnp.arange(n)
+    return jnp.where(rows[:, None] > rows[None, :] + 1, jnp.zeros((), dtype), t), z
+
+
+def schur_batched(a: Any) -> tuple[Any, Any]:
+    """(t, z) of square matrices (..., n, n): the real Schur form of real
+    ones, the complex one of complex ones."""
+    single = schur_single if jnp.iscomplexobj(a) else schur_real_single
+    if a.ndim == 2:
+        return single(a)
+    from .._batching import vmap
+    flat = a.reshape((-1,) + a.shape[-2:])
+    t, z = vmap(single)(flat)
+    return t.reshape(a.shape), z.reshape(a.shape)

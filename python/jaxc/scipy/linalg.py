@@ -1,5 +1,6 @@
-"""`jaxc.scipy.linalg`: the LU, Cholesky, triangular-solve, QR, SVD,
-polar and symmetric-eigenvalue part of `jax.scipy.linalg` (SciPy's
+"""`jaxc.scipy.linalg`: the LU, Cholesky, triangular-solve, QR (and
+qr_multiply), SVD, polar, symmetric-eigenvalue and Schur (schur, rsf2csf,
+solve_sylvester, sqrtm, funm) part of `jax.scipy.linalg` (SciPy's
 signatures, JAX's behaviour) on the programs of `jaxc.lax.linalg`; expm
 (scaling and squaring of a Pade approximant) and the special matrices
 (_special_matrices.py).
@@ -10,12 +11,14 @@ signatures, JAX's behaviour) on the programs of `jaxc.lax.linalg`; expm
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
+from .. import dtypes
 from .. import numpy as jnp
-from .._autodiff import jvp
+from .._autodiff import custom_jvp, jvp
 from .. import lax
 from ..lax import fori_loop, linalg as lax_linalg
 from ..numpy import linalg as np_linalg
@@ -26,8 +29,8 @@ from ._special_matrices import (block_diag, circulant, companion, convolution_ma
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix",
            "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",
            "hankel", "helmert", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
-           "pascal", "polar", "qr", "solve", "solve_triangular", "svd", "toeplitz", "hessenberg", "schur", "sqrtm",
-           "funm"]
+           "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "solve", "solve_sylvester", "solve_triangular", "svd",
+           "toeplitz", "hessenberg", "schur", "sqrtm", "funm"]
 
 _TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}  # C: the conjugate transpose
 
@@ -194,6 +197,132 @@ def qr(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full",
     return (r,) if mode == "r" else (q, r)
 
 
+def qr_multiply(a: Any, c: Any, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False) -> tuple[Any, ...]:
+    """(Q c, R) (`mode` 'left') or (c Q, R) ('right') with Q (m x k) and R
+    (k x n) the economic QR of a (..., m, n), k = min(m, n), without forming
+    Q (lax.linalg.ormqr on LAPACK's packed QR); conj(Q) with `conjugate`.
+    `c`: (..., k, p) for 'left', (..., p, m) for 'right', or 1-d (a column,
+    or a row; the result is then 1-d). With `pivoting` (column pivoting,
+    as LAPACK's geqp3), also the column order P (int32): a[..., P] = Q R.
+    Batch dims broadcast."""
+    del overwrite_a, overwrite_c
+    if mode not in ("right", "left"):
+        raise ValueError(f"jax.scipy.linalg.qr_multiply: mode must be 'right' or 'left', got {mode!r}")
+    a, c = promote_dtypes_inexact("scipy.linalg.qr_multiply", a, c)
+    if a.ndim < 2 or c.ndim < 1:
+        raise ValueError(f"jax.scipy.linalg.qr_multiply: a must be a matrix (or a batch) and c at least 1-d, got "
+                         f"shapes {a.shape} and {c.shape}")
+    left = mode == "left"
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    vector = c.ndim == 1
+    if vector:
+        c = c[:, None] if left else c[None, :]
+    if (c.shape[-2] if left else c.shape[-1]) != (k if left else m):
+        side = f"Q @ c: Q has {k} columns, but c has {c.shape[-2]} rows" if left else \
+            f"c @ Q: Q has {m} rows, but c has {c.shape[-1]} columns"
+        raise ValueError(f"jax.scipy.linalg.qr_multiply: shapes are not compatible for {side} (a: {a.shape})")
+    batch = np.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+    a = jnp.broadcast_to(a, (*batch, m, n))
+    c = jnp.broadcast_to(c, (*batch, *c.shape[-2:]))
+    packed, taus, r, permutation = lax_linalg._geqrf(a, pivoting)
+    c = jnp.conj(c) if conjugate else c  # conj(Q) c = conj(Q conj(c))
+    if left:  # Q (m x k) c = Q_full [c; 0]
+        padding = [(0, 0)] * len(batch) + [(0, m - k), (0, 0)]
+        result = lax_linalg.ormqr(packed, taus, jnp.pad(c, padding), left=True)
+    else:
+        result = lax_linalg.ormqr(packed, taus, c, left=False)[..., :k]
+    result = jnp.conj(result) if conjugate else result
+    if vector:
+        result = result[..., 0] if left else result[..., 0, :]
+    r = r[..., :k, :]
+    return (result, r, permutation) if pivoting else (result, r)
+
+
+def solve_sylvester(A: Any, B: Any, C: Any, *, method: str = "schur", tol: float = 1e-8) -> Any:
+    """X with A X + X B = C for A (..., m, m), B (..., n, n), C (..., m, n)
+    (batch dims broadcast). `method` "schur" (Bartels-Stewart: the complex
+    Schur forms A = U R U^H and B = V S V^H turn it into R Y + Y S = U^H C V,
+    solved column by column with triangular solves, X = U Y V^H) or
+    "eigen" (the eigendecompositions: Y_ij = F_ij / (a_i + b_j)). NaNs
+    where some eigenvalues of A and B sum to less than `tol` in modulus.
+    Real when C is. Differentiable in A, B and C (dX solves the equation
+    with dC - dA X - X dB)."""
+    A, B, C = promote_dtypes_inexact("scipy.linalg.solve_sylvester", A, B, C)
+    if A.ndim < 2 or B.ndim < 2 or C.ndim < 2:
+        raise ValueError(f"jax.scipy.linalg.solve_sylvester: A, B and C must be matrices (or batches), got shapes "
+                         f"{A.shape}, {B.shape} and {C.shape}")
+    m, n = C.shape[-2:]
+    if A.shape[-2:] != (m, m) or B.shape[-2:] != (n, n):
+        raise ValueError(f"jax.scipy.linalg.solve_sylvester: incompatible shapes for Sylvester equation:\nA: "
+                         f"{A.shape}\nB: {B.shape}\nC: {C.shape}")
+    if method not in ("schur", "eigen"):
+        raise ValueError(f"jax.scipy.linalg.solve_sylvester: unrecognized method {method!r}; the two valid methods "
+                         "are 'schur' and 'eigen'")
+    solve_one = functools.partial(_sylvester, method, float(tol))
+    return jnp.vectorize(solve_one, signature="(m,m),(n,n),(m,n)->(m,n)")(A, B, C)
+
+
+def _sylvester_factors(method: str, a: Any, b: Any) -> tuple[Any, ...]:
+    """What solving A X + X B = F takes for any F: Schur forms (u, r, v, s)
+    or eigendecompositions (ua, wa, ub, wb), complex."""
+    if method == "schur":
+        complex_dtype = dtypes.complex_dtype(a.dtype)
+        r, u = lax_linalg.schur(a.astype(complex_dtype))
+        s, v = lax_linalg.schur(b.astype(complex_dtype))
+        return u, r, v, s
+    wa, ua = np_linalg.eig(a)
+    wb, ub = np_linalg.eig(b)
+    return ua, wa, ub, wb
+
+
+def _sylvester_apply(method: str, factors: tuple[Any, ...], f: Any) -> Any:
+    """X with A X + X B = f from _sylvester_factors (complex)."""
+    if method == "eigen":
+        ua, wa, ub, wb = factors
+        y = np_linalg.solve(ua, f.astype(ua.dtype) @ ub) / (wa[:, None] + wb[None, :])
+        return ua @ y @ np_linalg.inv(ub)
+    u, r, v, s = factors
+    m, n = f.shape
+    g = jnp.conj(u.T) @ f.astype(u.dtype) @ v
+    columns = jnp.arange(n)
+    eye = jnp.eye(m, dtype=r.dtype)
+
+    def column(j: Any, y: Any) -> Any:  # (R + s_jj I) y_j = g_j - sum_{k < j} s_kj y_k
+        s_j = lax.dynamic_index_in_dim(s, j, axis=1, keepdims=False)
+        rhs = lax.dynamic_index_in_dim(g, j, axis=1, keepdims=False) - y @ jnp.where(columns < j, s_j, 0)
+        s_jj = jnp.sum(jnp.where(columns == j, s_j, 0))
+        y_j = lax_linalg.triangular_solve(r + s_jj * eye, rhs[:, None], left_side=True, lower=False)[:, 0]
+        return jnp.where(columns[None, :] == j, y_j[:, None], y)
+
+    y = fori_loop(0, n, column, jnp.zeros_like(g)) if n else g
+    return u @ y @ jnp.conj(v.T)
+
+
+def _sylvester_result(method: str, factors: tuple[Any, ...], f: Any, tol: float) -> Any:
+    x = _sylvester_apply(method, factors, f)
+    x = x if jnp.iscomplexobj(f) else jnp.real(x)
+    wa, wb = (jnp.diagonal(factors[1]), jnp.diagonal(factors[3])) if method == "schur" else \
+        (factors[1], factors[3])
+    singular = jnp.any(jnp.abs(wa[:, None] + wb[None, :]) < tol)
+    return jnp.where(singular, jnp.nan, x).astype(f.dtype)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0, 1))
+def _sylvester(method: str, tol: float, a: Any, b: Any, c: Any) -> Any:
+    return _sylvester_result(method, _sylvester_factors(method, a, b), c, tol)
+
+
+@_sylvester.defjvp
+def _sylvester_jvp(method: str, tol: float, primals: tuple[Any, Any, Any],
+                   tangents: tuple[Any, Any, Any]) -> tuple[Any, Any]:
+    (a, b, c), (da, db, dc) = primals, tangents
+    factors = _sylvester_factors(method, a, b)
+    x = _sylvester_result(method, factors, c, tol)
+    return x, _sylvester_result(method, factors, dc - da @ x - x @ db, tol)
+
+
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
         check_finite: bool = True, lapack_driver: str = "gesdd") -> Any:
     """(u, s, vh) with a = u diag(s) vh, or s with `compute_uv=False`
@@ -324,20 +453,77 @@ def hessenberg(a: Any, *, calc_q: bool = False, overwrite_a: bool = False,
 
 
 def schur(a: Any, output: str = "real") -> tuple[Any, Any]:
-    """(t, z) with a = z t z^H, t upper triangular and z unitary, for
-    `output="complex"` (and for complex input). The real Schur form
-    (`output="real"` of a real matrix: 2x2 blocks for complex pairs) is not
-    implemented: NotImplementedError."""
-    from ..lax._eig import schur_single
+    """(t, z) with a = z t z^H, z unitary, for square (..., n, n) matrices:
+    the real Schur form of a real matrix with `output="real"` (t quasi upper
+    triangular: standardized 2x2 blocks for complex pairs), else the
+    complex one (t upper triangular), as lax.linalg.schur."""
     if output not in ("real", "complex", "r", "c"):
         raise ValueError(f"jax.scipy.linalg.schur: output must be 'real' or 'complex', got {output!r}")
     a = _square("schur", a)
-    if a.ndim != 2:
-        raise ValueError(f"jax.scipy.linalg.schur: expected a 2-d matrix, got shape {a.shape}")
-    if output in ("real", "r") and not jnp.iscomplexobj(a):
-        raise NotImplementedError("jax.scipy.linalg.schur(output='real'): jaxc computes the complex Schur "
-                                  "form only (pass output='complex')")
-    return schur_single(a)
+    if output in ("complex", "c"):
+        a = a.astype(dtypes.complex_dtype(a.dtype))
+    t, z = lax_linalg.schur(a)
+    return t, z
+
+
+def rsf2csf(T: Any, Z: Any, check_finite: bool = True) -> tuple[Any, Any]:
+    """The complex Schur form (t, z) from a real one (T, Z), as SciPy's:
+    from the bottom, each 2x2 block (|T[m, m-1]| above eps (|T[m-1, m-1]| +
+    |T[m, m]|)) is made triangular by the rotation G = [[conj(c), s], [-s, c]],
+    (c, s) = (mu - T[m, m], T[m, m-1]) / r, mu the block's eigenvalue with
+    the principal square root (the one of positive imaginary part goes on
+    top): T <- G T G^H, Z <- Z G^H. Batch dims broadcast."""
+    del check_finite
+    t, z = jnp.asarray(T), jnp.asarray(Z)
+    for name, x in (("T", t), ("Z", z)):
+        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+            raise ValueError(f"jax.scipy.linalg.rsf2csf: input {name!r} must be square, got shape {x.shape}")
+    if t.shape[-1] != z.shape[-1]:
+        raise ValueError(f"jax.scipy.linalg.rsf2csf: input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
+    (t, z) = promote_dtypes_inexact("scipy.linalg.rsf2csf", t, z)
+    dtype = dtypes.complex_dtype(t.dtype)
+    return jnp.vectorize(_rsf2csf, signature="(n,n),(n,n)->(n,n),(n,n)")(t.astype(dtype), z.astype(dtype))
+
+
+def _principal_sqrt(w: Any) -> Any:
+    """The square root of complex w with real part >= 0, and imaginary part
+    >= 0 where that is 0 (sqrt(-4) = 2j whatever the sign of w's zero)."""
+    x, y = jnp.real(w), jnp.imag(w)
+    modulus = jnp.abs(w)
+    real = jnp.sqrt(jnp.maximum(modulus + x, 0) / 2)
+    imaginary = jnp.where(y < 0, -1, 1) * jnp.sqrt(jnp.maximum(modulus - x, 0) / 2)
+    return lax.complex(real, imaginary)
+
+
+def _rsf2csf(t: Any, z: Any) -> tuple[Any, Any]:
+    n = t.shape[-1]
+    eps = float(np.finfo(t.dtype).eps)
+    rows = jnp.arange(n)
+
+    def entry(x: Any, i: Any, j: Any) -> Any:
+        return lax.dynamic_slice(x, (i, j), (1, 1))[0, 0]
+
+    def step(s: Any, tz: tuple[Any, Any]) -> tuple[Any, Any]:
+        t, z = tz
+        m = n - 1 - s
+        a11, a12, a21, a22 = entry(t, m - 1, m - 1), entry(t, m - 1, m), entry(t, m, m - 1), entry(t, m, m)
+        couples = jnp.abs(a21) > eps * (jnp.abs(a11) + jnp.abs(a22))
+        half = (a11 - a22) / 2
+        mu = half + _principal_sqrt(half * half + a12 * a21)  # the eigenvalue (a11 + a22) / 2 + root, less a22
+        r = jnp.sqrt(jnp.abs(mu) ** 2 + jnp.abs(a21) ** 2).astype(t.dtype)
+        r = jnp.where(couples, r, 1)
+        c, s = jnp.where(couples, mu / r, 1), jnp.where(couples, a21 / r, 0)
+        g = jnp.stack([jnp.stack([jnp.conj(c), s]), jnp.stack([-s, c])])
+        two_rows = lax.dynamic_slice(t, (m - 1, 0), (2, n))
+        t = lax.dynamic_update_slice(t, jnp.where(rows >= m - 1, g @ two_rows, two_rows), (m - 1, 0))
+        two_columns = lax.dynamic_slice(t, (0, m - 1), (n, 2))
+        rotated = jnp.where(rows[:, None] <= m, two_columns @ jnp.conj(g.T), two_columns)
+        t = lax.dynamic_update_slice(t, rotated, (0, m - 1))
+        z = lax.dynamic_update_slice(z, lax.dynamic_slice(z, (0, m - 1), (n, 2)) @ jnp.conj(g.T), (0, m - 1))
+        t = jnp.where((rows[:, None] == m) & (rows[None, :] == m - 1), 0, t)
+        return t, z
+
+    return fori_loop(0, n - 1, step, (t, z)) if n > 1 else (t, z)
 
 
 def _upper_triangular_columns(t: Any, column: Any) -> Any:
