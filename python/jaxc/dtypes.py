@@ -122,7 +122,7 @@ def canonicalize(dtype: Any) -> np.dtype:
     elif dtype is complex:
         dtype = complex128 if x64_enabled() else complex64
     try:
-        result = np.dtype(dtype if isinstance(dtype, (type, str)) else getattr(dtype, "dtype", dtype))
+        result = _named(dtype)
     except TypeError:
         raise TypeError(f"{dtype!r} is not a dtype") from None
     if result not in _ELEMENT_TYPES:
@@ -286,9 +286,11 @@ class prng_key:  # noqa: N801 (JAX's name)
     `jax.dtypes.prng_key`: `issubdtype(key.dtype, prng_key)` is True."""
 
 
-def issubdtype(dtype: Any, category: Any) -> bool:
-    """`jnp.issubdtype` for the categories floating, integer, signedinteger,
-    unsignedinteger, bool_, number, inexact, and prng_key."""
+def issubdtype(arg1: Any, arg2: Any) -> bool:
+    """`jnp.issubdtype`: whether dtype `arg1` is in category `arg2`
+    (floating, integer, signedinteger, unsignedinteger, bool_, number,
+    inexact, prng_key, or a dtype)."""
+    dtype, category = arg1, arg2
     if getattr(dtype, "_is_prng_key", False):
         return category is prng_key or getattr(category, "_is_prng_key", False)
     if category is prng_key:
@@ -299,12 +301,21 @@ def issubdtype(dtype: Any, category: Any) -> bool:
     return np.issubdtype(dtype, category)
 
 
-def finfo(dtype: Any):
-    dtype = canonicalize(dtype)
+def finfo(dtype: Any, canonical: bool = True):
+    """Machine limits of a floating (or complex: its parts') dtype: the dtype
+    jaxc computes with (`canonicalize`), or with canonical=False the dtype
+    named, as `jnp.finfo` (JAX's finfo(float64) is float64's without x64 too)."""
+    dtype = canonicalize(dtype) if canonical else _named(dtype)
     if bfloat16 is not None and dtype == bfloat16:
         return _ml_dtypes.finfo(dtype)
     return np.finfo(dtype)
 
 
-def iinfo(dtype: Any):
-    return np.iinfo(canonicalize(dtype))
+def iinfo(dtype: Any, canonical: bool = True):
+    """Machine limits of an integer dtype (`canonical` as in `finfo`)."""
+    return np.iinfo(canonicalize(dtype) if canonical else _named(dtype))
+
+
+def _named(dtype: Any) -> np.dtype:
+    """The NumPy dtype `dtype` names (a dtype, name, type or jnp scalar type), not canonicalized."""
+    return np.dtype(dtype if isinstance(dtype, (type, str)) else getattr(dtype, "dtype", dtype))

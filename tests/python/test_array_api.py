@@ -510,3 +510,33 @@ def test_scalar_type_equals_its_numpy_type_and_dtype():
     jax = pytest.importorskip("jax")
     for other in ["float32", None, np.float32, np.dtype("float32"), jax.numpy.float32]:
         assert (jnp.float32 == other) == (jax.numpy.float32 == other), other
+
+
+# -- finfo / iinfo: of the dtype named, not the one x64 would compute with -------
+
+@pytest.mark.parametrize("name,bits", [("float16", 16), ("bfloat16", 16), ("float32", 32), ("float64", 64),
+                                       ("complex64", 32), ("complex128", 64)])
+def test_finfo_describes_the_dtype_named_even_without_x64(name, bits):
+    info = jnp.finfo(getattr(jnp, name))
+    assert info.bits == bits and jnp.finfo(name).bits == bits
+    if name != "bfloat16":
+        assert info.max == np.finfo(name).max and info.eps == np.finfo(name).eps
+
+
+@pytest.mark.parametrize("name", ["int8", "uint8", "int16", "int32", "uint32", "int64", "uint64"])
+def test_iinfo_describes_the_dtype_named_even_without_x64(name):
+    info = jnp.iinfo(getattr(jnp, name))
+    assert (info.min, info.max, info.bits) == (np.iinfo(name).min, np.iinfo(name).max, np.iinfo(name).bits)
+
+
+def test_finfo_iinfo_of_python_types_and_wrong_kinds_as_jax():
+    assert jnp.finfo(float).bits == 64 and jnp.iinfo(int).bits == 64
+    with pytest.raises(ValueError):
+        jnp.finfo(jnp.int32)
+    with pytest.raises(ValueError):
+        jnp.iinfo(jnp.float32)
+    jax = pytest.importorskip("jax")
+    for dtype in [float, int, "float64", np.int64]:
+        info = jnp.finfo if dtype in (float, "float64") else jnp.iinfo
+        reference = jax.numpy.finfo if info is jnp.finfo else jax.numpy.iinfo
+        assert info(dtype).bits == reference(dtype).bits and info(dtype).max == reference(dtype).max

@@ -10,7 +10,7 @@ Python scalars are weakly typed; arrays are immutable (``x.at[i].set(v)``).
 import numpy as _np
 
 from ..array import Array
-from ..dtypes import finfo, iinfo, issubdtype, promote_types, result_type  # noqa: F401
+from ..dtypes import issubdtype, promote_types, result_type  # noqa: F401
 from ._scalar_types import SCALAR_TYPES as _SCALAR_TYPES
 from ._util import asarray, broadcast_shapes as _broadcast_shapes  # noqa: F401
 from ._creation import *  # noqa: F401,F403
@@ -27,7 +27,7 @@ from ._functional import *  # noqa: F401,F403
 from ._numerics import *  # noqa: F401,F403
 from ._io import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
-from ._array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
+from ._array_api import __array_api_version__, __array_namespace_info__, finfo, iinfo  # noqa: F401
 
 ndarray = Array
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma

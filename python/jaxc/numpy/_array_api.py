@@ -82,3 +82,16 @@ class ArrayNamespaceInfo:
             names = _KINDS[kind]
         x64 = dtypes.x64_enabled()
         return {name: np.dtype(name) for name in names if x64 or name not in _64_BIT}
+
+
+def finfo(dtype: Any):
+    """Machine limits of the floating dtype named, as JAX's `jnp.finfo`
+    (`jnp.finfo(jnp.float64)` is float64's even without x64, as the Array
+    API's data-type functions expect)."""
+    return dtypes.finfo(dtype, canonical=False)
+
+
+def iinfo(int_type: Any):
+    """Machine limits of the integer dtype named (`jnp.iinfo(jnp.int64)` is
+    int64's even without x64), as JAX's."""
+    return dtypes.iinfo(int_type, canonical=False)
