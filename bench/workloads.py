@@ -507,7 +507,8 @@ def fft_rows(rows: int, n: int) -> Workload:
 def rfft2(rows: int, cols: int) -> Workload:
     """jnp.fft.rfft2 of a float32 image and back (irfft2)."""
     return Workload(
-        name=f"rfft2+irfft2 {rows}x{cols}", make_inputs=lambda rng: [rng.standard_normal((rows, cols)).astype(np.float32)],
+        name=f"rfft2+irfft2 {rows}x{cols}",
+        make_inputs=lambda rng: [rng.standard_normal((rows, cols)).astype(np.float32)],
         frontend=lambda jx, jnp: lambda x: jnp.fft.irfft2(jnp.fft.rfft2(x) * 0.5, (rows, cols)),
         numpy=lambda x: np.fft.irfft2(np.fft.rfft2(x) * 0.5, (rows, cols)).astype(np.float32),
         jax=lambda jax, jnp: lambda x: jnp.fft.irfft2(jnp.fft.rfft2(x) * 0.5, (rows, cols)),

@@ -126,7 +126,8 @@ def derivatives() -> None:
 
     w, x = jnp.ones((3, 2)) * 0.1, jnp.arange(12.0).reshape(4, 3) / 10
     value, dw = jax.jit(jax.value_and_grad(loss))(w, x)
-    print("value_and_grad of a tiny tanh layer:", round(float(value), 6), [[round(float(v), 6) for v in row] for row in np.asarray(dw)])
+    print("value_and_grad of a tiny tanh layer:", round(float(value), 6),
+          [[round(float(v), 6) for v in row] for row in np.asarray(dw)])
     text = str(jax.make_ir(jax.grad(f))(2.0))
     print("the request, before expansion:")
     print("\n".join(line for line in text.splitlines() if "jaxc.vjp" in line))

@@ -9,12 +9,14 @@ O(N^2) work and memory for what is N disjoint writes. Here each `add` of a
 zero pad to a value known to be zero on the pad's block writes the block
 into that value instead:
 
-    %a = jaxc.pad %ga, %zero, low = [0, 0], high = [2, 0], interior = [0, 0] : (tensor<1x8xf32>, tensor<f32>) -> tensor<3x8xf32>
+    %a = jaxc.pad %ga, %zero, low = [0, 0], high = [2, 0], interior = [0, 0]
+           : (tensor<1x8xf32>, tensor<f32>) -> tensor<3x8xf32>
     %b = jaxc.pad %gb, %zero, low = [1, 0], high = [1, 0], interior = [0, 0] : ...
     %s = jaxc.add %a, %b : tensor<3x8xf32>
   ->
     %a = jaxc.pad %ga, %zero, low = [0, 0], high = [2, 0], interior = [0, 0] : ...
-    %s = jaxc.dynamic_update_slice %a, %gb[%c1, %c0] : (tensor<3x8xf32>, tensor<1x8xf32>, tensor<i32>, tensor<i32>) -> tensor<3x8xf32>
+    %s = jaxc.dynamic_update_slice %a, %gb[%c1, %c0]
+           : (tensor<3x8xf32>, tensor<1x8xf32>, tensor<i32>, tensor<i32>) -> tensor<3x8xf32>
 
 Where a value is known to be zero: outside the block of a pad of zero
 (edge padding >= 0, no interior padding), outside the blocks that updates

@@ -30,7 +30,8 @@ from .autodiff.ir_util import ops_named
 from .registry import register_pass
 
 
-@register_pass("jaxc-unshare-fills", "give each user of a tensor linalg.fill its own fill (no copies after bufferization)")
+@register_pass("jaxc-unshare-fills",
+               "give each user of a tensor linalg.fill its own fill (no copies after bufferization)")
 def unshare_fills(op: ir.Operation, pass_: ExternalPass) -> None:
     """Unshare every tensor fill under `op`."""
     for fill in ops_named(op, ("linalg.fill",)):

@@ -95,7 +95,7 @@ def _slice_transpose(op, xs, ys, cts):
 
 
 def _pad_transpose(op, xs, ys, cts):
-    x, ct = xs[0], cts[0]
+    ct = cts[0]
     low, high, interior = ints(op, "edge_padding_low"), ints(op, "edge_padding_high"), ints(op, "interior_padding")
     unpadded = lax.pad(ct, lax.full((), 0, ct.dtype), [(-lo, -hi, 0) for lo, hi in zip(low, high)])
     ct_x = lax.slice(unpadded, [0] * ct.ndim, unpadded.shape, [i + 1 for i in interior])
@@ -120,7 +120,7 @@ def _dynamic_slice_transpose(op, xs, ys, cts):
 
 
 def _dynamic_update_slice_transpose(op, xs, ys, cts):
-    x, update, starts = xs[0], xs[1], xs[2:]
+    update, starts = xs[1], xs[2:]
     ct = cts[0]
     return [lax.dynamic_update_slice(ct, _zeros(update), starts),
             lax.dynamic_slice(ct, starts, update.shape)] + [None] * len(starts)

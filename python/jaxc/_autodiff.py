@@ -779,8 +779,8 @@ def _jacobian_blocks(seed_avals: Sequence[ShapedArray], result_avals: Sequence[S
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable:
     """The Jacobian of `fun` with respect to the arguments `argnums`, by
-    forward mode: a jvp mapped (vmap) over the basis of the inputs. For an output of shape S and an input of shape T the block
-    has shape S + T."""
+    forward mode: a jvp mapped (vmap) over the basis of the inputs. For an
+    output of shape S and an input of shape T the block has shape S + T."""
     argnums = _check_argnums(argnums, "jacfwd")
 
     def impl(*args: Any, **kwargs: Any) -> Any:

@@ -599,7 +599,8 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Any, ar
     return _assemble(shape, sharding, parts, dtype, "make_array_from_single_device_arrays", "got")
 
 
-def make_array_from_process_local_data(sharding: Any, local_data: Any, global_shape: Sequence[int] | None = None) -> Any:
+def make_array_from_process_local_data(sharding: Any, local_data: Any,
+                                       global_shape: Sequence[int] | None = None) -> Any:
     """The Array placed by `sharding` from this process's data, as JAX's. In
     one process the local data is all of it (`global_shape`, if given, must
     be its shape); arrays that span processes (`jaxc.distributed` under MPI)

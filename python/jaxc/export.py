@@ -223,7 +223,8 @@ def deserialize(blob: bytes | bytearray) -> Exported:
                          f"reads version {CALLING_CONVENTION_VERSION})")
     try:
         return _from_header(header, blob[start + size:])
-    except (KeyError, TypeError, OSError, EOFError, zipfile.BadZipFile) as error:  # a field or the arrays missing or cut off
+    # a field or the arrays missing or cut off
+    except (KeyError, TypeError, OSError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"deserialize: the serialized Exported is damaged ({type(error).__name__}: "
                          f"{error})") from None
 
@@ -284,7 +285,8 @@ def _call_traced(exported: Exported, args: tuple, kwargs: dict) -> Any:
         for old, new in renamed.items():
             ir.SymbolTable.replace_all_symbol_uses(old, new, program.operation)
         for op in list(program.body.operations):
-            ir.SymbolTable.set_symbol_name(op.operation, renamed[ir.StringAttr(op.operation.attributes["sym_name"]).value])
+            name = ir.StringAttr(op.operation.attributes["sym_name"]).value
+            ir.SymbolTable.set_symbol_name(op.operation, renamed[name])
             op.operation.attributes["sym_visibility"] = ir.StringAttr.get("private")
             body.append(op.operation)
     main = renamed[exported.main]

@@ -442,7 +442,7 @@ def test_errors_match_jax() -> None:
 def test_recorded_data_matches_jax(recorded: dict, inputs: dict) -> None:
     """JAX itself, where installed, still gives the recorded values."""
     jax = pytest.importorskip("jax")
-    import jax.numpy  # noqa: F401
+    import jax.numpy  # noqa: F401,F811
     from jax.example_libraries import optimizers as jax_optimizers
     if jax.__version__ != JAX_VERSION:
         pytest.skip(f"recorded with JAX {JAX_VERSION}, found {jax.__version__}")

@@ -219,7 +219,7 @@ def test_recorded_data_matches_jax(recorded: dict, dataset: dict, trained: dict)
     host CPU: recorded on AVX2, an AVX-512 host differs in the last bits);
     and jaxc's run against JAX's, live."""
     jax = pytest.importorskip("jax")
-    import jax.numpy  # noqa: F401
+    import jax.numpy  # noqa: F401,F811
     from jax.example_libraries import optimizers as jax_optimizers
     from jax.example_libraries import stax as jax_stax
     if jax.__version__ != JAX_VERSION:

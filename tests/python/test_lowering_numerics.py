@@ -1273,12 +1273,12 @@ def _control_cases():
                                       result="$t#1")))
     # scan without xs: ys are the carries before each step.
     c = np.array(3, I32)
-    body = f"""
-        $t:2 = jaxc.scan init($0 : tensor<i32>) xs() length = 3 -> tensor<i32>, tensor<3xi32> {{
+    body = """
+        $t:2 = jaxc.scan init($0 : tensor<i32>) xs() length = 3 -> tensor<i32>, tensor<3xi32> {
         ^bb0(%c: tensor<i32>):
           %n = jaxc.mul %c, %c : tensor<i32>
           jaxc.yield %n, %c : tensor<i32>, tensor<i32>
-        }}"""
+        }"""
     CONTROL_CASES.append(add(Case("scan-no-xs-carry", "control", [c], body, np.array(3 ** 8, I32), result="$t#0")))
     CONTROL_CASES.append(add(Case("scan-no-xs-ys", "control", [c], body, np.array([3, 9, 81], I32),
                                   result="$t#1")))

@@ -145,7 +145,7 @@ DOMAIN = {"acosh": (1.0, 5.0), "atanh": (-0.9, 0.9), "log": (0.1, 5.0), "log2": 
 
 def _math_module(ops: list[str], element: str, n: int) -> str:
     t = f"tensor<{n}x{element}>"
-    lines = [f"#map = affine_map<(d0) -> (d0)>",
+    lines = ["#map = affine_map<(d0) -> (d0)>",
              f"func.func @f(%x: {t}, %y: {t}) -> ({', '.join([t] * len(ops))}) {{",
              f"  %e = tensor.empty() : {t}"]
     for i, op in enumerate(ops):

@@ -152,7 +152,8 @@ def gelu(x: Any, approximate: bool = True) -> Any:
     x = _float("gelu", x)
     half = _const(x, 0.5)
     if approximate:
-        inner = lax.mul(_const(x, np.sqrt(2 / np.pi)), lax.add(x, lax.mul(_const(x, 0.044715), lax.mul(x, lax.mul(x, x)))))
+        cube = lax.mul(x, lax.mul(x, x))
+        inner = lax.mul(_const(x, np.sqrt(2 / np.pi)), lax.add(x, lax.mul(_const(x, 0.044715), cube)))
         return lax.mul(lax.mul(half, x), lax.add(_const(x, 1), lax.tanh(inner)))
     return lax.mul(lax.mul(half, x), lax.add(_const(x, 1), lax.erf(lax.mul(x, _const(x, np.sqrt(0.5))))))
 

@@ -12,15 +12,15 @@ inside scan/fori_loop. See docs/random.md.
 """
 from __future__ import annotations
 
-from . import _continuous, _counts, _discrete, _gamma, _keys, _linalg, _uniform
+from . import _continuous, _counts, _discrete, _gamma, _keys, _linalg, _uniform  # noqa: F401
 from ._continuous import *  # noqa: F401,F403
 from ._counts import *  # noqa: F401,F403
 from ._discrete import *  # noqa: F401,F403
 from ._gamma import *  # noqa: F401,F403
-from ._keys import (PRNGKey, PRNGKeyArray, bits, clone, fold_in, key, key_data, key_dtype, key_impl,
+from ._keys import (PRNGKey, PRNGKeyArray, bits, clone, fold_in, key, key_data, key_dtype, key_impl,  # noqa: F401
                     split, wrap_key_data)
 from ._linalg import *  # noqa: F401,F403
-from ._uniform import bernoulli, normal, randint, truncated_normal, uniform
+from ._uniform import bernoulli, normal, randint, truncated_normal, uniform  # noqa: F401
 
 __all__ = sorted([
     "PRNGKey", "PRNGKeyArray", "bernoulli", "bits", "clone", "fold_in", "key", "key_data", "key_dtype",

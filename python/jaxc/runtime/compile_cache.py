@@ -352,8 +352,8 @@ def load(key: CacheKey, build: Callable[[CachedLibrary, dict[str, Any], bool], A
     """``build(library, signatures, parallel)`` for `key`'s entry, or None
     (counted as a miss; a bad entry also warns). `signatures` are as stored:
     ``{name: (args, results)}``, each a list of ``(shape, element_type)``;
-    `parallel`: whether the code forks OpenMP teams; an exception of `build` (a missing function, a bad signature) makes the
-    entry bad."""
+    `parallel`: whether the code forks OpenMP teams; an exception of `build`
+    (a missing function, a bad signature) makes the entry bad."""
     path = entry_path(key)
     try:
         with open(path, "rb") as f:
@@ -430,7 +430,8 @@ def store(key: CacheKey, engine: Any, signatures: dict[str, Any], compile_second
     ``enable_object_dump=True, enable_pic=True`` whose functions were looked
     up, or the bytes of a shared library that `llvm_tools` linked) in a
     background thread. `signatures`: ``{name: (args, results)}`` of
-    `cpu.ArgSpec`; `parallel`: whether the code forks OpenMP teams. False when nothing will be written (compiled faster than
+    `cpu.ArgSpec`; `parallel`: whether the code forks OpenMP teams. False
+    when nothing will be written (compiled faster than
     ``jax_persistent_cache_min_compile_time_secs``, or the directory is
     unusable: warned once)."""
     from jaxc._config import config
