@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import math as pymath
 from typing import Callable, Sequence
 
 import numpy as np
@@ -30,8 +29,11 @@ from mlir import ir
 from mlir.dialects import arith, math, scf
 from mlir.dialects import complex as cx
 
+from . import complex_math
 from .common import (bit_width, component, element_type, empty, filled, generic, identity_map, is_bool,
-                     is_complex, is_float, is_unsigned, kind, loop_index, map_elements, Rule, scalar_const, shape_of, signless)
+                     is_complex, is_float, is_unsigned, kind, loop_index, map_elements, Rule, scalar_const,
+                     shape_of, signless)
+
 
 def _elementwise(scalar_rules: dict[str, Callable[..., ir.Value]]) -> Rule:
     """A rule applying `scalar_rules[kind]` (kind of the first operand) per element."""
@@ -196,41 +198,10 @@ def _float_only(fn) -> dict:
     return {"float": lambda t, *a: fn(*a)}
 
 
-def _complex_from_parts(t, x, re_fn, im_fn):
-    """complex(re_fn(re x, im x), im_fn(re x, im x))."""
-    a, b = cx.re(x), cx.im(x)
-    return cx.create_(t, re_fn(a, b), im_fn(a, b))
-
-
-# Complex elementary functions without a complex-dialect op, by their
-# textbook formulas (accurate away from the branch points and for moderate |z|):
-#   sinh(a+ib) = sinh a cos b + i cosh a sin b     cosh(a+ib) = cosh a cos b + i sinh a sin b
-#   asin z = -i log(iz + sqrt(1 - z^2))            acos z = pi/2 - asin z
-#   atan z = i/2 (log(1 - iz) - log(1 + iz))       asinh z = log(z + sqrt(z^2 + 1))
-#   acosh z = log(z + sqrt(z + 1) sqrt(z - 1))     atanh z = (log(1 + z) - log(1 - z)) / 2
-def _complex_asin(t, z):
-    i, one = scalar_const(t, 1j), scalar_const(t, 1)
-    root = cx.sqrt(cx.sub(one, cx.mul(z, z)))
-    return cx.mul(scalar_const(t, -1j), cx.log(cx.add(cx.mul(i, z), root)))
-
-
-COMPLEX_UNARY = {
-    "jaxc.exp2": lambda t, z: cx.exp(cx.mul(z, scalar_const(t, pymath.log(2.0)))),
-    "jaxc.sinh": lambda t, z: _complex_from_parts(
-        t, z, lambda a, b: arith.mulf(math.sinh(a), math.cos(b)), lambda a, b: arith.mulf(math.cosh(a), math.sin(b))),
-    "jaxc.cosh": lambda t, z: _complex_from_parts(
-        t, z, lambda a, b: arith.mulf(math.cosh(a), math.cos(b)), lambda a, b: arith.mulf(math.sinh(a), math.sin(b))),
-    "jaxc.asin": _complex_asin,
-    "jaxc.acos": lambda t, z: cx.sub(scalar_const(t, pymath.pi / 2), _complex_asin(t, z)),
-    "jaxc.atan": lambda t, z: cx.mul(scalar_const(t, 0.5j), cx.sub(
-        cx.log(cx.sub(scalar_const(t, 1), cx.mul(scalar_const(t, 1j), z))),
-        cx.log(cx.add(scalar_const(t, 1), cx.mul(scalar_const(t, 1j), z))))),
-    "jaxc.asinh": lambda t, z: cx.log(cx.add(z, cx.sqrt(cx.add(cx.mul(z, z), scalar_const(t, 1))))),
-    "jaxc.acosh": lambda t, z: cx.log(cx.add(z, cx.mul(cx.sqrt(cx.add(z, scalar_const(t, 1))),
-                                                          cx.sqrt(cx.sub(z, scalar_const(t, 1)))))),
-    "jaxc.atanh": lambda t, z: cx.mul(scalar_const(t, 0.5), cx.sub(cx.log(cx.add(scalar_const(t, 1), z)),
-                                                                   cx.log(cx.sub(scalar_const(t, 1), z)))),
-}
+# Complex elementary functions without a usable complex-dialect op: each part
+# by the robust algorithms of complex_math (Hull et al.'s asin, Kahan's atanh
+# and sqrt, C99's special values), op name -> rule(t, z).
+COMPLEX_UNARY = complex_math.RULES
 
 
 def _inexact(real_fn, complex_fn) -> dict:
@@ -253,9 +224,9 @@ UNARY = {
     "jaxc.exp2": {"float": lambda t, x: math.exp2(x), "complex": COMPLEX_UNARY["jaxc.exp2"]},
     "jaxc.expm1": _inexact(math.expm1, cx.expm1),
     "jaxc.log": _inexact(math.log, cx.log),
-    "jaxc.log1p": _inexact(math.log1p, cx.log1p),
-    "jaxc.sin": _inexact(math.sin, cx.sin),
-    "jaxc.cos": _inexact(math.cos, cx.cos),
+    "jaxc.log1p": {"float": lambda t, x: math.log1p(x), "complex": COMPLEX_UNARY["jaxc.log1p"]},
+    "jaxc.sin": {"float": lambda t, x: math.sin(x), "complex": COMPLEX_UNARY["jaxc.sin"]},
+    "jaxc.cos": {"float": lambda t, x: math.cos(x), "complex": COMPLEX_UNARY["jaxc.cos"]},
     "jaxc.tan": _inexact(math.tan, cx.tan),
     "jaxc.asin": {"float": lambda t, x: math.asin(x), "complex": COMPLEX_UNARY["jaxc.asin"]},
     "jaxc.acos": {"float": lambda t, x: math.acos(x), "complex": COMPLEX_UNARY["jaxc.acos"]},
@@ -267,7 +238,7 @@ UNARY = {
     "jaxc.acosh": {"float": lambda t, x: math.acosh(x), "complex": COMPLEX_UNARY["jaxc.acosh"]},
     "jaxc.atanh": {"float": lambda t, x: math.atanh(x), "complex": COMPLEX_UNARY["jaxc.atanh"]},
     "jaxc.logistic": {"float": _logistic},
-    "jaxc.sqrt": _inexact(math.sqrt, cx.sqrt),
+    "jaxc.sqrt": {"float": lambda t, x: math.sqrt(x), "complex": COMPLEX_UNARY["jaxc.sqrt"]},
     "jaxc.rsqrt": _inexact(math.rsqrt, cx.rsqrt),
     "jaxc.cbrt": _float_only(math.cbrt),
     "jaxc.floor": _float_only(math.floor),

@@ -83,7 +83,8 @@ def _arg_reduce(op, t: ir.Type, direction: str):
         if is_float(t):  # a NaN beats everything but an earlier NaN
             x_nan = arith.cmpf(arith.CmpFPredicate.UNO, x, x)
             acc_nan = arith.cmpf(arith.CmpFPredicate.UNO, acc, acc)
-            better = arith.ori(better, arith.andi(x_nan, arith.xori(acc_nan, scalar_const(ir.IntegerType.get_signless(1), 1))))
+            acc_not_nan = arith.xori(acc_nan, scalar_const(ir.IntegerType.get_signless(1), 1))
+            better = arith.ori(better, arith.andi(x_nan, acc_not_nan))
         # The first element always wins (the start value may equal it).
         first = arith.cmpi(arith.CmpIPredicate.eq, loop_index(axis),
                            arith.constant(ir.IndexType.get(), 0))

@@ -4,7 +4,8 @@ For every position of the other dimensions (one scf.for per dimension), the
 line along `dimension` is sorted by ceil(log2 n) merge passes (rounded up to
 an even count: the extra pass is a copy): pass p merges neighbouring sorted
 runs of width 2^p from one set of tensors into a second set (a scratch
-tensor per input), and the two sets swap roles for the next pass. All inputs move together; a merge takes from the left run unless the
+tensor per input), and the two sets swap roles for the next pass. All
+inputs move together; a merge takes from the left run unless the
 right run's keys compare strictly less, so equal keys keep their order
 (stable). n log2 n comparisons: a 100k-element sort is 1.7M, where the
 insertion sort this replaces did 5 billion.
