@@ -62,8 +62,8 @@ BINARY_OPERATORS = {
 COMPARISON_OPERATORS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                         "gt": "greater", "ge": "greater_equal"}
 UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}
-METHODS = ["reshape", "astype", "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin",
-           "all", "any", "cumsum", "cumprod", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
+METHODS = ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin",
+           "all", "any", "cumsum", "cumprod", "ravel", "flatten", "swapaxes", "squeeze",
            "clip", "round", "dot", "sort", "argsort", "take", "repeat", "nonzero", "conj", "conjugate",
            "trace", "diagonal", "ptp"]
 _METHOD_TARGET = {"flatten": "ravel"}
@@ -79,6 +79,9 @@ def attach() -> None:
         setattr(ArrayBase, f"__{dunder}__", _unary(name))
     for name in METHODS:
         setattr(ArrayBase, name, _method(_METHOD_TARGET.get(name, name)))
+    ArrayBase.reshape = _reshape
+    ArrayBase.transpose = _transpose
+    ArrayBase.astype = _astype
     ArrayBase.T = property(lambda self: _method("transpose")(self))
     ArrayBase.mT = property(lambda self: _method("matrix_transpose")(self))
     ArrayBase.real = property(lambda self: _jnp().real(self))
@@ -94,6 +97,21 @@ def attach() -> None:
 def _indexing():
     from .numpy import _indexing as module
     return module
+
+
+def _reshape(self: Any, *args: Any, order: str = "C") -> Any:
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``: jnp.reshape."""
+    return _jnp().reshape(self, args[0] if len(args) == 1 else args, order)
+
+
+def _transpose(self: Any, *args: Any) -> Any:
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``: jnp.transpose."""
+    return _jnp().transpose(self, args[0] if len(args) == 1 else (args or None))
+
+
+def _astype(self: Any, dtype: Any, copy: bool = False, device: Any = None) -> Any:
+    """jnp.astype (the method also takes copy and device positionally)."""
+    return _jnp().astype(self, dtype, copy=copy, device=device)
 
 
 def _no_setitem(self: Any, index: Any, value: Any) -> None:

@@ -61,7 +61,7 @@ def test_array_dtype_ndmin_and_copy():
     assert copied is not y
     assert_close(copied, np.ones(3, np.float32))
     assert jnp.copy(jnp.asarray(1.0)).weak_type
-    with pytest.raises(NotImplementedError, match="jnp.array: only C order"):
+    with pytest.raises(NotImplementedError, match="jnp.array: only order=.K."):
         jnp.array([1], order="F")
     with pytest.raises(TypeError, match="jnp.array: cannot convert str"):
         jnp.array(["a"])

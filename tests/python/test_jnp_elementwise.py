@@ -406,8 +406,12 @@ def test_where():
     check(jnp.where, np.where, I, F, 0.0, dtype="float32")  # nonzero ints are true
     check(lambda c, x: jnp.where(c, x, 2), lambda c, x: np.where(c, x, 2), cond[0], I, dtype="int32")
     check(jnp.where, np.where, np.array(True), I, I2, dtype="int32")
-    with pytest.raises(TypeError, match="jnp.where takes either one argument or three"):  # JAX's class
+    with pytest.raises(TypeError, match="jnp.where requires ndarray or scalar arguments"):  # JAX's class
         jnp.where(cond, F)
+    with pytest.raises(ValueError, match="size and fill_value"):
+        jnp.where(cond, F, F2, size=3)
+    assert_close(jnp.where(np.array([True, False, True]), size=5, fill_value=-1), [np.array([0, 2, -1, -1, -1])])
+    assert_close(jaxc.jit(lambda c: jnp.where(c, size=2))(np.array([False, True, True])), [np.array([1, 2])])
     with pytest.raises(ValueError, match="jnp.where: incompatible shapes for broadcasting"):
         jnp.where(np.ones(4, bool), F, F2)
 

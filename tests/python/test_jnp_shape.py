@@ -31,6 +31,8 @@ def test_reshape_method_forms_and_ravel():
     assert_close(x.reshape(4, 6), A.reshape(4, 6))
     assert_close(x.reshape((4, -1)), A.reshape(4, -1))
     assert_close(x.reshape(-1, 12, order="C"), A.reshape(-1, 12))
+    assert_close(x.reshape(4, 6, order="F"), A.reshape(4, 6, order="F"))
+    check(lambda a: jnp.reshape(a, (6, -1), "F"), lambda a: np.reshape(a, (6, -1), order="F"), A)
     check(jnp.ravel, np.ravel, A)
     assert_close(x.flatten(), A.ravel())
     assert jnp.ravel(S).shape == (1,)
@@ -44,8 +46,16 @@ def test_reshape_errors():
         jnp.reshape(A, (-1, -1))
     with pytest.raises(TypeError, match=r"into shape \(7, -1\)"):
         jnp.reshape(A, (7, -1))
-    with pytest.raises(NotImplementedError, match="order='C'"):
-        jnp.reshape(A, (24,), order="F")
+    with pytest.raises(NotImplementedError, match="order='A'"):
+        jnp.reshape(A, (24,), order="A")
+    with pytest.raises(ValueError, match="'order' argument: 4"):  # JAX 0.10: a third positional is the order
+        jnp.reshape(A, 24, 4)
+    with pytest.raises(TypeError, match=r"into shape \(2,\)"):
+        jnp.reshape(A, 2, 12)
+    with pytest.raises(TypeError, match="newshape"):
+        jnp.reshape(A, newshape=(24,))
+    with pytest.raises(TypeError):
+        jnp.transpose(A, 2, 0, 1)
     with pytest.raises(core.ConcretizationTypeError):
         jaxc.jit(lambda x, n: jnp.reshape(x, (n, -1)))(jnp.asarray(A), 2)
 

@@ -26,6 +26,7 @@ from ._index_tricks import *  # noqa: F401,F403
 from ._functional import *  # noqa: F401,F403
 from ._numerics import *  # noqa: F401,F403
 from ._io import *  # noqa: F401,F403
+from ._ufunc import *  # noqa: F401,F403 -- last: jnp.add etc. become ufuncs
 from . import fft, linalg  # noqa: F401
 from ._array_api import __array_api_version__, __array_namespace_info__, finfo, iinfo  # noqa: F401
 
@@ -36,10 +37,11 @@ dtype = _np.dtype
 generic, number, integer, signedinteger, unsignedinteger, floating, inexact, complexfloating = (
     _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.floating, _np.inexact,
     _np.complexfloating)
+character, flexible, object_ = _np.character, _np.flexible, _np.object_  # NumPy's classes, as in JAX
 ComplexWarning = _np.exceptions.ComplexWarning
 globals().update(_SCALAR_TYPES)  # float32, int8, bool_, bfloat16, ...
-bool = bool_  # noqa: A001,F821 -- jnp.bool is NumPy 2's name for bool_
-float_, int_ = float32, int32  # noqa: F821
+bool = bool_  # noqa: A001,F405 -- jnp.bool is NumPy 2's name for bool_
+float_, int_ = float32, int32  # noqa: F405
 
 
 def broadcast_shapes(*shapes):

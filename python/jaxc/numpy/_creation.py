@@ -13,6 +13,7 @@ are weakly typed like the Python scalar they hold.
 from __future__ import annotations
 
 import operator
+import warnings
 from types import SimpleNamespace
 from typing import Any, Sequence
 
@@ -111,14 +112,17 @@ def _host_leaf(x: Any) -> Any:
     return np.asarray(x) if isinstance(x, ArrayBase) else x
 
 
-def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = None,
-          ndmin: int = 0, *, device: Any = None) -> Any:
+def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True, order: str | None = "K",
+          ndmin: int = 0, device: Any = None) -> Any:
     """An array holding `object` (array, scalar, NumPy value, or nested
     lists of them) on `device` (a Device or a Sharding; by default where it
     is); `ndmin` adds leading axes. Arrays are immutable, so `copy` never
-    needs to copy data."""
-    if order not in (None, "K", "A", "C"):
-        raise NotImplementedError(f"jnp.array: only C order is supported, got order={order!r}")
+    needs to copy data. As in JAX 0.10, passing copy, order and ndmin
+    positionally (`args`) still works, with a DeprecationWarning."""
+    if args:
+        copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
+    if order is not None and order != "K":
+        raise NotImplementedError(f"jnp.array: only order='K' is implemented, got order={order!r}")
     dtype = _dtype_arg(dtype, "array")
     if isinstance(object, ArrayBase):
         out = object if dtype is None else lax.convert_element_type(object, dtype)
@@ -134,6 +138,19 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     if out.ndim < ndmin:
         out = lax.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
     return place(out, device, "jnp.array")
+
+
+def _positional_array_args(args: tuple, copy: Any, order: Any, ndmin: Any) -> tuple:
+    """(copy, order, ndmin) from jnp.array's deprecated positional arguments (JAX's errors)."""
+    if len(args) > 3:
+        raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} were given")
+    given = (copy, order, ndmin)
+    for name, value, default in list(zip(("copy", "order", "ndmin"), given, (True, "K", 0)))[:len(args)]:
+        if value != default:
+            raise TypeError(f"array() got multiple values for argument '{name}'")
+    warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array positionally is deprecated. "
+                  "Use keyword arguments instead.", DeprecationWarning, stacklevel=3)
+    return (*args, *given[len(args):])
 
 
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
@@ -258,9 +275,9 @@ def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = Non
     return place(_full_like(a, 1, dtype, shape, "ones_like"), device, "jnp.ones_like")
 
 
-def empty_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
+def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """`zeros_like`: jaxc arrays are never uninitialized."""
-    return place(_full_like(a, 0, dtype, shape, "empty_like"), device, "jnp.empty_like")
+    return place(_full_like(prototype, 0, dtype, shape, "empty_like"), device, "jnp.empty_like")
 
 
 # ---------------------------------------------------------------------------

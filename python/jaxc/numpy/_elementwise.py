@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import ArrayBase
-from ._util import asarray, broadcast_shapes, broadcast_to, promote_args, promote_args_inexact, \
+from ._util import asarray, broadcast_shapes, broadcast_to, check_arraylike, promote_args, promote_args_inexact, \
     promote_dtypes, promote_dtypes_inexact
 
 
@@ -57,10 +57,18 @@ def _unary(name: str, fn: Callable[[Any], Any], promote: Callable) -> Callable[[
     return apply
 
 
+# Binary functions whose parameters JAX names x1, x2 (the others: x, y).
+_X1_X2 = {"arctan2", "atan2", "bitwise_right_shift", "copysign", "divide", "floor_divide", "fmod", "heaviside",
+          "hypot", "mod", "remainder", "right_shift", "true_divide"}
+
+
 def _binary(name: str, fn: Callable[[Any, Any], Any], promote: Callable) -> Callable[[Any, Any], Any]:
-    def apply(x: Any, y: Any, /) -> Any:
-        x, y = promote(name, x, y)
-        return fn(x, y)
+    if name in _X1_X2:
+        def apply(x1: Any, x2: Any, /) -> Any:
+            return fn(*promote(name, x1, x2))
+    else:
+        def apply(x: Any, y: Any, /) -> Any:
+            return fn(*promote(name, x, y))
     apply.__name__ = apply.__qualname__ = name
     apply.__doc__ = f"jnp.{name}, elementwise with broadcasting."
     return apply
@@ -230,12 +238,15 @@ def _isinf(x: Any) -> Any:
     return lax.eq(lax.abs(x), lax.full_like(x, np.inf))
 
 
-def _equals_infinity(infinity: float) -> Callable[[Any], Any]:
-    def apply(x: Any) -> Any:
-        if not dtypes.is_float(x.dtype):
-            return lax.full_like(x, False, np.bool_)
-        return lax.eq(x, lax.full_like(x, infinity))
-    return apply
+def _equals_infinity(name: str, infinity: float, x: Any, out: None) -> Any:
+    if out is not None:
+        raise NotImplementedError(f"jnp.{name}: the 'out' argument is not supported (arrays are immutable)")
+    x = asarray(x, fn=name)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
+    if not dtypes.is_float(x.dtype):
+        return lax.full_like(x, False, np.bool_)
+    return lax.eq(x, lax.full_like(x, infinity))
 
 
 def _isfinite(x: Any) -> Any:
@@ -327,7 +338,6 @@ def _real_only(name: str, fn: Callable) -> Callable:
 _PLAIN_BINARY = {
     "add": lax.add, "multiply": lax.mul, "maximum": lax.max, "minimum": lax.min,
     "subtract": _no_bool("subtract", lax.sub, "use jnp.logical_xor instead"),
-    "fmax": _fmax, "fmin": _fmin,
     "bitwise_and": _int_only("bitwise_and", lax.bitwise_and),
     "bitwise_or": _int_only("bitwise_or", lax.bitwise_or),
     "bitwise_xor": _int_only("bitwise_xor", lax.bitwise_xor),
@@ -350,14 +360,13 @@ _PLAIN_UNARY = {
     "negative": _no_bool("negative", lax.neg, "use jnp.logical_not instead"), "positive": lambda x: x,
     "absolute": _abs, "abs": _abs, "sign": _no_bool("sign", _sign, "convert them to a number type first"),
     "floor": _integer_identity("floor", lax.floor), "ceil": _integer_identity("ceil", lax.ceil),
-    "trunc": _integer_identity("trunc", _trunc), "fix": _integer_identity("fix", _trunc),
+    "fix": _integer_identity("fix", _trunc),
     "invert": _int_only("invert", lax.bitwise_not), "bitwise_not": _int_only("bitwise_not", lax.bitwise_not),
     "bitwise_invert": _int_only("bitwise_invert", lax.bitwise_not),
     "bitwise_count": _int_only("bitwise_count", _bitwise_count),
     "isnan": _complex_parts_test(_isnan, lax.bitwise_or), "isinf": _complex_parts_test(_isinf, lax.bitwise_or),
     "isfinite": _complex_parts_test(_isfinite, lax.bitwise_and), "signbit": _signbit,
-    "isposinf": _equals_infinity(np.inf), "isneginf": _equals_infinity(-np.inf),
-    "conj": _conj, "conjugate": _conj, "real": _real, "imag": _imag,
+    "conj": _conj, "conjugate": _conj,
 }
 _NUMERIC_UNARY = {"square": _square}
 _INEXACT_UNARY = {
@@ -381,6 +390,41 @@ _TABLES = [
 for _table, _make, _promote in _TABLES:
     for _name, _fn in _table.items():
         globals()[_name] = _make(_name, _fn, _promote)
+
+
+def fmax(x1: Any, x2: Any) -> Any:
+    """The larger of x1 and x2, ignoring NaNs (NaN only where both are)."""
+    return _fmax(*promote_args("fmax", x1, x2))
+
+
+def fmin(x1: Any, x2: Any) -> Any:
+    """The smaller of x1 and x2, ignoring NaNs (NaN only where both are)."""
+    return _fmin(*promote_args("fmin", x1, x2))
+
+
+def trunc(x: Any) -> Any:
+    """Round toward zero (integers and bools are unchanged)."""
+    return _integer_identity("trunc", _trunc)(asarray(x, fn="trunc"))
+
+
+def real(val: Any, /) -> Any:
+    """The real part (the value itself for real dtypes)."""
+    return _real(asarray(val, fn="real"))
+
+
+def imag(val: Any, /) -> Any:
+    """The imaginary part (zeros for real dtypes)."""
+    return _imag(asarray(val, fn="imag"))
+
+
+def isposinf(x: Any, /, out: None = None) -> Any:
+    """Whether x is +inf (False for integers; complex is a ValueError, as in JAX)."""
+    return _equals_infinity("isposinf", np.inf, x, out)
+
+
+def isneginf(x: Any, /, out: None = None) -> Any:
+    """Whether x is -inf (False for integers; complex is a ValueError, as in JAX)."""
+    return _equals_infinity("isneginf", -np.inf, x, out)
 
 
 def power(x1: Any, x2: Any, /) -> Any:
@@ -419,8 +463,10 @@ def divmod(x1: Any, x2: Any, /) -> tuple[Any, Any]:
     return _floor_divide(x, y), _mod(x, y)
 
 
-def modf(x: Any, /) -> tuple[Any, Any]:
+def modf(x: Any, /, out: None = None) -> tuple[Any, Any]:
     """(fractional part, integral part), both with x's sign."""
+    if out is not None:
+        raise NotImplementedError("jnp.modf: the 'out' argument is not supported (arrays are immutable)")
     (x,) = _promote_inexact("modf", x)
     whole = _trunc(x)
     # Infinities have no fractional part; the sign of x carries over (-0.0 included).
@@ -493,14 +539,18 @@ def logical_not(x: Any, /) -> Any:
     return lax.bitwise_not(_truth(asarray(x, fn="logical_not")))
 
 
-def where(condition: Any, x: Any = None, y: Any = None, /) -> Any:
+def where(condition: Any, x: Any = None, y: Any = None, /, *, size: int | None = None,
+          fill_value: Any = None) -> Any:
     """`x` where `condition`, else `y` (broadcast together). The one-argument
-    form (indices of nonzeros) needs concrete values: use it outside jit."""
+    form is `nonzero` (under jit it needs a static `size`, padded with
+    `fill_value`)."""
     if x is None and y is None:
         from ._shape import nonzero
-        return nonzero(condition)
-    if x is None or y is None:
-        raise TypeError("jnp.where takes either one argument or three")  # JAX's class
+        return nonzero(condition, size=size, fill_value=fill_value)
+    for arg in (condition, x, y):
+        check_arraylike("where", arg)  # None too: JAX's TypeError for two arguments
+    if size is not None or fill_value is not None:
+        raise ValueError("jnp.where: size and fill_value arguments cannot be used in three-term where function.")
     cond = _truth(asarray(condition, fn="where"))
     x, y = promote_dtypes("where", x, y)
     shape = broadcast_shapes("where", cond.shape, x.shape, y.shape)  # ValueError, as in JAX
@@ -508,19 +558,20 @@ def where(condition: Any, x: Any = None, y: Any = None, /) -> Any:
                       broadcast_to(y, shape, "where"))
 
 
-def clip(a: Any, a_min: Any = None, a_max: Any = None, *, min: Any = None, max: Any = None) -> Any:
-    """Limit values to [a_min, a_max] (either may be None); ``min``/``max``
-    are the NumPy 2 keyword names."""
-    lo = a_min if a_min is not None else min
-    hi = a_max if a_max is not None else max
-    x = asarray(a, fn="clip")
-    if any(v is not None and dtypes.is_complex(dtypes.dtype_and_weak(v)[0]) for v in (x, lo, hi)):
+def clip(arr: Any = None, /, min: Any = None, max: Any = None) -> Any:
+    """Limit values to [min, max] (either may be None; where min > max the
+    result is max). As in JAX 0.10, the NumPy 1 keywords a/a_min/a_max are
+    gone (positional calls are unchanged)."""
+    if arr is None:
+        raise ValueError("jnp.clip: no input was provided to the clip function.")
+    x = asarray(arr, fn="clip")
+    if any(v is not None and dtypes.is_complex(dtypes.dtype_and_weak(v)[0]) for v in (x, min, max)):
         raise ValueError("jnp.clip received a complex value either through the input or the min/max "
                          "keywords. Complex values have no ordering and cannot be clipped.")
-    if lo is not None:
-        x = maximum(x, lo)  # noqa: F821 -- defined from the table above
-    if hi is not None:
-        x = minimum(x, hi)  # noqa: F821
+    if min is not None:
+        x = maximum(min, x)  # noqa: F821 -- defined from the table above
+    if max is not None:
+        x = minimum(max, x)  # noqa: F821
     return x
 
 
@@ -569,6 +620,7 @@ def array_equiv(a1: Any, a2: Any) -> Any:
 
 
 __all__ = sorted([name for table, _, _ in _TABLES for name in table] + [
+    "fmax", "fmin", "trunc", "real", "imag", "isposinf", "isneginf",
     "power", "pow", "divmod", "modf", "round", "around", "logical_and", "logical_or", "logical_xor", "logical_not",
     "where", "clip", "isclose", "allclose", "array_equal", "array_equiv"])
 

@@ -468,7 +468,7 @@ def _einsum_interleaved(args: tuple) -> tuple[str, list[Any]]:
     return spec, operands
 
 
-def einsum(subscripts: Any, *operands: Any, out: Any = None, optimize: Any = "auto", precision: Any = None,
+def einsum(subscripts: Any, /, *operands: Any, out: Any = None, optimize: Any = "auto", precision: Any = None,
            preferred_element_type: Any = None) -> Any:
     """Einstein summation (NumPy's subscripts, '...', implicit output, and
     the interleaved ``einsum(x, [0, 1], y, [1, 2])`` form). Operands are

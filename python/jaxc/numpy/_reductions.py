@@ -86,6 +86,12 @@ _MONOIDS = {
     "min": _Monoid(lax.reduce_min, lax.reduce_and, lax.min, _highest, False),
     "all": _Monoid(lax.reduce_and, lax.reduce_and, lax.bitwise_and, lambda dtype: True, True),
     "any": _Monoid(lax.reduce_or, lax.reduce_or, lax.bitwise_or, lambda dtype: False, True),
+    "logical_xor": _Monoid(lax.reduce_xor, lax.reduce_xor, lax.bitwise_xor, lambda dtype: False, True),
+    # jnp.bitwise_and.reduce etc. (integers and bools only)
+    "bitwise_and": _Monoid(lax.reduce_and, lax.reduce_and, lax.bitwise_and, lambda dtype: np.array(-1).astype(dtype),
+                           True),
+    "bitwise_or": _Monoid(lax.reduce_or, lax.reduce_or, lax.bitwise_or, lambda dtype: 0, True),
+    "bitwise_xor": _Monoid(lax.reduce_xor, lax.reduce_xor, lax.bitwise_xor, lambda dtype: 0, True),
 }
 
 
@@ -108,8 +114,10 @@ def _reduce(kind: str, name: str, a: Any, axis: Any, dtype: Any, out: Any, keepd
     _no_out(name, out)
     monoid = _MONOIDS[kind]
     a = asarray(a, fn=name)
-    if kind in ("all", "any") and a.dtype != np.bool_:
+    if kind in ("all", "any", "logical_xor") and a.dtype != np.bool_:
         a = lax.ne(a, lax.full_like(a, 0))
+    elif kind.startswith("bitwise") and not (dtypes.is_int(a.dtype) or a.dtype == np.bool_):
+        raise ValueError(f"integer argument required; got dtype={a.dtype}")
     elif kind in ("sum", "prod") and a.dtype == np.bool_:
         a = lax.convert_element_type(a, dtypes.default_int())
     axes = canonicalize_axes(axis, a.ndim, name)
@@ -266,12 +274,20 @@ def _divide_by_dof(squares: Any, count: Any, ddof: Any, name: str) -> Any:
                       lax.full_like(squares, np.nan))
 
 
-def _variance(name: str, a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool, where: Any) -> Any:
+def _given_mean(name: str, a_mean: Any, a: Any) -> Any:
+    """A caller's precomputed mean (``mean=``), in a's dtype and shape."""
+    return broadcast_to(lax.convert_element_type(asarray(a_mean, fn=name), a.dtype), a.shape, name)
+
+
+def _variance(name: str, a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool, where: Any,
+              a_mean: Any = None) -> Any:
     a = asarray(a, fn=name)
     axes = canonicalize_axes(axis, a.ndim, name)
     computation_dtype, result_dtype = _var_dtypes(name, a.dtype, dtype)
     a = lax.convert_element_type(a, computation_dtype)
-    centered = lax.sub(a, broadcast_to(mean(a, axes, keepdims=True, where=where), a.shape, name))
+    if a_mean is None:
+        a_mean = mean(a, axes, keepdims=True, where=where)
+    centered = lax.sub(a, _given_mean(name, a_mean, a))
     if dtypes.is_complex(centered.dtype):  # |c|^2 = re(c * conj(c))
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
         squares = sum(centered, axes, keepdims=keepdims, where=where)
@@ -288,17 +304,19 @@ def _variance(name: str, a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: boo
 
 
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False,
-        *, where: Any = None, correction: Any = None) -> Any:
-    """Variance over `axis`, dividing by ``N - ddof`` (NaN when that is not positive)."""
+        *, where: Any = None, mean: Any = None, correction: Any = None) -> Any:
+    """Variance over `axis`, dividing by ``N - ddof`` (NaN when that is not
+    positive). `mean`: a's mean, already computed (broadcastable to a, as
+    ``jnp.mean(a, axis, keepdims=True)``)."""
     _no_out("var", out)
-    return _variance("var", a, axis, dtype, _correction("var", ddof, correction), keepdims, where)
+    return _variance("var", a, axis, dtype, _correction("var", ddof, correction), keepdims, where, mean)
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False,
-        *, where: Any = None, correction: Any = None) -> Any:
-    """Standard deviation over `axis`: ``sqrt(var)``."""
+        *, where: Any = None, mean: Any = None, correction: Any = None) -> Any:
+    """Standard deviation over `axis`: ``sqrt(var)`` (`mean` as for var)."""
     _no_out("std", out)
-    return lax.sqrt(_variance("std", a, axis, dtype, _correction("std", ddof, correction), keepdims, where))
+    return lax.sqrt(_variance("std", a, axis, dtype, _correction("std", ddof, correction), keepdims, where, mean))
 
 
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False,
@@ -378,9 +396,8 @@ def _cumulative(name: str, lax_fn: Callable, a: Any, axis: Any, dtype: Any, out:
     keeps a's dtype, except that bools accumulate in the default int."""
     _no_out(name, out)
     a = asarray(a, fn=name)
-    if axis is None or a.ndim == 0:
-        a = lax.reshape(a, (a.size,))
-        axis = 0 if axis is None else axis
+    if axis is None:
+        a, axis = lax.reshape(a, (a.size,)), 0
     axis = canonicalize_axis(axis, a.ndim, name)
     if nan_fill is not None and dtypes.is_float(a.dtype):
         a = lax.select(lax.ne(a, a), lax.full_like(a, nan_fill), a)
@@ -497,7 +514,7 @@ def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, in
     return _nan_extremum("min", a, axis, out, keepdims, initial, where)
 
 
-def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *,
+def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
             where: Any = None) -> Any:
     """`mean` of the non-NaN elements (NaN where there are none)."""
     _no_out("nanmean", out)
@@ -511,14 +528,17 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
     return lax.convert_element_type(lax.div(total, count), result_dtype)
 
 
-def _nan_variance(name: str, a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool, where: Any) -> Any:
+def _nan_variance(name: str, a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool, where: Any,
+                  a_mean: Any) -> Any:
     a = asarray(a, fn=name)
     if not dtypes.is_float(a.dtype):
-        return _variance(name, a, axis, dtype, ddof, keepdims, where)
+        return _variance(name, a, axis, dtype, ddof, keepdims, where, a_mean)
     axes = canonicalize_axes(axis, a.ndim, name)
     computation_dtype, result_dtype = _var_dtypes(name, a.dtype, dtype)
     a = lax.convert_element_type(a, computation_dtype)
-    centered = _nan_to(lax.sub(a, broadcast_to(nanmean(a, axes, keepdims=True, where=where), a.shape, name)), 0)
+    if a_mean is None:
+        a_mean = nanmean(a, axes, keepdims=True, where=where)
+    centered = _nan_to(lax.sub(a, _given_mean(name, a_mean, a)), 0)
     if dtypes.is_complex(centered.dtype):  # |c|^2 = re(c * conj(c))
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
         squares = sum(centered, axes, keepdims=keepdims, where=where)
@@ -530,17 +550,17 @@ def _nan_variance(name: str, a: Any, axis: Any, dtype: Any, ddof: Any, keepdims:
 
 
 def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False,
-           *, where: Any = None) -> Any:
-    """`var` of the non-NaN elements."""
+           where: Any = None, mean: Any = None) -> Any:
+    """`var` of the non-NaN elements (`mean`: their mean, already computed)."""
     _no_out("nanvar", out)
-    return _nan_variance("nanvar", a, axis, dtype, ddof, keepdims, where)
+    return _nan_variance("nanvar", a, axis, dtype, ddof, keepdims, where, mean)
 
 
 def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False,
-           *, where: Any = None) -> Any:
-    """`std` of the non-NaN elements."""
+           where: Any = None, mean: Any = None) -> Any:
+    """`std` of the non-NaN elements (`mean`: their mean, already computed)."""
     _no_out("nanstd", out)
-    return lax.sqrt(_nan_variance("nanstd", a, axis, dtype, ddof, keepdims, where))
+    return lax.sqrt(_nan_variance("nanstd", a, axis, dtype, ddof, keepdims, where, mean))
 
 
 def _nan_arg_reduce(name: str, arg_fn: Callable, fill: float, a: Any, axis: Any, out: Any,

@@ -39,7 +39,8 @@ class ScalarType:
 
 
 _NAMES = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"] + (["bfloat16"] if dtypes.bfloat16 is not None else [])
+          "float16", "float32", "float64", "complex64", "complex128"]
+_NAMES += ["bfloat16"] if dtypes.bfloat16 is not None else []
 SCALAR_TYPES = {name: ScalarType(getattr(dtypes, name), name) for name in _NAMES}
 # NumPy's C-style aliases, the same objects as in JAX (jnp.single is jnp.float32)
 SCALAR_TYPES.update(single=SCALAR_TYPES["float32"], double=SCALAR_TYPES["float64"], uint=SCALAR_TYPES["uint64"],

@@ -72,23 +72,19 @@ def _resolve_shape(shape: Any, old: tuple[int, ...], fn: str) -> tuple[int, ...]
     return dims
 
 
-def reshape(a: Any, shape: Any = None, *more: Any, order: str = "C", newshape: Any = None,
-            copy: Any = None) -> Any:
-    """`a` with a new shape (one dimension may be -1); row-major order only.
-    ``x.reshape(2, 3)`` and ``x.reshape((2, 3))`` both work."""
-    if more:
-        if len(more) == 1 and isinstance(more[0], str):
-            order = more[0]
-        else:
-            shape = (shape, *more)
-    if newshape is not None:
-        shape = newshape
-    if shape is None:
-        raise TypeError("jnp.reshape: missing the shape argument")
-    if order != "C":
-        raise NotImplementedError(f"jnp.reshape: only order='C' is supported, got order={order!r}")
+def reshape(a: Any, shape: Any, order: str = "C", *, copy: Any = None) -> Any:
+    """`a` with a new shape (one dimension may be -1), its elements read and
+    written in row-major ("C") or column-major ("F") order. As in JAX 0.10,
+    only the method takes the shape as separate ints (``x.reshape(2, 3)``)."""
     a = asarray(a, fn="reshape")
-    return lax.reshape(a, _resolve_shape(shape, a.shape, "reshape"))
+    shape = _resolve_shape(shape, a.shape, "reshape")
+    if order == "C":
+        return lax.reshape(a, shape)
+    if order == "F":
+        return transpose(lax.reshape(transpose(a), shape[::-1]))
+    if order == "A":
+        raise NotImplementedError("jnp.reshape: order='A' is not implemented")
+    raise ValueError(f"jnp.reshape: unexpected value for 'order' argument: {order}")
 
 
 def ravel(a: Any, order: str = "C") -> Any:
@@ -99,12 +95,10 @@ def ravel(a: Any, order: str = "C") -> Any:
     return lax.reshape(a, (a.size,))
 
 
-def transpose(a: Any, axes: Any = None, *more: Any) -> Any:
-    """Permute the dimensions (reversed when `axes` is None);
-    ``x.transpose(1, 0)`` works too."""
+def transpose(a: Any, axes: Any = None) -> Any:
+    """Permute the dimensions (reversed when `axes` is None); the method
+    also takes them as separate ints: ``x.transpose(1, 0)``."""
     a = asarray(a, fn="transpose")
-    if more:
-        axes = (axes, *more)
     if axes is None:
         return lax.transpose(a, tuple(reversed(range(a.ndim))))
     perm = tuple(canonicalize_axis(ax, a.ndim, "transpose") for ax in _static_ints(axes, "axes", "transpose"))
@@ -114,12 +108,12 @@ def transpose(a: Any, axes: Any = None, *more: Any) -> Any:
     return lax.transpose(a, perm)
 
 
-def permute_dims(a: Any, axes: Any = None) -> Any:
-    """Array API name of `transpose`."""
-    return transpose(a, axes)
+def permute_dims(a: Any, /, axes: Any) -> Any:
+    """Array API name of `transpose` (`axes` required)."""
+    return transpose(a, tuple(axes))
 
 
-def matrix_transpose(x: Any) -> Any:
+def matrix_transpose(x: Any, /) -> Any:
     """Swap the last two dimensions."""
     x = asarray(x, fn="matrix_transpose")
     if x.ndim < 2:
@@ -705,13 +699,16 @@ def _as_1d(indices: Any) -> Any:
 
 
 def take_along_axis(arr: Any, indices: Any, axis: int | None = -1, mode: str | None = None,
-                    fill_value: Any = None) -> Any:
+                    fill_value: Any = None, *, wrap_negative_indices: bool | None = None) -> Any:
     """``result[..., j, ...] = arr[..., indices[..., j, ...], ...]`` along
     `axis`; other dimensions broadcast. Out-of-range indices give
-    `fill_value` by default (mode "fill", as in JAX; "clip" clamps)."""
+    `fill_value` by default (mode "fill", as in JAX; "clip" clamps).
+    Negative indices count from the end unless `wrap_negative_indices` is
+    False (default: True, except for mode "promise_in_bounds")."""
     fn = "take_along_axis"
     arr = asarray(arr, fn=fn)
-    mode = _take_mode(mode, fn)
+    wrap = mode != "promise_in_bounds" if wrap_negative_indices is None else wrap_negative_indices
+    mode = "clamp" if mode == "promise_in_bounds" else _take_mode(mode, fn)
     indices = _index_array(indices, fn)
     if axis is None:
         if np.ndim(indices) != 1:
@@ -723,8 +720,14 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1, mode: str | N
         raise ValueError(f"jnp.{fn}: indices and arr must have the same number of dimensions, got "
                          f"{np.shape(indices)} and {arr.shape}")
     ax = canonicalize_axis(axis, arr.ndim, fn)
-    if mode == "clamp":
-        mode = "clip"  # take_along_axis wraps negative indices in every mode (as JAX)
+    if mode == "clamp" and wrap:
+        mode = "clip"  # negative indices wrapped, then clamped
+    if mode == "fill" and not wrap and not dtypes.is_unsigned(indices.dtype):  # negatives are out of range
+        indices = asarray(indices)
+        if indices.dtype.itemsize < dtypes.default_int().itemsize:
+            indices = lax.convert_element_type(indices, dtypes.default_int())
+        negative = lax.lt(indices, lax.full_like(indices, 0))
+        indices = lax.select(negative, lax.full_like(indices, arr.shape[ax]), indices)
     shape = []
     for d, (m, n) in enumerate(zip(arr.shape, np.shape(indices))):
         if d == ax:
@@ -750,20 +753,23 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1, mode: str | N
 # Sorting
 # ---------------------------------------------------------------------------
 
-def _sort_operand(a: Any, axis: Any, order: Any, fn: str) -> tuple[Any, int]:
+def _sort_operand(a: Any, axis: Any, kind: Any, order: Any, fn: str) -> tuple[Any, int]:
+    if kind is not None:  # JAX's TypeErrors
+        raise TypeError(f"jnp.{fn}: the 'kind' argument is not supported. Use stable=True or stable=False "
+                        "to specify sort stability.")
     if order is not None:
-        raise NotImplementedError(f"jnp.{fn}: the order argument is not supported")
+        raise TypeError(f"jnp.{fn}: the 'order' argument is not supported.")
     a = asarray(a, fn=fn)
     if axis is None:
         return ravel(a), 0
     return a, canonicalize_axis(axis, a.ndim, fn)
 
 
-def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: bool = True,
+def sort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None, stable: bool = True,
          descending: bool = False) -> Any:
     """Sorted copy along `axis` (flattened when None); NaNs go last (first
     when descending), -0.0 and 0.0 are equal."""
-    a, ax = _sort_operand(a, axis, order, "sort")
+    a, ax = _sort_operand(a, axis, kind, order, "sort")
     if a.shape[ax] <= 1:
         return a
     if descending:
@@ -779,11 +785,13 @@ def sort_complex(a: Any) -> Any:
     return lax.convert_element_type(out, dtypes.complex_dtype(dtypes.to_inexact(a.dtype)))
 
 
-def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: bool = True,
-            descending: bool = False) -> Any:
+def argsort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None, stable: bool = True,
+            descending: bool = False, dtype: Any = None) -> Any:
     """Indices that sort `a` along `axis` (stable: equal elements keep their
-    order, also when descending); the default int dtype."""
-    a, ax = _sort_operand(a, axis, order, "argsort")
+    order, also when descending); the default int dtype unless `dtype`."""
+    a, ax = _sort_operand(a, axis, kind, order, "argsort")
+    if dtype is not None:
+        return lax.convert_element_type(argsort(a, ax, stable=stable, descending=descending), dtype)
     index_dtype = dtypes.default_int()
     n = a.shape[ax]
     if n <= 1:
@@ -873,7 +881,7 @@ def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
 # Dtype and shape queries
 # ---------------------------------------------------------------------------
 
-def astype(x: Any, dtype: Any, copy: bool = False, device: Any = None) -> Any:
+def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:
     """`x` converted to `dtype` (floats to ints truncate toward zero and
     saturate, NaN to 0; to bool: x != 0); the result is strongly typed, on
     `device` if given."""

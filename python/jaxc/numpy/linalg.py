@@ -22,13 +22,47 @@ from .. import lax
 from .. import numpy as jnp
 from .._autodiff import custom_jvp
 from . import _reductions as _red
-from ._linalg import cross, diagonal as _diagonal, matmul, outer, tensordot, trace as _trace, vecdot
+from . import _linalg
+from ._linalg import diagonal as _diagonal, trace as _trace, vecdot
 from ._util import asarray, canonicalize_axis, promote_dtypes_inexact
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "tensordot", "outer", "vecdot", "cross", "trace",
            "diagonal", "multi_dot", "matrix_power", "matrix_transpose", "det", "slogdet", "solve", "inv",
            "cholesky", "tensorsolve", "tensorinv", "qr", "eigh", "eigvalsh", "svd", "svdvals", "matrix_rank",
            "cond", "eig", "eigvals", "pinv", "lstsq"]
+
+
+# ---------------------------------------------------------------------------
+# The Array API's products: jnp's, with its positional-only x1, x2
+# ---------------------------------------------------------------------------
+
+def matmul(x1: Any, x2: Any, /, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
+    """`jnp.matmul`."""
+    return _linalg.matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2, precision: Any = None,
+              preferred_element_type: Any = None) -> Any:
+    """`jnp.tensordot` (`axes` by keyword)."""
+    return _linalg.tensordot(x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def outer(x1: Any, x2: Any, /) -> Any:
+    """The outer product of two 1-d arrays (others are a ValueError, unlike `jnp.outer`)."""
+    x1, x2 = asarray(x1, fn="linalg.outer"), asarray(x2, fn="linalg.outer")
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"jnp.linalg.outer: input arrays must be one-dimensional, but they are "
+                         f"x1.ndim={x1.ndim} x2.ndim={x2.ndim}")
+    return _linalg.outer(x1, x2)
+
+
+def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
+    """`jnp.cross` of 3-vectors along `axis` (2-vectors are a ValueError)."""
+    x1, x2 = asarray(x1, fn="linalg.cross"), asarray(x2, fn="linalg.cross")
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError("jnp.linalg.cross: both input arrays must be (arrays of) 3-dimensional vectors, but "
+                         f"they have x1.shape[axis]={x1.shape[axis]} and x2.shape[axis]={x2.shape[axis]}")
+    return _linalg.cross(x1, x2, axis=axis)
 
 
 # ---------------------------------------------------------------------------
@@ -488,13 +522,16 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     return SVDResult(*lax.linalg.svd(a, full_matrices=full_matrices))
 
 
-def matrix_rank(M: Any, rtol: Any = None, *, tol: Any = None) -> Any:
+def matrix_rank(M: Any, rtol: Any = None, *, hermitian: bool = False, tol: Any = None) -> Any:
     """The number of singular values above `rtol` times the largest (default
-    rtol: max(m, n) * eps), or above `tol` when given."""
+    rtol: max(m, n) * eps), or above `tol` when given; `hermitian`: M is
+    Hermitian (singular values from `eigh`)."""
+    if tol is not None and rtol is not None:
+        raise ValueError("jnp.linalg.matrix_rank: only one of tol or rtol may be specified.")
     (M,) = promote_dtypes_inexact("linalg.matrix_rank", M)
     if M.ndim < 2:
         return jnp.any(M != 0).astype(np.int32)
-    values = svdvals(M)
+    values = svd(M, compute_uv=False, hermitian=hermitian)
     if tol is None:
         if rtol is None:
             rtol = max(M.shape[-2:]) * np.finfo(M.dtype).eps
