@@ -540,3 +540,8 @@ from ._special_more import (bernoulli, bessel_jn, beta, betainc, comb, dawsn, er
 
 __all__ += ["bernoulli", "bessel_jn", "beta", "betainc", "comb", "dawsn", "erfcx", "exp1", "expi", "expn",
             "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "spence"]
+
+# the complex-valued ones: the Faddeeva function and the spherical harmonics
+from ._special_complex import sph_harm_y, wofz  # noqa: E402
+
+__all__ += ["sph_harm_y", "wofz"]
