@@ -976,7 +976,7 @@ class custom_jvp:
             raise TypeError("custom_jvp.defjvps cannot be used with nondiff_argnums")
 
         def rule(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-            out = self._fun(*primals)
+            out = self(*primals)  # as JAX: higher derivatives of `out` use this rule too
             parts = [f(t, out, *primals) for f, t in zip(jvps, tangents) if f is not None]
             if not parts:
                 return out, tree_util.tree_map(lambda y: lax.full_like(y, 0), out)

@@ -221,6 +221,20 @@ def test_custom_jvp_call_and_its_rule() -> None:
     assert "jaxc.log1p" in rule and "jaxc.logistic" in rule
 
 
+def test_custom_jvp_defjvps_rule_differentiates_its_output_by_the_rule_again() -> None:
+    """As JAX's defjvps: the primal output a rule receives comes from the
+    custom_jvp function itself, so higher derivatives use the rule too (the
+    raw body here has derivative 0)."""
+    f = jaxc.custom_jvp(lambda x: lax.stop_gradient(jnp.exp(x)))
+    f.defjvps(lambda t, ans, x: ans * t)
+    for order in (1, 2, 3):
+        g = f
+        for _ in range(order):
+            g = jaxc.grad(g)
+        np.testing.assert_allclose(float(g(1.0)), np.e, rtol=1e-6)
+        np.testing.assert_allclose(float(jaxc.jit(g)(0.5)), np.exp(0.5), rtol=1e-6)
+
+
 def test_custom_jvp_rule_takes_captured_values_and_their_tangents() -> None:
     def f(x, w):
         @jaxc.custom_jvp
