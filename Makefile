@@ -16,12 +16,14 @@ RUNTIME_DEPS := intel-openmp==2026.2.0
 MPI_DEPS := mpich==5.0.2 mpi4py==4.1.2
 # hypothesis: the property-based tests (tests/python/test_properties.py) and `make fuzz`;
 # pytest-xdist: the suite runs on every core (PYTEST_WORKERS, default auto);
-# scipy: the reference of the scipy.stats/special/linalg tests (they skip without it).
-BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest pytest-xdist scipy optree ml_dtypes hypothesis
+# scipy: the reference of the scipy.stats/special/linalg tests (they skip without it);
+# ruff: `make lint` (its rules are in pyproject.toml), pinned so that a new release cannot fail CI.
+BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest pytest-xdist scipy optree ml_dtypes hypothesis \
+              ruff==0.17.6
 PYTEST_WORKERS ?= auto
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.c' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all venv build test lit pytest demo demo-opt bench fuzz docs clean check-install
+.PHONY: all venv build test lint lit pytest demo demo-opt bench fuzz docs clean check-install
 
 all: build
 
@@ -48,7 +50,11 @@ lit: build
 pytest: build
 	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) tests/python
 
-test: build
+# pyflakes and pycodestyle rules over every Python file (pyproject.toml [tool.ruff]).
+lint: $(STAMPS)/venv
+	$(VENV)/bin/ruff check --quiet .
+
+test: build lint
 	$(VENV)/bin/lit -s tests/lit
 	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) tests/python
 
