@@ -3,15 +3,19 @@
     git clone https://github.com/data-apis/array-api-tests /tmp/aat
     git -C /tmp/aat submodule update --init          # the spec stubs it reads
     .venv/bin/python -m pip install ndindex           # the suite's one extra need
-    .venv/bin/python tools/array_api_conformance.py /tmp/aat --max-examples 20
+    .venv/bin/python tools/array_api_conformance.py /tmp/aat --max-examples 20 --x64
 
 Each namespace runs in its own pytest process (the suite reads
-ARRAY_API_TESTS_MODULE at import), writing JUnit XML; the report counts
+ARRAY_API_TESTS_MODULE at import) with hypothesis derandomized, so that both
+sides draw the same examples, writing JUnit XML; the report counts
 passed / failed / errored / skipped tests per namespace and lists every test
 that passes for the reference (jax.numpy) and not for jaxc.numpy, with the
-first line of its failure. `--skip-complex` sets ARRAY_API_TESTS_SKIP_DTYPES
-to the complex dtypes on both sides. Not part of `make test`: the suite takes
-10-40 minutes per namespace on two cores.
+first line of its failure. `--x64` sets JAX_ENABLE_X64=1 on both sides: the
+suite draws float64/int64 arrays whenever the namespace has those names, so
+without it both libraries fail at random where a drawn value needs 64 bits.
+`--skip-complex` sets ARRAY_API_TESTS_SKIP_DTYPES to the complex dtypes on
+both sides. Not part of `make test`: the suite takes 10-40 minutes per
+namespace on two cores.
 """
 from __future__ import annotations
 
@@ -27,14 +31,16 @@ import xml.etree.ElementTree as ElementTree
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 
-def run_suite(suite: str, module: str, max_examples: int, workers: int, skip_complex: bool,
+def run_suite(suite: str, module: str, max_examples: int, workers: int, skip_complex: bool, x64: bool,
               xml_path: str, extra: list[str]) -> None:
     """One pytest run of the suite on `module`, results to `xml_path`."""
     env = dict(os.environ, ARRAY_API_TESTS_MODULE=module)
+    if x64:
+        env["JAX_ENABLE_X64"] = "1"
     if skip_complex:
         env["ARRAY_API_TESTS_SKIP_DTYPES"] = "complex64,complex128"
     command = [sys.executable, "-m", "pytest", "array_api_tests", "-q", "-p", "no:cacheprovider",
-               "-o", "addopts=", "-W", "ignore", f"--max-examples={max_examples}",
+               "-o", "addopts=", "-W", "ignore", f"--max-examples={max_examples}", "--derandomize",
                f"--junitxml={xml_path}"] + (["-n", str(workers)] if workers > 1 else []) + extra
     print(f"# {module}: {' '.join(command[2:])}", flush=True)
     subprocess.run(command, cwd=suite, env=env, stdout=subprocess.DEVNULL, check=False)
@@ -71,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-examples", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--skip-complex", action="store_true")
+    parser.add_argument("--x64", action="store_true", help="JAX_ENABLE_X64=1 on both sides")
     parser.add_argument("--json", help="write the per-test outcomes here")
     parser.add_argument("pytest_args", nargs="*", help="passed on to pytest (after --)")
     args = parser.parse_args(argv)
@@ -81,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for module in modules:
             xml_path = os.path.join(tmp, module + ".xml")
-            run_suite(args.suite, module, args.max_examples, args.workers, args.skip_complex,
+            run_suite(args.suite, module, args.max_examples, args.workers, args.skip_complex, args.x64,
                       xml_path, args.pytest_args)
             if not os.path.exists(xml_path):
                 print(f"error: pytest wrote no results for {module}", file=sys.stderr)
