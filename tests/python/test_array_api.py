@@ -540,3 +540,25 @@ def test_finfo_iinfo_of_python_types_and_wrong_kinds_as_jax():
         info = jnp.finfo if dtype in (float, "float64") else jnp.iinfo
         reference = jax.numpy.finfo if info is jnp.finfo else jax.numpy.iinfo
         assert info(dtype).bits == reference(dtype).bits and info(dtype).max == reference(dtype).max
+
+
+# -- found by the Array API conformance suite (tools/array_api_conformance.py) -----
+
+def test_vecdot_conjugates_its_complex_first_argument():
+    v = np.array([1 + 2j, 3 - 1j], np.complex64)
+    w = np.array([[2 - 1j, 1 + 1j], [0.5j, -1]], np.complex64)
+    expected = np.sum(np.conj(v) * w, axis=-1)
+    for fn in (jnp.vecdot, jnp.linalg.vecdot, jaxc.jit(jnp.vecdot)):
+        np.testing.assert_allclose(np.asarray(fn(v, w)), expected, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.vecdot(v.real, w.real)), np.sum(v.real * w.real, -1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype,expected", [("bool", "int32"), ("int8", "int32"), ("uint8", "uint32"),
+                                            ("uint16", "uint32"), ("int32", "int32"), ("float16", "float16")])
+def test_cumulative_sum_widens_bools_and_narrow_ints_as_sum(dtype, expected):
+    x = np.array([1, 1, 0, 1]).astype(dtype)
+    out = jnp.cumulative_sum(x, include_initial=True)
+    assert out.dtype == np.dtype(expected)
+    np.testing.assert_array_equal(np.asarray(out), np.concatenate([[0], np.cumsum(x.astype(np.int64))]))
+    assert jnp.cumulative_sum(x, dtype=jnp.int8).dtype == np.int8
+    assert jnp.cumulative_prod(np.array([1, 2], np.int8)).dtype == np.int8  # JAX widens the sum only

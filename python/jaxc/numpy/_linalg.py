@@ -185,11 +185,15 @@ def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any =
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """Dot products of vectors along `axis`, broadcasting the other dimensions."""
+    """Dot products of vectors along `axis`, broadcasting the other
+    dimensions; complex `x1` is conjugated (sum of conj(x1) x2), as JAX's and
+    the Array API's."""
     s1, s2 = np.shape(x1), np.shape(x2)
     if s1 and s2 and s1[axis % len(s1)] != s2[axis % len(s2)]:
         raise ValueError(f"jnp.vecdot: the sizes along axis={axis} must match, got shapes {s1} and {s2}")
     x1, x2 = promote_args("vecdot", x1, x2)
+    if dtypes.is_complex(x1.dtype):
+        x1 = lax.conj(x1)
     if x1.ndim == 0:
         raise ValueError("jnp.vecdot: operands must be at least 1-d, got shapes () and ()")
     axis = canonicalize_axis(axis, x1.ndim, "vecdot")

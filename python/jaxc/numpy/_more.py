@@ -132,7 +132,10 @@ def _cumulative(name: str, fn: Any, identity: int, x: Any, axis: Any, dtype: Any
 def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
                    include_initial: bool = False) -> Any:
     """Array API running sum along `axis` (optional only for 1-d input);
-    `include_initial` starts the result with a 0."""
+    `include_initial` starts the result with a 0. Without `dtype`, bools and
+    narrow ints sum in the default (unsigned) int, as `sum` and JAX's."""
+    if dtype is None:
+        dtype = _reductions.promote_integer(asarray(x, fn="cumulative_sum").dtype)
     return _cumulative("cumulative_sum", _reductions.cumsum, 0, x, axis, dtype, include_initial)
 
 

@@ -28,7 +28,7 @@ __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "a
 # dtype rules
 # ---------------------------------------------------------------------------
 
-def _promote_integer(dtype: np.dtype) -> np.dtype:
+def promote_integer(dtype: np.dtype) -> np.dtype:
     """Bools and ints narrower than the default int widen to it (unsigned
     ones to the default unsigned), as JAX's sum/prod do."""
     if dtype == np.bool_:
@@ -131,7 +131,7 @@ def _reduce(kind: str, name: str, a: Any, axis: Any, dtype: Any, out: Any, keepd
                              f"identity (shape {a.shape}, axis {axis})")
     result_dtype = _user_dtype(dtype) or a.dtype
     if dtype is None and promote_integers:
-        result_dtype = _promote_integer(result_dtype)
+        result_dtype = promote_integer(result_dtype)
     computation_dtype = _upcast_f16(result_dtype) if upcast_f16 else result_dtype
     a = lax.convert_element_type(a, computation_dtype)
     if where is not None:
@@ -401,8 +401,8 @@ def _cumulative(name: str, lax_fn: Callable, a: Any, axis: Any, dtype: Any, out:
     axis = canonicalize_axis(axis, a.ndim, name)
     if nan_fill is not None and dtypes.is_float(a.dtype):
         a = lax.select(lax.ne(a, a), lax.full_like(a, nan_fill), a)
-    result_dtype = _user_dtype(dtype) or (_promote_integer(a.dtype) if a.dtype == np.bool_ else a.dtype)
-    computation_dtype = _promote_integer(result_dtype) if result_dtype == np.bool_ else result_dtype
+    result_dtype = _user_dtype(dtype) or (promote_integer(a.dtype) if a.dtype == np.bool_ else a.dtype)
+    computation_dtype = promote_integer(result_dtype) if result_dtype == np.bool_ else result_dtype
     result = lax_fn(lax.convert_element_type(a, computation_dtype), axis)
     return lax.convert_element_type(result, result_dtype)
 
