@@ -21,7 +21,8 @@ NAMESPACES = ("jax", "jax.numpy", "jax.lax", "jax.nn", "jax.nn.initializers", "j
               "jax.ops", "jax.random", "jax.tree_util", "jax.tree", "jax.debug", "jax.image",
               "jax.scipy.stats", "jax.scipy.stats.norm", "jax.scipy.stats.gamma",
               "jax.scipy.stats.beta", "jax.scipy.stats.multivariate_normal", "jax.numpy.linalg",
-              "jax.lax.linalg", "jax.scipy.linalg")
+              "jax.lax.linalg", "jax.scipy.linalg", "jax.scipy.signal", "jax.scipy.integrate",
+              "jax.scipy.optimize")
 
 
 def main() -> None:
