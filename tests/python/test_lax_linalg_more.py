@@ -507,7 +507,6 @@ def test_algorithm_enums(jax64):
     theirs = (jax64.lax.linalg.EigImplementation, jax64.lax.linalg.EighImplementation, jax64.lax.linalg.SvdAlgorithm)
     for mine, jaxs in zip(ours, theirs):
         assert [(m.name, m.value) for m in mine] == [(m.name, m.value) for m in jaxs]
-        assert mine.__doc__ == jaxs.__doc__
 
 
 def test_algorithm_enums_are_accepted(x64):
