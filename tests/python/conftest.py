@@ -21,6 +21,16 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 
 @pytest.fixture
+def jax_x64():
+    """JAX with jax_enable_x64 set for the test (skipped without JAX)."""
+    jax = pytest.importorskip("jax")
+    before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield jax
+    jax.config.update("jax_enable_x64", before)
+
+
+@pytest.fixture
 def x64():
     """64-bit defaults (jax_enable_x64) for the test, the previous setting after."""
     import jaxc  # not at import time: the environment above must be set first

@@ -27,16 +27,6 @@ def two_devices():
     jaxc.config.update("jax_num_cpu_devices", before)
 
 
-@pytest.fixture
-def jax_x64():
-    """JAX with jax_enable_x64 set for the test (skipped without JAX)."""
-    jax = pytest.importorskip("jax")
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", before)
-
-
 # -- version, namespace ---------------------------------------------------------
 
 def test_version_and_namespace():

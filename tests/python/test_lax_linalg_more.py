@@ -33,16 +33,6 @@ def sl():
     return pytest.importorskip("scipy.linalg")
 
 
-@pytest.fixture
-def jax64():
-    """JAX with jax_enable_x64 for the test (skipped without JAX)."""
-    jax = pytest.importorskip("jax")
-    before = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", before)
-
-
 def rand(*shape, dtype=np.float64):
     x = RNG.standard_normal(shape)
     if np.dtype(dtype).kind == "c":
@@ -158,18 +148,18 @@ def test_packed_forms_batched_jit_vmap():
     loop_matches(lambda p, t, c: LL.ormqr(p, t, c, transpose=True), packed, taus, c)
 
 
-def test_packed_forms_match_jax(jax64):
+def test_packed_forms_match_jax(jax_x64):
     a = rand(2, 5, 5)
     c = rand(2, 5, 3)
     with jaxc.enable_x64():
-        for ours, theirs in ((LL.hessenberg(a), jax64.lax.linalg.hessenberg(a)),
-                             (LL.tridiagonal(a, lower=False), jax64.lax.linalg.tridiagonal(a, lower=False))):
+        for ours, theirs in ((LL.hessenberg(a), jax_x64.lax.linalg.hessenberg(a)),
+                             (LL.tridiagonal(a, lower=False), jax_x64.lax.linalg.tridiagonal(a, lower=False))):
             assert len(ours) == len(theirs)
             for x, y in zip(ours, theirs):
                 close(x, y, 1e-11)
         packed, taus = (np.asarray(x) for x in LL.hessenberg(a))
-        close(LL.householder_product(packed, taus), jax64.lax.linalg.householder_product(packed, taus), 1e-11)
-        close(LL.ormqr(packed, taus, c, transpose=True), jax64.lax.linalg.ormqr(packed, taus, c, transpose=True),
+        close(LL.householder_product(packed, taus), jax_x64.lax.linalg.householder_product(packed, taus), 1e-11)
+        close(LL.ormqr(packed, taus, c, transpose=True), jax_x64.lax.linalg.ormqr(packed, taus, c, transpose=True),
               1e-11)
 
 
@@ -267,11 +257,11 @@ def test_schur_float32_complex_batched_jit_vmap(sl):
     same_eigenvalues(np.diagonal(tc), np.diagonal(want_t), 1e-4)
 
 
-def test_schur_matches_jax_and_errors(jax64):
+def test_schur_matches_jax_and_errors(jax_x64):
     a = rand(6, 6)
     with jaxc.enable_x64():
         ours = LL.schur(a)
-    theirs = jax64.lax.linalg.schur(a)
+    theirs = jax_x64.lax.linalg.schur(a)
     assert isinstance(ours, list) and len(ours) == len(theirs) == 2
     # the same kind of form (standardized blocks), the blocks in an order of each algorithm's choosing
     check_real_schur(a, *ours, 1e-12)
@@ -318,10 +308,10 @@ def test_cholesky_update_gradient_and_errors(x64):
         LL.cholesky_update(r.astype(np.complex128), w.astype(np.complex128))
 
 
-def test_cholesky_update_matches_jax(jax64):
+def test_cholesky_update_matches_jax(jax_x64):
     r, w = np.linalg.cholesky(spd(6)).T, rand(6)
     with jaxc.enable_x64():
-        close(LL.cholesky_update(r, w), jax64.lax.linalg.cholesky_update(r, w), 1e-12)
+        close(LL.cholesky_update(r, w), jax_x64.lax.linalg.cholesky_update(r, w), 1e-12)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -358,9 +348,9 @@ def test_symmetric_product_gradient_errors_and_jax(x64):
         LL.symmetric_product(a.astype(np.float32), c)
 
 
-def test_symmetric_product_matches_jax(jax64):
+def test_symmetric_product_matches_jax(jax_x64):
     a, c = rand(3, 4, 2), rand(3, 4, 4)
-    theirs = jax64.lax.linalg.symmetric_product(a, c, alpha=1.5, beta=-2.0, symmetrize_output=True)
+    theirs = jax_x64.lax.linalg.symmetric_product(a, c, alpha=1.5, beta=-2.0, symmetrize_output=True)
     with jaxc.enable_x64():
         close(LL.symmetric_product(a, c, alpha=1.5, beta=-2.0, symmetrize_output=True), theirs, 1e-12)
 
@@ -411,12 +401,12 @@ def test_tridiagonal_solve_gradients(x64):
     assert float(grads[0][0]) == 0 and float(grads[1][-1]) == 0  # the unread entries
 
 
-def test_tridiagonal_solve_perturbed_and_jax(jax64):
+def test_tridiagonal_solve_perturbed_and_jax(jax_x64):
     dl, d, du, b = tridiagonal_system(6, 2)
     with jaxc.enable_x64():
-        close(LL.tridiagonal_solve(dl, d, du, b), jax64.lax.linalg.tridiagonal_solve(dl, d, du, b), 1e-10)
+        close(LL.tridiagonal_solve(dl, d, du, b), jax_x64.lax.linalg.tridiagonal_solve(dl, d, du, b), 1e-10)
         ours = jaxc.grad(lambda *a: jnp.sum(LL.tridiagonal_solve(*a) ** 2), argnums=(0, 1, 2, 3))(dl, d, du, b)
-    theirs = jax64.grad(lambda *a: (jax64.lax.linalg.tridiagonal_solve(*a) ** 2).sum(), argnums=(0, 1, 2, 3))(
+    theirs = jax_x64.grad(lambda *a: (jax_x64.lax.linalg.tridiagonal_solve(*a) ** 2).sum(), argnums=(0, 1, 2, 3))(
         dl, d, du, b)
     for x, y in zip(ours, theirs):
         close(x, y, 1e-8 * np.abs(np.asarray(y)).max())
@@ -430,7 +420,7 @@ def test_tridiagonal_solve_perturbed_and_jax(jax64):
     assert np.isfinite(x).all()
     vector = x[:, 0] / np.linalg.norm(x)
     close(np.abs(dense(-off, diagonal, -off) @ vector), np.zeros(n), 1e-10)  # a null vector
-    theirs = jax64.lax.linalg.tridiagonal_solve(-off, diagonal, -off, rhs, perturb_singular=True)
+    theirs = jax_x64.lax.linalg.tridiagonal_solve(-off, diagonal, -off, rhs, perturb_singular=True)
     close(x, theirs, 1e-6 * np.abs(x).max())
 
 
@@ -495,11 +485,11 @@ def test_qdwh_options_jit_vmap_and_jvp(x64):
     check_grads(lambda x: LL.qdwh(x)[1], (x,), order=1, modes=("fwd",))
 
 
-def test_qdwh_matches_jax_and_errors(jax64):
+def test_qdwh_matches_jax_and_errors(jax_x64):
     x = rand(6, 4)
     with jaxc.enable_x64():
         ours = LL.qdwh(x)
-    theirs = jax64.lax.linalg.qdwh(x)
+    theirs = jax_x64.lax.linalg.qdwh(x)
     close(ours[0], theirs[0], 1e-12)
     close(ours[1], theirs[1], 1e-12)
     assert int(ours[2]) == int(theirs[2]) and bool(ours[3]) == bool(theirs[3])
@@ -513,9 +503,9 @@ def test_qdwh_matches_jax_and_errors(jax64):
 
 # --------------------------------------------------------------------- enums
 
-def test_algorithm_enums(jax64):
+def test_algorithm_enums(jax_x64):
     ours = (LL.EigImplementation, LL.EighImplementation, LL.SvdAlgorithm)
-    theirs = (jax64.lax.linalg.EigImplementation, jax64.lax.linalg.EighImplementation, jax64.lax.linalg.SvdAlgorithm)
+    theirs = (jax_x64.lax.linalg.EigImplementation, jax_x64.lax.linalg.EighImplementation, jax_x64.lax.linalg.SvdAlgorithm)
     for mine, jaxs in zip(ours, theirs):
         assert [(m.name, m.value) for m in mine] == [(m.name, m.value) for m in jaxs]
 
@@ -588,11 +578,11 @@ def test_qr_multiply_float32_batched_jit_vmap_and_errors(sl):
         jsl.qr_multiply(a[0, 0], c[0])
 
 
-def test_qr_multiply_matches_jax(jax64):
+def test_qr_multiply_matches_jax(jax_x64):
     a, c = rand(2, 6, 4), rand(2, 3, 6)
     with jaxc.enable_x64():
         ours = jsl.qr_multiply(a, c, pivoting=True)
-    theirs = jax64.scipy.linalg.qr_multiply(a, c, pivoting=True)
+    theirs = jax_x64.scipy.linalg.qr_multiply(a, c, pivoting=True)
     for x, y in zip(ours, theirs):
         close(x, y, 1e-12)
 
@@ -635,11 +625,11 @@ def test_rsf2csf_of_our_schur_form_batched_jit_vmap(x64):
         jsl.rsf2csf(np.eye(3), np.eye(2))
 
 
-def test_rsf2csf_matches_jax(jax64):
-    t, z = jax64.scipy.linalg.schur(rand(5, 5))
+def test_rsf2csf_matches_jax(jax_x64):
+    t, z = jax_x64.scipy.linalg.schur(rand(5, 5))
     with jaxc.enable_x64():
         ours = jsl.rsf2csf(np.asarray(t), np.asarray(z))
-    for x, y in zip(ours, jax64.scipy.linalg.rsf2csf(t, z)):
+    for x, y in zip(ours, jax_x64.scipy.linalg.rsf2csf(t, z)):
         close(x, y, 1e-12)
 
 
@@ -677,12 +667,12 @@ def test_solve_sylvester_gradients(method, x64):
                 modes=("fwd", "rev"))
 
 
-def test_solve_sylvester_matches_jax_and_errors(jax64):
+def test_solve_sylvester_matches_jax_and_errors(jax_x64):
     a, b, c = rand(4, 4), rand(3, 3), rand(4, 3)
     with jaxc.enable_x64():
-        close(jsl.solve_sylvester(a, b, c), jax64.scipy.linalg.solve_sylvester(a, b, c), 1e-10)
+        close(jsl.solve_sylvester(a, b, c), jax_x64.scipy.linalg.solve_sylvester(a, b, c), 1e-10)
         ours = jaxc.grad(lambda c: jnp.sum(jsl.solve_sylvester(a, b, c) ** 2))(c)
-    theirs = jax64.grad(lambda c: (jax64.scipy.linalg.solve_sylvester(a, b, c) ** 2).sum())(c)
+    theirs = jax_x64.grad(lambda c: (jax_x64.scipy.linalg.solve_sylvester(a, b, c) ** 2).sum())(c)
     close(ours, theirs, 1e-10)
     with pytest.raises(ValueError, match="solve_sylvester: incompatible shapes for Sylvester equation"):
         jsl.solve_sylvester(a[:3], b, c)
