@@ -23,7 +23,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named
+from .ir import ops_named
 from .registry import register_pass
 
 

@@ -40,7 +40,7 @@ from mlir import ir
 from mlir.dialects import tensor
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named
+from .ir import ops_named
 from .lowering.common import generic, identity_map
 from .registry import register_pass
 from .schedules.contraction import filled_with, generic_taking_body

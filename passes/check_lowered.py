@@ -14,6 +14,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
+from .ir import ops_where
 from .registry import lookup, register_pass
 
 LOWERING_PASS = "jaxc-to-linalg"
@@ -22,14 +23,7 @@ LOWERING_PASS = "jaxc-to-linalg"
 @register_pass("jaxc-check-lowered", "fail if any jaxc op remains (post-condition of jaxc-to-linalg)")
 def check_lowered(op: ir.Operation, pass_: ExternalPass) -> None:
     """Emit one error per remaining `jaxc.*` op under `op`; fail if there was any."""
-    found = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name.startswith("jaxc."):
-            found.append(child)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
+    found = ops_where(op, lambda child: child.name.startswith("jaxc."))
     if lookup(LOWERING_PASS) is None:
         why = f"the {LOWERING_PASS} pass is not registered yet"
     else:

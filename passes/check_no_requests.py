@@ -20,7 +20,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named
+from .ir import ops_named
 from .registry import register_pass
 
 # request op -> the pass that expands it

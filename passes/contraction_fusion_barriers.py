@@ -30,7 +30,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named
+from .ir import ops_named
 from .bound_fusion import insert_barrier
 from .registry import register_pass
 from .schedules.kernel import describe, defining_op

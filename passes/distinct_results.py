@@ -23,21 +23,14 @@ from mlir import ir
 from mlir.dialects import memref
 from mlir.passmanager import ExternalPass
 
+from .ir import ops_named
 from .registry import register_pass
 
 
 @register_pass("jaxc-distinct-results", "copy a memref returned more than once into a buffer of its own")
 def distinct_results(op: ir.Operation, pass_: ExternalPass) -> None:
-    returns: list[ir.Operation] = []
-
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        if inner.name == "func.return":
-            returns.append(inner)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
     with op.context:
-        for ret in returns:
+        for ret in ops_named(op, ("func.return",)):
             _separate_repeats(ret)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named
+from .ir import ops_named
 from .bound_fusion import BARRIER
 from .registry import register_pass
 

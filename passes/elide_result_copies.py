@@ -36,7 +36,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named
+from .ir import first_op, ops_named
 from .registry import register_pass
 
 INVERSE = {"memref.collapse_shape": "memref.expand_shape", "memref.expand_shape": "memref.collapse_shape"}
@@ -96,19 +96,12 @@ def _uses(value: ir.Value) -> int:
 
 def _touched_after(copy: ir.Operation, block: ir.Block, values: list[ir.Value]) -> bool:
     """Whether an op after `copy` in `block` (or nested in one) uses `values`."""
-    found = []
-
-    def visit(nested: ir.Operation) -> ir.WalkResult:
-        if any(operand == value for operand in nested.operands for value in values):
-            found.append(nested)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
+    def uses_values(nested: ir.Operation) -> bool:
+        return any(operand == value for operand in nested.operands for value in values)
 
     after = False
     for inner in block.operations:
-        if after:
-            inner.operation.walk(visit)
-            if found:
-                return True
+        if after and first_op(inner.operation, uses_values) is not None:
+            return True
         after = after or inner.operation == copy
     return False

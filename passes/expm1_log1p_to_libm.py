@@ -23,6 +23,7 @@ from mlir import ir
 from mlir.dialects import func
 from mlir.passmanager import ExternalPass
 
+from .ir import ops_named
 from .registry import register_pass
 
 # (op name, element type) -> libm function
@@ -38,14 +39,7 @@ LIBM = {
 def expm1_log1p_to_libm(op: ir.Operation, pass_: ExternalPass) -> None:
     """Replace each scalar f32/f64 `math.expm1`/`math.log1p` under the module
     `op` by a call to libm, declaring the callee once."""
-    found = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name in ("math.expm1", "math.log1p"):
-            found.append(child)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
+    found = ops_named(op, ("math.expm1", "math.log1p"))
     if not found:
         return
     declared = {ir.StringAttr(o.attributes["sym_name"]).value

@@ -33,9 +33,10 @@ from mlir import ir
 from mlir.dialects import func
 from mlir.passmanager import ExternalPass
 
+from .ir import preorder_ops
 from .lowering import RULES
 from .lowering.common import signless
-from .lowering.elementwise import LoweringError
+from .lowering.common import LoweringError
 from .registry import register_pass
 
 
@@ -59,8 +60,7 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
     jaxc_ops: list[ir.OpView] = []
     functions: list[ir.OpView] = []
     calls: list[ir.OpView] = []
-
-    def collect(inner: ir.Operation) -> ir.WalkResult:
+    for inner in preorder_ops(op, stop_at=lambda inner: False):
         name = inner.name
         if name == "jaxc.yield":
             pass  # rewritten by the rule of its parent (cond, while, scan)
@@ -70,9 +70,6 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
             functions.append(inner.opview)
         elif name == "func.call":
             calls.append(inner.opview)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(collect, ir.WalkOrder.PRE_ORDER)
     missing = [o for o in jaxc_ops if o.name not in RULES]
     if missing:
         for o in missing:

@@ -39,6 +39,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
+from .ir import ops_named
 from .registry import register_pass
 
 # The name of llvm.br's inherent attribute: convert-scf-to-cf copies an
@@ -56,14 +57,9 @@ _LANE_OPS = {"vector.insert": 2, "vector.extract": 1}
 def keep_loops_rolled(op: ir.Operation, pass_: ExternalPass) -> None:
     with op.context:
         annotation = ir.Attribute.parse(NO_UNROLL)
-
-        def visit(inner: ir.Operation) -> ir.WalkResult:
-            if inner.name == "scf.for" and ANNOTATION not in inner.attributes \
-                    and not moves_lanes(inner):
-                inner.attributes[ANNOTATION] = annotation
-            return ir.WalkResult.ADVANCE
-
-        op.walk(visit)
+        for loop in ops_named(op, ("scf.for",)):
+            if ANNOTATION not in loop.attributes and not moves_lanes(loop):
+                loop.attributes[ANNOTATION] = annotation
 
 
 def moves_lanes(loop: ir.Operation) -> bool:

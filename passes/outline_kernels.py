@@ -35,7 +35,7 @@ from mlir import ir
 from mlir.dialects import func
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named, unique_symbol
+from .ir import all_ops, ops_named, unique_symbol
 from .registry import register_pass
 from .schedule import MIN_ELEMENTS, kernels_of, row_groups
 from .schedules.contraction import filled_with
@@ -175,15 +175,11 @@ def _call(moved: list[ir.Operation], name: str) -> None:
 def _defined_in(ops: list[ir.Operation]) -> set[ir.Value]:
     """Every value that `ops` or the ops nested in them define."""
     defined: set[ir.Value] = set()
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        defined.update(op.results)
-        for region in op.regions:
+    for inner in (nested for op in ops for nested in all_ops(op)):
+        defined.update(inner.results)
+        for region in inner.regions:
             for block in region.blocks:
                 defined.update(block.arguments)
-        return ir.WalkResult.ADVANCE
-    for op in ops:
-        op.walk(visit)
     return defined
 
 
@@ -193,24 +189,18 @@ def _used_in(ops: list[ir.Operation]) -> list[ir.Value]:
     for op in ops:
         for value in op.operands:
             used.setdefault(value, None)
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        for value in op.operands:
+    for inner in (nested for op in ops for nested in all_ops(op)):
+        for value in inner.operands:
             used.setdefault(value, None)
-        return ir.WalkResult.ADVANCE
-    for op in ops:
-        op.walk(visit)
     return list(used)
 
 
 def _remap(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> None:
     """Replace the operands of `op` and of the ops nested in it by `mapping`."""
-    def visit(inner: ir.Operation) -> ir.WalkResult:
+    for inner in all_ops(op):
         for i, value in enumerate(inner.operands):
             if value in mapping:
                 inner.operands[i] = mapping[value]
-        return ir.WalkResult.ADVANCE
-    op.walk(visit)
 
 
 def _key(callee: ir.Operation) -> str:

@@ -30,7 +30,7 @@ import numpy as np
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ints, ops_named
+from .ir import ints, ops_named
 from .registry import register_pass
 
 Box = tuple[tuple[int, ...], tuple[int, ...]]  # (start, size) per dimension

@@ -43,6 +43,7 @@ from mlir import ir
 from mlir.dialects import arith, shard, tensor
 from mlir.passmanager import ExternalPass, PassManager
 
+from .ir import ops_where
 from .lowering.collectives import spmd_axes
 from .registry import register_pass
 
@@ -170,8 +171,7 @@ def _to_jaxc(module: ir.Operation) -> str | None:
     import numpy as np
     names = [name for name, _ in spmd_axes(module)]
     sizes = dict(spmd_axes(module))
-    work: list[ir.Operation] = []
-    module.walk(lambda o: (work.append(o) if o.name.startswith("shard.") else None) or ir.WalkResult.ADVANCE)
+    work = ops_where(module, lambda o: o.name.startswith("shard."))
     index = ir.IndexType.get()
     i32 = ir.IntegerType.get_signless(32)
 

@@ -30,7 +30,7 @@ from mlir.dialects.transform import interpreter
 from mlir.passmanager import ExternalPass
 
 from . import host
-from .autodiff.ir_util import ops_named
+from .ir import all_ops, ops_named
 from .registry import register_pass
 from .schedules import contraction, convolution, elementwise, reduction, rows
 from .schedules.kernel import Kernel, describe
@@ -252,10 +252,7 @@ def _restore(module: ir.Operation, backup: ir.Operation) -> None:
 
 
 def _strip(module: ir.Operation, names: tuple[str, ...]) -> None:
-    def visit(inner: ir.Operation) -> ir.WalkResult:
+    for inner in all_ops(module):
         for name in names:
             if name in inner.attributes:
                 del inner.attributes[name]
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)

@@ -49,6 +49,7 @@ from typing import Any, Callable
 from mlir import ir
 
 from . import pass_timing, pipeline
+from .ir import all_ops, first_op
 
 MLIR, LLVMIR, ASM, PTX = "mlir", "llvmir", "asm", "ptx"
 TARGETS = ("cpu", "cuda")
@@ -369,22 +370,13 @@ def check_translatable(module: ir.Module) -> collections.Counter[str]:
     `StageError` naming the first such op and its location. Returns how many
     of each op the module has (the runtime asks whether it has
     ``omp.parallel``, and how large it is)."""
-    names: collections.Counter[str] = collections.Counter()
-    left: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        name = op.name
-        names[name] += 1
-        if not name.startswith(("llvm.", "omp.")) and name not in _TRANSLATABLE:
-            left.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    if left:
-        raise StageError(f"{left[0].location}: the lowering left '{left[0].name}', which LLVM IR "
+    ops = all_ops(module.operation)
+    left = next((op for op in ops if not op.name.startswith(("llvm.", "omp.")) and op.name not in _TRANSLATABLE),
+                None)
+    if left is not None:
+        raise StageError(f"{left.location}: the lowering left '{left.name}', which LLVM IR "
                          "translation does not take (a gap in the pipeline for this target)")
-    return names
+    return collections.Counter(op.name for op in ops)
 
 
 def to_llvm_ir(module: ir.Module) -> str:
@@ -422,18 +414,15 @@ def check_llvm_lowerable(module: ir.Module) -> None:
     """Refuse IR that would crash the `llvm` stage (an LLVM assertion aborts
     the whole process): in LLVM 22.1.8 `finalize-memref-to-llvm` asserts on
     `memref.load`/`memref.store` of i1 elements. Raises `StageError`."""
-    found: list[ir.Operation] = []
+    def on_i1_memref(op: ir.Operation) -> bool:
+        if op.name not in ("memref.load", "memref.store"):
+            return False
+        memref = op.operands[0 if op.name == "memref.load" else 1].type
+        return str(ir.MemRefType(memref).element_type) == "i1"
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in ("memref.load", "memref.store") and not found:
-            memref = op.operands[0 if op.name == "memref.load" else 1].type
-            if str(ir.MemRefType(memref).element_type) == "i1":
-                found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    if found:
+    found = first_op(module.operation, on_i1_memref)
+    if found is not None:
         raise StageError(
-            f"{found[0].location}: '{found[0].name}' on a memref of i1 cannot be lowered to LLVM: "
+            f"{found.location}: '{found.name}' on a memref of i1 cannot be lowered to LLVM: "
             "finalize-memref-to-llvm of LLVM 22.1.8 aborts on i1 loads/stores; run "
             "jaxc-widen-i1-memrefs (the bufferized stage does) to store them as i8 first")

@@ -28,7 +28,7 @@ from mlir import ir
 from mlir.dialects import vector
 from mlir.passmanager import ExternalPass
 
-from .autodiff.ir_util import ops_named
+from .ir import ops_named
 from .lowering.common import is_float
 from .registry import register_pass
 

@@ -26,6 +26,7 @@ from mlir.dialects import func, vector
 from mlir.passmanager import ExternalPass
 
 from . import host
+from .ir import ops_where
 from .registry import register_pass
 
 # math op -> libmvec base name (f64; f32 adds "f") and its number of operands.
@@ -61,14 +62,7 @@ def libmvec_name(base: str, element: str, vector_bits: int) -> tuple[str, int] |
                op_name="builtin.module")
 def vector_math_to_libmvec(op: ir.Operation, pass_: ExternalPass, *, vector_bits: int = 0) -> None:
     bits = vector_bits or host.target().vector_bits
-    found: list[ir.Operation] = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name in FUNCTIONS and isinstance(child.results[0].type, ir.VectorType):
-            found.append(child)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
+    found = ops_where(op, lambda child: child.name in FUNCTIONS and isinstance(child.results[0].type, ir.VectorType))
     body = op.regions[0].blocks[0]
     declared = {ir.StringAttr(o.attributes["sym_name"]).value
                 for o in body.operations if "sym_name" in o.attributes}

@@ -27,6 +27,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 from mlir.passmanager import ExternalPass
 
+from .ir import preorder_ops
 from .registry import register_pass
 
 
@@ -57,7 +58,7 @@ def _widen(root: ir.Operation) -> None:
     loads: list[ir.Operation] = []
     stores: list[ir.Operation] = []
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
+    for op in preorder_ops(root, stop_at=lambda op: False):  # an op before the ones nested in it
         if op.name == "func.func":
             fn_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
             op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
@@ -75,9 +76,6 @@ def _widen(root: ir.Operation) -> None:
         for result in op.results:
             if _is_i1_memref(result.type):
                 result.set_type(_widened(result.type))
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
     i1, i8 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(8)
     for load in loads:  # the memref operand is i8 now
         with ir.InsertionPoint(load), load.location:

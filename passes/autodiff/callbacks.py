@@ -12,7 +12,7 @@ an error, with JAX's advice to give it a custom rule.
 """
 from __future__ import annotations
 
-from .ir_util import RuleError
+from ..ir import RuleError
 from .jvp import JVP
 from .vjp import VJP
 

@@ -22,7 +22,7 @@ from mlir import ir
 from jaxc import lax
 from jaxc.lax import _parallel as P
 
-from .ir_util import RuleError, integer, ints
+from ..ir import RuleError, integer, ints
 from .jvp import JVP, NOT_DIFFERENTIABLE, apply_op
 from .vjp import VJP
 

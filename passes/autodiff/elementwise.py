@@ -17,7 +17,7 @@ import numpy as np
 
 from jaxc import lax
 
-from .ir_util import is_inexact
+from ..ir import is_inexact
 from .jvp import JVP, ZERO_DERIVATIVE
 from .vjp import VJP
 

@@ -32,7 +32,7 @@ from mlir import ir
 from mlir.passmanager import ExternalPass
 
 from ..registry import register_pass
-from .ir_util import CALLERS, RuleError, functions, inline_body, inline_call, ops_named, referenced
+from ..ir import CALLERS, RuleError, functions, inline_body, inline_call, ops_named, referenced
 
 REQUESTS = ("jaxc.jvp", "jaxc.vjp")
 CUSTOM_CALLS = ("jaxc.custom_jvp_call", "jaxc.custom_vjp_call", "jaxc.remat")

@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 from mlir import ir
 
-from .ir_util import RuleError, clone_into, finish_function, is_inexact, module_of, new_function, symbol_name
+from ..ir import RuleError, clone_into, finish_function, is_inexact, module_of, new_function, symbol_name
 
 Tangent = Optional[Any]  # a Tracer, or None for a zero tangent
 

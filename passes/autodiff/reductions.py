@@ -20,7 +20,7 @@ from mlir import ir
 
 from jaxc import lax
 
-from .ir_util import integer, ints, is_inexact
+from ..ir import integer, ints, is_inexact
 from .jvp import JVP, JVP_FULL, ZERO_DERIVATIVE, apply_op
 from .vjp import FORWARD, VJP
 

@@ -39,7 +39,7 @@ from mlir import ir
 import jaxc.dialect as jd
 
 from .control_flow import _call_inline, _call_jvp, _call_vjp, _callee, _types, _values
-from .ir_util import emit_op, finish_function, functions, module_of, new_function, symbol_name
+from ..ir import all_ops, emit_op, finish_function, functions, module_of, new_function, symbol_name
 from .jvp import JVP, JVP_FULL, instantiate
 from .vjp import FORWARD, VJP, backward_sweep, forward_sweep
 
@@ -190,13 +190,10 @@ def _read_by_recomputation(callee: ir.Operation, kept: list[ir.Operation]) -> se
     those must pass the barrier (the adjoints may read the rest directly)."""
     body = callee.regions[0].blocks[0]
     read: set[ir.Value] = set()
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        read.update(child.operands)
-        return ir.WalkResult.ADVANCE
     for op in list(body.operations)[:-1]:
         if op not in kept:
-            op.operation.walk(visit)
+            for child in all_ops(op.operation):
+                read.update(child.operands)
     return read
 
 

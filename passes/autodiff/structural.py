@@ -17,7 +17,7 @@ import numpy as np
 from jaxc import lax
 from jaxc.lax import _ops
 
-from .ir_util import RuleError, integer, ints, is_inexact
+from ..ir import RuleError, integer, ints, is_inexact
 from .jvp import JVP, apply_op, instantiate
 from .vjp import VJP
 

@@ -33,7 +33,7 @@ from typing import Any, Callable, Optional
 
 from mlir import ir
 
-from .ir_util import RuleError, finish_function, is_inexact, module_of, new_function, symbol_name
+from ..ir import RuleError, finish_function, first_op, is_inexact, module_of, new_function, symbol_name
 from .jvp import ZERO_DERIVATIVE, apply_op, instantiate, no_rule_message
 
 Cotangent = Optional[Any]
@@ -128,15 +128,7 @@ def _is_active(op: ir.Operation, active: set) -> bool:
         return False
     if any(v in active for v in op.operands):
         return True
-    found = False
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        nonlocal found
-        found = found or any(v in active for v in child.operands)
-        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
-    if len(op.regions):
-        op.walk(visit)
-    return found
+    return len(op.regions) > 0 and first_op(op, lambda child: any(v in active for v in child.operands)) is not None
 
 
 def _accumulate(cotangent: dict, value: ir.Value, ct: Cotangent) -> None:

@@ -55,7 +55,7 @@ from __future__ import annotations
 from jaxc import lax
 
 from . import reductions
-from .ir_util import integer, ints, is_inexact
+from ..ir import integer, ints, is_inexact
 from .jvp import JVP, apply_op
 from .vjp import VJP
 

@@ -33,7 +33,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from mlir import ir
 
-from ..autodiff.ir_util import (RuleError, finish_function, functions, integer, ints, module_of, new_function,
+from ..ir import (RuleError, finish_function, functions, integer, ints, module_of, new_function,
                                 ops_named, reaching, referenced, symbol_name)
 from ..autodiff.jvp import apply_op
 

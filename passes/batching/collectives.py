@@ -36,7 +36,7 @@ from mlir import ir
 
 from jaxc import lax
 
-from ..autodiff.ir_util import module_of, ops_named
+from ..ir import module_of, ops_named
 from ..autodiff.jvp import apply_op
 from ..lowering.collectives import spmd_axes
 from .batch import (AXIS_OPS, BATCH, Axis, RuleError, batched_type, broadcast_batch, i64, integer,

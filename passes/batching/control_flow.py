@@ -39,7 +39,7 @@ from mlir import ir
 import jaxc.dialect as jd
 from jaxc import core, lax
 
-from ..autodiff.ir_util import (append_block, emit_op, finish_function, functions, module_of, new_function,
+from ..ir import (append_block, emit_op, finish_function, functions, module_of, new_function,
                                 outline_region, referenced)
 from .batch import BATCH, Axis, batched_all, batched_type, broadcast_batch, moveaxis
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from ..autodiff.ir_util import (RuleError, erase_unused_private_functions, functions, inline_call, ops_named,
+from ..ir import (RuleError, erase_unused_private_functions, functions, inline_call, ops_named,
                                 reaching, referenced)
 from ..registry import register_pass
 

@@ -27,7 +27,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 from mlir.passmanager import ExternalPass
 
-from ..autodiff.ir_util import ops_named
+from ..ir import ops_named
 from ..registry import register_pass
 from . import buffers, loops
 

@@ -31,7 +31,7 @@ from mlir import ir
 from mlir.dialects import gpu
 from mlir.passmanager import ExternalPass
 
-from ..autodiff.ir_util import ops_named
+from ..ir import ops_named
 from ..registry import register_pass
 from . import buffers
 

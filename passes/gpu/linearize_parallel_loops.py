@@ -28,6 +28,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import ExternalPass
 
+from ..ir import preorder_ops
 from ..registry import register_pass
 from . import loops
 
@@ -35,15 +36,10 @@ from . import loops
 @register_pass("jaxc-gpu-linearize-parallel-loops",
                "fold an outermost multi-dimensional scf.parallel with constant bounds into one dimension")
 def linearize_parallel_loops(op: ir.Operation, pass_: ExternalPass) -> None:
-    outermost: list[ir.Operation] = []
+    def is_parallel(inner: ir.Operation) -> bool:
+        return inner.name == "scf.parallel"
 
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        if inner.name == "scf.parallel":
-            outermost.append(inner)
-            return ir.WalkResult.SKIP
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    outermost = [inner for inner in preorder_ops(op, stop_at=is_parallel) if is_parallel(inner)]
     with op.context:
         for loop in outermost:
             bounds = _constant_bounds(loop)

@@ -23,7 +23,7 @@ from mlir import ir
 from mlir.dialects.transform import interpreter
 from mlir.passmanager import ExternalPass
 
-from ..autodiff.ir_util import ops_named
+from ..ir import ops_named
 from ..registry import register_pass
 
 MARK = "jaxc.interchange"  # which permutation a generic gets, while the pass runs

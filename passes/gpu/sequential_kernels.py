@@ -38,7 +38,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import ExternalPass
 
-from ..autodiff.ir_util import ops_named
+from ..ir import ops_named, preorder_ops
 from ..registry import register_pass
 from . import buffers, loops
 
@@ -54,17 +54,12 @@ _STAYS_ON_HOST = ("scf.parallel", "func.call", "gpu.launch", "gpu.alloc", "gpu.d
 @register_pass("jaxc-gpu-sequential-kernels",
                "run host loop nests and scalar code without parallel loops as one-thread kernels")
 def sequential_kernels(op: ir.Operation, pass_: ExternalPass) -> None:
-    blocks: list[ir.Block] = []
+    # A nest that may become one kernel is wrapped whole, not piece by piece.
+    def kept_whole(inner: ir.Operation) -> bool:
+        return inner.name in _DEVICE_REGIONS or _device_able(inner)
 
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        # A nest that may become one kernel is wrapped whole, not piece by piece.
-        if inner.name in _DEVICE_REGIONS or _device_able(inner):
-            return ir.WalkResult.SKIP
-        for region in inner.regions:
-            blocks.extend(region.blocks)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    blocks = [block for inner in preorder_ops(op, stop_at=kept_whole) if not kept_whole(inner)
+              for region in inner.regions for block in region.blocks]
     with op.context:
         for block in blocks:
             for run in _device_runs(block):

@@ -20,6 +20,7 @@ import tempfile
 from mlir import ir
 from mlir.passmanager import PassManager
 
+from ..ir import first_op
 from . import targets
 
 
@@ -32,17 +33,11 @@ def check_libdevice(module: ir.Module) -> None:
     it from; raise `SerializeError` naming the first such call when there is none."""
     if targets.toolkit_path() is not None:
         return
-    calls: list[str] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "llvm.func" and ir.StringAttr(op.attributes["sym_name"]).value.startswith("__nv_"):
-            calls.append(ir.StringAttr(op.attributes["sym_name"]).value)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    if calls:
-        raise SerializeError(f"kernels call libdevice's {calls[0]}, but {targets.MISSING_TOOLKIT}")
+    libdevice = first_op(module.operation, lambda op: op.name == "llvm.func"
+                         and ir.StringAttr(op.attributes["sym_name"]).value.startswith("__nv_"))
+    if libdevice is not None:
+        name = ir.StringAttr(libdevice.attributes["sym_name"]).value
+        raise SerializeError(f"kernels call libdevice's {name}, but {targets.MISSING_TOOLKIT}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,6 +20,14 @@ from mlir.dialects import complex as complex_dialect
 ScalarBody = Callable[[Sequence[ir.Value]], ir.Value]
 
 
+class LoweringError(Exception):
+    """An op the lowering cannot handle; reported at the op's location."""
+
+    def __init__(self, op: ir.OpView, message: str):
+        super().__init__(message)
+        self.location = op.location
+
+
 # --------------------------------------------------------------------------
 # Types
 # --------------------------------------------------------------------------

@@ -30,9 +30,9 @@ from mlir.dialects import arith, math, scf
 from mlir.dialects import complex as cx
 
 from . import complex_math
-from .common import (bit_width, component, element_type, empty, filled, generic, identity_map, is_bool,
-                     is_complex, is_float, is_unsigned, kind, loop_index, map_elements, Rule, scalar_const,
-                     shape_of, signless)
+from .common import (LoweringError, bit_width, component, element_type, empty, filled, generic, identity_map,
+                     is_bool, is_complex, is_float, is_unsigned, kind, loop_index, map_elements, Rule,
+                     scalar_const, shape_of, signless)
 
 
 def _elementwise(scalar_rules: dict[str, Callable[..., ir.Value]]) -> Rule:
@@ -45,14 +45,6 @@ def _elementwise(scalar_rules: dict[str, Callable[..., ir.Value]]) -> Rule:
         result_type = op.results[0].type
         return [map_elements(result_type, list(op.operands), lambda a: fn(t, *a), elements)]
     return rule
-
-
-class LoweringError(Exception):
-    """An op the lowering cannot handle; reported at the op's location."""
-
-    def __init__(self, op: ir.OpView, message: str):
-        super().__init__(message)
-        self.location = op.location
 
 
 # --------------------------------------------------------------------------

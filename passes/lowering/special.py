@@ -45,10 +45,9 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, tensor
 
 from . import elementwise
-from .common import (bit_width, element_type, generic, identity_map, is_bool, is_float,
+from .common import (LoweringError, bit_width, element_type, generic, identity_map, is_bool, is_float,
                      loop_index, map_elements, projection_map, scalar_const,
                      shape_of, signless)
-from .elementwise import LoweringError
 from .random import _cipher
 
 F = arith.CmpFPredicate

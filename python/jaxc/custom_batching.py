@@ -136,7 +136,7 @@ def batch_call(op: ir.Operation, xs: list[Any], batched: list[bool], axis_size: 
     the mapped axis first); (flat results, which are batched). What the rule
     raises, and a ValueError/TypeError when its results do not fit the
     call's, leave as a `UserCodeError` (the caller gets the exception)."""
-    from jaxc.passes.autodiff.ir_util import RuleError
+    from jaxc.passes.ir import RuleError
     from jaxc.passes.pipeline import UserCodeError
 
     number = ir.IntegerAttr(op.attributes[ATTRIBUTE]).value

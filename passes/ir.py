@@ -1,6 +1,14 @@
-"""IR helpers shared by the autodiff interpreters: cloning an op onto new
-operands, outlining a region into a private function, inlining a call,
-unique symbol names, and the error type a rule raises."""
+"""The IR toolkit every pass shares: finding ops (`all_ops`, `ops_named`,
+`ops_where`, `first_op`, `preorder_ops` instead of hand-written walk
+callbacks), symbols and functions, cloning an op onto new operands,
+outlining a region into a private function, inlining a call, and, for the
+rule interpreters of autodiff and batching, the error a rule raises and
+`emit_op`::
+
+    for loop in ops_named(module, ("scf.for",)):       # every scf.for, nested ones too
+        ...
+    bad = first_op(module, lambda op: op.name.startswith("jaxc."))   # None when there is none
+"""
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -24,15 +32,59 @@ def module_of(op: ir.Operation) -> ir.Operation:
     return op
 
 
-def ops_named(op: ir.Operation, names: Sequence[str]) -> list[ir.Operation]:
-    """Every op under `op` (itself included) whose name is in `names`."""
+def all_ops(op: ir.Operation) -> list[ir.Operation]:
+    """Every op under `op`, itself included, in MLIR's walk order (an op
+    after the ops nested in it). Collect first, then change the IR."""
     found = []
 
     def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name in names:
+        found.append(child)
+        return ir.WalkResult.ADVANCE
+    op.walk(visit)
+    return found
+
+
+def ops_where(op: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> list[ir.Operation]:
+    """Every op under `op` (itself included) for which `predicate` holds."""
+    found = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        if predicate(child):
             found.append(child)
         return ir.WalkResult.ADVANCE
     op.walk(visit)
+    return found
+
+
+def ops_named(op: ir.Operation, names: Sequence[str]) -> list[ir.Operation]:
+    """Every op under `op` (itself included) whose name is in `names`."""
+    return ops_where(op, lambda child: child.name in names)
+
+
+def first_op(op: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> ir.Operation | None:
+    """The first op under `op` (walk order) for which `predicate` holds, or
+    None; the walk stops there."""
+    found = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        if predicate(child):
+            found.append(child)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+    op.walk(visit)
+    return found[0] if found else None
+
+
+def preorder_ops(op: ir.Operation, stop_at: Callable[[ir.Operation], bool]) -> list[ir.Operation]:
+    """The ops under `op` (itself included), each before the ops nested in
+    it, not entering an op for which `stop_at` holds (that op is listed, its
+    regions are not)."""
+    found = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        found.append(child)
+        return ir.WalkResult.SKIP if stop_at(child) else ir.WalkResult.ADVANCE
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
 
 
