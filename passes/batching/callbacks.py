@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .batch import BATCH, batched_all, batched_type, i64, rebuild
+from .interpreter import BATCH, batched_all, batched_type, i64, rebuild
 
 
 def _callback(op, xs, batched, axis):

@@ -39,7 +39,7 @@ from jaxc import lax
 from ..ir import module_of, ops_named
 from ..autodiff.jvp import apply_op
 from ..lowering.collectives import spmd_axes
-from .batch import (AXIS_OPS, BATCH, Axis, RuleError, batched_type, broadcast_batch, i64, integer,
+from .interpreter import (AXIS_OPS, BATCH, Axis, RuleError, batched_type, broadcast_batch, i64, integer,
                     moveaxis, rebuild)
 
 

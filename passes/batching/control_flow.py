@@ -41,7 +41,7 @@ from jaxc import core, lax
 
 from ..ir import (append_block, emit_op, finish_function, functions, module_of, new_function,
                                 outline_region, referenced)
-from .batch import BATCH, Axis, batched_all, batched_type, broadcast_batch, moveaxis
+from .interpreter import BATCH, Axis, batched_all, batched_type, broadcast_batch, moveaxis
 
 
 def _scope():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from jaxc import lax
 
-from .batch import BATCH, Axis, broadcast_batch, same_op
+from .interpreter import BATCH, Axis, broadcast_batch, same_op
 
 UNARY = ("neg abs exp log sin cos tanh sqrt not sign exp2 expm1 log1p tan asin acos atan sinh cosh asinh "
          "acosh atanh logistic rsqrt cbrt floor ceil erf erf_inv lgamma digamma population_count clz "

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .batch import BATCH, Axis, i64, i64_array, integer, ints, moveaxis, rebuild
+from .interpreter import BATCH, Axis, i64, i64_array, integer, ints, moveaxis, rebuild
 
 
 def _shift(dims) -> list[int]:

@@ -30,7 +30,7 @@ from mlir import ir
 
 from jaxc import lax
 
-from .batch import BATCH, Axis, RuleError
+from .interpreter import BATCH, Axis, RuleError
 
 # results with at least this many elements count in 64 bits (a module
 # constant so that a test can take that path on a small result)

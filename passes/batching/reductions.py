@@ -9,7 +9,7 @@ which it permutes per lane like the others).
 """
 from __future__ import annotations
 
-from .batch import BATCH, Axis, batched_all, i64, i64_array, integer, ints, same_op
+from .interpreter import BATCH, Axis, batched_all, i64, i64_array, integer, ints, same_op
 
 
 def _shifted(values) -> list[int]:

@@ -30,7 +30,7 @@ from mlir import ir
 from jaxc import core, lax
 from jaxc.lax import _ops
 
-from .batch import (BATCH, Axis, RuleError, batched_all, broadcast_batch, i64, i64_array, integer, ints,
+from .interpreter import (BATCH, Axis, RuleError, batched_all, broadcast_batch, i64, i64_array, integer, ints,
                     same_op)
 
 

@@ -3,10 +3,10 @@ jaxc-autodiff, or is marked: zero derivative, or not differentiable with a
 reason (DESIGN.md section 3)."""
 from __future__ import annotations
 
-from jaxc.passes.autodiff import expand, jvp, vjp
+from jaxc.passes.autodiff import autodiff, jvp, vjp
 from test_completeness import generated_op_classes
 
-expand._derivers()  # load the rule tables
+autodiff._derivers()  # load the rule tables
 OPS = set(generated_op_classes())
 MARKED = jvp.ZERO_DERIVATIVE | set(jvp.NOT_DIFFERENTIABLE)
 

@@ -322,7 +322,7 @@ def test_a_rule_that_cannot_build_its_ops_names_the_op_and_the_batching():
     by the pass at the op's location) saying which operands were batched."""
     from types import SimpleNamespace
 
-    from jaxc.passes.batching.batch import Axis, RuleError
+    from jaxc.passes.batching.interpreter import Axis, RuleError
     from jaxc.passes.batching.shape import _reported
 
     def failing(op, xs, batched, axis):
