@@ -48,6 +48,7 @@ _API = {
     "tree_util": (".tree_util", None),
     "tree": (".tree", None),
     "debug": (".debug", None),
+    "experimental": (".experimental", None),
     "pure_callback": ("._callback", "pure_callback"),
     "make_jaxpr": ("._api_more", "make_jaxpr"),
     "eval_shape": ("._api_more", "eval_shape"),

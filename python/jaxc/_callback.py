@@ -1,10 +1,17 @@
 """Host callbacks: Python functions that compiled programs call while they run.
 
-`jax.debug.callback`, `jax.debug.print` and `jax.pure_callback` register a
-host function under a process-wide id and, under a trace, emit
+`jax.debug.callback`, `jax.debug.print`, `jax.pure_callback` and
+`jax.experimental.io_callback` register a host function under a
+process-wide id and, under a trace, emit
 
     jaxc.callback 7 (%x) : (tensor<3xf32>) -> ()
     %y = jaxc.callback 8 (%x) : (tensor<3xf32>) -> tensor<3xf32>
+    %z = jaxc.callback 9 (%x) {jaxc.io_callback, jaxc.ordered} : (tensor<3xf32>) -> tensor<3xf32>
+
+The op has side effects, so no callback is removed or reordered, whether or
+not its results are used. An io_callback carries the unit attribute
+`jaxc.io_callback` (and `jaxc.ordered` when asked for): the autodiff and
+batching rules read them to refuse what JAX refuses.
 
 Outside any trace they call the function at once, as JAX does. The op lowers
 (passes/lowering/callback.py) to a call of an external function
@@ -17,8 +24,10 @@ cannot unwind through compiled code: the trampoline keeps it (per thread) and
 any runtime error, at the next synchronization.
 
 The leading `batch_rank` dims of every operand are vmapped axes (the
-batching rule adds them): the function runs once per index, in row-major
-order, and the results are stacked, as JAX's sequential vmap of a callback.
+batching rule adds them, the outermost vmap's first): the function runs once
+per index and the results are stacked, as JAX's sequential vmap of a
+callback, visiting the indices in JAX's order: the innermost vmap's axis
+slowest (JAX loops over the inner axis outside, as `lax.map` nests).
 """
 from __future__ import annotations
 
@@ -50,22 +59,32 @@ def register(host: Callable[..., Sequence[np.ndarray]]) -> int:
 
 # --- the op ---------------------------------------------------------------------
 
-def _build(*values: ir.Value, callback_id: int, result_avals: tuple) -> Any:
+IO_ATTRIBUTE = "jaxc.io_callback"  # unit attribute: the op is an io_callback
+ORDERED_ATTRIBUTE = "jaxc.ordered"  # unit attribute: an io_callback with ordered=True
+
+
+def _build(*values: ir.Value, callback_id: int, result_avals: tuple, io: str | None = None) -> Any:
     import jaxc.dialect as jd
     types = [core.ir_type(a.shape, a.dtype) for a in result_avals]
     op = jd.CallbackOp(types, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), callback_id),
                        list(values))
+    if io is not None:
+        op.operation.attributes[IO_ATTRIBUTE] = ir.UnitAttr.get()
+        if io == "ordered":
+            op.operation.attributes[ORDERED_ATTRIBUTE] = ir.UnitAttr.get()
     return list(op.results)
 
 
-CALLBACK = core.Primitive("callback", _build, multiple_results=True)
+# results are never weakly typed: they have the dtypes of result_shape_dtypes (as in JAX)
+CALLBACK = core.Primitive("callback", _build, multiple_results=True, weak=lambda in_avals, **params: False)
 
 
 def emit(host: Callable[..., Sequence[np.ndarray]], operands: Sequence[Any],
-         result_avals: Sequence[ShapedArray]) -> list[Any]:
-    """Under a trace: the `jaxc.callback` op calling `host`; its results."""
+         result_avals: Sequence[ShapedArray], io: str | None = None) -> list[Any]:
+    """Under a trace: the `jaxc.callback` op calling `host`; its results.
+    `io`: None, or "unordered" / "ordered" for an io_callback."""
     callback_id = register(host)
-    return core.bind(CALLBACK, *operands, callback_id=callback_id, result_avals=tuple(result_avals))
+    return core.bind(CALLBACK, *operands, callback_id=callback_id, result_avals=tuple(result_avals), io=io)
 
 
 # --- the functions users call ---------------------------------------------------------
@@ -101,11 +120,31 @@ def _checked_results(what: str, out: Any, result_avals: Sequence[ShapedArray], t
     return arrays
 
 
+def _result_avals(what: str, result_shape_dtypes: Any) -> tuple[list[ShapedArray], Any]:
+    """The avals and tree of `result_shape_dtypes`; JAX's ValueError for a
+    64-bit dtype while jax_enable_x64 is off."""
+    from .dtypes import canonicalize
+    shapes, out_tree = tree_util.tree_flatten(result_shape_dtypes)
+    avals = []
+    for s in shapes:
+        if not (hasattr(s, "shape") and hasattr(s, "dtype")):
+            raise TypeError(f"{what}: result_shape_dtypes leaves must have .shape and .dtype "
+                            f"(e.g. jax.ShapeDtypeStruct), got {type(s).__name__} {s!r}")
+        dtype = np.dtype(s.dtype)
+        if canonicalize(dtype) != dtype:
+            raise ValueError("result_shape_dtypes cannot specify 64-bit types when `jax_enable_x64` is disabled")
+        avals.append(ShapedArray(tuple(s.shape), dtype))
+    return avals, out_tree
+
+
 def _call(what: str, callback: Callable, args: tuple, kwargs: dict,
-          result_shape_dtypes: Any) -> Any:
+          result_shape_dtypes: Any, io: str | None = None) -> Any:
     """Run `callback(*args, **kwargs)` on the host, now (no trace) or when a
-    compiled program reaches it; `result_shape_dtypes`: None for a callback
-    without results, else the pytree of its results' shapes and dtypes."""
+    compiled program reaches it; `result_shape_dtypes`: the pytree of its
+    results' shapes and dtypes, or None for a callback whose results are
+    ignored (debug.callback; an io_callback's None is an empty pytree).
+    `io`: None, or "unordered" / "ordered" for an io_callback (marked on
+    the op)."""
     if not callable(callback):
         raise TypeError(f"{what}: expected a callable, got {type(callback).__name__} {callback!r}")
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
@@ -113,12 +152,10 @@ def _call(what: str, callback: Callable, args: tuple, kwargs: dict,
     # config object) is static: the host function gets it as it is.
     static = {i: x for i, x in enumerate(leaves) if not _is_array_like(x)}
     operands = [core.as_operand(x, what) for i, x in enumerate(leaves) if i not in static]
-    if result_shape_dtypes is None:
+    if result_shape_dtypes is None and io is None:
         result_avals, out_tree = [], None
     else:
-        shapes, out_tree = tree_util.tree_flatten(result_shape_dtypes)
-        from .dtypes import canonicalize
-        result_avals = [ShapedArray(s.shape, canonicalize(s.dtype)) for s in shapes]
+        result_avals, out_tree = _result_avals(what, result_shape_dtypes)
 
     def host(*values: np.ndarray) -> list[np.ndarray]:
         arrays = iter(_as_arrays(values))
@@ -134,7 +171,12 @@ def _call(what: str, callback: Callable, args: tuple, kwargs: dict,
         outs = host(*[np.asarray(x) for x in operands])
         results = [Array._from_value(v) for v in outs]
     else:
-        results = emit(host, operands, result_avals)
+        results = emit(host, operands, result_avals, io=io)
+        if io is not None:
+            # no value while tracing: evaluating the call then (an eager grad's Python
+            # control flow) would repeat its side effects when the program runs
+            for tracer in results:
+                tracer.recipe = None
     return None if out_tree is None else tree_util.tree_unflatten(out_tree, results)
 
 
@@ -152,6 +194,28 @@ def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any, shar
     if result_shape_dtypes is None:
         result_shape_dtypes = ()
     return _call("pure_callback", callback, args, kwargs, result_shape_dtypes)
+
+
+def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: Any, sharding: Any = None,
+                ordered: bool = False, **kwargs: Any) -> Any:
+    """Call a Python function with side effects on the values of `args`
+    (JAX's `jax.experimental.io_callback`). Outside a trace it runs at once;
+    in a compiled program it runs when the program gets there, also when
+    its results are unused (it is never removed). `result_shape_dtypes`: a
+    pytree of `ShapeDtypeStruct`s (or None) matching what it returns.
+
+    jaxc runs every callback in program order, so `ordered=True` changes
+    nothing at run time; as in JAX, an ordered io_callback cannot be
+    vmapped, and no io_callback can be differentiated (ValueError). An
+    unordered one under vmap runs once per lane. `sharding` (a Sharding, or
+    None) is accepted: jaxc calls the function on the host thread running
+    the program."""
+    from .sharding import Sharding
+    if sharding is not None and not isinstance(sharding, Sharding):
+        raise TypeError(f"io_callback: sharding must be a jax.sharding.Sharding or None, "
+                        f"got {type(sharding).__name__}")
+    return _call("io_callback", callback, args, kwargs, result_shape_dtypes,
+                 io="ordered" if ordered else "unordered")
 
 
 # --- compiled code calling back -----------------------------------------------------------
@@ -185,6 +249,13 @@ def _descriptor_array(address: int, aval: ShapedArray) -> np.ndarray:
     return np.frombuffer(buffer, dtype=aval.dtype).reshape(aval.shape)
 
 
+def _lanes(batch: tuple[int, ...]) -> Any:
+    """The indices of the vmapped dims `batch` (outermost vmap first), in
+    the order JAX's sequential vmap visits them: the innermost vmap's axis
+    slowest."""
+    return (index[::-1] for index in np.ndindex(*batch[::-1]))
+
+
 def _trampoline(symbol: str) -> Callable[..., None]:
     callback_id, operand_avals, result_avals, batch_rank = SIGNATURES[symbol]
     host = _HOSTS.get(callback_id)
@@ -197,7 +268,7 @@ def _trampoline(symbol: str) -> Callable[..., None]:
                                    "(the module was compiled elsewhere)")
             operands = [_descriptor_array(d, a).copy() for d, a in zip(descriptors, operand_avals)]
             outputs = [_descriptor_array(d, a) for d, a in zip(descriptors[len(operand_avals):], result_avals)]
-            for index in np.ndindex(*batch):  # () once when nothing is vmapped
+            for index in _lanes(batch):  # () once when nothing is vmapped
                 results = host(*[x[index] for x in operands])
                 for out, value in zip(outputs, results):
                     out[index] = value

@@ -22,7 +22,8 @@ NAMESPACES = ("jax", "jax.numpy", "jax.lax", "jax.nn", "jax.nn.initializers", "j
               "jax.scipy.stats", "jax.scipy.stats.norm", "jax.scipy.stats.gamma",
               "jax.scipy.stats.beta", "jax.scipy.stats.multivariate_normal", "jax.numpy.linalg",
               "jax.lax.linalg", "jax.scipy.linalg", "jax.scipy.signal", "jax.scipy.integrate",
-              "jax.scipy.optimize")
+              "jax.scipy.optimize", "jax.experimental", "jax.experimental.mesh_utils",
+              "jax.experimental.compilation_cache.compilation_cache")
 
 
 def main() -> None:
