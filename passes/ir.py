@@ -17,6 +17,13 @@ from mlir import ir
 from mlir.dialects import func
 
 
+# Function attribute of a jvp/vjp request's callee: its last N arguments are
+# values the traced function closed over, constants for the request (JAX
+# differentiates only the arguments it is given). Set by jaxc.grad and friends,
+# kept by batching, read by autodiff.
+CAPTURED_ARGS = "jaxc.captured_args"
+
+
 class RuleError(Exception):
     """A rule cannot differentiate `op`; the pass reports `message` at the
     op's location (the user's line, for traced code)."""

@@ -4,9 +4,11 @@ A callback without results (`jax.debug.print`, `jax.debug.callback`) has
 nothing to differentiate: the forward and JVP functions keep the call on the
 primal values, so it prints what the primal computation sees, and the
 backward sweep skips it. One with results (`jax.pure_callback`) is opaque:
-an error, with JAX's advice to give it a custom rule. An io_callback (unit
-attribute `jaxc.io_callback`) cannot be differentiated at all: JAX's
-ValueError reaches the caller as it is.
+JAX's ValueError, with its advice to give it a custom rule, reaches the
+caller as it is. An io_callback (unit attribute `jaxc.io_callback`) cannot
+be differentiated at all (JAX's ValueError too). A callback reading only
+values the request does not differentiate (closed-over values: the
+callee's `jaxc.captured_args`) is not differentiated, so it needs no rule.
 
     jaxc.callback 7 (%x) : (tensor<f32>) -> ()      (in @f)
   ->
@@ -14,7 +16,6 @@ ValueError reaches the caller as it is.
 """
 from __future__ import annotations
 
-from ..ir import RuleError
 from ..pipeline import UserCodeError
 from .jvp import JVP
 from .vjp import VJP
@@ -23,21 +24,21 @@ _OPAQUE = ("Pure callbacks do not support JVP. Please use `jax.custom_jvp` to us
            "while taking gradients (or `jax.custom_vjp`).")
 
 
-def _refuse_io(op) -> None:
+def _refuse(op) -> None:
+    """JAX's ValueError, reaching the caller as it is."""
     if "jaxc.io_callback" in op.attributes:
         raise UserCodeError(op, ValueError("IO callbacks do not support JVP."))
+    raise UserCodeError(op, ValueError(_OPAQUE))
 
 
 def _jvp(op, xs, ys, ts):
-    _refuse_io(op)
-    if len(op.results):
-        raise RuleError(op, f"jaxc-autodiff: {_OPAQUE}")
+    if len(op.results) or "jaxc.io_callback" in op.attributes:
+        _refuse(op)
     return []
 
 
 def _vjp(op, xs, ys, cts):
-    _refuse_io(op)
-    raise RuleError(op, f"jaxc-autodiff: {_OPAQUE}")
+    _refuse(op)
 
 
 JVP["jaxc.callback"] = _jvp

@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 from mlir import ir
 
-from ..ir import RuleError, clone_into, finish_function, is_inexact, module_of, new_function, symbol_name
+from ..ir import CAPTURED_ARGS, RuleError, clone_into, finish_function, is_inexact, module_of, new_function, symbol_name
 
 Tangent = Optional[Any]  # a Tracer, or None for a zero tangent
 
@@ -64,6 +64,22 @@ def apply_op(op: ir.Operation, operands: list[Any]) -> list[Any]:
     return [scope.tracer(r) for r in copy.results]
 
 
+# Function attribute: a vjp request's callee's first N arguments are constants (a custom_jvp
+# tangent map); the last ones may be too (`CAPTURED_ARGS`).
+CONSTANT_ARGS = "jaxc.constant_args"
+
+
+def marked_count(callee: ir.Operation, attribute: str) -> int:
+    return ir.IntegerAttr(callee.attributes[attribute]).value if attribute in callee.attributes else 0
+
+
+def captured_arguments(callee: ir.Operation) -> list[ir.Value]:
+    """The last `CAPTURED_ARGS` arguments of `callee`: constants for any
+    request on it, as JAX differentiates only the arguments it is given."""
+    arguments = list(callee.regions[0].blocks[0].arguments)
+    return arguments[len(arguments) - marked_count(callee, CAPTURED_ARGS):]
+
+
 def derive_jvp(callee: ir.Operation) -> str:
     """Build `@<callee>_jvp` next to `callee`; return its name."""
     from jaxc.core import emitting
@@ -75,9 +91,10 @@ def derive_jvp(callee: ir.Operation) -> str:
     with emitting(block, callee.location) as e:
         primal = {}
         tangent = {}
+        constant = set(captured_arguments(callee))  # their tangents are zeros
         for arg, new, new_t in zip(body.arguments, block.arguments[:n], block.arguments[n:]):
             primal[arg] = e.wrap(new)
-            tangent[arg] = e.wrap(new_t) if is_inexact(arg.type) else None
+            tangent[arg] = e.wrap(new_t) if is_inexact(arg.type) and arg not in constant else None
         ops = list(body.operations)
         for op in ops[:-1]:
             e.at(op.location)

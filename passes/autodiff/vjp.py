@@ -13,7 +13,11 @@ zero-derivative op such as `stop_gradient`) get cotangents, so an op on
 inactive values is never differentiated. A function may mark its first
 arguments constant for this request (`CONSTANT_ARGS`): a custom_jvp rule's
 tangent map does, so a while loop computing a primal in it is not
-differentiated.
+differentiated. Its last arguments may be values the traced function closed
+over (`CAPTURED_ARGS`, set by jaxc.grad and friends): constants too, as JAX
+differentiates only the arguments it is given, so
+`grad(lambda x, y: pure_callback(g, s, y) * x)` needs no rule for the
+callback on `y`.
 
     func.func @f(%x: tensor<f32>) -> tensor<f32> {
       %0 = jaxc.sin %x : tensor<f32>
@@ -34,7 +38,8 @@ from typing import Any, Callable, Optional
 from mlir import ir
 
 from ..ir import RuleError, finish_function, first_op, is_inexact, module_of, new_function, symbol_name
-from .jvp import ZERO_DERIVATIVE, apply_op, instantiate, no_rule_message
+from .jvp import (CONSTANT_ARGS, ZERO_DERIVATIVE, apply_op, captured_arguments, instantiate, marked_count,
+                  no_rule_message)
 
 Cotangent = Optional[Any]
 
@@ -45,7 +50,6 @@ VJP: dict[str, Callable[..., list[Cotangent]]] = {}
 FORWARD: dict[str, Callable[..., list[Any]]] = {}
 # attribute of a function: its first this-many arguments are constants for
 # the vjp derived from it (their cotangents are zero)
-CONSTANT_ARGS = "jaxc.constant_args"
 
 
 def derive_vjp(callee: ir.Operation) -> str:
@@ -75,7 +79,7 @@ def forward_sweep(e, callee: ir.Operation, primal: dict,
     may return the results of an op instead of computing them (remat's
     saved values)."""
     body = callee.regions[0].blocks[0]
-    active = set(list(body.arguments)[_constant_args(callee):])
+    active = set(active_arguments(callee))
     tape = []
     for op in list(body.operations)[:-1]:
         if _is_active(op, active):
@@ -116,9 +120,12 @@ def backward_sweep(e, callee: ir.Operation, tape: list, active: set, primal: dic
     return [instantiate(cotangent.get(arg), primal[arg]).value for arg in body.arguments]
 
 
-def _constant_args(callee: ir.Operation) -> int:
-    attrs = callee.attributes
-    return ir.IntegerAttr(attrs[CONSTANT_ARGS]).value if CONSTANT_ARGS in attrs else 0
+def active_arguments(callee: ir.Operation) -> list[ir.Value]:
+    """The arguments of `callee` a vjp request differentiates: all but the
+    first `CONSTANT_ARGS` and the captured ones."""
+    first = marked_count(callee, CONSTANT_ARGS)
+    return [arg for arg in list(callee.regions[0].blocks[0].arguments)[first:]
+            if arg not in captured_arguments(callee)]
 
 
 def _is_active(op: ir.Operation, active: set) -> bool:

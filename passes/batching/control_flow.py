@@ -39,7 +39,7 @@ from mlir import ir
 import jaxc.dialect as jd
 from jaxc import core, lax
 
-from ..ir import (append_block, emit_op, finish_function, functions, module_of, new_function,
+from ..ir import (CAPTURED_ARGS, append_block, emit_op, finish_function, functions, module_of, new_function,
                                 outline_region, referenced)
 from .interpreter import BATCH, Axis, batched_all, batched_type, broadcast_batch, moveaxis
 
@@ -95,6 +95,10 @@ def _batched_function(name: str, axis: Axis, mapped: Sequence[bool] | None = Non
     with location, ir.InsertionPoint(block):
         request = _vmap_op(name, list(block.arguments), mapped, results, axis)
     finish_function(fn, block, list(request.results), location)
+    # the arguments keep their places: a request's constants stay constants
+    original = functions(module)[name]
+    if CAPTURED_ARGS in original.attributes:
+        fn.attributes[CAPTURED_ARGS] = original.attributes[CAPTURED_ARGS]
     return ir.StringAttr(fn.attributes["sym_name"]).value
 
 

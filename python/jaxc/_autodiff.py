@@ -48,6 +48,10 @@ from .core import ShapedArray
 from .lax import _ops as lax
 from .lax._ops import stop_gradient
 
+# Function attribute of a request's callee: its last N arguments are values the
+# traced function closed over, constants for the request (passes/autodiff/jvp.py).
+CAPTURED_ARGS = "jaxc.captured_args"
+
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian",
            "custom_jvp", "custom_vjp", "stop_gradient"]
 
@@ -118,6 +122,17 @@ class _Callee:
         results = list(self.block.operations)[-1].operands
         self.func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             [a.type for a in self.block.arguments], [v.type for v in results], core.context()))
+
+    def mark_captured(self) -> list[Any]:
+        """The captured values, marked on the function (`jaxc.captured_args`:
+        its last arguments) as constants for the request about to be made on
+        it: JAX differentiates only the arguments it is given, so an op that
+        reads only closed-over values (a pure_callback) needs no rule."""
+        if self.captured:
+            with core.context():
+                self.func.attributes[CAPTURED_ARGS] = ir.IntegerAttr.get(
+                    ir.IntegerType.get_signless(64), len(self.captured))
+        return self.captured
 
     def capture_spec(self, union: Sequence[Any]) -> list[int | ir.Type]:
         """For each object of `union`, the index of this callee's argument
@@ -195,7 +210,7 @@ def _zeros(aval: ShapedArray) -> Any:
 def _jvp_call(callee: _Callee, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
     """``jaxc.jvp @callee(primals, captured) tangents(tangents, zeros)``:
     (outputs, output tangents)."""
-    caps = callee.captured
+    caps = callee.mark_captured()
     n = len(primals) + len(caps)
     operands = [*primals, *caps, *tangents, *[_zeros(c.aval) for c in caps]]
     outs = _emit(lambda v, t: jd.JvpOp(t, callee.symbol, v[:n], v[n:]), operands, callee.out_avals * 2)
@@ -206,7 +221,7 @@ def _jvp_call(callee: _Callee, primals: Sequence[Any], tangents: Sequence[Any]) 
 def _vjp_call(callee: _Callee, primals: Sequence[Any], cts: Sequence[Any]) -> tuple[list, list]:
     """``jaxc.vjp @callee(primals, captured) cotangents(cts)``: (outputs,
     cotangents of `primals`; those of the captured values are dropped)."""
-    caps = callee.captured
+    caps = callee.mark_captured()
     n = len(primals) + len(caps)
     in_avals = [x.aval for x in primals] + [c.aval for c in caps]
     outs = _emit(lambda v, t: jd.VjpOp(t, callee.symbol, v[:n], v[n:]), [*primals, *caps, *cts],

@@ -177,8 +177,17 @@ def test_pure_callback_result_errors() -> None:
 
 def test_pure_callback_has_no_derivative() -> None:
     f = lambda x: jaxc.pure_callback(host_sin, jaxc.ShapeDtypeStruct((), np.float32), x)  # noqa: E731
-    with pytest.raises(TypeError, match="Pure callbacks do not support JVP"):
+    with pytest.raises(ValueError, match="Pure callbacks do not support JVP"):   # JAX's class
         jaxc.grad(f)(1.0)
+    # only the arguments grad is given are differentiated: a callback on another one needs no rule
+    h = lambda x, y: f(y) * x  # noqa: E731
+    assert float(jaxc.grad(h)(2.0, 0.5)) == pytest.approx(np.sin(0.5), rel=1e-6)
+    assert float(jaxc.jit(jaxc.grad(h))(2.0, 0.5)) == pytest.approx(np.sin(0.5), rel=1e-6)
+    assert float(jaxc.jacfwd(h)(2.0, 0.5)) == pytest.approx(np.sin(0.5), rel=1e-6)
+    np.testing.assert_allclose(jaxc.vmap(jaxc.grad(h))(jnp.ones(3), jnp.arange(3.0)), np.sin(np.arange(3.0)),
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="Pure callbacks do not support JVP"):
+        jaxc.grad(h, argnums=1)(2.0, 0.5)
 
     @jaxc.custom_jvp
     def g(x):

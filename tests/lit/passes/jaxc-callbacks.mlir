@@ -33,3 +33,24 @@ func.func @grad(%x: tensor<f32>, %ct: tensor<f32>) -> tensor<f32> {
   %y, %dx = jaxc.vjp @square(%x) cotangents(%ct) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %dx : tensor<f32>
 }
+
+// -----
+
+// A callback with a result on a captured argument (`jaxc.captured_args = 1`:
+// the last argument is a value the traced function closed over, a constant
+// for the request) is not differentiated: d(x * cb(s))/dx = cb(s), and the
+// callback runs on the primal s.
+// GRAD-LABEL: func.func @grad_captured
+// GRAD: %[[C:.+]] = jaxc.callback 6(%arg1) : (tensor<f32>) -> tensor<f32>
+// GRAD: %[[D:.+]] = jaxc.mul %arg2, %[[C]]
+// GRAD: return %[[D]]
+func.func private @scaled(%x: tensor<f32>, %s: tensor<f32>) -> tensor<f32> attributes {jaxc.captured_args = 1 : i64} {
+  %c = jaxc.callback 6 (%s) : (tensor<f32>) -> tensor<f32>
+  %y = jaxc.mul %x, %c : tensor<f32>
+  return %y : tensor<f32>
+}
+func.func @grad_captured(%x: tensor<f32>, %s: tensor<f32>, %ct: tensor<f32>) -> tensor<f32> {
+  %y, %dx, %ds = jaxc.vjp @scaled(%x, %s) cotangents(%ct)
+      : (tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>, tensor<f32>)
+  return %dx : tensor<f32>
+}
