@@ -641,8 +641,10 @@ class _ShardedJit:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         in_shardings = None
         if self._in_shardings is not None:
-            in_shardings = _shardings_for(self._in_shardings, args)
-            for leaf, sharding in zip(tree_util.tree_leaves(args), in_shardings):
+            # as in JAX, in_shardings describe the dynamic arguments only
+            dynamic = tuple(x for i, x in enumerate(args) if i not in self._jitted.static_argnums)
+            in_shardings = _shardings_for(self._in_shardings, dynamic)
+            for leaf, sharding in zip(tree_util.tree_leaves(dynamic), in_shardings):
                 if sharding is not None:
                     sharding.shard_shape(np.shape(leaf))
         if not kwargs and not self._jitted.static_argnums and core.current_scope() is None:

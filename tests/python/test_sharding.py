@@ -95,6 +95,9 @@ def test_jit_shardings_and_with_sharding_constraint(mesh):
     assert out.sharding.spec == P("x", "y") and out.addressable_shards[1].index == (slice(0, 4), slice(2, 4))
     with pytest.raises(ValueError, match="divisible"):
         f(rand(3, 4), rand(4, 8))
+    # as in JAX, in_shardings describe the dynamic arguments only (not the static n)
+    scale = jaxc.jit(lambda v, n: v * n, in_shardings=NamedSharding(mesh, P("x")), static_argnums=1)
+    np.testing.assert_allclose(np.asarray(scale(a, 3)), a * 3, rtol=1e-6)
     with jaxc.sharding.use_mesh(mesh):
         g = jaxc.jit(lambda v: lax.with_sharding_constraint(v * 2, P("y")), out_shardings=P(None, "x"))
         out = g(a)
