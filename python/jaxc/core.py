@@ -574,6 +574,12 @@ def _all_weak(in_avals: Sequence[ShapedArray], **params: Any) -> bool:
     return bool(in_avals) and all(a.weak_type for a in in_avals)
 
 
+# Called as ``bind_hook(prim, operands, params, results)`` after each primitive
+# is traced into a scope, when set (jaxc.experimental.checkify sets it while a
+# checkify trace is active, to add its automatic checks after the op).
+bind_hook: Callable[..., None] | None = None
+
+
 def bind(prim: Primitive, *operands: Any, **params: Any) -> Any:
     """Apply `prim`: emit it into the active trace, or run it eagerly."""
     scope = current_scope()
@@ -593,6 +599,8 @@ def bind(prim: Primitive, *operands: Any, **params: Any) -> Any:
     tracers = [scope.tracer(v, weak) for v in results]
     if any(type(x) is Tracer and x.recipe is not None for x in operands):
         _record_recipes(tracers, prim, operands, params)
+    if bind_hook is not None:
+        bind_hook(prim, operands, params, tracers)
     return tracers if prim.multiple_results else tracers[0]
 
 

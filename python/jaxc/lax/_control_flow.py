@@ -90,6 +90,19 @@ def _emit(make_op: Callable[[list[ir.Value], list[ir.Type]], Any], operands: Seq
     return [scope.tracer(v, a.weak_type) for v, a in zip(op.results, result_avals)]
 
 
+# When set, ``functionalize_hook(name, *args, **kwargs)`` may take over a call
+# of cond, switch, while_loop or scan made inside a trace: it returns the
+# call's result, or NotImplemented to let the call go on as usual.
+# jaxc.experimental.checkify sets it while a checkify trace is active, to
+# thread its error state through the branches and loop bodies.
+functionalize_hook: Callable[..., Any] | None = None
+
+
+def _hooked(name: str, *args: Any, **kwargs: Any) -> Any:
+    hook = functionalize_hook
+    return NotImplemented if hook is None else hook(name, *args, **kwargs)
+
+
 def _compiled(name: str, fun: Callable[..., Any], *args: Any) -> Any:
     """Run `fun(*args)` (which emits control flow) outside any trace by
     compiling it with `jit`; the module text cache makes repeats cheap."""
@@ -119,6 +132,8 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     _check_callable("cond", true_fun=true_fun, false_fun=false_fun)
     if core.current_scope() is None:
         return _compiled("cond", lambda p, ops: cond(p, true_fun, false_fun, *ops), pred, operands)
+    if (out := _hooked("cond", pred, true_fun, false_fun, *operands)) is not NotImplemented:
+        return out
     pred = _scalar(pred, "cond", "pred")
     if pred.dtype != dtypes.bool_:
         if not dtypes.is_int(pred.dtype):
@@ -142,6 +157,8 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     _check_callable("switch", **{f"branches[{i}]": f for i, f in enumerate(branches)})
     if core.current_scope() is None:
         return _compiled("switch", lambda i, ops: switch(i, branches, *ops), index, operands)
+    if (out := _hooked("switch", index, branches, *operands)) is not NotImplemented:
+        return out
     index = _scalar(index, "switch", "index")
     if not dtypes.is_int(index.dtype):
         raise TypeError(f"lax.switch: index must be an integer scalar, got {index.aval.str_short()}")
@@ -231,6 +248,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     _check_callable("while_loop", cond_fun=cond_fun, body_fun=body_fun)
     if core.current_scope() is None:
         return _compiled("while_loop", lambda init: while_loop(cond_fun, body_fun, init), init_val)
+    if (out := _hooked("while_loop", cond_fun, body_fun, init_val)) is not NotImplemented:
+        return out
     init, in_tree = _leaves(init_val, "while_loop")
     n = len(init)
 
@@ -348,6 +367,8 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
     _check_callable("scan", f=f)
     if core.current_scope() is None:
         return _compiled("scan", lambda c, x: scan(f, c, x, length, reverse, unroll), init, xs)
+    if (out := _hooked("scan", f, init, xs, length, reverse, unroll)) is not NotImplemented:
+        return out
     carry, carry_tree = _leaves(init, "scan")
     x_leaves, x_tree = _leaves(xs, "scan")
     length = _scan_length(x_leaves, length)
