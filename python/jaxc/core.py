@@ -171,7 +171,15 @@ def where() -> str:
 # Errors
 # ---------------------------------------------------------------------------
 
-class ConcretizationTypeError(TypeError):
+class JAXTypeError(TypeError):
+    """Base of the TypeErrors jaxc raises about traced values (JAX's name)."""
+
+
+class JAXIndexError(IndexError):
+    """Base of the IndexErrors jaxc raises about traced indices (JAX's name)."""
+
+
+class ConcretizationTypeError(JAXTypeError):
     """A traced value was used where Python needs a concrete one."""
 
     def __init__(self, tracer: "Tracer", what: str) -> None:
@@ -192,8 +200,14 @@ class TracerIntegerConversionError(ConcretizationTypeError):
     """int() or __index__ of a traced value (JAX's name)."""
 
 
-class TracerLeakError(Exception):
-    """A tracer was used outside the trace that created it."""
+class TracerArrayConversionError(ConcretizationTypeError):
+    """np.asarray / __array__ of a traced value (JAX's name; JAX's is a
+    JAXTypeError, not a ConcretizationTypeError)."""
+
+
+class TracerLeakError(JAXTypeError):
+    """A tracer was used outside the trace that created it (JAX's
+    UnexpectedTracerError)."""
 
 
 class JaxcTypeError(TypeError):
@@ -278,7 +292,7 @@ class Tracer(ArrayBase):
         raise ConcretizationTypeError(self, "complex()")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        raise ConcretizationTypeError(self, "converting to a NumPy array (np.asarray)")
+        raise TracerArrayConversionError(self, "converting to a NumPy array (np.asarray)")
 
     def item(self, *args: Any) -> Any:
         return concrete(self, ".item()").item(*args)

@@ -1,9 +1,18 @@
-"""`jaxc.errors`: the exceptions a user may want to catch (JAX's names)."""
-from .core import (ConcretizationTypeError, JaxcTypeError, TracerBoolConversionError,
-                   TracerIntegerConversionError, TracerLeakError)
+"""`jaxc.errors`: the exceptions a user may want to catch (JAX's names).
+
+    try:
+        jaxc.jit(lambda x: np.asarray(x))(x)
+    except jaxc.errors.TracerArrayConversionError:   # also a JAXTypeError, a TypeError
+        ...
+"""
+from .core import (ConcretizationTypeError, JAXIndexError, JaxcTypeError, JAXTypeError, TracerArrayConversionError,
+                   TracerBoolConversionError, TracerIntegerConversionError, TracerLeakError)
 from .dispatch import JaxcRuntimeError
+from .numpy._indexing import NonConcreteBooleanIndexError
 
 UnexpectedTracerError = TracerLeakError
+JaxRuntimeError = JaxcRuntimeError  # an error of compiled code, raised at the next synchronization
 
-__all__ = ["ConcretizationTypeError", "JaxcRuntimeError", "JaxcTypeError", "TracerBoolConversionError",
-           "TracerIntegerConversionError", "TracerLeakError", "UnexpectedTracerError"]
+__all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxRuntimeError", "JaxcRuntimeError",
+           "JaxcTypeError", "NonConcreteBooleanIndexError", "TracerArrayConversionError",
+           "TracerBoolConversionError", "TracerIntegerConversionError", "TracerLeakError", "UnexpectedTracerError"]

@@ -35,7 +35,7 @@ from ._util import asarray, broadcast_shapes, broadcast_to
 # ---------------------------------------------------------------------------
 
 
-class NonConcreteBooleanIndexError(core.ConcretizationTypeError, IndexError):
+class NonConcreteBooleanIndexError(core.ConcretizationTypeError, core.JAXIndexError):
     """A traced boolean array was used as an index (the result's shape
     would depend on its values)."""
 

@@ -23,7 +23,8 @@ NAMESPACES = ("jax", "jax.numpy", "jax.lax", "jax.nn", "jax.nn.initializers", "j
               "jax.scipy.stats.beta", "jax.scipy.stats.multivariate_normal", "jax.numpy.linalg",
               "jax.lax.linalg", "jax.scipy.linalg", "jax.scipy.signal", "jax.scipy.integrate",
               "jax.scipy.optimize", "jax.experimental", "jax.experimental.mesh_utils",
-              "jax.experimental.compilation_cache.compilation_cache", "jax.experimental.checkify")
+              "jax.experimental.compilation_cache.compilation_cache", "jax.experimental.checkify",
+              "jax.errors")
 
 
 def main() -> None:
