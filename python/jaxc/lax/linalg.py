@@ -15,12 +15,20 @@ k, on rows r and columns c of `a`:
 
 `qr` reflects column by column (Householder, LAPACK's signs: R's diagonal
 may be negative) and `eigh` runs cyclic Jacobi sweeps until the
-off-diagonal part is below the dtype's epsilon.
+off-diagonal part is below the dtype's epsilon; `svd` is one-sided Jacobi.
 
-`cholesky` and `eigh` differentiate with JAX's rules (dL = L phi(L^-1 dA
-L^-T), phi: the lower triangle, diagonal halved; dw = diag(V^T dA V),
-dV = V (F o V^T dA V), F_ij = 1 / (w_j - w_i)); `lu`, `qr` and
-`triangular_solve` are differentiated as the programs they are.
+Complex matrices take the same algorithms with conjugate transposes:
+Cholesky L L^H (a real diagonal), LAPACK's complex reflectors for QR
+(`_larfg`, beta real, so R's diagonal is real), and for eigh and svd the
+unitary Jacobi rotation [[c, s u], [-s conj(u), c]], u = a_pq / |a_pq|,
+which zeroes a Hermitian 2x2's off-diagonal; eigenvalues and singular
+values are real.
+
+`cholesky`, `eigh` and `svd` differentiate with JAX's rules (dL = L
+phi(L^-1 dA L^-H), phi: the lower triangle, diagonal halved;
+dw = re diag(V^H dA V), dV = V (F o V^H dA V), F_ij = 1 / (w_j - w_i); the
+SVD's in _svd_jvp); `lu`, `qr` and `triangular_solve` are differentiated
+as the programs they are.
 
 LAPACK's packed forms (`hessenberg` as gehrd, `tridiagonal` as sytrd/hetrd,
 `householder_product` as orgqr, `ormqr`) share one reduction, `_reduce`,
@@ -42,6 +50,7 @@ import numpy as np
 
 from .. import dtypes
 from .. import numpy as jnp
+from .. import _autodiff
 from .._autodiff import custom_jvp
 from . import _ops
 from ._control_flow import fori_loop, while_loop
@@ -88,6 +97,15 @@ def _matrix(fn: str, x: Any, square: bool = False, complex_ok: bool = False) -> 
         kind = "floating-point or complex" if complex_ok else "floating-point"
         raise TypeError(f"{fn}: the argument must be a {kind} array, got {x.dtype}")
     return x
+
+
+def _conj(x: Any) -> Any:
+    return jnp.conj(x) if jnp.iscomplexobj(x) else x
+
+
+def _h(x: Any) -> Any:
+    """The conjugate transposes of matrices x (..., m, n) (transposes, for real x)."""
+    return _conj(jnp.swapaxes(x, -1, -2))
 
 
 # --------------------------------------------------------------------- LU
@@ -198,12 +216,16 @@ def _substitute(t: Any, b: Any, lower: bool, unit_diagonal: bool) -> Any:
 # ------------------------------------------------------------------ Cholesky
 
 def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
-    """The lower Cholesky factor L of symmetric positive definite (..., n, n)
-    matrices: L L^T = x. With `symmetrize_input`, (x + x^T) / 2 is factored.
-    A matrix that is not positive definite gives a matrix of NaNs, as JAX."""
-    x = _matrix("lax.linalg.cholesky", x, square=True)
+    """The lower Cholesky factor L of Hermitian (real: symmetric) positive
+    definite (..., n, n) matrices: L L^H = x, L's diagonal real and
+    positive. With `symmetrize_input`, (x + x^H) / 2 is factored, else the
+    lower triangle alone is read (and the real part of the diagonal). A
+    matrix that is not positive definite gives a matrix of NaNs, as JAX."""
+    x = _matrix("lax.linalg.cholesky", x, square=True, complex_ok=True)
     if symmetrize_input:
-        x = (x + jnp.swapaxes(x, -1, -2)) / 2
+        x = (x + _h(x)) / 2
+    else:  # the lower triangle alone is read: so the derivative sees only its tangent too
+        x = _from_triangle(x, lower=True)
     return _cholesky(x)
 
 
@@ -212,16 +234,23 @@ def _cholesky(x: Any) -> Any:
     n = x.shape[-1]
     rows = jnp.arange(n, dtype=np.int32)
 
+    complex_input = jnp.iscomplexobj(x)
+
     def step(j: Any, factor: Any) -> Any:
-        residual = x[..., :, j] - jnp.matmul(factor, factor[..., j, :][..., :, None])[..., 0]
-        diagonal = jnp.sqrt(residual[..., j])[..., None]
+        # column j of x - L L^H over the columns done so far
+        residual = x[..., :, j] - jnp.matmul(factor, _conj(factor[..., j, :])[..., :, None])[..., 0]
+        if complex_input:  # the pivot of a Hermitian matrix is real
+            diagonal = jnp.sqrt(jnp.real(residual[..., j])).astype(x.dtype)[..., None]
+        else:
+            diagonal = jnp.sqrt(residual[..., j])[..., None]
         column = jnp.where(rows > j, residual / diagonal, jnp.where(rows == j, diagonal, 0))
         return jnp.where(rows[None, :] == j, column[..., :, None], factor)
 
     if n == 0:
         return x
     factor = fori_loop(0, n, step, jnp.zeros_like(x))
-    diagonal = jnp.diagonal(factor, axis1=-2, axis2=-1)
+    diagonal = jnp.real(jnp.diagonal(factor, axis1=-2, axis2=-1)) if complex_input else \
+        jnp.diagonal(factor, axis1=-2, axis2=-1)
     ok = jnp.all(diagonal > 0, axis=-1) & jnp.all(jnp.isfinite(factor), axis=(-2, -1))
     return jnp.where(ok[..., None, None], factor, jnp.nan)
 
@@ -230,8 +259,9 @@ def _cholesky(x: Any) -> Any:
 def _cholesky_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     (x,), (dx,) = primals, tangents
     factor = _cholesky(x)
-    # L^-1 dx L^-T, then phi: its lower triangle with the diagonal halved
-    right = triangular_solve(factor, dx, left_side=False, lower=True, transpose_a=True)
+    # L^-1 dx L^-H, then phi: its lower triangle with the diagonal halved
+    right = triangular_solve(factor, dx, left_side=False, lower=True, transpose_a=True,
+                             conjugate_a=jnp.iscomplexobj(x))
     middle = triangular_solve(factor, right, left_side=True, lower=True)
     n = x.shape[-1]
     halves = jnp.tril(jnp.ones((n, n), x.dtype)) - jnp.eye(n, dtype=x.dtype) / 2
@@ -257,13 +287,16 @@ def _outer(u: Any, v: Any) -> Any:
     return u[..., :, None] * v[..., None, :]
 
 
-def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True) -> tuple[Any, Any]:
-    """(q, r) with x = q r for (..., m, n) matrices, by Householder
-    reflections: q (m x m, or m x k with k = min(m, n) unless
-    `full_matrices`) orthogonal, r (m x n, or k x n) upper triangular."""
+def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None) -> tuple[Any, Any]:
+    """(q, r) with x = q r for (..., m, n) matrices, real or complex, by
+    Householder reflections: q (m x m, or m x k with k = min(m, n) unless
+    `full_matrices`) orthogonal (unitary), r (m x n, or k x n) upper
+    triangular with a real diagonal (LAPACK's signs, as JAX). `use_magma`
+    (a GPU backend choice in JAX) is accepted and ignored."""
+    del use_magma
     if pivoting:
         raise NotImplementedError("lax.linalg.qr(pivoting=True) is not implemented in jaxc")
-    x = _matrix("lax.linalg.qr", x)
+    x = _matrix("lax.linalg.qr", x, complex_ok=True)
     r, q = _householder(x)
     m, n = x.shape[-2:]
     k = min(m, n)
@@ -276,8 +309,13 @@ def _householder(z: Any) -> tuple[Any, Any]:
     """(R, Q) of z (..., m, n): min(m, n) reflections H = I - tau v v^T,
     each zeroing a column below the diagonal (beta = -sign(alpha) |x|, and
     no reflection where that part is already zero, as LAPACK's dlarfg),
-    applied to z (giving R) and accumulated into Q (m x m)."""
+    applied to z (giving R) and accumulated into Q (m x m). Complex z:
+    LAPACK's complex reflectors (_larfg: beta real), so R's diagonal is real."""
     m, n = z.shape[-2:]
+    if jnp.iscomplexobj(z):
+        r, vs, taus, _ = _reduce(z, 0, False)
+        eye = jnp.broadcast_to(jnp.eye(m, dtype=z.dtype), (*z.shape[:-2], m, m))
+        return r, _reflectors(_packed(r, vs, 0), taus, eye, left=True, transpose=False)
     rows = jnp.arange(m)
     eye = jnp.broadcast_to(jnp.eye(m, dtype=z.dtype), (*z.shape[:-2], m, m))
 
@@ -323,10 +361,6 @@ def _operands(fn: str, arrays: tuple[Any, ...], ranks: tuple[int, ...], complex_
         raise TypeError(f"lax.linalg.{fn}: the arguments must have the same number of batch dimensions, got "
                         f"shapes {', '.join(str(x.shape) for x in arrays)}")
     return arrays
-
-
-def _conj(x: Any) -> Any:
-    return jnp.conj(x) if jnp.iscomplexobj(x) else x
 
 
 def _column(x: Any, j: Any) -> Any:
@@ -515,17 +549,19 @@ def _geqrf(a: Any, pivoting: bool = False) -> tuple[Any, Any, Any, Any]:
 
 def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
          subset_by_index: Any = None, implementation: Any = None) -> tuple[Any, Any]:
-    """(v, w): the eigenvectors (columns of v) and eigenvalues (ascending)
-    of symmetric (..., n, n) matrices, as JAX's lax.linalg.eigh. Without
-    `symmetrize_input` only the `lower` (or upper) triangle is read.
-    `implementation` (an EighImplementation) is ignored, as JAX on CPU
-    ignores a value it does not know: jaxc has one (cyclic Jacobi)."""
+    """(v, w): the eigenvectors (columns of v, orthonormal) and eigenvalues
+    (ascending, real) of symmetric or, complex, Hermitian (..., n, n)
+    matrices, as JAX's lax.linalg.eigh. With `symmetrize_input` (x + x^H) / 2
+    is used, else only the `lower` (or upper) triangle is read (and the real
+    part of the diagonal). `implementation` (an EighImplementation) is
+    ignored, as JAX on CPU ignores a value it does not know: jaxc has one
+    (cyclic Jacobi)."""
     if subset_by_index is not None:
         raise NotImplementedError("lax.linalg.eigh(subset_by_index=...) is not implemented in jaxc")
     del sort_eigenvalues, implementation  # always sorted; one implementation
-    x = _matrix("lax.linalg.eigh", x, square=True)
+    x = _matrix("lax.linalg.eigh", x, square=True, complex_ok=True)
     if symmetrize_input:
-        x = (x + jnp.swapaxes(x, -1, -2)) / 2
+        x = (x + _h(x)) / 2
     else:
         x = _from_triangle(x, lower)
     w, v = _eigh(x)
@@ -533,7 +569,12 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True, sort_eige
 
 
 def _from_triangle(x: Any, lower: bool) -> Any:
-    """The symmetric matrices whose lower (or upper) triangle is x's."""
+    """The symmetric (complex: Hermitian, with the real part of x's
+    diagonal) matrices whose lower (or upper) triangle is x's."""
+    if jnp.iscomplexobj(x):
+        strict = jnp.tril(x, -1) if lower else jnp.triu(x, 1)
+        diagonal = jnp.real(jnp.diagonal(x, axis1=-2, axis2=-1)).astype(x.dtype)
+        return strict + _h(strict) + diagonal[..., None] * jnp.eye(x.shape[-1], dtype=x.dtype)
     triangle = jnp.tril(x) if lower else jnp.triu(x)
     return triangle + jnp.swapaxes(triangle, -1, -2) - triangle * jnp.eye(x.shape[-1], dtype=x.dtype)
 
@@ -551,20 +592,45 @@ def _jacobi_rotation(app: Any, aqq: Any, apq: Any, ep: Any, eq: Any) -> tuple[An
     return (c - 1) * ep - s * eq, s * ep + (c - 1) * eq
 
 
+def _complex_jacobi_rotation(app: Any, aqq: Any, apq: Any, ep: Any, eq: Any) -> tuple[Any, Any]:
+    """Columns p and q of J - I for the unitary J that zeroes the off-diagonal
+    of the Hermitian 2x2 [[app, apq], [conj(apq), aqq]] (app, aqq real): with
+    u = apq / |apq|, J = [[c, s u], [-s conj(u), c]] is the real rotation
+    for [[app, |apq|], [|apq|, aqq]] conjugated by diag(1, u)."""
+    size = jnp.abs(apq)
+    rotating = size != 0
+    safe_size = jnp.where(rotating, size, jnp.ones_like(size))
+    phase = jnp.where(rotating, apq / safe_size.astype(apq.dtype), jnp.ones_like(apq))
+    theta = (aqq - app) / (2 * safe_size)
+    t = jnp.sign(theta) / (jnp.abs(theta) + jnp.sqrt(theta * theta + 1))
+    t = jnp.where(theta == 0, jnp.ones_like(t), t)
+    c = jnp.where(rotating, 1 / jnp.sqrt(t * t + 1), jnp.ones_like(t))
+    s = jnp.where(rotating, t * c, jnp.zeros_like(t))
+    c, s = c.astype(apq.dtype), s.astype(apq.dtype)
+    return (c - 1) * ep - s * jnp.conj(phase) * eq, s * phase * ep + (c - 1) * eq
+
+
 def _rotate_columns(x: Any, a1: Any, a2: Any, ep: Any, eq: Any) -> Any:
     """x J, for J - I given by its columns p (a1) and q (a2)."""
     return x + _outer(_matvec(x, a1), ep) + _outer(_matvec(x, a2), eq)
 
 
+def _squared_moduli(x: Any) -> Any:
+    """|x|^2 elementwise (x * x for real x)."""
+    return jnp.real(x * jnp.conj(x)) if jnp.iscomplexobj(x) else x * x
+
+
 @custom_jvp
 def _eigh(a: Any) -> tuple[Any, Any]:
-    """(w ascending, v) of symmetric `a` by cyclic Jacobi sweeps: each
-    rotation J zeroes a[p, q]; a <- J^T a J, v <- v J."""
+    """(w ascending, v) of symmetric (Hermitian) `a` by cyclic Jacobi
+    sweeps: each rotation J zeroes a[p, q]; a <- J^H a J, v <- v J."""
     n = a.shape[-1]
     dtype = a.dtype
+    complex_input = jnp.iscomplexobj(a)
     pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
     if not pairs:
-        return jnp.diagonal(a, axis1=-2, axis2=-1), jnp.ones_like(a)
+        w = jnp.diagonal(a, axis1=-2, axis2=-1)
+        return (jnp.real(w) if complex_input else w), jnp.ones_like(a)
     unit_p = jnp.asarray(np.eye(n, dtype=dtype)[[p for p, _ in pairs]])
     unit_q = jnp.asarray(np.eye(n, dtype=dtype)[[q for _, q in pairs]])
     eps = float(np.finfo(dtype).eps)
@@ -577,15 +643,18 @@ def _eigh(a: Any) -> tuple[Any, Any]:
         app = jnp.sum(_vecmat(ep, m) * ep, -1, keepdims=True)
         aqq = jnp.sum(_vecmat(eq, m) * eq, -1, keepdims=True)
         apq = jnp.sum(_vecmat(ep, m) * eq, -1, keepdims=True)
-        a1, a2 = _jacobi_rotation(app, aqq, apq, ep, eq)
+        if complex_input:
+            a1, a2 = _complex_jacobi_rotation(jnp.real(app), jnp.real(aqq), apq, ep, eq)
+        else:
+            a1, a2 = _jacobi_rotation(app, aqq, apq, ep, eq)
         mj = _rotate_columns(m, a1, a2, ep, eq)
-        m = mj + _outer(ep, _vecmat(a1, mj)) + _outer(eq, _vecmat(a2, mj))
+        m = mj + _outer(ep, _vecmat(_conj(a1), mj)) + _outer(eq, _vecmat(_conj(a2), mj))
         return m, _rotate_columns(v, a1, a2, ep, eq)
 
     def off_diagonal_large(carry: tuple[Any, Any, Any]) -> Any:
         m, _, sweeps = carry
-        off = jnp.sum(jnp.where(off_diagonal, m, 0) ** 2)  # not total - diagonal: that cancels
-        return (off > (eps * eps) * jnp.sum(m * m)) & (sweeps < 30)
+        off = jnp.sum(_squared_moduli(jnp.where(off_diagonal, m, 0)))  # not total - diagonal: that cancels
+        return (off > (eps * eps) * jnp.sum(_squared_moduli(m))) & (sweeps < 30)
 
     def sweep(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
         m, v, sweeps = carry
@@ -595,6 +664,7 @@ def _eigh(a: Any) -> tuple[Any, Any]:
     eye = jnp.broadcast_to(jnp.eye(n, dtype=dtype), a.shape)
     m, v, _ = while_loop(off_diagonal_large, sweep, (a, eye, jnp.int32(0)))
     w = jnp.diagonal(m, axis1=-2, axis2=-1)
+    w = jnp.real(w) if complex_input else w
     order = jnp.argsort(w, axis=-1)
     return (jnp.take_along_axis(w, order, axis=-1),
             jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), axis=-1))
@@ -604,7 +674,7 @@ def _eigh(a: Any) -> tuple[Any, Any]:
 def _eigh_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     (a,), (da,) = primals, tangents
     w, v = _eigh(a)
-    rotated = jnp.matmul(jnp.swapaxes(v, -1, -2), jnp.matmul(da, v))  # V^T dA V
+    rotated = jnp.matmul(_h(v), jnp.matmul(da, v))  # V^H dA V
     gaps = w[..., None, :] - w[..., :, None]  # w_j - w_i
     n = a.shape[-1]
     off = ~jnp.eye(n, dtype=bool)
@@ -613,6 +683,8 @@ def _eigh_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     distinct = off & (gaps != 0)
     factors = jnp.where(distinct, 1 / jnp.where(distinct, gaps, 1), 0)
     dw = jnp.diagonal(rotated, axis1=-2, axis2=-1)
+    if jnp.iscomplexobj(a):  # dA is Hermitian, so the diagonal of V^H dA V is real
+        dw, factors = jnp.real(dw), factors.astype(a.dtype)
     return (w, v), (dw, jnp.matmul(v, factors * rotated))
 
 
@@ -645,20 +717,24 @@ def eig(x: Any, *, compute_left_eigenvectors: bool = True, compute_right_eigenve
 def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index: Any = None,
         algorithm: Any = None) -> Any:
     """The singular value decomposition of (..., m, n) matrices, as JAX's
-    lax.linalg.svd: s (descending, min(m, n) of them) or (u, s, vh) with
-    x = u diag(s) vh; u is m x m and vh n x n with `full_matrices`, else
-    m x k and k x n (k = min(m, n)). `algorithm`, None or any SvdAlgorithm,
+    lax.linalg.svd: s (descending, real, min(m, n) of them) or (u, s, vh)
+    with x = u diag(s) vh, u and vh orthogonal (unitary, for complex x);
+    u is m x m and vh n x n with `full_matrices`, else m x k and k x n
+    (k = min(m, n)). `algorithm`, None or any SvdAlgorithm,
     is accepted and ignored: jaxc has one (one-sided Jacobi); another value
     raises NotImplementedError, as in JAX."""
     if algorithm is not None and not isinstance(algorithm, SvdAlgorithm):
         raise NotImplementedError(f"lax.linalg.svd: algorithm must be None or an SvdAlgorithm, got {algorithm!r}")
     if subset_by_index is not None:
         raise NotImplementedError("lax.linalg.svd(subset_by_index=...) is not implemented in jaxc")
-    x = _matrix("lax.linalg.svd", x)
+    x = _matrix("lax.linalg.svd", x, complex_ok=True)
     if not compute_uv:
         return _singular_values(x)
     if full_matrices and x.shape[-2] != x.shape[-1]:
-        return _svd_full(x)
+        if _differentiating():
+            return _svd_full(x)
+        s, u, vh = _svd_parts(x, True)  # no custom_jvp: its rule (an error) would be traced under jit
+        return u, s, vh
     s, u, vh = _svd(x)
     return u, s, vh
 
@@ -667,35 +743,39 @@ def _svd_parts(x: Any, full_matrices: bool) -> tuple[Any, Any, Any]:
     """(s, u, vh) of x by one-sided Jacobi on the taller side: for m >= n
     the columns of x are rotated pairwise until orthogonal, x V = U S, then
     sorted; U is completed to an orthonormal basis by a QR of its columns
-    (which also gives vectors for zero singular values). m < n: of x^T."""
+    (which also gives vectors for zero singular values). m < n: of x^H.
+    Complex x: the rotations are unitary and vh = V^H."""
     m, n = x.shape[-2:]
     if m < n:
-        s, u, vh = _svd_parts(jnp.swapaxes(x, -1, -2), full_matrices)
-        return s, jnp.swapaxes(vh, -1, -2), jnp.swapaxes(u, -1, -2)
+        s, u, vh = _svd_parts(_h(x), full_matrices)
+        return s, _h(vh), _h(u)
     if n == 0:
         batch = x.shape[:-2]
         u = jnp.broadcast_to(jnp.eye(m, dtype=x.dtype), (*batch, m, m)) if full_matrices else \
             jnp.zeros((*batch, m, 0), x.dtype)
-        return jnp.zeros((*batch, 0), x.dtype), u, jnp.zeros((*batch, 0, 0), x.dtype)
+        return jnp.zeros((*batch, 0), dtypes.real_dtype(x.dtype)), u, jnp.zeros((*batch, 0, 0), x.dtype)
     columns, v = _orthogonalize_columns(x)
-    s = jnp.sqrt(jnp.sum(columns * columns, axis=-2))
+    s = jnp.sqrt(jnp.sum(_squared_moduli(columns), axis=-2))
     order = jnp.argsort(-s, axis=-1)
     s = jnp.take_along_axis(s, order, axis=-1)
     columns = jnp.take_along_axis(columns, jnp.broadcast_to(order[..., None, :], columns.shape), axis=-1)
     v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), axis=-1)
-    u = columns / jnp.where(s > 0, s, 1)[..., None, :]
-    r, q = _householder(u)
-    signs = jnp.where(jnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(x.dtype)
+    u = columns / jnp.where(s > 0, s, 1)[..., None, :].astype(x.dtype)
+    r, q = _householder(u)  # r's diagonal is real (+-1 where u's column is a unit vector)
+    diagonal = jnp.diagonal(r, axis1=-2, axis2=-1)
+    signs = jnp.where(jnp.real(diagonal) < 0, -1, 1).astype(x.dtype)
     q = jnp.concatenate([q[..., :, :n] * signs[..., None, :], q[..., :, n:]], axis=-1)
-    return s, (q if full_matrices else q[..., :, :n]), jnp.swapaxes(v, -1, -2)
+    return s, (q if full_matrices else q[..., :, :n]), _h(v)
 
 
 def _orthogonalize_columns(x: Any) -> tuple[Any, Any]:
-    """(x V, V): cyclic sweeps of Jacobi rotations J on column pairs (p, q),
-    each making columns p and q orthogonal (x <- x J, V <- V J), until every
-    pair's |x_p . x_q| <= n eps |x_p| |x_q| (at most 30 sweeps)."""
+    """(x V, V): cyclic sweeps of Jacobi rotations J (unitary, for complex
+    x) on column pairs (p, q), each making columns p and q orthogonal
+    (x <- x J, V <- V J), until every pair's |x_p^H x_q| <= n eps |x_p| |x_q|
+    (at most 30 sweeps)."""
     n = x.shape[-1]
     dtype = x.dtype
+    complex_input = jnp.iscomplexobj(x)
     pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
     eye = jnp.broadcast_to(jnp.eye(n, dtype=dtype), (*x.shape[:-2], n, n))
     if not pairs:
@@ -710,18 +790,25 @@ def _orthogonalize_columns(x: Any) -> tuple[Any, Any]:
         ep = _ops.dynamic_index_in_dim(unit_p, k, keepdims=False)
         eq = _ops.dynamic_index_in_dim(unit_q, k, keepdims=False)
         ap, aq = _matvec(a, ep), _matvec(a, eq)
-        alpha = jnp.sum(ap * ap, -1, keepdims=True)
-        beta = jnp.sum(aq * aq, -1, keepdims=True)
-        gamma = jnp.sum(ap * aq, -1, keepdims=True)
-        a1, a2 = _jacobi_rotation(alpha, beta, gamma, ep, eq)
+        if complex_input:  # the Hermitian Gram matrix of the pair: [[|ap|^2, ap^H aq], [aq^H ap, |aq|^2]]
+            alpha = jnp.sum(_squared_moduli(ap), -1, keepdims=True)
+            beta = jnp.sum(_squared_moduli(aq), -1, keepdims=True)
+            gamma = jnp.sum(jnp.conj(ap) * aq, -1, keepdims=True)
+            a1, a2 = _complex_jacobi_rotation(alpha, beta, gamma, ep, eq)
+        else:
+            alpha = jnp.sum(ap * ap, -1, keepdims=True)
+            beta = jnp.sum(aq * aq, -1, keepdims=True)
+            gamma = jnp.sum(ap * aq, -1, keepdims=True)
+            a1, a2 = _jacobi_rotation(alpha, beta, gamma, ep, eq)
         return _rotate_columns(a, a1, a2, ep, eq), _rotate_columns(v, a1, a2, ep, eq)
 
     def not_orthogonal(carry: tuple[Any, Any, Any]) -> Any:
         a, _, sweeps = carry
-        gram = jnp.matmul(jnp.swapaxes(a, -1, -2), a)
+        gram = jnp.matmul(_h(a), a)
         norms = jnp.diagonal(gram, axis1=-2, axis2=-1)
+        norms = jnp.real(norms) if complex_input else norms
         scale = norms[..., :, None] * norms[..., None, :]
-        large = off_diagonal & (gram * gram > (tolerance * tolerance) * scale)
+        large = off_diagonal & (_squared_moduli(gram) > (tolerance * tolerance) * scale)
         return jnp.any(large) & (sweeps < 30)
 
     def sweep(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
@@ -742,6 +829,8 @@ def _singular_values(x: Any) -> Any:
 def _singular_values_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     (x,), (dx,) = primals, tangents
     s, u, vh = _svd_parts(x, False)
+    if jnp.iscomplexobj(x):  # re diag(U^H dX V)
+        return s, jnp.real(jnp.einsum("...ik,...ij,...kj->...k", jnp.conj(u), dx, jnp.conj(vh)))
     return s, jnp.einsum("...ik,...ij,...kj->...k", u, dx, vh)  # diag(U^T dX V)
 
 
@@ -752,32 +841,45 @@ def _svd(x: Any) -> tuple[Any, Any, Any]:
 
 @_svd.defjvp
 def _svd_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
-    """The reduced SVD's derivative. With dP = U^T dX V (k x k),
-    ds = diag(dP); dU = U (F o (dP S + S dP^T)) + (I - U U^T) dX V S^-1; dV = V (F o (S dP + dP^T S))
-    + (I - V V^T) dX^T U S^-1, F_ij = 1 / (s_j^2 - s_i^2) off the diagonal
-    (0 where equal). The projections vanish for square x."""
+    """The reduced SVD's derivative. With dP = U^H dX V (k x k),
+    ds = re diag(dP); dU = U (F o (dP S + S dP^H)) + (I - U U^H) dX V S^-1; dV = V (F o (S dP + dP^H S))
+    + (I - V V^H) dX^H U S^-1, F_ij = 1 / (s_j^2 - s_i^2) off the diagonal
+    (0 where equal). The projections vanish for square x. For complex x, dU
+    also gets U (i im diag(dP) / S): the phases of U and V are tied (as JAX's)."""
     (x,), (dx,) = primals, tangents
     s, u, vh = _svd(x)
-    v = jnp.swapaxes(vh, -1, -2)
-    ut = jnp.swapaxes(u, -1, -2)
+    complex_input = jnp.iscomplexobj(x)
+    v = _h(vh)
+    ut = _h(u)
     dp = jnp.matmul(ut, jnp.matmul(dx, v))
-    dpt = jnp.swapaxes(dp, -1, -2)
+    dpt = _h(dp)
     k = s.shape[-1]
     row, col = s[..., :, None], s[..., None, :]
     gaps = (col - row) * (col + row)  # s_j^2 - s_i^2
     distinct = ~jnp.eye(k, dtype=bool) & (gaps != 0)
     f = jnp.where(distinct, 1 / jnp.where(distinct, gaps, 1), 0)
     s_inv = jnp.where(s != 0, 1 / jnp.where(s != 0, s, 1), 0)
+    if complex_input:  # the real factors as x's dtype
+        f, row, col, s_inv = (y.astype(x.dtype) for y in (f, row, col, s_inv))
     du = jnp.matmul(u, f * (dp * col + row * dpt))
     dv = jnp.matmul(v, f * (row * dp + dpt * col))
+    ds = jnp.diagonal(dp, axis1=-2, axis2=-1)
+    if complex_input:
+        du = du + u * ((ds - jnp.conj(ds)) / 2 * s_inv)[..., None, :]
+        ds = jnp.real(ds)
     m, n = x.shape[-2:]
     if m > n:
         dxv = jnp.matmul(dx, v)
         du = du + (dxv - jnp.matmul(u, jnp.matmul(ut, dxv))) * s_inv[..., None, :]
     if n > m:
-        dxu = jnp.matmul(jnp.swapaxes(dx, -1, -2), u)
+        dxu = jnp.matmul(_h(dx), u)
         dv = dv + (dxu - jnp.matmul(v, jnp.matmul(vh, dxu))) * s_inv[..., None, :]
-    return (s, u, vh), (jnp.diagonal(dp, axis1=-2, axis2=-1), du, jnp.swapaxes(dv, -1, -2))
+    return (s, u, vh), (ds, du, _h(dv))
+
+
+def _differentiating() -> bool:
+    """Whether an autodiff request (grad, jvp, vjp, ...) is tracing the caller."""
+    return _autodiff._levels() not in ((), ("none",))
 
 
 @custom_jvp

@@ -73,14 +73,14 @@ def _abs(x: Any) -> Any:
     return lax.abs(x)
 
 
-def _moduli(x: Any, ord: Any, fn: str, matrix: bool) -> Any:
+def _moduli(x: Any, ord: Any, matrix: bool) -> Any:
     """|x| for a complex `x` (every norm but the spectral ones depends on the
-    moduli alone); a real `x` as it is."""
+    moduli alone; those take the singular values of `x` itself); a real `x`
+    as it is."""
     if not jnp.iscomplexobj(x):
         return x
     if matrix and (ord == "nuc" or not isinstance(ord, str) and ord in (2, -2)):
-        raise NotImplementedError(f"jnp.linalg.{fn}: ord={ord!r} needs the singular values of a complex "
-                                  "matrix, which jaxc's SVD does not compute yet")
+        return x
     return lax.abs(x)
 
 
@@ -144,7 +144,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     or 2-d `x` picks by its rank and ord None is the 2-norm of all elements."""
     (x,) = promote_dtypes_inexact("linalg.norm", x)
     matrix = (x.ndim == 2 if axis is None else not isinstance(axis, int) and len(tuple(axis)) == 2)
-    x = _moduli(x, ord, "norm", matrix and ord is not None)
+    x = _moduli(x, ord, matrix and ord is not None)
     if axis is None:
         if ord is None:
             result = lax.sqrt(_red.sum(lax.mul(x, x)))
@@ -165,7 +165,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
 def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     """The `ord`-norm of vectors along `axis` (all elements, as one vector, when None)."""
     (x,) = promote_dtypes_inexact("linalg.vector_norm", x)
-    x = _moduli(x, ord, "vector_norm", False)
+    x = _moduli(x, ord, False)
     axes = tuple(range(x.ndim)) if axis is None else _norm_axes("vector_norm", axis, x.ndim)
     return _vector_norm(x, axes, ord, keepdims)
 
@@ -173,7 +173,7 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
     """The `ord`-norm of the matrices in the last two dimensions."""
     (x,) = promote_dtypes_inexact("linalg.matrix_norm", x)
-    x = _moduli(x, ord, "matrix_norm", True)
+    x = _moduli(x, ord, True)
     if x.ndim < 2:
         raise ValueError(f"jnp.linalg.matrix_norm: needs at least 2 dimensions, got shape {x.shape}")
     return _matrix_norm(x, (x.ndim - 2, x.ndim - 1), ord, keepdims)
@@ -257,6 +257,12 @@ def matrix_power(a: Any, n: int) -> Any:
         if n:
             square = matmul(square, square)
     return result
+
+
+def _h(x: Any) -> Any:
+    """The conjugate transposes of the matrices in the last two dimensions."""
+    x = matrix_transpose(x)
+    return lax.conj(x) if jnp.iscomplexobj(x) else x
 
 
 def matrix_transpose(x: Any, /) -> Any:
@@ -397,11 +403,11 @@ def det(a: Any) -> Any:
 
 
 def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> Any:
-    """The Cholesky factor of symmetric positive definite matrices: lower L
-    with L L^T = a, or with `upper` its transpose U (U^T U = a). NaNs where
-    a matrix is not positive definite."""
+    """The Cholesky factor of Hermitian (real: symmetric) positive definite
+    matrices: lower L with L L^H = a, or with `upper` its conjugate
+    transpose U (U^H U = a). NaNs where a matrix is not positive definite."""
     factor = lax.linalg.cholesky(_square("cholesky", a), symmetrize_input=symmetrize_input)
-    return matrix_transpose(factor) if upper else factor
+    return _h(factor) if upper else factor
 
 
 def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
@@ -441,10 +447,11 @@ class QRResult(NamedTuple):
 
 
 def qr(a: Any, mode: str = "reduced") -> Any:
-    """QR of (..., m, n) matrices by Householder reflections: (Q, R) with
-    mode "reduced" (Q m x k, R k x n, k = min(m, n)) or "complete" (Q m x m,
-    R m x n); R alone with mode "r". R's diagonal may be negative (LAPACK's
-    signs, as NumPy and JAX)."""
+    """QR of (..., m, n) real or complex matrices by Householder
+    reflections: (Q, R) with mode "reduced" (Q m x k, R k x n,
+    k = min(m, n)) or "complete" (Q m x m, R m x n); R alone with mode "r".
+    R's diagonal is real and may be negative (LAPACK's signs, as NumPy and
+    JAX)."""
     (a,) = promote_dtypes_inexact("linalg.qr", a)
     if a.ndim < 2:
         raise ValueError(f"jnp.linalg.qr: the argument must have at least 2 dimensions, got shape {a.shape}")
@@ -467,16 +474,16 @@ def _uplo(fn: str, UPLO: Any) -> bool:
 
 
 def eigh(a: Any, UPLO: Any = None, symmetrize_input: bool = True) -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric
-    matrices. With `symmetrize_input` (a + a^T) / 2 is used, else the
-    triangle `UPLO` names ('L', the default, or 'U')."""
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of symmetric
+    or Hermitian matrices. With `symmetrize_input` (a + a^H) / 2 is used,
+    else the triangle `UPLO` names ('L', the default, or 'U')."""
     lower = _uplo("eigh", UPLO)
     v, w = lax.linalg.eigh(_square("eigh", a), lower=lower, symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
 
 def eigvalsh(a: Any, UPLO: Any = "L", *, symmetrize_input: bool = True) -> Any:
-    """The eigenvalues (ascending) of symmetric matrices."""
+    """The eigenvalues (ascending, real) of symmetric or Hermitian matrices."""
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
@@ -500,9 +507,10 @@ def svdvals(x: Any, /) -> Any:
 
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
         subset_by_index: Any = None) -> Any:
-    """SVDResult(U, S, Vh) with a = U diag(S) Vh (S descending), or S alone
-    (`compute_uv=False`). With `hermitian` the symmetric a's eigenvectors
-    give U (S = |eigenvalues|, Vh = (U sign(eigenvalues))^T)."""
+    """SVDResult(U, S, Vh) with a = U diag(S) Vh (S descending and real;
+    U, Vh unitary for complex a), or S alone (`compute_uv=False`). With
+    `hermitian` the Hermitian a's eigenvectors give U (S = |eigenvalues|,
+    Vh = (U sign(eigenvalues))^H)."""
     a = _matrices("svd", a)
     if subset_by_index is not None:
         raise NotImplementedError("jnp.linalg.svd(subset_by_index=...) is not implemented in jaxc")
@@ -516,7 +524,7 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
         columns = jnp.broadcast_to(order[..., None, :], v.shape)
         u = jnp.take_along_axis(v, columns, axis=-1)
         signs = jnp.take_along_axis(jnp.where(w < 0, -1, 1).astype(a.dtype), order, axis=-1)
-        return SVDResult(u, s, matrix_transpose(u * signs[..., None, :]))
+        return SVDResult(u, s, _h(u * signs[..., None, :]))
     if not compute_uv:
         return lax.linalg.svd(a, compute_uv=False)
     return SVDResult(*lax.linalg.svd(a, full_matrices=full_matrices))
@@ -535,9 +543,9 @@ def matrix_rank(M: Any, rtol: Any = None, *, hermitian: bool = False, tol: Any =
     if tol is None:
         if rtol is None:
             rtol = max(M.shape[-2:]) * np.finfo(M.dtype).eps
-        tol = jnp.max(values, axis=-1, keepdims=True) * jnp.asarray(rtol, M.dtype)[..., None]
+        tol = jnp.max(values, axis=-1, keepdims=True) * jnp.asarray(rtol, values.dtype)[..., None]
     else:
-        tol = jnp.asarray(tol, M.dtype)[..., None]
+        tol = jnp.asarray(tol, values.dtype)[..., None]
     return jnp.sum(values > tol, axis=-1).astype(np.int32)
 
 
@@ -573,14 +581,14 @@ def eigvals(a: Any) -> Any:
 
 
 def _pinv_cutoff(s: Any, rtol: Any, dtype: Any, default: float) -> Any:
-    """Singular values at or below this (per matrix) count as zero."""
+    """Singular values at or below this (per matrix) count as zero (`dtype`: theirs, real)."""
     rtol = default * np.finfo(dtype).eps if rtol is None else jnp.asarray(rtol, dtype)[..., None]
     return rtol * jnp.max(s, axis=-1, keepdims=True)
 
 
 def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None) -> Any:
     """The Moore-Penrose pseudo-inverse of (..., m, n) matrices from the SVD:
-    V diag(1/s) U^T over the singular values above `rtol` (default
+    V diag(1/s) U^H over the singular values above `rtol` (default
     10 max(m, n) eps) times the largest. Differentiates with the
     Golub-Pereyra rule, as JAX (not through the SVD)."""
     if rcond is not None:
@@ -596,9 +604,9 @@ def _pinv_program(a: Any, rtol: Any, hermitian: bool) -> Any:
     if m == 0 or n == 0:
         return jnp.zeros((*a.shape[:-2], n, m), a.dtype)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
-    kept = s > _pinv_cutoff(s, rtol, a.dtype, 10.0 * max(m, n))
-    s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1), 0)
-    return jnp.matmul(matrix_transpose(vh) * s_inv[..., None, :], matrix_transpose(u))
+    kept = s > _pinv_cutoff(s, rtol, s.dtype, 10.0 * max(m, n))
+    s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1), 0).astype(a.dtype)
+    return jnp.matmul(_h(vh) * s_inv[..., None, :], _h(u))
 
 
 _pinv = custom_jvp(_pinv_program, nondiff_argnums=(1, 2))
@@ -606,11 +614,14 @@ _pinv = custom_jvp(_pinv_program, nondiff_argnums=(1, 2))
 
 @_pinv.defjvp
 def _pinv_jvp(rtol: Any, hermitian: bool, primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
-    """dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P."""
+    """dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P (with
+    `hermitian`, of the Hermitian part of a, which is what is inverted)."""
     (a,), (da,) = primals, tangents
     p = _pinv(a, rtol, hermitian)
+    if hermitian:
+        a, da = (a + _h(a)) / 2, (da + _h(da)) / 2
     m, n = a.shape[-2:]
-    pt, dat = matrix_transpose(p), matrix_transpose(da)
+    pt, dat = _h(p), _h(da)
     left = jnp.eye(m, dtype=a.dtype) - jnp.matmul(a, p)
     right = jnp.eye(n, dtype=a.dtype) - jnp.matmul(p, a)
     dp = (-jnp.matmul(p, jnp.matmul(da, p)) + jnp.matmul(jnp.matmul(p, pt), jnp.matmul(dat, left))
@@ -645,8 +656,9 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> An
     if vector:
         b = b[:, None]
     eps = np.finfo(a.dtype).eps
+    real_dtype = np.finfo(a.dtype).dtype
     if a.size == 0:
-        s = jnp.zeros((0,), a.dtype)
+        s = jnp.zeros((0,), real_dtype)
         rank = jnp.asarray(0, np.int32)
         x = jnp.zeros((n, b.shape[1]), a.dtype)
     else:
@@ -655,12 +667,14 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> An
         else:
             rcond = jnp.where(jnp.asarray(rcond) < 0, eps, rcond)
         u, s, vh = svd(a, full_matrices=False)
-        kept = s >= jnp.asarray(rcond, a.dtype) * s[0]
+        kept = s >= jnp.asarray(rcond, real_dtype) * s[0]
         rank = jnp.sum(kept).astype(np.int32)
-        s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1), 0)[:, None]
-        x = jnp.matmul(matrix_transpose(vh), s_inv * jnp.matmul(matrix_transpose(u), b))
+        s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1), 0)[:, None].astype(a.dtype)
+        x = jnp.matmul(_h(vh), s_inv * jnp.matmul(_h(u), b))
     if numpy_resid and (int(rank) < n or m <= n):
-        residuals = jnp.zeros((0,), a.dtype)
+        residuals = jnp.zeros((0,), real_dtype)
+    elif jnp.iscomplexobj(a):
+        residuals = jnp.sum(jnp.abs(b - jnp.matmul(a, x)) ** 2, axis=0)
     else:
         residuals = jnp.sum((b - jnp.matmul(a, x)) ** 2, axis=0)
     return LstsqResult(x[:, 0] if vector else x, residuals, rank, s)

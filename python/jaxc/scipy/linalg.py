@@ -121,11 +121,21 @@ def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite:
     return p, lower, upper
 
 
+def _h(x: Any) -> Any:
+    """The conjugate transposes of the matrices in the last two dimensions."""
+    x = jnp.swapaxes(x, -1, -2)
+    return jnp.conj(x) if jnp.iscomplexobj(x) else x
+
+
 def cholesky(a: Any, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> Any:
-    """The Cholesky factor: upper U with U^T U = a (SciPy's default), or
-    lower L with L L^T = a."""
+    """The Cholesky factor of a Hermitian (real: symmetric) positive
+    definite matrix: upper U with U^H U = a (SciPy's default), from a's
+    upper triangle, or lower L with L L^H = a, from its lower triangle (the
+    other triangle is not read, as SciPy and JAX)."""
     del overwrite_a, check_finite
-    return np_linalg.cholesky(a, upper=not lower)
+    a = _square("cholesky", a)
+    factor = lax_linalg.cholesky(a if lower else _h(a), symmetrize_input=False)
+    return factor if lower else _h(factor)
 
 
 def cho_factor(a: Any, lower: bool = False, overwrite_a: bool = False,
@@ -140,9 +150,12 @@ def cho_solve(c_and_lower: tuple[Any, bool], b: Any, overwrite_b: bool = False,
     del overwrite_b, check_finite
     c, lower = c_and_lower
     c, b, vector = _system("cho_solve", c, b)
-    # a = L L^T (lower) or U^T U (upper): solve with the lower factor, then its transpose
-    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    conjugate = jnp.iscomplexobj(c)
+    # a = L L^H (lower) or U^H U (upper): solve with the lower factor, then its conjugate transpose
+    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower,
+                                    conjugate_a=conjugate and not lower)
+    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower,
+                                    conjugate_a=conjugate and lower)
     return x[..., 0] if vector else x
 
 
@@ -172,15 +185,16 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwr
 
 
 def eigh(a: Any, b: Any = None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
-         overwrite_b: bool = False, type: int = 1, check_finite: bool = True, subset_by_index: Any = None,
-         subset_by_value: Any = None, driver: Any = None) -> Any:
-    """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, read
-    from its `lower` (or upper) triangle: (w, v), or w with `eigvals_only`.
-    The generalized problem (`b`) and the subsets are not implemented."""
-    del overwrite_a, overwrite_b, check_finite, driver
-    if b is not None or type != 1 or subset_by_index is not None or subset_by_value is not None:
+         overwrite_b: bool = False, turbo: bool = True, eigvals: None = None, type: int = 1,
+         check_finite: bool = True) -> Any:
+    """Eigenvalues (ascending, real) and eigenvectors of a symmetric (or
+    complex Hermitian) matrix, read from its `lower` (or upper) triangle:
+    (w, v), or w with `eigvals_only`. The generalized problem (`b`, `type`)
+    and eigenvalue subsets (`eigvals`) are not implemented, as in JAX."""
+    del overwrite_a, overwrite_b, turbo, check_finite
+    if b is not None or type != 1 or eigvals is not None:
         raise NotImplementedError("jax.scipy.linalg.eigh: the generalized problem (b, type) and eigenvalue "
-                                  "subsets are not implemented in jaxc")
+                                  "subsets (eigvals) are not implemented in jaxc")
     v, w = lax_linalg.eigh(_square("eigh", a), lower=lower, symmetrize_input=False)
     return w if eigvals_only else (w, v)
 
@@ -336,9 +350,10 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, overwrite_a
 def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
           max_iterations: Any = None) -> tuple[Any, Any]:
     """The polar decomposition (u, p): a = u p (`side` 'right') or p u
-    ('left'), u with orthonormal columns (or rows), p symmetric positive
-    semidefinite; from the SVD a = U S V^T: u = U V^T, p = V S V^T (or
-    U S U^T). `method` 'qdwh' and 'svd' give the same factors here."""
+    ('left'), u with orthonormal columns (or rows), p Hermitian positive
+    semidefinite; from the SVD a = U S V^H: u = U V^H, p = V S V^H (or
+    U S U^H). Real or complex. `method` 'qdwh' and 'svd' give the same
+    factors here."""
     del eps, max_iterations
     if side not in ("right", "left"):
         raise ValueError(f"jax.scipy.linalg.polar: side must be 'right' or 'left', got {side!r}")
@@ -349,8 +364,8 @@ def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
         raise ValueError(f"jax.scipy.linalg.polar: a must be a matrix, got shape {a.shape}")
     u, s, vh = np_linalg.svd(a, full_matrices=False)
     unitary = jnp.matmul(u, vh)
-    basis = jnp.swapaxes(vh, -1, -2) if side == "right" else u
-    return unitary, jnp.matmul(basis * s[..., None, :], jnp.swapaxes(basis, -1, -2))
+    basis = _h(vh) if side == "right" else u
+    return unitary, jnp.matmul(basis * s[..., None, :].astype(a.dtype), _h(basis))
 
 
 # Pade approximants of exp (Higham 2005): coefficients b_0..b_m and the
