@@ -3,7 +3,18 @@
 Both classes derive from `core.ArrayBase`; this module attaches the Python
 operators (each with its reflected form) and the NumPy-style methods, each
 a thin call into `jaxc.numpy`, so eager arrays and traced values behave the
-same.
+same. The package `jaxc` attaches them (core does not import upward).
+
+Inside a compiler pass's rules (`core.emitting`) operators are not jnp's:
+they map straight to lax (`RULE_OPERATORS`: `1 - y` is `lax.sub(1, y)`, the
+Python scalar taking y's dtype, no weak-type promotion), so the IR a pass
+emits never depends on jnp's promotion rules and running a pass imports no
+`jaxc.numpy` module; jnp's methods there are an error naming the lax
+function to use::
+
+    with emitting(block, loc) as e:
+        y = e.wrap(value)
+        partial = 1 - y * y        # jaxc.mul, jaxc.sub on y's dtype
 """
 from __future__ import annotations
 
@@ -13,13 +24,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .core import ArrayBase
+from .core import ArrayBase, Tracer, in_rules
 
 
 def _forward(name: str) -> Callable:
     def op(self: Any, other: Any) -> Any:
         if not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
+        if in_rules():
+            return _rule_operator(name)(self, other)
         return getattr(_jnp(), name)(self, other)
     return op
 
@@ -28,6 +41,8 @@ def _reflected(name: str) -> Callable:
     def op(self: Any, other: Any) -> Any:
         if not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
+        if in_rules():
+            return _rule_operator(name)(other, self)
         return getattr(_jnp(), name)(other, self)
     return op
 
@@ -42,15 +57,46 @@ def _jnp():
 
 def _unary(name: str) -> Callable:
     def op(self: Any) -> Any:
+        if in_rules():
+            return _rule_operator(name)(self)
         return getattr(_jnp(), name)(self)
     return op
 
 
 def _method(name: str) -> Callable:
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if in_rules():
+            _refuse_in_rules(f"x.{name}()")
         return getattr(_jnp(), name)(self, *args, **kwargs)
     method.__name__ = name
     return method
+
+
+# --- inside pass rules: lax, not jnp ------------------------------------------------------
+
+# jnp's name of an operator -> the lax function it is inside a pass's rules
+RULE_OPERATORS = {
+    "add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div", "power": "pow",
+    "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
+    "equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+    "greater_equal": "ge", "negative": "neg", "abs": "abs", "invert": "bitwise_not",
+}
+
+
+def _rule_operator(name: str) -> Callable:
+    from .lax import _ops as lax
+    if name == "positive":
+        return lambda x: x
+    if name == "power":
+        return lambda x, y: lax.integer_pow(x, y) if isinstance(y, int) else lax.pow(x, y)
+    if name not in RULE_OPERATORS:
+        _refuse_in_rules(f"the operator jnp.{name}")
+    return getattr(lax, RULE_OPERATORS[name])
+
+
+def _refuse_in_rules(what: str) -> None:
+    raise TypeError(f"{what} on a traced value inside a compiler pass's rule: rules build IR with jaxc.lax "
+                    "(explicit dtypes), never with jnp's promotion")
 
 
 BINARY_OPERATORS = {
@@ -79,19 +125,30 @@ def attach() -> None:
         setattr(ArrayBase, f"__{dunder}__", _unary(name))
     for name in METHODS:
         setattr(ArrayBase, name, _method(_METHOD_TARGET.get(name, name)))
-    ArrayBase.reshape = _reshape
-    ArrayBase.transpose = _transpose
-    ArrayBase.astype = _astype
+    ArrayBase.reshape = _front_end_only(_reshape, "x.reshape()")
+    ArrayBase.transpose = _front_end_only(_transpose, "x.transpose()")
+    ArrayBase.astype = _front_end_only(_astype, "x.astype()")
     ArrayBase.T = property(lambda self: _method("transpose")(self))
     ArrayBase.mT = property(lambda self: _method("matrix_transpose")(self))
-    ArrayBase.real = property(lambda self: _jnp().real(self))
-    ArrayBase.imag = property(lambda self: _jnp().imag(self))
-    ArrayBase.__getitem__ = lambda self, index: _indexing().getitem(self, index)
-    ArrayBase.at = property(lambda self: _indexing().AtIndexer(self))
+    ArrayBase.real = property(_front_end_only(lambda self: _jnp().real(self), "x.real"))
+    ArrayBase.imag = property(_front_end_only(lambda self: _jnp().imag(self), "x.imag"))
+    ArrayBase.__getitem__ = _front_end_only(lambda self, index: _indexing().getitem(self, index), "x[index]")
+    ArrayBase.at = property(_front_end_only(lambda self: _indexing().AtIndexer(self), "x.at"))
     ArrayBase.__setitem__ = _no_setitem
+    Tracer.__iter__ = _tracer_rows
     ArrayBase.__round__ = _round
     ArrayBase.to_device = _to_device
     ArrayBase.__array_namespace__ = _array_namespace
+
+
+def _front_end_only(fn: Callable, what: str) -> Callable:
+    """`fn`, refused inside a pass's rules (`_refuse_in_rules`)."""
+    def method(*args: Any, **kwargs: Any) -> Any:
+        if in_rules():
+            _refuse_in_rules(what)
+        return fn(*args, **kwargs)
+    method.__name__, method.__doc__ = fn.__name__, fn.__doc__
+    return method
 
 
 def _indexing():
@@ -112,6 +169,14 @@ def _transpose(self: Any, *args: Any) -> Any:
 def _astype(self: Any, dtype: Any, copy: bool = False, device: Any = None) -> Any:
     """jnp.astype (the method also takes copy and device positionally)."""
     return _jnp().astype(self, dtype, copy=copy, device=device)
+
+
+def _tracer_rows(self: Any) -> Any:
+    """Iterating a traced array: its rows (`lax.index_in_dim`)."""
+    if not self.aval.shape:
+        raise TypeError("iteration over a 0-d array")
+    from .lax import _ops as lax
+    return iter([lax.index_in_dim(self, i, 0, keepdims=False) for i in range(self.aval.shape[0])])
 
 
 def _no_setitem(self: Any, index: Any, value: Any) -> None:

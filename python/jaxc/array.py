@@ -28,6 +28,9 @@ from .core import ArrayBase, ShapedArray
 from .profiler import traces as _profile
 from .runtime._fastcall import traceback as _where_created
 from .sharding import SingleDeviceSharding, replica_ids
+from . import _operators
+
+_operators.attach()  # Arrays have operators even before jaxc.lax is imported (lax attaches them too)
 
 
 class Array(ArrayBase):

@@ -300,11 +300,7 @@ class Tracer(ArrayBase):
     def tolist(self) -> Any:
         raise ConcretizationTypeError(self, ".tolist()")
 
-    def __iter__(self):
-        if not self.aval.shape:
-            raise TypeError("iteration over a 0-d array")
-        from jaxc import lax
-        return iter([lax.index_in_dim(self, i, 0, keepdims=False) for i in range(self.aval.shape[0])])
+    # __iter__ (the rows, by lax.index_in_dim) is attached from above, by _operators
 
     def __hash__(self) -> int:
         raise TypeError("unhashable type: traced array (a jit argument used as a dict key or "
@@ -349,9 +345,11 @@ class emitting:
         self.location = location
 
     def __enter__(self) -> "emitting":
-        self._saved = (getattr(_STATE, "context", None), getattr(_STATE, "location", None))
+        self._saved = (getattr(_STATE, "context", None), getattr(_STATE, "location", None),
+                       getattr(_STATE, "rules", False))
         _STATE.context = self.location.context
         _STATE.location = self.location
+        _STATE.rules = True  # operators on tracers are lax's now (_operators.RULE_OPERATORS)
         self._x64 = dtypes.forced_x64()  # the IR may hold f64 whatever the user's setting
         self._x64.__enter__()
         self.scope.__enter__()
@@ -360,13 +358,31 @@ class emitting:
     def __exit__(self, *exc: Any) -> None:
         self.scope.__exit__(*exc)
         self._x64.__exit__(*exc)
-        _STATE.context, _STATE.location = self._saved
+        _STATE.context, _STATE.location, _STATE.rules = self._saved
 
     def at(self, location: ir.Location) -> None:
         _STATE.location = location
 
     def wrap(self, value: ir.Value) -> "Tracer":
         return self.scope.tracer(value)
+
+
+def in_rules() -> bool:
+    """Whether this thread runs a compiler pass's rules (`emitting`), where
+    operators on tracers are lax functions, not jnp's."""
+    return getattr(_STATE, "rules", False)
+
+
+class user_code:
+    """While active, operators are jnp's again: a pass running the user's
+    own code (a custom_vmap rule) gives it JAX's semantics."""
+
+    def __enter__(self) -> None:
+        self._saved = getattr(_STATE, "rules", False)
+        _STATE.rules = False
+
+    def __exit__(self, *exc: Any) -> None:
+        _STATE.rules = self._saved
 
 
 class replacing:
@@ -544,14 +560,21 @@ def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what:
     return TracedRegion(holder, block, len(in_avals), out_values, out_avals, out_tree, scope.captured)
 
 
+# How `as_operand` makes an array of anything else, attached from above (core
+# imports nothing above it): lax's conversion of scalars and NumPy values when
+# jaxc.lax loads (all a pass needs), jnp.asarray once jaxc.numpy does.
+to_array: Callable[[Any], Any] | None = None
+
+
 def as_operand(x: Any, what: str) -> Any:
     """`x` as an array-like operand (Tracer, Array): Python scalars and NumPy
     values become arrays; anything else is a TypeError naming `what`."""
     if isinstance(x, ArrayBase):
         return x
-    from jaxc import numpy as jnp
+    if to_array is None:
+        raise RuntimeError("jaxc.core.as_operand: import jaxc.lax first (it attaches the conversion)")
     try:
-        return jnp.asarray(x)
+        return to_array(x)
     except TypeError:
         raise TypeError(f"{what}: {type(x).__name__} {x!r} is not an array, a NumPy value or a "
                         "Python scalar") from None
@@ -726,7 +749,3 @@ def build_checked(prim: Primitive, values: Sequence[ir.Value], params: dict) -> 
         return list(out.results)
     return list(out)
 
-
-from . import _operators  # noqa: E402 -- the operators and methods of ArrayBase
-
-_operators.attach()

@@ -156,7 +156,8 @@ def batch_call(op: ir.Operation, xs: list[Any], batched: list[bool], axis_size: 
     args = tree_util.tree_unflatten(in_tree, xs[:n_args])
     in_batched = tree_util.tree_unflatten(in_tree, batched[:n_args])
     try:
-        result = fn.vmap_rule(axis_size, in_batched, *args)
+        with core.user_code():
+            result = fn.vmap_rule(axis_size, in_batched, *args)
     except Exception as error:  # noqa: BLE001 -- the user's rule: raised again at the caller
         fail(error)
     name = _name(fn.vmap_rule)

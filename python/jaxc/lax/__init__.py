@@ -24,3 +24,9 @@ def __getattr__(name: str):
         globals()["linalg"] = module
         return module
     raise AttributeError(f"module 'jaxc.lax' has no attribute '{name}'")
+
+from .. import _operators, core as _core  # noqa: E402 -- attached from above core
+from . import _ops  # noqa: E402
+
+_operators.attach()
+_core.to_array = _ops._array_of  # core.as_operand's conversion until jaxc.numpy replaces it by jnp.asarray

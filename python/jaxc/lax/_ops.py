@@ -36,6 +36,11 @@ from ..core import ArrayBase, Primitive, ShapedArray
 _PYTHON_SCALARS = (bool, int, float, complex)
 
 
+def _array_of(x: Any) -> Any:
+    """`core.as_operand`'s conversion while jaxc.numpy is not loaded."""
+    return _array(x, "asarray")
+
+
 def _array(x: Any, what: str, dtype: Any = None) -> Any:
     """`x` as an Array/Tracer; Python scalars and NumPy values are converted
     (to `dtype` when given; a Python scalar stays weakly typed)."""

@@ -48,3 +48,8 @@ def broadcast_shapes(*shapes):
     """The shape `shapes` broadcast to (NumPy's rules)."""
     return _broadcast_shapes("broadcast_shapes", *shapes)
 
+
+
+from .. import core as _core  # noqa: E402
+
+_core.to_array = asarray  # core.as_operand converts with jnp's rules from now on (lists, __jax_array__)
