@@ -12,8 +12,9 @@ Key paths (`tree_flatten_with_path`, `keystr`) use JAX's key classes:
 dataclasses), `FlattenedIndexKey` (classes registered without keys).
 Differences from JAX: a treedef is an `optree.PyTreeSpec` (its repr reads
 `PyTreeSpec(...)`: the C++ type cannot take another repr, and a wrapper would
-cost ~0.2 us per flatten), dicts unflatten in their original key order, and
-`collections.deque` is a node.
+cost ~0.2 us per flatten) and `collections.deque` is a node. Dicts come back
+with their keys sorted, as JAX's (optree alone would restore the original
+insertion order: `_jax_key_order`).
 """
 from __future__ import annotations
 
@@ -40,7 +41,37 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
-    return optree.tree_unflatten(treedef, list(leaves))
+    return optree.tree_unflatten(_jax_key_order(treedef), list(leaves))
+
+
+_UNORDERED_DICTS = (dict, collections.defaultdict)
+
+
+def _sorted_dict_node(node: PyTreeDef) -> PyTreeDef:
+    """A one-level treedef; a dict's with its keys in flattening (sorted) order."""
+    if node.type not in _UNORDERED_DICTS:
+        return node
+    skeleton = node.unflatten(range(node.num_children))
+    ordered = {key: skeleton[key] for key in node.entries()}
+    if node.type is collections.defaultdict:
+        ordered = collections.defaultdict(skeleton.default_factory, ordered)
+    return optree.tree_structure(ordered, none_is_leaf=False, namespace=NAMESPACE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_key_order(treedef: PyTreeDef) -> PyTreeDef:
+    return treedef.transform(_sorted_dict_node)
+
+
+def _jax_key_order(treedef: PyTreeDef) -> PyTreeDef:
+    """`treedef` with every dict's keys sorted, as JAX builds dicts when it
+    unflattens (``tree_map(f, {"x": 1, "v": 2})`` is ``{"v": ..., "x": ...}``);
+    optree keeps the key order of the tree it flattened. Treedefs that differ
+    only in that order are equal, so one cached answer serves them all."""
+    try:
+        return _cached_key_order(treedef)
+    except TypeError:  # a registered node with unhashable data: not cached
+        return treedef.transform(_sorted_dict_node)
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
@@ -53,7 +84,9 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """Apply `f` leaf by leaf; `rest` must have the structure of `tree`."""
-    return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    leaves, treedef = optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    columns = [treedef.flatten_up_to(r) for r in rest]
+    return optree.tree_unflatten(_jax_key_order(treedef), [f(*xs) for xs in zip(leaves, *columns)])
 
 
 def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
@@ -235,7 +268,7 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Ca
     """`tree_map` with `f(path, x, *rest_leaves)`."""
     pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
     columns = [treedef.flatten_up_to(r) for r in rest]
-    return treedef.unflatten([f(path, x, *xs) for (path, x), *xs in zip(pairs, *columns)])
+    return _jax_key_order(treedef).unflatten([f(path, x, *xs) for (path, x), *xs in zip(pairs, *columns)])
 
 
 def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:

@@ -66,6 +66,20 @@ def test_flatten_unflatten_leaves_structure() -> None:
     assert jt.leaves([None, None]) == [] and jt.leaves(None) == []
 
 
+def test_dicts_come_back_with_sorted_keys_as_in_jax() -> None:
+    tree = {"x": 1.0, "v": {"z": 2.0, "a": (3.0, None)}, "d": collections.defaultdict(int, {"q": 4.0, "b": 5.0})}
+    for out in (tu.tree_map(lambda v: v * 2, tree),
+                tu.tree_unflatten(*reversed(tu.tree_flatten(tree))),
+                tu.tree_map_with_path(lambda p, v: v, tree)):
+        assert list(out) == ["d", "v", "x"] and list(out["v"]) == ["a", "z"] and list(out["d"]) == ["b", "q"]
+        assert isinstance(out["d"], collections.defaultdict) and out["d"].default_factory is int
+    ordered = collections.OrderedDict([("x", 1.0), ("v", 2.0)])
+    assert list(tu.tree_map(lambda v: v, ordered)) == ["x", "v"]   # an OrderedDict keeps its order
+    grads = jaxc.grad(lambda p: p["x"] * p["v"])({"x": 1.0, "v": 2.0})
+    assert list(grads) == ["v", "x"] and float(grads["v"]) == 1.0
+    assert list(jaxc.jit(lambda x: {"z": x, "a": x + 1})(1.0)) == ["a", "z"]
+
+
 def test_map() -> None:
     assert jt.map(lambda x: x + 1, {"x": 7, "y": (42, 64)}) == {"x": 8, "y": (43, 65)}
     assert jt.map(lambda x: x + 1, {"x": 7, "y": None}) == {"x": 8, "y": None}
