@@ -1,11 +1,13 @@
 """`jaxc.scipy.signal`: N-dimensional convolution and correlation (direct, on
-`lax.conv_general_dilated`, or by FFT), their 2-D forms and `detrend`, with
-`jax.scipy.signal`'s signatures, dtypes and errors.
+`lax.conv_general_dilated`, or by FFT), their 2-D forms, `detrend`, and the
+spectral functions `stft`, `istft`, `csd` and `welch` (in `_spectral.py`),
+with `jax.scipy.signal`'s signatures, dtypes and errors.
 
     y = jaxc.scipy.signal.convolve(x, k, mode="same")
     c = jaxc.scipy.signal.correlate2d(image, template, mode="valid")
     z = jaxc.scipy.signal.fftconvolve(x, k, axes=1)   # batched over axis 0
     d = jaxc.scipy.signal.detrend(x, type="linear", bp=[50])
+    f, pxx = jaxc.scipy.signal.welch(x, fs=100.0, nperseg=64)
 """
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ from .. import numpy as jnp
 from .._batching import vmap
 from ..numpy import linalg as np_linalg
 from ..numpy._util import canonicalize_axis, promote_dtypes_inexact
+from ._spectral import csd, istft, stft, welch
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "detrend", "fftconvolve"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend", "fftconvolve", "istft", "stft",
+           "welch"]
 
 _MODES = ("full", "same", "valid")
 
