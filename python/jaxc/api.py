@@ -98,6 +98,7 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
             args, kwargs = rebuild(tracers)
             out = tree_util._float0_as_nodes(fun(*args, **kwargs))  # float0 results: structure
             leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree = tree_util._jax_key_order(out_tree)  # dicts come back sorted, on every call path
             outs = [core.as_operand(leaf, f"the result of {name}") for leaf in leaves]
             values = [scope.value(x) for x in outs]
             with core.user_location():

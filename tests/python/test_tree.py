@@ -77,7 +77,8 @@ def test_dicts_come_back_with_sorted_keys_as_in_jax() -> None:
     assert list(tu.tree_map(lambda v: v, ordered)) == ["x", "v"]   # an OrderedDict keeps its order
     grads = jaxc.grad(lambda p: p["x"] * p["v"])({"x": 1.0, "v": 2.0})
     assert list(grads) == ["v", "x"] and float(grads["v"]) == 1.0
-    assert list(jaxc.jit(lambda x: {"z": x, "a": x + 1})(1.0)) == ["a", "z"]
+    jitted = jaxc.jit(lambda x: {"z": x, "a": x + 1})
+    assert [list(jitted(1.0)) for _ in range(3)] == [["a", "z"]] * 3   # the first call and the C fast path
 
 
 def test_map() -> None:
