@@ -52,8 +52,6 @@ from . import pass_timing, pipeline
 from .ir import all_ops, first_op
 
 MLIR, LLVMIR, ASM, PTX = "mlir", "llvmir", "asm", "ptx"
-TARGETS = ("cpu", "cuda")
-DEFAULT_CHIP = "sm_90"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -172,11 +170,12 @@ _CUDA_HOST_TO_LLVM = (*_CPU_TO_LLVM[:_CPU_TO_LLVM.index("finalize-memref-to-llvm
 
 
 @functools.lru_cache(maxsize=None)
-def cuda_stages(chip: str = "sm_90") -> tuple[Stage, ...]:
+def cuda_stages(chip: str | None = None) -> tuple[Stage, ...]:
     """The stages for an NVIDIA GPU of compute capability `chip` (checked
     against `gpu.targets.CHIP_PTX`; a `StageError` lists the valid ones)."""
     from .gpu import targets
 
+    chip = targets.DEFAULT_CHIP if chip is None else chip
     try:
         features = targets.ptx_features(chip)
     except targets.GpuTargetError as error:
@@ -217,13 +216,57 @@ def cuda_stages(chip: str = "sm_90") -> tuple[Stage, ...]:
     )
 
 
-def target_stages(target: str = "cpu", chip: str = "sm_90") -> tuple[Stage, ...]:
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What compiling for one kind of device means: its stages, the stage its
+    runtime compiles from, and what its programs may do. Code asks the record,
+    never compares target names::
+
+        target_named("cuda").stages("sm_80")[-1].name   # 'llvmir'
+        target_named("cpu").final_stage                 # 'llvm': the JIT compiles from there
+    """
+
+    name: str  # as users write it: jit's devices, `jaxc-opt --target`, export
+    device: str  # how messages name the device
+    final_stage: str  # the stage the runtime compiles from
+    default_chip: str | None  # the GPU compute capability when none is given; None: no chips
+    host_calls: bool  # programs may call back into the process (host callbacks, the SPMD runtime)
+    disk_cache: bool  # the persistent compilation cache keeps its programs
+    stage_table: Callable[[str | None], tuple[Stage, ...]]  # chip -> the stages
+
+    def stages(self, chip: str | None = None) -> tuple[Stage, ...]:
+        return self.stage_table(self.chip(chip))
+
+    def chip(self, chip: str | None) -> str | None:
+        """`chip`, or the default one; None for a target without chips."""
+        if self.default_chip is None:
+            return None
+        return self.default_chip if chip is None else chip
+
+
+def _gpu_default_chip() -> str:
+    from .gpu import targets
+    return targets.DEFAULT_CHIP
+
+
+CPU = Target("cpu", "CPU", "llvm", None, host_calls=True, disk_cache=True,
+             stage_table=lambda chip: CPU_STAGES)
+CUDA = Target("cuda", "GPU", "binary", _gpu_default_chip(), host_calls=False, disk_cache=False,
+              stage_table=cuda_stages)
+TARGETS = {target.name: target for target in (CPU, CUDA)}
+
+
+def target_named(name: str) -> Target:
+    """The `Target` called `name`; a `StageError` listing the targets otherwise."""
+    try:
+        return TARGETS[name]
+    except (KeyError, TypeError):
+        raise StageError(f"unknown target '{name}'; the targets are: {', '.join(TARGETS)}") from None
+
+
+def target_stages(target: str = "cpu", chip: str | None = None) -> tuple[Stage, ...]:
     """Every stage of `target` ("cpu" or "cuda") in order."""
-    if target == "cpu":
-        return CPU_STAGES
-    if target == "cuda":
-        return cuda_stages(chip)
-    raise StageError(f"unknown target '{target}'; the targets are: {', '.join(TARGETS)}")
+    return target_named(target).stages(chip)
 
 
 GPU_ONLY_STAGES = ("fused", "gpu", "nvvm", "ptx", "binary")
@@ -231,26 +274,26 @@ GPU_ONLY_STAGES = ("fused", "gpu", "nvvm", "ptx", "binary")
 
 def target_of_stage(name: str) -> str:
     """The target a stage name implies: "cuda" for the GPU-only stages, else "cpu"."""
-    return "cuda" if name in GPU_ONLY_STAGES else "cpu"
+    return (CUDA if name in GPU_ONLY_STAGES else CPU).name
 
 
 class StageError(ValueError):
     """An unknown stage name, or a stage that failed (the message says which)."""
 
 
-def lookup_stage(name: str, target: str = "cpu", chip: str = "sm_90") -> Stage:
+def lookup_stage(name: str, target: str = "cpu", chip: str | None = None) -> Stage:
     """The stage called `name`; a `StageError` listing the valid names otherwise."""
     table = target_stages(target, chip)
     for stage in table:
         if stage.name == name:
             return stage
     names = ", ".join(stage.name for stage in table)
-    where = "" if target == "cpu" else f" of target '{target}'"
+    where = "" if target_named(target) is CPU else f" of target '{target}'"
     raise StageError(f"unknown stage '{name}'{where}; the stages are: {names}")
 
 
 def stages_between(first: str | None, last: str, target: str = "cpu",
-                   chip: str = "sm_90") -> list[Stage]:
+                   chip: str | None = None) -> list[Stage]:
     """The stages after `first` (None: from the beginning) up to and including `last`."""
     table = target_stages(target, chip)
     names = [stage.name for stage in table]
@@ -275,7 +318,7 @@ def build_stage_pass_manager(stage: Stage, context: ir.Context):
 def run_stages(module: ir.Module, last: str, *, first: str | None = None,
                each: Callable[[Stage, ir.Module | str], None] | None = None,
                pass_managers: dict[str, Any] | None = None, target: str = "cpu",
-               chip: str = "sm_90",
+               chip: str | None = None,
                timings: list[pass_timing.StageTiming] | None = None) -> ir.Module | str:
     """Lower `module` (which is at stage `first`, None: traced) in place
     through stage `last`; returns the module, or the text for llvmir/asm.

@@ -48,16 +48,19 @@ def make_request(stage: str | None, all_stages: bool, run: str | None,
                  chip: str | None = None, print_schedule: bool = False) -> StageRequest:
     """Check the options; raises `stage_table.StageError` or ValueError."""
     if print_schedule:
-        if stage is not None or all_stages or run is not None or (target or "cpu") != "cpu":
+        if stage is not None or all_stages or run is not None or (target is not None and
+                                                                   stage_table.target_named(target)
+                                                                   is not stage_table.CPU):
             raise ValueError("'--print-schedule' prints the CPU schedules of the input; "
                              "it takes no '--stage', '--stages', '--run' or '--target'")
         fusion = stage_table.Stage("fused", stage_table.FUSION, "the scheduled stage's fusion")
         return StageRequest(stage_table.stages_between(None, "linalg") + [fusion], print_schedule=True)
     if target is None:
         target = stage_table.target_of_stage(stage) if stage is not None else "cpu"
-    if chip is not None and target != "cuda":
+    record = stage_table.target_named(target)
+    if chip is not None and record.default_chip is None:
         raise ValueError("'--chip' needs '--target=cuda' (or a GPU stage)")
-    chip = chip or stage_table.DEFAULT_CHIP
+    chip = record.chip(chip)
     chosen = [name for name, on in (("--stage", stage is not None), ("--stages", all_stages),
                                     ("--run", run is not None)) if on]
     if len(chosen) > 1:
@@ -67,7 +70,7 @@ def make_request(stage: str | None, all_stages: bool, run: str | None,
     if npz is not None and arg_texts:
         raise ValueError("give the arguments either with '--input FILE.npz' or with '--arg', not both")
     if run is not None:
-        if target != "cpu":
+        if record is not stage_table.CPU:
             raise ValueError("'--run' runs on the CPU only; jit on a GPU device runs CUDA programs")
         request = StageRequest(stage_table.stages_between(None, "llvm"), run=run)
         request.inputs = _load_npz(npz) if npz is not None else [_split_arg(t) for t in arg_texts or []]
@@ -240,7 +243,7 @@ def _load_npz(path: str) -> list[np.ndarray]:
 
 def list_stages(out, target: str = "cpu", chip: str | None = None) -> None:
     """``--list-stages``: each stage of `target`, its description and its pipeline."""
-    for stage in stage_table.target_stages(target, chip or stage_table.DEFAULT_CHIP):
+    for stage in stage_table.target_stages(target, chip):
         out.write(f"{stage.name:<12} {stage.description}\n")
         if stage.kind == stage_table.MLIR and stage.passes:
             out.write(f"{'':<12}   {stage.pipeline_text()}\n")

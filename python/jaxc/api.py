@@ -241,7 +241,7 @@ class Lowered:
         if stage not in names:
             raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(dict.fromkeys(names))})")
         target = stages.target_of_stage(stage)
-        if chip is not None and target != "cuda":
+        if chip is not None and stages.target_named(target).default_chip is None:
             raise ValueError(f"chip={chip!r} applies to the GPU stages only, not to {stage!r}")
         text = self.traced.text(debug_info=True)
         if stage == "traced":
@@ -250,8 +250,7 @@ class Lowered:
         context = make_context()
         module = ir.Module.parse(text, context)
         try:
-            result = stages.run_stages(module, stage, target=target,
-                                       chip=chip or stages.DEFAULT_CHIP)
+            result = stages.run_stages(module, stage, target=target, chip=chip)
         except ValueError as error:  # StageError, an unsupported chip, a pipeline error
             raise core.JaxcTypeError(f"lowering {self.traced.name} to stage {stage!r}: {error}") from None
         if isinstance(result, str):
@@ -264,12 +263,10 @@ class Lowered:
         without the compiler (docs/aot.md). The exported function is named
         like the traced one and takes the flattened argument leaves."""
         from jaxc.runtime import aot
-        from jaxc.passes import stages
         if self.traced.consts:
             raise ValueError(f"{self.traced.label}: cannot export a function that closes over "
                              f"{len(self.traced.consts)} array(s); pass them as arguments")
-        aot.export_module(self.traced.text(debug_info=True), path, target=target,
-                          chip=chip or stages.DEFAULT_CHIP)
+        aot.export_module(self.traced.text(debug_info=True), path, target=target, chip=chip)
 
     def compile(self) -> Compiled:
         """Compile for this signature; later calls of the jit function with the

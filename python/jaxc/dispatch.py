@@ -141,8 +141,8 @@ class Device:
 
     platform = "cpu"
     device_kind = "cpu"
-    target = "cpu"  # the stages' target (jaxc.passes.stages)
-    chip = "sm_90"  # unused on the CPU
+    target = "cpu"  # the stages' target (jaxc.passes.stages.TARGETS)
+    chip = None  # the CPU has no chips (a GPU device's is its compute capability)
 
     @staticmethod
     def place(value: np.ndarray) -> np.ndarray:

@@ -42,12 +42,12 @@ SUPPORT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_s
 
 
 def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: str = "cpu",
-                  chip: str = "sm_90", cpu: str = "x86-64-v2") -> None:
+                  chip: str | None = None, cpu: str = "x86-64-v2") -> None:
     """Compile `module` (jaxc IR at the `traced` stage, as text or an
     `ir.Module`, which is left untouched) for `target` ("cpu" or "cuda"; GPU
-    `chip` such as "sm_90"; host code for the x86-64 `cpu` named as llc
-    names it) and write the archive to `path`. Raises `CompileError` naming
-    what failed."""
+    `chip` such as "sm_90", the target's default when None; host code for
+    the x86-64 `cpu` named as llc names it) and write the archive to `path`.
+    Raises `CompileError` naming what failed."""
     from jaxc.dialect import make_context
     from jaxc.passes import host, pipeline, stages
     from jaxc.passes.gpu import targets
@@ -55,14 +55,16 @@ def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: s
     if target not in aot_loader.TARGETS:
         raise CompileError(f"cannot export: unknown target '{target}'; the targets are: "
                            f"{', '.join(aot_loader.TARGETS)}")
-    if target == "cuda":
+    record = stages.target_named(target)
+    chip = record.chip(chip)
+    if chip is not None:
         try:
             targets.check_chip(chip)
         except targets.GpuTargetError as error:
-            raise CompileError(f"cannot export for cuda: {error}") from None
+            raise CompileError(f"cannot export for {target}: {error}") from None
     _check_cpu(cpu)
 
-    what = "the CPU" if target == "cpu" else f"cuda ({chip})"
+    what = f"{target} ({chip})" if chip is not None else f"the {record.device}"
     context = make_context()
     with _captured_diagnostics(context) as diagnostics:
         try:
@@ -85,7 +87,7 @@ def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: s
     manifest = {
         "format": aot_loader.FORMAT, "version": aot_loader.FORMAT_VERSION,
         "target": target, "cpu": cpu, "triple": TRIPLE,
-        **({"chip": chip} if target == "cuda" else {}),
+        **({"chip": chip} if chip is not None else {}),
         "functions": [{"name": name,
                        "args": [[list(s.shape), s.element_type] for s in args],
                        "results": [[list(s.shape), s.element_type] for s in results]}
@@ -94,6 +96,10 @@ def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: s
     with tempfile.TemporaryDirectory(prefix="jaxc-aot-") as tmp:
         library = _build_library(llvm_ir, tmp, target=target, cpu=cpu)
         _write_archive(os.fspath(path), manifest, library)
+
+
+# target name -> whether its programs call a runtime linked at load time (the mgpu* wrappers)
+_CALLS_GPU_RUNTIME = {"cpu": False, "cuda": True}
 
 
 def _build_library(llvm_ir: str, tmp: str, *, target: str, cpu: str) -> str:
@@ -109,7 +115,7 @@ def _build_library(llvm_ir: str, tmp: str, *, target: str, cpu: str) -> str:
                  f"-mcpu={cpu}", "-o", obj, optimized])
     # -z defs: a CPU program may need libc, libm and libmvec only (and libgcc's f16
     # helpers, linked in statically); cuda programs call the mgpu* wrappers.
-    strict = ["-Wl,-z,defs"] if target == "cpu" else []
+    strict = ["-Wl,-z,defs"] if not _CALLS_GPU_RUNTIME[target] else []
     _run("linking program.so", [*_c_compiler(), "-shared", "-fPIC", "-O2", "-std=c11",
                                 "-static-libgcc", *strict, "-o", library, obj, SUPPORT_SOURCE,
                                 "-Wl,--as-needed", "-lmvec", "-lm"])

@@ -105,8 +105,9 @@ def cache_dir() -> str | None:
 
 
 def enabled(target: str = "cpu") -> bool:
-    """Whether compilations for `target` use the cache (CPU only)."""
-    return target == "cpu" and cache_dir() is not None
+    """Whether compilations for `target` use the cache (`Target.disk_cache`: the CPU's)."""
+    from jaxc.passes import stages
+    return stages.target_named(target).disk_cache and cache_dir() is not None
 
 
 # ----------------------------------------------------------------------------

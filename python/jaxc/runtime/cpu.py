@@ -200,7 +200,7 @@ cache_load_count = 0  # how many were loaded from the persistent compilation cac
 
 
 def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
-                   opt_level: int = 3, target: str = "cpu", chip: str = "sm_90") -> Executable:
+                   opt_level: int = 3, target: str = "cpu", chip: str | None = None) -> Executable:
     """Compile `module` (text or `ir.Module`, at stage `first_stage`; None:
     traced) through the `llvm` stage and JIT it; for ``target="cuda"``
     through the `binary` stage for `chip`, linked to MLIR's CUDA runtime
@@ -208,12 +208,18 @@ def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
     process and target; with ``jax_compilation_cache_dir`` set, a CPU program
     compiled by an earlier process is loaded from disk instead
     (`compile_cache`). Raises `CompileError`."""
+    from jaxc.passes import stages
     text = module if isinstance(module, str) else str(module)
-    key = (text, first_stage, opt_level, target, chip if target == "cuda" else None)
+    try:
+        record = stages.target_named(target)
+    except stages.StageError as error:
+        raise CompileError(f"cannot compile the module: {error}") from None
+    chip = record.chip(chip)
+    key = (text, first_stage, opt_level, record.name, chip)
     with _CACHE_LOCK:
         executable = _CACHE.get(key)
         if executable is None:
-            executable = _compile(text, first_stage, opt_level, target, chip)
+            executable = _compile(text, first_stage, opt_level, record, chip)
             _CACHE[key] = executable
     return executable
 
@@ -221,8 +227,8 @@ def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
 _COMPILE_CONTEXT: dict[str, Any] = {}  # "context" and its stage "pass_managers", made once
 
 
-def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "cpu",
-             chip: str = "sm_90") -> Executable:
+def _compile(text: str, first_stage: str | None, opt_level: int, target: Any,
+             chip: str | None) -> Executable:
     """`_compile_here`, on one thread where libiomp5 is missing: intel-openmp
     is a dependency, but without it parallel kernels could not be linked (the
     JIT would fail on `__kmpc_fork_call`), so a broken install warns once and
@@ -234,7 +240,7 @@ def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "
     if SPMD_AXES in text:  # a pmap program: its lanes are the threads (one per device)
         with host.override(threads=1):
             return _compile_here(text, first_stage, opt_level, target, chip)
-    if target != "cpu" or openmp.libiomp5_path() is not None:
+    if not target.host_calls or openmp.libiomp5_path() is not None:  # OpenMP: the host's threads
         return _compile_here(text, first_stage, opt_level, target, chip)
     if not _WARNED_NO_OPENMP:
         _WARNED_NO_OPENMP.append(True)
@@ -247,20 +253,20 @@ def _compile(text: str, first_stage: str | None, opt_level: int, target: str = "
 _WARNED_NO_OPENMP: list[bool] = []
 
 
-def _compile_here(text: str, first_stage: str | None, opt_level: int, target: str = "cpu",
-                  chip: str = "sm_90") -> Executable:
+def _compile_here(text: str, first_stage: str | None, opt_level: int, target: Any,
+                  chip: str | None) -> Executable:
     """Parse and lower `text` in the one compile context (creating a context
     and the stages' pass managers costs more than lowering a small module);
     callers hold `_CACHE_LOCK`. A CPU program is first looked up in the
     persistent compilation cache and written there after compiling."""
     # calls into this process (host callbacks, the SPMD runtime): never cached on disk
     has_callbacks = "jaxc.callback" in text or SPMD_AXES in text
-    if has_callbacks and target != "cpu":
+    if has_callbacks and not target.host_calls:
         raise CompileError(f"host callbacks (jax.debug.print, jax.debug.callback, jax.pure_callback) "
-                           f"run only in programs for the CPU, not the {_DEVICE_NAMES[target]}")
-    if SPMD_AXES in text and target != "cpu":
-        raise CompileError(f"pmap programs run only on CPU devices, not the {_DEVICE_NAMES[target]}")
-    cache_key = None if has_callbacks else _cache_key(text, first_stage, opt_level, target)
+                           f"run only in programs for the CPU, not the {target.device}")
+    if SPMD_AXES in text and not target.host_calls:
+        raise CompileError(f"pmap programs run only on CPU devices, not the {target.device}")
+    cache_key = None if has_callbacks else _cache_key(text, first_stage, opt_level, target.name)
     if cache_key is not None:
         executable = _load_cached(cache_key)
         if executable is not None:
@@ -277,45 +283,58 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: st
     with _captured_diagnostics(context) as diags:
         try:
             module = ir.Module.parse(text, context)
-            if PARTITIONED in text and target == "cpu" and first_stage in (None, "traced"):
+            if PARTITIONED in text and target.host_calls and first_stage in (None, "traced"):
                 # a program split by its shardings takes one device's blocks: its
                 # signature is read after the `partitioned` stage (docs/parallel.md)
                 stages.run_stages(module, "partitioned", first=first_stage,
                                   pass_managers=_COMPILE_CONTEXT["pass_managers"], timings=timings)
                 first_stage = "partitioned"
             signatures = function_signatures(module)
-            stages.run_stages(module, "llvm" if target == "cpu" else "binary", first=first_stage,
+            stages.run_stages(module, target.final_stage, first=first_stage,
                               pass_managers=_COMPILE_CONTEXT["pass_managers"],
-                              target=target, chip=chip, timings=timings)
+                              target=target.name, chip=chip, timings=timings)
             ops = stages.check_translatable(module)
             parallel = "omp.parallel" in ops
         except ir.MLIRError as error:
-            raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}",
+            raise CompileError(f"cannot compile the module for the {target.device}",
                                _format_error(error, diags)) from None
         except (pipeline.PipelineError, stages.StageError) as error:
-            raise CompileError(f"cannot compile the module for the {_DEVICE_NAMES[target]}: {error}",
+            raise CompileError(f"cannot compile the module for the {target.device}: {error}",
                                "\n".join(diags)) from None
     if timings:
         profile.record_stages(timings)
-    if target == "cpu":
-        if not has_callbacks:
-            executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started,
-                                              sum(ops.values()))
-            if executable is not None:
-                return executable
-        executable = jit_lowered(module, signatures, opt_level=opt_level,
-                                 object_dump=cache_key is not None, parallel=parallel)
-        if cache_key is not None:
-            from . import compile_cache
-            compile_cache.store(cache_key, executable.engine, signatures,
-                                time.perf_counter() - started, parallel=parallel)
-        return executable
+    return _RUNTIMES[target.name](module, signatures, opt_level, parallel, has_callbacks, cache_key, started,
+                                  sum(ops.values()))
+
+
+def _load_on_host(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
+                  cache_key: Any, started: float, size: int) -> Executable:
+    """A CPU program (`llvm` stage) as machine code: the LLVM tools or the
+    execution engine, then written to the persistent cache where it may be."""
+    if not has_callbacks:
+        executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started, size)
+        if executable is not None:
+            return executable
+    executable = jit_lowered(module, signatures, opt_level=opt_level,
+                             object_dump=cache_key is not None, parallel=parallel)
+    if cache_key is not None:
+        from . import compile_cache
+        compile_cache.store(cache_key, executable.engine, signatures,
+                            time.perf_counter() - started, parallel=parallel)
+    return executable
+
+
+def _load_on_cuda(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
+                  cache_key: Any, started: float, size: int) -> Executable:
+    """A CUDA program (`binary` stage): host code JIT-compiled against MLIR's
+    CUDA runtime wrappers, which load the kernels."""
     from . import cuda
     return jit_lowered(module, signatures, opt_level=opt_level, shared_libs=cuda.runtime_libraries(),
                        function_class=cuda.CudaFunction, initialize=True, parallel=parallel)
 
 
-_DEVICE_NAMES = {"cpu": "CPU", "cuda": "GPU"}
+# target name -> how its compiled module becomes an Executable
+_RUNTIMES = {"cpu": _load_on_host, "cuda": _load_on_cuda}
 
 
 def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
