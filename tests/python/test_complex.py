@@ -284,9 +284,9 @@ def test_norms(kwargs):
     check(lambda x: jnp.linalg.norm(x, **kwargs), lambda x: np.linalg.norm(x, **kwargs), Z, rtol=1e-5)
 
 
-def test_spectral_norm_of_complex_is_not_there_yet():
-    with pytest.raises(NotImplementedError, match="singular values of a complex matrix"):
-        jnp.linalg.norm(jnp.asarray(Z), ord=2)
+@pytest.mark.parametrize("ord_", [2, -2, "nuc"])
+def test_singular_value_norms_of_complex(ord_):
+    check(lambda x: jnp.linalg.norm(x, ord=ord_), lambda x: np.linalg.norm(x, ord=ord_), Z, rtol=1e-5)
 
 
 # -- derivatives ------------------------------------------------------------------------
