@@ -67,11 +67,6 @@ def _function_results(name: str) -> list[ir.Type]:
     return list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
 
 
-def _function_inputs(name: str) -> list[ir.Type]:
-    fn = functions(module_of(_scope().block.owner))[name]
-    return list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
-
-
 def _mapped(xs: Sequence[Any], batched: Sequence[bool], callee: str, axis: Axis) -> list[Any]:
     """`jaxc.vmap @callee(xs)` in the block being emitted."""
     return emit_op(lambda: _vmap_op(callee, [_value(x) for x in xs], batched, _function_results(callee), axis))
@@ -87,7 +82,9 @@ def _batched_function(name: str, axis: Axis, mapped: Sequence[bool] | None = Non
     output gain a leading batch axis; its body is `jaxc.vmap @name`, which a
     later round expands."""
     module = module_of(_scope().block.owner)
-    inputs, results = _function_inputs(name), _function_results(name)
+    original = functions(module)[name]
+    signature = ir.FunctionType(ir.TypeAttr(original.attributes["function_type"]).value)
+    inputs, results = list(signature.inputs), list(signature.results)
     mapped = [True] * len(inputs) if mapped is None else list(mapped)
     location = core.user_location()
     arg_types = [batched_type(t, axis.size) if m else t for t, m in zip(inputs, mapped)]
@@ -96,7 +93,6 @@ def _batched_function(name: str, axis: Axis, mapped: Sequence[bool] | None = Non
         request = _vmap_op(name, list(block.arguments), mapped, results, axis)
     finish_function(fn, block, list(request.results), location)
     # the arguments keep their places: a request's constants stay constants
-    original = functions(module)[name]
     if CAPTURED_ARGS in original.attributes:
         fn.attributes[CAPTURED_ARGS] = original.attributes[CAPTURED_ARGS]
     return ir.StringAttr(fn.attributes["sym_name"]).value
