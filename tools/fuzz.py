@@ -2,11 +2,17 @@
 property tests (tests/python/fuzz_programs.py) with hypothesis' random
 search, for as long as it is given.
 
-    python tools/fuzz.py --minutes 10 [--kind jnp|grad|vmap|opt|all] [--out fuzz-out]
+    python tools/fuzz.py --minutes 10 [--kind KIND|all] [--out fuzz-out] [--backend jaxc|jax]
+
+KIND is one of jnp, grad, vmap, lowp, control, gather, conv, random, sort,
+linalg, opt. `--backend jax` runs the op-class checks (control ... linalg)
+on JAX itself instead of jaxc: a failure there is a bug of the references
+in fuzz_programs.py, not of jaxc.
 
 Each failure, shrunk by hypothesis, is written to OUT/<kind>-<n>/ as a
 standalone reproducer (repro.py, or repro.mlir plus repro.sh) with the
-message in its header. The example being checked is also kept in
+message in its header; an error while drawing an example (a generator bug)
+as generator-error.txt. The example being checked is also kept in
 OUT/in-progress/ until it finishes, so a hard crash of the process leaves its
 reproducer behind. Exit status 1 when anything failed.
 """
@@ -29,14 +35,23 @@ os.environ.setdefault("JAXC_EAGER_OPT_LEVEL", "0")  # as the tests: faster eager
 from hypothesis import HealthCheck, Verbosity, given, settings  # noqa: E402
 
 import fuzz_programs as fp  # noqa: E402
+import jaxc  # noqa: E402
 
 KINDS = {
     # kind: (strategy, check, examples per hypothesis run)
     "jnp": (fp.programs("jnp"), fp.check_jnp, 25),
     "grad": (fp.programs("grad", max_ops=5), fp.check_grad, 10),
     "vmap": (fp.programs("vmap", max_ops=4), fp.check_vmap, 15),
+    "lowp": (fp.programs("lowp"), fp.check_jnp, 25),
+    "control": (fp.control_cases(), fp.check_control, 15),
+    "gather": (fp.gather_cases(), fp.check_gather, 20),
+    "conv": (fp.conv_cases(), fp.check_conv, 20),
+    "random": (fp.random_cases(), fp.check_random, 10),
+    "sort": (fp.sort_cases(), fp.check_sort, 20),
+    "linalg": (fp.linalg_cases(), fp.check_linalg, 5),
     "opt": (fp.opt_cases(), None, 20),
 }
+CASE_KINDS = ["control", "gather", "conv", "random", "sort", "linalg"]   # checks that take a backend
 
 
 def _key(error: BaseException, example: object) -> str:
@@ -48,8 +63,8 @@ def _key(error: BaseException, example: object) -> str:
 
 
 class Fuzzer:
-    def __init__(self, out: Path, deadline: float):
-        self.out, self.deadline = out, deadline
+    def __init__(self, out: Path, deadline: float, backend: str = "jaxc"):
+        self.out, self.deadline, self.backend = out, deadline, backend
         self.workdir = tempfile.mkdtemp(prefix="jaxc-fuzz-")
         self.examples = 0
         self.failures: dict[str, tuple[str, object, str]] = {}   # key -> (kind, example, message)
@@ -76,6 +91,8 @@ class Fuzzer:
             try:
                 if check is None:
                     fp.check_opt(example, self.workdir)
+                elif kind in CASE_KINDS:
+                    check(example, self.backend)
                 else:
                     check(example)
             except Exception as error:
@@ -88,6 +105,10 @@ class Fuzzer:
         except BaseException as error:   # failures, hypothesis' Flaky after a time-out, ...
             if isinstance(error, KeyboardInterrupt):
                 raise
+            if not found:   # raised while drawing an example: a bug of the generator itself
+                self._generator_error(kind, error)
+        finally:
+            jaxc.clear_caches()   # each program's machine code: a long run would grow by gigabytes
         for key, failure in found.items():
             if key not in self.failures:
                 self.written += 1
@@ -96,6 +117,19 @@ class Fuzzer:
                 self._write(folder, example.reproducer(message))
                 print(f"FAIL {folder}: {key}", flush=True)
             self.failures[key] = failure
+
+    def _generator_error(self, kind: str, error: BaseException) -> None:
+        """An error outside the checks (no example to reproduce): its traceback goes to
+        OUT/<kind>-<n>/generator-error.txt."""
+        lines = str(error).splitlines()
+        key = f"generator of {kind}: {type(error).__name__}: {lines[0][:160] if lines else ''}"
+        if key not in self.failures:
+            self.written += 1
+            folder = self.out / f"{kind}-{self.written}"
+            text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            self._write(folder, {"generator-error.txt": text})
+            print(f"FAIL {folder}: {key}", flush=True)
+        self.failures[key] = (kind, None, key)
 
     def finish(self) -> None:
         shutil.rmtree(self.out / "in-progress", ignore_errors=True)
@@ -107,11 +141,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, required=True, help="how long to search")
     parser.add_argument("--kind", choices=[*KINDS, "all"], default="all")
     parser.add_argument("--out", type=Path, default=Path("fuzz-out"), help="reproducers (default fuzz-out/)")
+    parser.add_argument("--backend", choices=["jaxc", "jax"], default="jaxc",
+                        help="jax: run the op-class checks on JAX, to check the references (needs JAX)")
     args = parser.parse_args(argv)
 
     start = time.time()
-    fuzzer = Fuzzer(args.out, start + args.minutes * 60)
+    fuzzer = Fuzzer(args.out, start + args.minutes * 60, args.backend)
     kinds = list(KINDS) if args.kind == "all" else [args.kind]
+    if args.backend == "jax":
+        kinds = [k for k in kinds if k in CASE_KINDS]
+        if not kinds:
+            parser.error(f"--backend jax runs the kinds {', '.join(CASE_KINDS)} only")
     runs = 0
     try:
         while time.time() < fuzzer.deadline:

@@ -1,11 +1,15 @@
 """Property-based tests (hypothesis): random jnp programs (eager == jit ==
-NumPy, with JAX's dtypes and shapes), random differentiable programs (grad
-against central differences, check_grads), vmap against a loop, and
+NumPy, with JAX's dtypes and shapes; also in float16/bfloat16), random
+differentiable programs (grad against central differences, check_grads),
+vmap against a loop, the op classes — control flow, gather/scatter,
+convolution, random, sort, linalg — each eagerly, under jit, vmap and grad
+against its NumPy reference (random: its properties and JAX's bits), and
 mutated lit inputs through jaxc-opt (a clean exit, never a crash).
 
 The generators and checks are in fuzz_programs.py, shared with the long
 mode, tools/fuzz.py (docs/reliability.md). Here the search is derandomized
-and bounded (about 2-3 minutes for the file) so CI is reproducible."""
+and bounded (about 3 minutes for the file on two cores) so CI is
+reproducible."""
 from __future__ import annotations
 
 import pytest
@@ -52,3 +56,45 @@ def test_vmap_programs_against_a_loop(prog: fp.Program) -> None:
 @given(fp.opt_cases())
 def test_jaxc_opt_on_mutated_lit_inputs(tmp_path_factory, case: fp.OptCase) -> None:
     fp.check_opt(case, str(tmp_path_factory.mktemp("opt")))
+
+
+@bounded(60)
+@given(fp.programs("lowp"))
+def test_float16_bfloat16_programs_eager_jit_numpy(prog: fp.Program) -> None:
+    fp.check_jnp(prog)
+
+
+@bounded(40)
+@given(fp.control_cases())
+def test_control_flow(case: fp.Case) -> None:
+    fp.check_control(case)
+
+
+@bounded(50)
+@given(fp.gather_cases())
+def test_gather_and_scatter(case: fp.Case) -> None:
+    fp.check_gather(case)
+
+
+@bounded(30)
+@given(fp.conv_cases())
+def test_convolution(case: fp.Case) -> None:
+    fp.check_conv(case)
+
+
+@bounded(12)
+@given(fp.random_cases())
+def test_random_keys_and_samplers(case: fp.Case) -> None:
+    fp.check_random(case)
+
+
+@bounded(30)
+@given(fp.sort_cases())
+def test_sort_argsort_top_k(case: fp.Case) -> None:
+    fp.check_sort(case)
+
+
+@bounded(8)
+@given(fp.linalg_cases())
+def test_linalg_by_reconstruction(case: fp.Case) -> None:
+    fp.check_linalg(case)
