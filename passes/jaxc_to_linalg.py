@@ -81,7 +81,14 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
     operand_elements = [[_element(v.type) for v in o.operands] for o in jaxc_ops]
     for fn in functions:
         _make_signature_signless(fn)
-    for jaxc_op, elements in zip(jaxc_ops, operand_elements):
+    # Ops nested in a region that a rule left in place (e.g. the combiner of a
+    # scatter with no updates) are destroyed with their parent: skip them by
+    # position, never touching the destroyed op.
+    position = {o.operation: i for i, o in enumerate(jaxc_ops)}
+    dropped: set[int] = set()
+    for i, (jaxc_op, elements) in enumerate(zip(jaxc_ops, operand_elements)):
+        if i in dropped:
+            continue
         try:
             with ir.InsertionPoint(jaxc_op), jaxc_op.location:
                 replacements = RULES[jaxc_op.name](jaxc_op, elements)
@@ -91,6 +98,9 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
             return
         for old, new in zip(jaxc_op.results, replacements):
             old.replace_all_uses_with(new)
+        if jaxc_op.regions:
+            dropped.update(position[o] for o in preorder_ops(jaxc_op.operation, stop_at=lambda inner: False)
+                           if o in position)
         jaxc_op.operation.erase()
     for call in calls:
         _make_call_signless(call)

@@ -352,6 +352,23 @@ class UserCodeError(Exception):
         self.op = op
         self.error = error
 
+    def diagnostic(self, pass_name: str) -> str:
+        return f"pass '{pass_name}': user code raised {self}"
+
+
+class RefusedProgram(UserCodeError):
+    """A pass refuses the program with the exception JAX raises for it:
+    jaxc-opt reports `message` at `op`, Python gets `error_type` with the
+    op's location in front (e.g. ValueError for reverse mode through a
+    while loop)."""
+
+    def __init__(self, op: ir.Operation, error_type: type[BaseException], message: str) -> None:
+        super().__init__(op, error_type(f"{op.location}: {message}"))
+        self.message = message
+
+    def diagnostic(self, pass_name: str) -> str:
+        return self.message
+
 
 _HELD = threading.local()
 
@@ -381,7 +398,7 @@ def _runner(project: _ProjectPass, path: list[str]) -> Callable[[ir.Operation, E
                 info.run(target, pass_, **options)
             except UserCodeError as error:
                 _HELD.error = error.error
-                error.op.location.emit_error(f"pass '{info.argument}': user code raised {error}")
+                error.op.location.emit_error(error.diagnostic(info.argument))
                 pass_.signal_pass_failure()
                 return
             except Exception as error:  # a bug in the pass: report it, keep going

@@ -34,6 +34,7 @@ from jaxc import core
 
 from ..ir import (RuleError, append_block, emit_op, finish_function, functions, inline_call, module_of,
                       new_function, ops_named, outline_region, symbol_name)
+from ..pipeline import RefusedProgram
 from .jvp import JVP_FULL, instantiate
 from .vjp import CONSTANT_ARGS, FORWARD, VJP
 
@@ -147,8 +148,9 @@ def _inline_calls_to(name: str) -> None:
 
 
 def _while_vjp(op, xs, ys, cts):
-    raise RuleError(op, "jaxc-autodiff: reverse-mode differentiation of a while loop is not supported "
-                    "(its trip count is not static); use lax.fori_loop with static bounds or lax.scan")
+    raise RefusedProgram(op, ValueError, "jaxc-autodiff: Reverse-mode differentiation does not work for "
+                         "lax.while_loop or lax.fori_loop with dynamic start/stop values (the trip count "
+                         "is not static). Try using lax.scan, or using fori_loop with static start/stop.")
 
 
 # --- scan -----------------------------------------------------------------

@@ -9,6 +9,12 @@ written with lax functions:
     dynamic_slice      <->  dynamic_update_slice into zeros
     gather             <->  scatter-add into zeros (at the clamped windows)
     scatter            <->  gather (zero where the window was dropped)
+
+Scatters that combine with mul, min or max are not linear: their rules
+(forward and reverse) read the primal values. scatter-mul scales the
+operand's tangent by the updates and, under `unique_indices`, adds the
+operand times the updates' tangent; in scatter-min/max the operand and the
+updates that tie for an element's result share its derivative evenly.
 """
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ from jaxc import lax
 from jaxc.lax import _ops
 
 from ..ir import RuleError, integer, ints, is_inexact
+from ..pipeline import RefusedProgram
 from .jvp import JVP, apply_op, instantiate
 from .vjp import VJP
 
@@ -55,23 +62,98 @@ JVP["jaxc.dynamic_update_slice"] = _jointly_linear(2)
 JVP["jaxc.concatenate"] = lambda op, xs, ys, ts: apply_op(op, [instantiate(t, x) for t, x in zip(ts, xs)])
 
 
+# the combiner region's op -> the scatter's kind
+_COMBINERS = {"jaxc.add": "add", "jaxc.mul": "mul", "jaxc.min": "min", "jaxc.max": "max"}
+
+
 def _scatter_kind(op) -> str:
-    """set or add, from the combiner region; other kinds are not linear."""
+    """set, add, mul, min or max, from the combiner region."""
     body = list(op.regions[0].blocks[0].operations)
     if len(body) == 1:
         return "set"
-    if len(body) == 2 and body[0].name == "jaxc.add":
-        return "add"
+    if len(body) == 2 and body[0].name in _COMBINERS:
+        return _COMBINERS[body[0].name]
     raise RuleError(op, f"jaxc-autodiff: scatter combining with '{body[0].name}' is not differentiable "
-                    "(only scatter and scatter_add are)")
+                    "(only set, add, mul, min and max are)")
 
 
-def _scatter_jvp(op, xs, ys, ts):
-    _scatter_kind(op)
+def _scatter_into(op, kind: str, base, idx, updates):
+    """A scatter-`kind` of `updates` into `base` at `idx`, with `op`'s windows
+    and promise of unique indices."""
+    return _ops.SCATTER.bind(base, idx, updates, kind=kind,
+                             update_window_dims=tuple(ints(op, "update_window_dims")),
+                             inserted=tuple(ints(op, "inserted_window_dims")),
+                             dims_map=tuple(ints(op, "scatter_dims_to_operand_dims")),
+                             index_vector_dim=integer(op, "index_vector_dim"),
+                             unique_indices="unique_indices" in op.attributes)
+
+
+def _at_updates(op, value, idx, updates):
+    """`value` (shaped like the operand) read where each element of `updates`
+    lands (the gather inverse to the scatter), and whether it lands at all
+    (the scatter drops a window that does not fit; the gather clamps it)."""
+    window, inserted = ints(op, "update_window_dims"), ints(op, "inserted_window_dims")
+    dims_map, vector_dim = ints(op, "scatter_dims_to_operand_dims"), integer(op, "index_vector_dim")
+    sizes, k = [], 0
+    for d in range(value.ndim):
+        if d in inserted:
+            sizes.append(1)
+        else:
+            sizes.append(updates.shape[window[k]])
+            k += 1
+    read = _ops.GATHER.bind(value, idx, offset_dims=tuple(window), collapsed=tuple(inserted),
+                            start_map=tuple(dims_map), index_vector_dim=vector_dim, slice_sizes=tuple(sizes))
+    vectors = _with_index_vector(idx, vector_dim)
+    limits = _window_limits(vectors, vector_dim, dims_map, value.shape, sizes)
+    fits = lax.bitwise_and(lax.ge(vectors, lax.full(vectors.shape, 0, vectors.dtype)), lax.le(vectors, limits))
+    fits = lax.reduce_and(fits, [vector_dim])
+    scatter_dims = [d for d in range(updates.ndim) if d not in window]
+    return read, lax.broadcast_in_dim(fits, read.shape, scatter_dims)
+
+
+def _unique_indices(op) -> None:
+    """JAX differentiates scatter_mul in its updates only under a promise of unique indices."""
+    if "unique_indices" not in op.attributes:
+        raise RefusedProgram(op, NotImplementedError,
+                             "scatter_mul gradients are only implemented if `unique_indices=True`")
+
+
+def _extremal_ties(op, x, idx, updates, out):
+    """For scatter-min/max: whether the operand equals the result (kept),
+    whether each update does (wins), and how many contenders tie for each
+    result element (count). Ties split the derivative evenly (JAX's
+    convention)."""
+    read, fits = _at_updates(op, out, idx, updates)
+    wins = lax.convert_element_type(lax.bitwise_and(fits, lax.eq(updates, read)), x.dtype)
+    kept = lax.convert_element_type(lax.eq(x, out), x.dtype)
+    return kept, wins, lax.add(kept, _scatter_into(op, "add", _zeros(x), idx, wins))
+
+
+def _scatter_linear_jvp(op, xs, ys, ts):
     return apply_op(op, [instantiate(ts[0], xs[0]), xs[1], instantiate(ts[2], xs[2])])
 
 
-JVP["jaxc.scatter"] = _scatter_jvp
+def _scatter_mul_jvp(op, xs, ys, ts):
+    """d(x * u) = dx * u + x * du at each updated element (du: unique indices only)."""
+    x, idx, updates = xs
+    out = _scatter_into(op, "mul", instantiate(ts[0], x), idx, updates)
+    if ts[2] is not None:
+        _unique_indices(op)
+        out = lax.add(out, lax.mul(x, _scatter_into(op, "add", _zeros(x), idx, ts[2])))
+    return [out]
+
+
+def _scatter_extremal_jvp(op, xs, ys, ts):
+    x, idx, updates = xs
+    kept, wins, count = _extremal_ties(op, x, idx, updates, ys[0])
+    t_x, t_updates = instantiate(ts[0], x), instantiate(ts[2], updates)
+    total = lax.add(lax.mul(kept, t_x), _scatter_into(op, "add", _zeros(x), idx, lax.mul(wins, t_updates)))
+    return [lax.div(total, count)]
+
+
+_SCATTER_JVP = {"set": _scatter_linear_jvp, "add": _scatter_linear_jvp, "mul": _scatter_mul_jvp,
+                "min": _scatter_extremal_jvp, "max": _scatter_extremal_jvp}
+JVP["jaxc.scatter"] = lambda op, xs, ys, ts: _SCATTER_JVP[_scatter_kind(op)](op, xs, ys, ts)
 
 
 # ---------------------------------------------------------------------------
@@ -155,36 +237,29 @@ def _gather_transpose(op, xs, ys, cts):
     return [scattered, None]
 
 
-def _scatter_transpose(op, xs, ys, cts):
+def _scatter_vjp(op, xs, ys, cts):
+    """set/add: the transpose (set: nothing reaches the overwritten operand
+    elements); mul: the transpose of _scatter_mul_jvp; min/max: each
+    contender's share of the cotangent."""
     x, idx, updates = xs
     ct = cts[0]
-    window, inserted = ints(op, "update_window_dims"), ints(op, "inserted_window_dims")
-    dims_map, vector_dim = ints(op, "scatter_dims_to_operand_dims"), integer(op, "index_vector_dim")
-    sizes, k = [], 0
-    for d in range(x.ndim):
-        if d in inserted:
-            sizes.append(1)
-        else:
-            sizes.append(updates.shape[window[k]])
-            k += 1
-    ct_updates = _ops.GATHER.bind(ct, idx, offset_dims=tuple(window), collapsed=tuple(inserted),
-                                  start_map=tuple(dims_map), index_vector_dim=vector_dim,
-                                  slice_sizes=tuple(sizes))
-    # The scatter dropped the updates whose window is out of range; the gather
-    # above clamped them instead: their cotangent is zero.
-    vectors = _with_index_vector(idx, vector_dim)
-    limits = _window_limits(vectors, vector_dim, dims_map, x.shape, sizes)
-    fits = lax.bitwise_and(lax.ge(vectors, lax.full(vectors.shape, 0, vectors.dtype)),
-                           lax.le(vectors, limits))
-    fits = lax.reduce_and(fits, [vector_dim])
-    scatter_dims = [d for d in range(updates.ndim) if d not in window]
-    fits = lax.broadcast_in_dim(fits, ct_updates.shape, scatter_dims)
-    ct_updates = lax.select(fits, ct_updates, _zeros(ct_updates))
-    if _scatter_kind(op) == "add":
+    kind = _scatter_kind(op)
+    if kind in ("min", "max"):
+        kept, wins, count = _extremal_ties(op, x, idx, updates, ys[0])
+        shared = lax.div(ct, count)
+        read, _ = _at_updates(op, shared, idx, updates)
+        return [lax.mul(kept, shared), None, lax.mul(wins, read)]
+    if kind == "mul":
+        def ct_updates():   # only if the updates are differentiated
+            _unique_indices(op)
+            read, fits = _at_updates(op, lax.mul(x, ct), idx, updates)
+            return lax.select(fits, read, _zeros(read))
+        return [_scatter_into(op, "mul", ct, idx, updates), None, ct_updates]
+    read, fits = _at_updates(op, ct, idx, updates)
+    ct_updates = lax.select(fits, read, _zeros(read))
+    if kind == "add":
         return [ct, None, ct_updates]
-    ct_x = _ops.SCATTER.bind(ct, idx, _zeros(updates), kind="set", update_window_dims=tuple(window),
-                             inserted=tuple(inserted), dims_map=tuple(dims_map), index_vector_dim=vector_dim)
-    return [ct_x, None, ct_updates]
+    return [_scatter_into(op, "set", ct, idx, _zeros(updates)), None, ct_updates]
 
 
 VJP.update({
@@ -200,5 +275,5 @@ VJP.update({
     "jaxc.dynamic_slice": _dynamic_slice_transpose,
     "jaxc.dynamic_update_slice": _dynamic_update_slice_transpose,
     "jaxc.gather": _gather_transpose,
-    "jaxc.scatter": _scatter_transpose,
+    "jaxc.scatter": _scatter_vjp,
 })

@@ -5,7 +5,10 @@ The forward sweep copies every op onto the primal values (an op in
 `FORWARD` may also compute values its adjoint needs, e.g. a scan stacking
 its carries). The backward sweep visits the ops in reverse; for each op
 whose results have a cotangent, its rule in `VJP` returns one cotangent (or
-None) per operand, which are summed per value. Both sweeps live in one
+None) per operand, which are summed per value; a rule may give a
+zero-argument function instead, called only if that operand is active (for
+a cotangent that costs work or that JAX refuses, e.g. scatter_mul's in its
+updates). Both sweeps live in one
 function, so the adjoint reads forward values directly (no residual
 plumbing), and canonicalize/CSE/DCE afterwards drop what is unused. Only
 *active* values (those that depend on the arguments other than through a
@@ -115,7 +118,7 @@ def backward_sweep(e, callee: ir.Operation, tape: list, active: set, primal: dic
         e.at(op.location)
         for operand, ct in zip(op.operands, VJP[op.name](op, xs, ys, cts)):
             if operand in active:
-                _accumulate(cotangent, operand, ct)
+                _accumulate(cotangent, operand, ct() if callable(ct) else ct)
     e.at(ret.location)
     return [instantiate(cotangent.get(arg), primal[arg]).value for arg in body.arguments]
 

@@ -191,6 +191,8 @@ def batch_op(op: ir.Operation, env: dict, axis: Axis) -> None:
     batched = [env[v][1] for v in op.operands]
     if not any(batched) and not _uses_axis(op, axis):
         ys, out_batched = apply_op(op, xs), [False] * len(op.results)
+    elif axis.size == 0 and _empty_when_unmapped(op, axis):
+        ys, out_batched = [_empty_batch(r.type) for r in op.results], [True] * len(op.results)
     elif op.name in BATCH:
         ys, out_batched = BATCH[op.name](op, xs, batched, axis)
     else:
@@ -198,6 +200,25 @@ def batch_op(op: ir.Operation, env: dict, axis: Axis) -> None:
         raise RuleError(op, f"jaxc-batch: '{op.name}' has no batching rule" + (f": {why}" if why else ""))
     for result, y, b in zip(op.results, ys, out_batched):
         env[result] = (y, b)
+
+
+# ops that must run (or be refused) even over an empty batch
+_EFFECTFUL = ("jaxc.callback",)
+
+
+def _empty_when_unmapped(op: ir.Operation, axis: Axis) -> bool:
+    """Whether `op` over an empty batch is just its empty results: an op
+    without regions, callees, effects or use of the axis. (Its rule might
+    build an invalid op there, e.g. a gather window of 1 on the size-0 axis.)"""
+    return not (len(op.regions) or referenced(op) or op.name in _EFFECTFUL or _uses_axis(op, axis))
+
+
+def _empty_batch(type_: ir.Type) -> Any:
+    """The value of a result of type `type_` over an empty batch: a
+    `tensor<0x...>` constant."""
+    from jaxc import core, lax
+    aval = core.aval_of_type(type_)
+    return lax.full((0, *aval.shape), 0, aval.dtype)
 
 
 def _uses_axis(op: ir.Operation, axis: Axis) -> bool:

@@ -54,16 +54,23 @@ def move_region(src: ir.Block, dst: ir.Block, arg_values: Sequence[ir.Value],
 
 
 def _slice_at(value: ir.Value, position: ir.Value) -> ir.Value:
-    """value[position] along the leading axis, rank-reduced."""
+    """value[position] along the leading axis, rank-reduced. (An empty slice
+    is just an empty tensor: the slice ops reject offset 0 on a size-0 dim.)"""
     shape = shape_of(value)
-    result = ir.RankedTensorType.get(shape[1:], ir.RankedTensorType(value.type).element_type)
+    element = ir.RankedTensorType(value.type).element_type
+    if 0 in shape[1:]:
+        return tensor.empty(shape[1:], element)
+    result = ir.RankedTensorType.get(shape[1:], element)
     return tensor.extract_slice(result, value, [position], [], [], [_dynamic()] + [0] * (len(shape) - 1),
                                 [1] + shape[1:], [1] * len(shape))
 
 
 def _insert_at(piece: ir.Value, into: ir.Value, position: ir.Value) -> ir.Value:
-    """into[position] = piece along the leading axis."""
+    """into[position] = piece along the leading axis (nothing to write for
+    an empty piece)."""
     shape = shape_of(into)
+    if 0 in shape[1:]:
+        return into
     return tensor.insert_slice(piece, into, [position], [], [], [_dynamic()] + [0] * (len(shape) - 1),
                                [1] + shape[1:], [1] * len(shape))
 

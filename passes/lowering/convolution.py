@@ -56,11 +56,15 @@ def _pad_lhs(lhs: ir.Value, t: ir.Type, spatial_dims: list[int], padding: list[i
     out_shape = [l + h + n for l, h, n in zip(low, high, dilated)]
     grown = [max(l, 0) + max(h, 0) + n for l, h, n in zip(low, high, dilated)]
     base = filled(grown, t, scalar_const(t, 0))
-    placed = tensor.insert_slice(lhs, base, [], [], [], [max(l, 0) for l in low], in_shape,
-                                 [i + 1 for i in interior])
+    # An empty lhs places nothing (insert_slice rejects offsets on a size-0 dim).
+    placed = base if 0 in in_shape else tensor.insert_slice(lhs, base, [], [], [], [max(l, 0) for l in low],
+                                                            in_shape, [i + 1 for i in interior])
     if grown == out_shape:
         return placed
-    result_type = ir.RankedTensorType.get(out_shape, ir.RankedTensorType(placed.type).element_type)
+    element = ir.RankedTensorType(placed.type).element_type
+    if 0 in out_shape:
+        return tensor.empty(out_shape, element)
+    result_type = ir.RankedTensorType.get(out_shape, element)
     return tensor.extract_slice(result_type, placed, [], [], [],
                                 [max(-l, 0) for l in low], out_shape, [1] * rank)
 

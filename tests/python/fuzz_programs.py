@@ -912,7 +912,7 @@ def fill_values(rng: np.random.Generator, a: Arg) -> np.ndarray:
     distinct targets in [0, bound) written as i or i - bound, plus out of
     bounds indices that go nowhere (drop) or clamp onto an end no other index
     targets (clip); ties: few distinct values, with -0.0, +-inf and NaNs of
-    either sign for floats (ties+nan: no NaN with the sign bit set);
+    either sign for floats;
     distinct: floats in [-1.5, 1.5], pairwise far apart; key: a raw uint32 key; general/spd/symmetric:
     well-conditioned matrices (singular values in [0.5, 2]; symmetric:
     eigenvalues 0.4 apart)."""
@@ -939,11 +939,10 @@ def fill_values(rng: np.random.Generator, a: Arg) -> np.ndarray:
         return rng.random(shape) < 0.5
     if fill == "distinct":   # at least 2.7/size apart: finite differences never swap two
         return ((rng.permutation(size) + rng.uniform(0, 0.1, size)) * 3 / max(size, 1) - 1.5).reshape(shape).astype(dtype)
-    if fill.startswith("ties"):
+    if fill == "ties":
         if not is_float(dtype):
             return rng.integers(-3, 4, shape).astype(dtype)
-        nans = [np.nan, np.nan if fill == "ties+nan" else -np.nan]
-        pool = np.array([-2.0, -0.5, -0.0, 0.0, 0.5, 1.0, 3.0, np.inf, -np.inf] + nans)
+        pool = np.array([-2.0, -0.5, -0.0, 0.0, 0.5, 1.0, 3.0, np.inf, -np.inf, np.nan, -np.nan])
         return pool[rng.integers(0, len(pool), size)].reshape(shape).astype(dtype)
     if not is_float(dtype):
         return rng.integers(-5, 6, shape).astype(dtype)
@@ -1249,13 +1248,6 @@ def control_cases(draw: Any) -> Case:
     prim = draw(st.sampled_from(["cond", "switch", "while_loop", "fori_loop", "scan"]))
     length = draw(st.sampled_from([3, 0, 1, 2])) if prim == "scan" else 0
     s = draw(shapes(0, 2))
-    if prim == "scan" or prim == "fori_loop" and mode == "grad":
-        # EXCLUDED (jaxc bug): a scan that stacks values with a size-0 axis (its outputs, or the
-        # residuals of reverse mode, also of a fori_loop with static bounds) fails to compile
-        # ("offset 1 is out-of-bounds: 0 >= 0" in a tensor.insert_slice or extract_slice):
-        #   lax.scan(lambda c, t: (c + 1.0, c * 2.0), np.zeros((0,), np.float32), None, length=3)
-        #   jaxc.grad(lambda x: jnp.sum(lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c), x)))(np.ones(0))
-        s = tuple(d or 1 for d in s)
     args = [Arg("x", s, ft), Arg("y", draw(st.sampled_from([(), s])), ft), Arg("n", (), "int32", "count")]
     outs, grad_modes, result = [(s, ft)], ("fwd", "rev"), "out,"
     if prim == "cond":
@@ -1299,8 +1291,6 @@ def control_cases(draw: Any) -> Case:
         result, outs = "out, ys", outs + [((length,) + s, ft)]
     names = ", ".join(a.name for a in args)
     batch = _batch_args(draw, args, mode)
-    if prim == "scan" and not batch and mode == "vmap":
-        batch = 2   # EXCLUDED (jaxc bug): as above, the empty batch makes the scan's values empty
     return Case("control", mode, x64, args, _function(names, lines, result), "", outs,
                 draw(st.integers(0, 2**32 - 1)), batch, _float_loss(names, outs) if mode == "grad" else "",
                 grad_modes, ops=prim)
@@ -1320,14 +1310,6 @@ def check_control(case: Case, backend: str = "jaxc") -> None:
                 be.api.jit(be.api.grad(loss, argnums=case.diff_args))(*case.values())
             except ValueError:
                 return
-            except TypeError as error:
-                # EXCLUDED (jaxc bug): jaxc raises JaxcTypeError "cannot compile the module for
-                # the CPU ... reverse-mode differentiation of a while loop is not supported" where
-                # JAX raises ValueError:
-                #   jaxc.grad(lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c * 2, x))(1.0)
-                if "reverse-mode differentiation of a while loop" in str(error):
-                    return
-                raise
             raise AssertionError(f"jit(grad) through {case.ops} with a traced bound: no ValueError (JAX raises one)")
 
 
@@ -1412,7 +1394,8 @@ def _index_arg(name: str, shape: tuple, itype: str, n: int, fill: str = "index")
 # JAX's derivative conventions that differ from the derivative of its values (so
 # central differences do not apply), left out of grad cases (checked against JAX 0.10.2):
 # x[idx] clamps out-of-bounds reads but drops their cotangents (grad of x[[5]] for
-# x of size 3 is 0), and .at[].min/.max(mode="clip") gives inf for clamped updates.
+# x of size 3 is 0), and .at[].min/.max(mode="clip") gives inf for clamped updates
+# (jaxc clamps the indices first and gives the derivative of the values).
 
 
 def _literal_fill(draw: Any, dtype: str) -> str:
@@ -1511,16 +1494,16 @@ def gather_cases(draw: Any) -> Case:
         ref = f"fp.np_take_along_axis(x, idx, {axis}, {how or 'fill'!r}, {ref_fill}, dtype={dt!r})"
         out_shape = tuple(ishape[d] if d == axis else shape[d] for d in range(len(shape)))
     else:
-        # EXCLUDED (jaxc bug) from grad: .min/.max, which jaxc does not differentiate (JAX does):
-        #   jaxc.grad(lambda x: jnp.sum(x.at[np.array([0, 0])].min(0.5)))(np.ones(2))
-        # raises JaxcTypeError "scatter combining with 'jaxc.min' is not differentiable"
-        ops = ["set"] if dt == "bool" else ["set", "add"] + ["min", "max", "mul"] * (mode != "grad")
-        op_ = draw(st.sampled_from(ops))
-        how = draw(st.sampled_from([None, "drop", "fill", "promise_in_bounds", "clip"]))
+        op_ = draw(st.sampled_from(["set"] if dt == "bool" else ["set", "add", "min", "max", "mul"]))
+        # grad: JAX's .min/.max(mode="clip") convention differs (see above)
+        hows = [None, "drop", "fill", "promise_in_bounds"] + ["clip"] * (mode != "grad" or op_ not in ("min", "max"))
+        how = draw(st.sampled_from(hows))
+        # grad of .mul in its updates: JAX (and jaxc) need the promise of unique indices
+        unique = op_ == "mul" and mode == "grad"
         axis = draw(st.integers(0, min(len(shape), 2) - 1))
         n = shape[axis] = shape[axis] or 1
         x.shape = tuple(shape)
-        if op_ == "set":   # repeated targets would leave the winner unspecified
+        if op_ == "set" or unique:   # repeated targets would leave the winner unspecified
             ishape = (min(ishape[0] if ishape else 1, n),)
             tail = {"clip": "clip", "promise_in_bounds": "in"}.get(how, "drop")
             args.append(_index_arg("idx", ishape, it, n, f"unique-{tail}"))
@@ -1535,23 +1518,14 @@ def gather_cases(draw: Any) -> Case:
             args.append(Arg("u", ushape, dt, fill))
             update = "u"
         where = "x.at[idx]" if axis == 0 else "x.at[:, idx]"
-        expr = f"{where}.{op_}({update}{'' if how is None else f', mode={how!r}'})"
+        expr = (f"{where}.{op_}({update}{'' if how is None else f', mode={how!r}'}"
+                f"{', unique_indices=True' if unique else ''})")
         ref = f"fp.np_scatter(x, idx, {update}, {op_!r}, {how!r}, {axis})"
         out_shape = tuple(shape)
         form = f"scatter-{op_}"
     names = ", ".join(a.name for a in args)
     outs = [(out_shape, outs_dtype)]
     batch = _batch_args(draw, args, mode)
-    if mode == "vmap" and not batch and (form.startswith("scatter") or x.batched and any(
-            a.batched for a in args if not is_float(a.dtype) and a.name != "x")):
-        # EXCLUDED (jaxc bug): vmap over an empty batch of a scatter with traced indices aborts
-        # the process (MLIR assertion "Attached operation has null parent"):
-        #   jaxc.vmap(lambda x, i: x.at[i].add(1.0), in_axes=(0, None))(np.zeros((0, 3), np.float32),
-        #                                                              np.zeros(2, np.int32))
-        # and of a gather whose operand and indices are both batched fails to compile ("cannot batch
-        # 'jaxc.gather' ... slice_sizes[0] = 1 must be in [0, 0]"):
-        #   jaxc.vmap(lambda x, i: x[i])(np.zeros((0, 3), np.float32), np.zeros((0, 2), np.int32))
-        batch = 2
     return Case("gather", mode, x64, args, _function(names, [f"out = {expr}"], "out,"),
                 f"def ref({names}):\n    return {ref},\n", outs, draw(st.integers(0, 2**32 - 1)), batch,
                 _float_loss(names, outs) if mode == "grad" else "", ops=f"{form} {expr}")
@@ -1649,12 +1623,6 @@ def conv_cases(draw: Any) -> Case:
         for size, dil in zip(sizes, lhs_dilation):
             dilated = (size - 1) * dil + 1 if size else 0
             low = draw(st.integers(-min(dilated, 1), 2))
-            if not size:
-                # EXCLUDED (jaxc bug): a low padding on an empty spatial axis fails to compile
-                # ("offset 2 is out-of-bounds: 1 >= 1" in a tensor.insert_slice):
-                #   lax.conv_general_dilated(np.zeros((1, 1, 0), np.float32), np.ones((1, 1, 1), np.float32),
-                #                            (1,), [(1, 0)])   # JAX: shape (1, 1, 1)
-                low = 0
             padding.append((low, draw(st.integers(-min(dilated + low, 1), 2))))
     letters = "HW"[:nsp]
     dims = {"N": n, "C": c, "O": o, "I": i}
@@ -1677,12 +1645,6 @@ def conv_cases(draw: Any) -> Case:
                         specs, g, b).shape
     outs = [(out_shape, ft)]
     batch = _batch_args(draw, args, mode)
-    if mode == "vmap" and not batch and args[0].batched and args[1].batched:
-        # EXCLUDED (jaxc bug): vmap over an empty batch of both operands fails in jaxc-batch
-        # (it builds a conv with feature_group_count = 0):
-        #   jaxc.vmap(lambda l, r: lax.conv_general_dilated(l, r, (1,), "VALID"))(
-        #       np.zeros((0, 1, 1, 3), np.float32), np.zeros((0, 1, 1, 1), np.float32))
-        batch = 2
     return Case("conv", mode, x64, args, _function("lhs, rhs", [f"out = {expr}"], "out,"),
                 f"def ref(lhs, rhs):\n    return {ref},\n", outs, draw(st.integers(0, 2**32 - 1)), batch,
                 _float_loss("lhs, rhs", outs) if mode == "grad" else "", tol_factor=i * math.prod(windows),
@@ -1922,12 +1884,6 @@ def sort_cases(draw: Any) -> Case:
     axis = draw(st.integers(-len(shape), len(shape) - 1))
     descending = draw(st.booleans())
     fill = "distinct" if mode == "grad" else "ties"
-    if op_ == "top_k" and fill == "ties":
-        # EXCLUDED (jaxc bug): top_k ranks a NaN with the sign bit set first; JAX (the order of
-        # the bits) ranks it below -inf:
-        #   lax.top_k(np.array([1.0, 3.0, np.nan, -np.nan], np.float32), 4)
-        # gives [nan, nan, 3, 1] (indices [2, 3, 1, 0]); JAX gives [nan, 3, 1, nan] ([2, 1, 0, 3])
-        fill = "ties+nan"
     args = [Arg("x", shape, dt, fill)]
     outs = [(shape, dt)]
     if op_ == "sort":
@@ -1960,8 +1916,6 @@ def sort_cases(draw: Any) -> Case:
         loss = (f"\ndef loss({names}):\n    out = f({names})\n"
                 "    return jnp.sum(jnp.sin(out[0]) * jnp.arange(out[0].size).reshape(out[0].shape))\n")
     batch = _batch_args(draw, args, mode)
-    if mode == "vmap" and not batch and op_ == "argsort_unstable":
-        batch = 2   # EXCLUDED (jaxc bug): an empty batch of take_along_axis (see gather_cases)
     # unstable sorts may order equal keys either way: -0.0 and 0.0 compare equal
     unstable = "stable=False" in expr
     return Case("sort", mode, x64, args, _function(names, [f"out = {expr}"], result),
@@ -2059,11 +2013,6 @@ def linalg_cases(draw: Any) -> Case:
     op_ = draw(st.sampled_from(["solve", "inv", "cholesky", "qr", "svd", "eigh", "eigvalsh"]))
     batch_dims = draw(st.sampled_from([(), (2,), (1, 2), (0,)]))
     n = draw(st.sampled_from([3, 1, 2, 4, 0]))
-    if mode == "grad" and batch_dims == (0,) and op_ in ("svd", "qr", "cholesky", "inv"):
-        # EXCLUDED (jaxc bug): grad over an empty batch of nonempty matrices fails to compile
-        # ("offset 1 is out-of-bounds: 0 >= 0" in a tensor.insert_slice):
-        #   jaxc.grad(lambda a: jnp.sum(jnp.linalg.inv(a)))(np.zeros((0, 3, 3)))
-        batch_dims = ()
     m = draw(st.sampled_from([n, 3, 1, 2, 4, 0])) if op_ in ("qr", "svd") else n
     if mode == "grad" and op_ == "qr":
         m = max(m, n)
@@ -2121,11 +2070,6 @@ def linalg_cases(draw: Any) -> Case:
     ref = f"def ref({names}):\n    out = {np_call}\n    return {'out,' if single else 'tuple(out)'}\n"
     loss = f"\ndef loss({names}):\n    out = f({names})\n    return {' + '.join(loss_terms)}\n" if mode == "grad" else ""
     batch = _batch_args(draw, args, mode)
-    if mode == "vmap" and not batch and op_ != "qr":
-        # EXCLUDED (jaxc bug): vmap over an empty batch fails to compile in jaxc-batch ("cannot
-        # batch 'jaxc.dynamic_slice'/'jaxc.gather' ... slice_sizes[0] = 1 must be in [0, 0]"):
-        #   jaxc.vmap(jnp.linalg.inv)(np.zeros((0, 3, 3), np.float32))
-        batch = 2
     return Case("linalg", mode, x64, args, source, ref, outs, draw(st.integers(0, 2**32 - 1)), batch, loss,
                 ops=name)
 

@@ -473,6 +473,10 @@ def test_top_k():
     values, indices = lax.top_k(s, 6)
     assert_close(indices, np.array([1, 4, 0, 5, 3, 2], np.int32))
     assert np.signbit(np.asarray(values)[-1]) and not np.signbit(np.asarray(values)[-2])
+    # a NaN with the sign bit set ranks below -inf (the order of the bits; JAX 0.10.2's indices)
+    s = np.array([-np.inf, -np.nan, 0.0, -0.0, np.inf, np.nan, 2.0], np.float32)
+    assert_close(lax.top_k(s, 7)[1], np.array([5, 4, 6, 2, 3, 0, 1], np.int32))
+    assert_close(lax.top_k(np.array([1.0, 3.0, np.nan, -np.nan], np.float32), 4)[1], np.array([2, 1, 0, 3], np.int32))
     check(lambda v: lax.top_k(v, 0)[0], np.zeros((4, 0), np.float32), x)
     with pytest.raises(ValueError, match="nonnegative"):
         lax.top_k(x, -1)

@@ -42,6 +42,69 @@ def test_repeat_of_a_zero_dim_array(axis):
                                   np.repeat(np.arange(3.0)[:, None], 2, axis=1))
 
 
+_EMPTY_BATCH = [
+    # (name, function, batched arguments, unbatched arguments, in_axes)
+    ("scatter-add, traced indices", lambda x, i: x.at[i].add(1.0), [np.zeros((0, 3), np.float32)],
+     [np.array([0, 2], np.int32)], (0, None)),
+    ("scatter-max, batched indices", lambda x, i: x.at[i].max(1.0),
+     [np.zeros((0, 3), np.float32), np.zeros((0, 2), np.int32)], [], 0),
+    ("gather, operand and indices", lambda x, i: x[i],
+     [np.zeros((0, 3), np.float32), np.zeros((0, 2), np.int32)], [], 0),
+    ("take_along_axis", lambda x, i: jnp.take_along_axis(x, i, axis=0),
+     [np.zeros((0, 3), np.float32), np.zeros((0, 3), np.int32)], [], 0),
+    ("conv, both operands", lambda l, r: lax.conv_general_dilated(l, r, (1,), "VALID"),
+     [np.zeros((0, 1, 1, 3), np.float32), np.zeros((0, 1, 1, 1), np.float32)], [], 0),
+    ("inv", jnp.linalg.inv, [np.zeros((0, 3, 3), np.float32)], [], 0),
+    ("cholesky", jnp.linalg.cholesky, [np.zeros((0, 3, 3), np.float32)], [], 0),
+    ("det", jnp.linalg.det, [np.zeros((0, 3, 3), np.float32)], [], 0),
+    ("solve", jnp.linalg.solve, [np.zeros((0, 3, 3), np.float32), np.zeros((0, 3), np.float32)], [], 0),
+    ("svd", lambda a: jnp.linalg.svd(a)[1], [np.zeros((0, 3, 2), np.float32)], [], 0),
+    ("eigh", lambda a: jnp.linalg.eigh(a)[0], [np.zeros((0, 2, 2), np.float32)], [], 0),
+]
+
+
+@pytest.mark.parametrize("name, fn, batched, unbatched, in_axes", _EMPTY_BATCH, ids=[c[0] for c in _EMPTY_BATCH])
+def test_vmap_over_an_empty_batch(name, fn, batched, unbatched, in_axes):
+    """vmap over a batch of 0 gives the empty batch of each lane's result (a
+    loop over no lanes), eagerly and under jit. The scatter once aborted the
+    process, the others failed to compile (a gather window of 1 on the
+    size-0 axis, a conv with feature_group_count 0)."""
+    one = [np.ones((1, *a.shape[1:]), a.dtype) if a.dtype.kind == "f" else np.zeros((1, *a.shape[1:]), a.dtype)
+           for a in batched]
+    lane = jaxc.vmap(fn, in_axes=in_axes)(*one, *unbatched)
+    for run in (jaxc.vmap(fn, in_axes=in_axes), jaxc.jit(jaxc.vmap(fn, in_axes=in_axes))):
+        out = run(*batched, *unbatched)
+        assert out.shape == (0, *lane.shape[1:]) and out.dtype == lane.dtype
+
+
+def test_scans_that_stack_empty_values():
+    """A scan whose per-step values are empty stacks them into an empty
+    array (the slice ops once rejected offset 0 on the size-0 axis), and
+    reverse mode through it (its residuals are stacked too) gives empty
+    gradients."""
+    carry, ys = lax.scan(lambda c, t: (c + 1.0, c * 2.0), np.zeros((0,), np.float32), None, length=3)
+    assert carry.shape == (0,) and ys.shape == (3, 0)
+    total, ys = lax.scan(lambda c, t: (c + jnp.sum(t), t * 2.0), np.float32(1), np.zeros((3, 0), np.float32))
+    assert float(total) == 1.0 and ys.shape == (3, 0)
+    g = jaxc.grad(lambda x: jnp.sum(lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c), x)))(np.ones(0))
+    assert g.shape == (0,)
+    g = jaxc.grad(lambda a: jnp.sum(jnp.linalg.inv(a)))(np.zeros((0, 3, 3)))
+    assert g.shape == (0, 3, 3)
+    lanes = jaxc.vmap(lambda x: lax.scan(lambda c, t: (c + t, c), np.float32(0), x)[1])(np.zeros((0, 3), np.float32))
+    assert lanes.shape == (0, 3)
+
+
+@pytest.mark.parametrize("lhs_size, rhs_size, padding, dilation, expected", [
+    (0, 1, (1, 0), 1, [0.0]), (0, 2, (2, 1), 1, [0.0, 0.0]), (0, 1, (1, 1), 2, [0.0, 0.0]),
+    (3, 1, (-1, -2), 1, []), (3, 2, (1, -4), 1, [])])
+def test_convolutions_over_empty_or_cropped_inputs(lhs_size, rhs_size, padding, dilation, expected):
+    """Padding an empty spatial axis (once an insert_slice at an offset past
+    the size-0 axis) or cropping the input away: JAX's shapes and zeros."""
+    out = lax.conv_general_dilated(np.ones((1, 1, lhs_size), np.float32), np.ones((1, 1, rhs_size), np.float32),
+                                   (1,), [padding], lhs_dilation=(dilation,))
+    np.testing.assert_array_equal(out, np.reshape(expected, (1, 1, -1)))
+
+
 # --- derivative conventions at kinks and ties ----------------------------------------
 
 def _clamp_grads(lo, x, hi):
@@ -100,6 +163,44 @@ def test_reduction_ties_share_the_derivative():
     np.testing.assert_array_equal(jaxc.grad(lambda x: jnp.sort(x)[0])(jnp.array([1.0, 1.0])), [1.0, 0.0])
 
 
+# x.at[i].max/min(u) at x = [1, 2, 3], i = [0, 0, 2], u = [1, 1, 3], loss sum(out * [1, 2, 3]):
+# the operand and the updates tying for an element share its derivative (JAX 0.10.2's values)
+SCATTER_TIES = {"max": ([1 / 3, 2.0, 1.5], [1 / 3, 1 / 3, 1.5]), "min": ([1 / 3, 2.0, 1.5], [1 / 3, 1 / 3, 1.5])}
+
+
+def _scatter_tie_grads(grad, np_, kind):
+    x, u = np_.array([1.0, 2.0, 3.0]), np_.array([1.0, 1.0, 3.0])
+    i = np.array([0, 0, 2])
+    return grad(lambda x, u: np_.sum(getattr(x.at[i], kind)(u) * np_.arange(1.0, 4.0)), argnums=(0, 1))(x, u)
+
+
+@pytest.mark.parametrize("kind", sorted(SCATTER_TIES))
+def test_scatter_min_max_ties_share_the_derivative(kind):
+    dx, du = _scatter_tie_grads(jaxc.grad, jnp, kind)
+    np.testing.assert_allclose(dx, SCATTER_TIES[kind][0], rtol=1e-6)
+    np.testing.assert_allclose(du, SCATTER_TIES[kind][1], rtol=1e-6)
+    # forward mode: the tangents of the tying contenders averaged
+    x, u, i = jnp.array([1.0, 2.0, 3.0]), jnp.array([1.0, 1.0, 3.0]), np.array([0, 0, 2])
+    _, t = jaxc.jvp(lambda x, u: getattr(x.at[i], kind)(u), (x, u), (jnp.ones(3), 10 * jnp.ones(3)))
+    np.testing.assert_allclose(t, [7.0, 1.0, 5.5], rtol=1e-6)
+    # a dropped update (mode "drop") gets nothing, and the operand keeps its element
+    dx, du = jaxc.grad(lambda x, u: jnp.sum(getattr(x.at[np.array([0, 5])], kind)(u, mode="drop")),
+                       argnums=(0, 1))(x, jnp.array([7.0, 7.0]) * (1 if kind == "max" else -1))
+    np.testing.assert_array_equal(dx, [0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(du, [1.0, 0.0])
+
+
+def test_scatter_mul_gradients_need_unique_indices_as_in_jax():
+    x, u, i = jnp.array([1.0, 2.0, 3.0]), jnp.array([2.0, 3.0, 4.0]), np.array([0, 0, 2])
+    # in the operand: always (x scaled by the updates)
+    np.testing.assert_array_equal(jaxc.grad(lambda x: jnp.sum(x.at[i].mul(u) * jnp.arange(3.0)))(x), [0.0, 1.0, 8.0])
+    # in the updates: only under the promise of unique indices (then d(x * u)/du = x)
+    with pytest.raises(NotImplementedError, match="unique_indices=True"):
+        jaxc.grad(lambda u: jnp.sum(x.at[i].mul(u)))(u)
+    np.testing.assert_array_equal(jaxc.grad(lambda u: jnp.sum(x.at[i].mul(u, unique_indices=True)))(u),
+                                  [1.0, 1.0, 3.0])
+
+
 def test_conventions_match_jax_itself():
     """The tables above, recomputed with JAX (when installed)."""
     jax = pytest.importorskip("jax")
@@ -118,6 +219,10 @@ def test_conventions_match_jax_itself():
     for args, expected in CLAMP:
         got = jax.grad(lambda a, b, c: jax.lax.clamp(a, b, c), argnums=(0, 1, 2))(*args)
         assert tuple(float(v) for v in got) == expected
+    for kind, (dx, du) in SCATTER_TIES.items():
+        got = _scatter_tie_grads(jax.grad, jjnp, kind)
+        np.testing.assert_allclose(got[0], dx, rtol=1e-6)
+        np.testing.assert_allclose(got[1], du, rtol=1e-6)
 
 
 # --- the Python API with bad input -------------------------------------------------------

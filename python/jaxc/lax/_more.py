@@ -566,8 +566,9 @@ def select_n(which: Any, *cases: Any) -> Any:
 def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     """The `k` largest entries along `axis`, largest first, and their int32
     indices; equal entries in index order. Built from a two-key ascending
-    sort (the value, then the reversed index), reversed: NaN ranks above
-    +inf and 0.0 above -0.0, as in JAX."""
+    sort (the value, then the reversed index), reversed: as in JAX (the
+    order of the bits), NaN ranks above +inf, a NaN with the sign bit set
+    below -inf, and 0.0 above -0.0."""
     x = L._array(operand, "top_k")
     k = L._int(k, "top_k", "k")
     if k < 0:
@@ -580,8 +581,11 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     last = n - 1
     backwards = L.sub(L.full(x.shape, last, np.int32), L.broadcasted_iota(np.int32, x.shape, axis))
     if dtypes.is_float(x.dtype):  # sort compares -0.0 == 0.0: the sign bit breaks that tie
-        positive = L.convert_element_type(L.ge(L.bitcast_sign(x), 0), np.int32)
-        values, _, keys = L.sort((x, positive, backwards), dimension=axis, num_keys=3)
+        sign_set = L.lt(L.bitcast_sign(x), 0)
+        positive = L.convert_element_type(L.bitwise_not(sign_set), np.int32)
+        # sort puts every NaN last: a first key sends those with the sign bit first
+        above_negative_nan = L.convert_element_type(L.bitwise_not(L.bitwise_and(L.ne(x, x), sign_set)), np.int32)
+        _, values, _, keys = L.sort((above_negative_nan, x, positive, backwards), dimension=axis, num_keys=4)
     else:
         values, keys = L.sort((x, backwards), dimension=axis, num_keys=2)
     values = L.rev(L.slice_in_dim(values, n - k, n, 1, axis), (axis,))

@@ -775,9 +775,10 @@ def _combiner(kind: str):
     return ops.get(kind)
 
 
-def _build_scatter(x, idx, upd, kind, update_window_dims, inserted, dims_map, index_vector_dim):
+def _build_scatter(x, idx, upd, kind, update_window_dims, inserted, dims_map, index_vector_dim,
+                   unique_indices=False):
     op = jd.ScatterOp(x.type, x, idx, upd, list(update_window_dims), list(inserted), list(dims_map),
-                      index_vector_dim)
+                      index_vector_dim, unique_indices=unique_indices or None)
     scalar = core.ir_type((), core.aval_of_type(x.type).dtype)
     block = op.regions[0].blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
@@ -796,7 +797,8 @@ def scatter(operand: Any, scatter_indices: Any, updates: Any,
             indices_are_sorted: bool = False, unique_indices: bool = False, mode: Any = None) -> Any:
     """XLA scatter combining with `kind` (set/add/mul/min/max); the index
     vector is the last dimension of the indices; out-of-range windows are
-    skipped (mode "drop")."""
+    skipped (mode "drop"). `unique_indices` promises that no two updates
+    hit one element (what reverse mode through scatter_mul needs)."""
     if kind not in SCATTER_KINDS:
         raise ValueError(f"lax.scatter: kind must be one of {SCATTER_KINDS}, got {kind!r}")
     _check_mode(mode, "scatter")
@@ -808,7 +810,7 @@ def scatter(operand: Any, scatter_indices: Any, updates: Any,
                         update_window_dims=_ints(dn.update_window_dims, "scatter", "update_window_dims"),
                         inserted=_ints(dn.inserted_window_dims, "scatter", "inserted_window_dims"),
                         dims_map=_ints(dn.scatter_dims_to_operand_dims, "scatter", "scatter_dims_to_operand_dims"),
-                        index_vector_dim=idx.ndim - 1)
+                        index_vector_dim=idx.ndim - 1, unique_indices=bool(unique_indices))
 
 
 def _scatter_with(kind: str):

@@ -506,7 +506,7 @@ def _updates(values: Any, x: Any, shape: tuple[int, ...], fn: str) -> Any:
                          f"shape {shape}") from None
 
 
-def _scatter(x: Any, index: Any, values: Any, kind: str, mode: str, fn: str) -> Any:
+def _scatter(x: Any, index: Any, values: Any, kind: str, mode: str, fn: str, unique_indices: bool = False) -> Any:
     x = asarray(x, fn=fn)
     entries = _parse(x.shape, index, fn)
     advanced = any(isinstance(e, _Advanced) for e in entries)
@@ -520,7 +520,7 @@ def _scatter(x: Any, index: Any, values: Any, kind: str, mode: str, fn: str) -> 
                             for e in dim_entries):
         out = _update_slice(x, dim_entries, updates, kind)
     else:
-        out = _scatter_general(x, entries, updates, kind, mode, batch, advanced)
+        out = _scatter_general(x, entries, updates, kind, mode, batch, advanced, unique_indices)
     return _keep_weak(out, x)
 
 
@@ -537,7 +537,7 @@ def _update_slice(x: Any, dim_entries: Sequence[Any], updates: Any, kind: str) -
 
 
 def _scatter_general(x: Any, entries: Sequence[Any], updates: Any, kind: str, mode: str,
-                     batch: tuple[int, ...], advanced: bool) -> Any:
+                     batch: tuple[int, ...], advanced: bool, unique_indices: bool = False) -> Any:
     """One scatter: every dimension that is not a full slice gets an index
     component (ints, slice ranges as iotas, index arrays)."""
     # x' = x with the size-1 dimensions of 0-d boolean indices inserted.
@@ -602,7 +602,7 @@ def _scatter_general(x: Any, entries: Sequence[Any], updates: Any, kind: str, mo
     idx = _stack_indices(components, scatter_shape, dtype)
     window_dims = tuple(i for i, (kind_, _, _) in enumerate(labels) if kind_ == "window")
     numbers = lax.ScatterDimensionNumbers(window_dims, tuple(indexed), tuple(indexed))
-    out = lax.scatter(operand, idx, updates, numbers, kind)
+    out = lax.scatter(operand, idx, updates, numbers, kind, unique_indices=unique_indices)
     return lax.reshape(out, x.shape)
 
 
@@ -625,36 +625,36 @@ class _IndexUpdateRef:
         fn = "x.at[idx].get"
         return _get(asarray(self.array), self.index, _mode(mode, _GET_MODES, fn), fill_value, fn)
 
-    def _update(self, kind: str, values: Any, mode: Any, name: str) -> Any:
+    def _update(self, kind: str, values: Any, mode: Any, name: str, unique_indices: bool) -> Any:
         fn = f"x.at[idx].{name}"
-        return _scatter(self.array, self.index, values, kind, _mode(mode, _SET_MODES, fn), fn)
+        return _scatter(self.array, self.index, values, kind, _mode(mode, _SET_MODES, fn), fn, unique_indices)
 
     def set(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: Any = None) -> Any:
         """x with x[index] replaced by `values` (broadcast; one of repeated indices wins)."""
-        return self._update("set", values, mode, "set")
+        return self._update("set", values, mode, "set", unique_indices)
 
     def add(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: Any = None) -> Any:
         """x with `values` added at x[index] (repeated indices accumulate)."""
-        return self._update("add", values, mode, "add")
+        return self._update("add", values, mode, "add", unique_indices)
 
     def multiply(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
                  mode: Any = None) -> Any:
         """x with x[index] multiplied by `values` (repeated indices accumulate)."""
-        return self._update("mul", values, mode, "multiply")
+        return self._update("mul", values, mode, "multiply", unique_indices)
 
     mul = multiply
 
     def min(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: Any = None) -> Any:
         """x with x[index] replaced by min(x[index], values)."""
-        return self._update("min", values, mode, "min")
+        return self._update("min", values, mode, "min", unique_indices)
 
     def max(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: Any = None) -> Any:
         """x with x[index] replaced by max(x[index], values)."""
-        return self._update("max", values, mode, "max")
+        return self._update("max", values, mode, "max", unique_indices)
 
 
 class AtIndexer:

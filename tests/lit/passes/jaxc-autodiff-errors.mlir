@@ -2,7 +2,7 @@
 // RUN: not jaxc-opt %s --split-input-file --pass-pipeline='builtin.module(jaxc-autodiff)' 2>&1 | FileCheck %s --check-prefix=ERR
 
 // Reverse mode cannot go through a while loop (no static trip count).
-// ERR: jaxc-autodiff-errors.mlir:[[# @LINE + 2]]:8: error: jaxc-autodiff: reverse-mode differentiation of a while loop is not supported
+// ERR: jaxc-autodiff-errors.mlir:[[# @LINE + 2]]:8: error: jaxc-autodiff: Reverse-mode differentiation does not work for lax.while_loop
 func.func private @loop(%x: tensor<f32>) -> tensor<f32> {
   %r = jaxc.while(%x : tensor<f32>) cond {
   ^bb0(%a: tensor<f32>):

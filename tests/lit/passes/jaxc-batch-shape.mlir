@@ -86,3 +86,21 @@ func.func @scatter(%xs: tensor<4x5xf32>, %is: tensor<4x1xi32>, %u: tensor<f32>) 
   %0 = jaxc.vmap @sc(%xs, %is, %u) in_axes = [0, 0, -1] out_axes = [0] axis_size = 4 : (tensor<4x5xf32>, tensor<4x1xi32>, tensor<f32>) -> tensor<4x5xf32>
   return %0 : tensor<4x5xf32>
 }
+
+// -----
+
+// An empty batch: an op without regions or callees whose operands are
+// batched is just its empty result (the gather rule would build a window of
+// 1 on the size-0 batch axis, which does not verify).
+// CHECK-LABEL: func.func @empty_batch_gather
+// CHECK-NEXT: %[[E:.+]] = jaxc.constant dense<{{.+}}> : tensor<0x2xf32>
+// CHECK-NEXT: return %[[E]] : tensor<0x2xf32>
+func.func private @take(%x: tensor<3xf32>, %i: tensor<2xi32>) -> tensor<2xf32> {
+  %idx = jaxc.reshape %i : (tensor<2xi32>) -> tensor<2x1xi32>
+  %0 = jaxc.gather %x[%idx] offset_dims = [], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1, slice_sizes = [1] : (tensor<3xf32>, tensor<2x1xi32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+func.func @empty_batch_gather(%xs: tensor<0x3xf32>, %is: tensor<0x2xi32>) -> tensor<0x2xf32> {
+  %0 = jaxc.vmap @take(%xs, %is) in_axes = [0, 0] out_axes = [0] axis_size = 0 : (tensor<0x3xf32>, tensor<0x2xi32>) -> tensor<0x2xf32>
+  return %0 : tensor<0x2xf32>
+}

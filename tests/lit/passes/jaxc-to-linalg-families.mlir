@@ -38,6 +38,24 @@ func.func @scatter_add(%x: tensor<5xf32>, %idx: tensor<2x1xi32>, %u: tensor<2xf3
 
 // -----
 
+// scatter with no updates: the result is the operand, and the update
+// computation goes away with the op (its jaxc.add is never lowered).
+// CHECK-LABEL: func.func @scatter_no_updates
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<0x3xf32>
+// CHECK-NOT: scf.for
+// CHECK-NOT: jaxc.
+// CHECK: return %[[X]] : tensor<0x3xf32>
+func.func @scatter_no_updates(%x: tensor<0x3xf32>, %idx: tensor<2x1xi32>, %u: tensor<0x2xf32>) -> tensor<0x3xf32> {
+  %r = jaxc.scatter %x[%idx], %u update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1], index_vector_dim = 1 : (tensor<0x3xf32>, tensor<2x1xi32>, tensor<0x2xf32>) -> tensor<0x3xf32> {
+  ^bb0(%old: tensor<f32>, %new: tensor<f32>):
+    %s = jaxc.add %old, %new : tensor<f32>
+    jaxc.yield %s : tensor<f32>
+  }
+  return %r : tensor<0x3xf32>
+}
+
+// -----
+
 // sort: a stable bottom-up merge sort: 2 passes (4 = 2^2) over the input and
 // a scratch copy of it that swap roles, runs of width 1 << pass, one merge
 // loop per pair of runs carrying the two read positions.
