@@ -38,7 +38,9 @@ before the `__` (runtime/cpu.py, `register_spmd_runtime`).
     all_to_all      the all_gather, this lane's chunk of the split axis
                     cut from it, the lane axis merged into concat_axis
     ppermute        jaxc_spmd_ppermute: this lane's source from a table
-                    indexed by the lane (zeros where none sends)
+                    indexed by the lane (zeros where none sends); across
+                    processes, the all_gather and this lane's source row
+                    from a table indexed by its position on the axis
     axis_index      this lane's position on the axis, from a table
                     indexed by jaxc_spmd_lane
 """
@@ -48,8 +50,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
 
-from .common import (LoweringError, bit_width, is_float, is_unsigned, map_elements, scalar_const, shape_of,
-                     signless)
+from .common import (LoweringError, bit_width, filled, is_float, is_unsigned, map_elements, scalar_const,
+                     shape_of, signless)
 
 SPMD_AXES = "jaxc.spmd_axes"  # module attribute: [[axis name, size], ...], mesh order
 SPMD_PROCESSES = "jaxc.spmd_processes"  # module attribute: how many processes the one axis spans
@@ -99,9 +101,6 @@ class _Mesh:
                                     f"mapped computation, over its pmap or mesh axes (this module maps "
                                     f"{[n for n, _ in axes] or 'no axis'}; vmap axes are expanded before "
                                     f"lowering)")
-        if self.processes > 1 and op.name in ("jaxc.ppermute", "jaxc.all_to_all"):
-            raise LoweringError(op, f"'{op.name}' across processes is not supported (psum, pmean, pmax, "
-                                    f"pmin, all_gather and axis_index are)")
         self.names = names
         self.sizes = [size // self.processes if self.processes > 1 else size for _, size in axes]
         self.lanes = int(np.prod(self.sizes, dtype=np.int64))
@@ -300,10 +299,10 @@ def all_to_all(op, elements):
     x = op.operands[0]
     stacked = _gathered(op, x, mesh)
     shape = shape_of(stacked)
-    chunk = shape[1 + split] // mesh.group_size
+    chunk = shape[1 + split] // mesh.total
     index = ir.IndexType.get()
-    position = _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])
-    start = arith.MulIOp(arith.IndexCastOp(index, position).result, arith.ConstantOp(index, chunk).result).result
+    start = arith.MulIOp(arith.IndexCastOp(index, _position(op, mesh)).result,
+                         arith.ConstantOp(index, chunk).result).result
     sizes = list(shape)
     sizes[1 + split] = chunk
     static_offsets = [0] * len(shape)
@@ -319,6 +318,8 @@ def ppermute(op, elements):
     _single(op, mesh)
     pairs = list(ir.DenseI64ArrayAttr(op.attributes["perm"]))
     source_of = {d: s for s, d in zip(pairs[0::2], pairs[1::2])}
+    if mesh.processes > 1:
+        return [_ppermute_across_processes(op, mesh, source_of)]
     members = mesh.members()
     sources = []
     for lane in range(mesh.lanes):
@@ -328,16 +329,42 @@ def ppermute(op, elements):
     return [_call(op, "jaxc_spmd_ppermute", x, x.type, [_i64(_bytes(x.type)), _per_lane(op, sources)])]
 
 
-def axis_index(op, elements):
-    mesh = _Mesh(op)
-    i32 = ir.IntegerType.get_signless(32)
+def _ppermute_across_processes(op: ir.Operation, mesh: _Mesh, source_of: dict) -> ir.Value:
+    """Every lane's operand gathered (one MPI_Allgather per process), then
+    the row of this lane's source, or zeros where none sends to it."""
+    x = op.operands[0]
+    stacked = _gathered(op, x, mesh)
+    shape = shape_of(x)
+    elem = ir.RankedTensorType(stacked.type).element_type
+    sources = _constant(np.array([source_of.get(p, -1) for p in range(mesh.total)], np.int64))
+    index = ir.IndexType.get()
+    source = tensor.ExtractOp(sources, [arith.IndexCastOp(index, _position(op, mesh)).result]).result
+    sends = arith.CmpIOp(arith.CmpIPredicate.sge, source, _i64(0)).result
+    row = arith.IndexCastOp(index, arith.SelectOp(sends, source, _i64(0)).result).result
+    dynamic = ir.ShapedType.get_dynamic_size()
+    mine = tensor.ExtractSliceOp(ir.RankedTensorType.get(shape, elem), stacked, [row], [], [],
+                                 [dynamic] + [0] * len(shape), [1, *shape], [1] * (len(shape) + 1)).result
+    zeros = filled(shape, elem, scalar_const(elem, 0))
+    return arith.SelectOp(sends, mine, zeros).result
+
+
+def _position(op: ir.Operation, mesh: _Mesh) -> ir.Value:
+    """This lane's position on the collective's axis, an i64; across
+    processes, this process's lanes come after those of the processes
+    before it."""
     position = _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])
-    if mesh.processes > 1:  # this process's lanes come after those of the processes before it
+    if mesh.processes > 1:
         _declare_index_function(op, "jaxc_spmd_process")
         first = arith.MulIOp(func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_process", []).result,
                              _i64(mesh.group_size)).result
         position = arith.AddIOp(position, first).result
-    index = arith.TruncIOp(i32, position).result
+    return position
+
+
+def axis_index(op, elements):
+    mesh = _Mesh(op)
+    i32 = ir.IntegerType.get_signless(32)
+    index = arith.TruncIOp(i32, _position(op, mesh)).result
     return [tensor.FromElementsOp(ir.RankedTensorType.get([], i32), [index]).result]
 
 

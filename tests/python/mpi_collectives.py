@@ -21,7 +21,11 @@ x = np.arange(2 * 3, dtype=np.float32).reshape(2, 3) + 10 * rank  # global row g
 f = jaxc.pmap(lambda v: {"psum": lax.psum(v, "i"), "pmean": lax.pmean(v, "i"), "pmax": lax.pmax(v, "i"),
                          "pmin": lax.pmin(v.astype(np.int32), "i"), "index": lax.axis_index("i"),
                          "gather": lax.all_gather(v, "i"), "size": lax.psum(1, "i"),
-                         "grad": jaxc.grad(lambda u: lax.psum(u ** 2, "i").sum())(v)}, axis_name="i")
+                         "grad": jaxc.grad(lambda u: lax.psum(u ** 2, "i").sum())(v),
+                         "ring": lax.ppermute(v, "i", [(j, (j + 1) % 4) for j in range(4)]),
+                         "pairs": lax.ppermute(v.astype(np.int32), "i", [(0, 3), (3, 1)]),
+                         "to_all": lax.all_to_all(jaxc.numpy.stack([v, -v, 2 * v, 3 * v]), "i", 0, 0,
+                                                  tiled=True)}, axis_name="i")
 out = {k: np.asarray(v).tolist() for k, v in f(x).items()}
 with open(os.path.join(sys.argv[1], f"rank{rank}.json"), "w") as f:
     json.dump({"rank": rank, "count": jaxc.process_count(), "devices": [d.id for d in jaxc.devices()],

@@ -47,6 +47,16 @@ def test_collectives_span_the_processes(tmp_path):
         np.testing.assert_allclose(out["gather"], np.broadcast_to(rows, (2, 4, 3)))
         mine = rows[2 * rank:2 * rank + 2]
         np.testing.assert_allclose(out["grad"], 2 * 4 * mine, rtol=1e-6)  # psum transposes to psum
+        # ppermute: device g gets the row of the device sending to it (zeros where none does)
+        np.testing.assert_array_equal(out["ring"], np.roll(rows, 1, axis=0)[2 * rank:2 * rank + 2])
+        pairs = np.zeros((4, 3), np.int32)
+        pairs[3], pairs[1] = rows[0], rows[3]
+        np.testing.assert_array_equal(out["pairs"], pairs[2 * rank:2 * rank + 2])
+        # all_to_all (split and concat axis 0, tiled): device g gets chunk g of every device's
+        # stack [v, -v, 2v, 3v], in device order
+        scale = np.array([1, -1, 2, 3], np.float32)
+        expected = np.stack([np.stack([scale[g] * rows[d] for d in range(4)]) for g in range(4)])
+        np.testing.assert_array_equal(out["to_all"], expected[2 * rank:2 * rank + 2])
 
 
 @needs_mpi

@@ -66,3 +66,24 @@ module attributes {jaxc.spmd_axes = [["i", 4]], jaxc.spmd_processes = 2} {
     return %s, %g, %i : tensor<3xf32>, tensor<4x3xf32>, tensor<i32>
   }
 }
+
+// -----
+
+// Across processes, ppermute gathers every lane's operand (one MPI call per
+// process) and takes the row of this lane's source, from a table indexed by
+// its global position (lane position + process x 2), or zeros where none
+// sends (here to 0 and 2).
+// CHECK-LABEL: func.func @ring_across_processes
+// CHECK: call @jaxc_spmd_all_gather__0({{.*}}) : (memref<3xf32>, memref<4x3xf32>, i64, memref<2x2xi64>, i64, i64) -> ()
+// CHECK: %[[SOURCES:.+]] = arith.constant dense<[-1, 0, -1, 2]> : tensor<4xi64>
+// CHECK: %[[P:.+]] = call @jaxc_spmd_process() : () -> i64
+// CHECK: %[[SOURCE:.+]] = tensor.extract %[[SOURCES]]
+// CHECK: %[[SENDS:.+]] = arith.cmpi sge, %[[SOURCE]], %c0_i64
+// CHECK: tensor.extract_slice {{.*}} [1, 3] [1, 1] : tensor<4x3xf32> to tensor<3xf32>
+// CHECK: arith.select %[[SENDS]], {{.*}} : tensor<3xf32>
+module attributes {jaxc.spmd_axes = [["i", 4]], jaxc.spmd_processes = 2} {
+  func.func @ring_across_processes(%x: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = jaxc.ppermute %x, axes = ["i"], perm = [0, 1, 2, 3] : tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}

@@ -20,13 +20,3 @@ func.func @g(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
   return %y, %y_dot : tensor<f32>, tensor<f32>
 }
 
-// -----
-
-// Across processes, ppermute and all_to_all are not supported.
-module attributes {jaxc.spmd_axes = [["i", 4]], jaxc.spmd_processes = 2} {
-  func.func @ring(%x: tensor<3xf32>) -> tensor<3xf32> {
-    // expected-error @+1 {{'jaxc.ppermute' across processes is not supported (psum, pmean, pmax, pmin, all_gather and axis_index are)}}
-    %0 = jaxc.ppermute %x, axes = ["i"], perm = [0, 1, 1, 2, 2, 3, 3, 0] : tensor<3xf32>
-    return %0 : tensor<3xf32>
-  }
-}
