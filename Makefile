@@ -17,9 +17,10 @@ MPI_DEPS := mpich==5.0.2 mpi4py==4.1.2
 # hypothesis: the property-based tests (tests/python/test_properties.py) and `make fuzz`;
 # pytest-xdist: the suite runs on every core (PYTEST_WORKERS, default auto);
 # scipy: the reference of the scipy.stats/special/linalg tests (they skip without it);
-# ruff: `make lint` (its rules are in pyproject.toml), pinned so that a new release cannot fail CI.
+# ruff and mypy: `make lint` (their settings are in pyproject.toml), pinned so that a new
+# release cannot fail CI.
 BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest pytest-xdist scipy optree ml_dtypes hypothesis \
-              ruff==0.17.6
+              ruff==0.17.6 mypy==1.18.2
 PYTEST_WORKERS ?= auto
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.c' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
 
@@ -50,9 +51,18 @@ lit: build
 pytest: build
 	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) tests/python
 
-# pyflakes and pycodestyle rules over every Python file (pyproject.toml [tool.ruff]).
+# The core of the public API that mypy checks besides passes/ (the rest of
+# python/jaxc is not yet typed: its jnp functions are made from tables, which
+# mypy cannot see).
+TYPED_API := jaxc/core.py jaxc/api.py jaxc/dispatch.py jaxc/_autodiff.py jaxc/_batching.py jaxc/tree_util.py \
+             jaxc/dtypes.py jaxc/stages.py jaxc/_config.py jaxc/errors.py jaxc/runtime
+
+# ruff (pyflakes, pycodestyle and import order) over every Python file, then
+# mypy over passes/ and TYPED_API (pyproject.toml [tool.ruff], [tool.mypy]).
 lint: $(STAMPS)/venv
 	$(VENV)/bin/ruff check --quiet .
+	$(VENV)/bin/mypy --config-file pyproject.toml passes
+	cd python && ../$(VENV)/bin/mypy --config-file ../pyproject.toml --cache-dir ../.mypy_cache $(TYPED_API)
 
 test: build lint
 	$(VENV)/bin/lit -s tests/lit

@@ -80,10 +80,11 @@ def first_call(lib, program: str, n: int) -> float:
 
 def stage_breakdown(program: str, n: int) -> None:
     """jaxc's trace time, then each stage's time and its slowest passes."""
+    from mlir import ir
+
     import jaxc
     from jaxc.dialect import make_context
     from jaxc.passes import stages
-    from mlir import ir
 
     make, arg = PROGRAMS[program]
     started = time.perf_counter()
@@ -99,8 +100,9 @@ def stage_breakdown(program: str, n: int) -> None:
         slowest = sorted(stage.passes, key=lambda p: -p.seconds)[:3]
         print(f"  {stage.stage:12s} {(stage.end_ns - stage.start_ns) / 1e9:7.3f}   "
               + ", ".join(f"{p.name} {p.seconds:.3f}" for p in slowest))
-    from jaxc.runtime import cpu
     from mlir.execution_engine import ExecutionEngine
+
+    from jaxc.runtime import cpu
     started = time.perf_counter()
     engine = ExecutionEngine(module, opt_level=3, shared_libs=cpu.runtime_libraries())
     engine.raw_lookup(f"_mlir_ciface_{entry}")

@@ -58,8 +58,8 @@ def main() -> None:
     n = options.devices
 
     import jaxc
-    from jaxc import lax as jlax
     import jaxc.numpy as jjnp
+    from jaxc import lax as jlax
     jaxc.config.update("jax_num_cpu_devices", n)
     libraries = [("jaxc", jaxc, jjnp, jlax)]
     try:

@@ -72,5 +72,5 @@ def make_context(*, threading: bool = False) -> ir.Context:
 # Ops parsed from text come back as the generated classes.
 _mlir_globals.append_dialect_search_prefix("jaxc.dialect")
 
-from ._jaxc_ops_gen import *  # noqa: E402,F401,F403
 from ._jaxc_enum_gen import *  # noqa: E402,F401,F403
+from ._jaxc_ops_gen import *  # noqa: E402,F401,F403

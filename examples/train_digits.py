@@ -77,7 +77,7 @@ def split(images: np.ndarray, labels: np.ndarray, test_fraction: float, seed: in
 
 def load_digits(test_fraction: float = 0.2, seed: int = SPLIT_SEED) -> Data:
     """scikit-learn's 8x8 digits, scaled to [0, 1], split 80/20 per class."""
-    from sklearn.datasets import load_digits as sk_load_digits   # the one use of scikit-learn
+    from sklearn.datasets import load_digits as sk_load_digits  # the one use of scikit-learn
     digits = sk_load_digits()
     return split(digits.images / 16.0, digits.target, test_fraction, seed)
 

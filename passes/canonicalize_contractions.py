@@ -87,8 +87,9 @@ def canonical_form(kernel: Kernel) -> CanonicalForm | None:
     """None where a loop has no role (read by one operand only, or a
     diagonal), a role has the wrong iterator kind, or the output reads its
     loops in an order other than batch, m, n."""
-    lhs, rhs, out = kernel.maps
-    if any(len(set(read)) != len(read) for read in kernel.maps):
+    reads = kernel.projections()
+    lhs, rhs, out = reads
+    if any(len(set(read)) != len(read) for read in reads):
         return None
     role = {d: ROLES.get((d in lhs, d in rhs, d in out)) for d in range(len(kernel.ranges))}
     if any(r is None or (kernel.iterators[d] == "reduction") != (r == "k") for d, r in role.items()):
@@ -113,7 +114,7 @@ def _rewrite(kernel: Kernel, form: CanonicalForm) -> None:
                   for g in range(n_groups)}
     operands, maps = [], []
     with ir.InsertionPoint(op), op.location:
-        for index, (value, read, target) in enumerate(zip(op.operands, kernel.maps, form.reads)):
+        for index, (value, read, target) in enumerate(zip(op.operands, kernel.projections(), form.reads)):
             if target != read:
                 value = _transposed(value, [read.index(d) for d in target])
             reassociation = _reassociation(target, group_of)

@@ -30,10 +30,10 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from .ir import ops_named
 from .bound_fusion import insert_barrier
+from .ir import ops_named
 from .registry import register_pass
-from .schedules.kernel import describe, defining_op
+from .schedules.kernel import defining_op, describe
 
 # Body ops of a producer whose fusing leaves a contraction a contraction.
 CONVERSIONS = frozenset({"linalg.yield", "arith.extf", "arith.extsi", "arith.sitofp"})

@@ -13,8 +13,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from .ir import ops_named
 from .bound_fusion import BARRIER
+from .ir import ops_named
 from .registry import register_pass
 
 

@@ -11,11 +11,10 @@ rule interpreters of autodiff and batching, the error a rule raises and
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
 from mlir import ir
 from mlir.dialects import func
-
 
 # Function attribute of a jvp/vjp request's callee: its last N arguments are
 # values the traced function closed over, constants for the request (JAX
@@ -63,7 +62,7 @@ def ops_where(op: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> li
     return found
 
 
-def ops_named(op: ir.Operation, names: Sequence[str]) -> list[ir.Operation]:
+def ops_named(op: ir.Operation, names: Collection[str]) -> list[ir.Operation]:
     """Every op under `op` (itself included) whose name is in `names`."""
     return ops_where(op, lambda child: child.name in names)
 

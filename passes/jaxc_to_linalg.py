@@ -35,10 +35,8 @@ from mlir.passmanager import ExternalPass
 
 from .ir import preorder_ops
 from .lowering import RULES
-from .lowering.common import signless
-from .lowering.common import LoweringError
+from .lowering.common import LoweringError, signless
 from .registry import register_pass
-
 
 _REQUEST = "a transformation request: expand it first (jaxc-autodiff / jaxc-batch)"
 

@@ -57,7 +57,9 @@ def _rewrite(add: ir.Operation) -> None:
         written = _nonzero_blocks(base)
         if written is None or any(_overlap(block, other) for other in written):
             continue
-        update = _owner(padded).operands[0]
+        pad = _owner(padded)
+        assert pad is not None  # `_pad_block` found a jaxc.pad there
+        update = pad.operands[0]
         with ir.InsertionPoint(add), add.location:
             starts = [_index_constant(s) for s in block[0]]
             new = ir.Operation.create("jaxc.dynamic_update_slice", results=[add.results[0].type],
@@ -94,10 +96,11 @@ def _nonzero_blocks(value: ir.Value) -> list[Box] | None:
     update = _owner(value)
     if update is None or update.name != "jaxc.dynamic_update_slice":
         return None
-    starts = [_constant_int(s) for s in update.operands[2:]]
+    constants = [_constant_int(s) for s in update.operands[2:]]
+    starts = [s for s in constants if s is not None]
     shape = ir.RankedTensorType(update.operands[1].type).shape
     full = ir.RankedTensorType(value.type).shape
-    if any(s is None or s < 0 or s + n > f for s, n, f in zip(starts, shape, full)):
+    if len(starts) != len(constants) or any(s < 0 or s + n > f for s, n, f in zip(starts, shape, full)):
         return None  # run-time or clamped starts
     below = _nonzero_blocks(update.operands[0])
     return None if below is None else below + [(tuple(starts), tuple(shape))]

@@ -167,8 +167,9 @@ _REDUCTIONS = {"sum": "psum", "max": "pmax", "min": "pmin"}
 def _to_jaxc(module: ir.Operation) -> str | None:
     """Step 3: shard ops -> jaxc collectives (and constants, indices); the
     message of the first op it cannot convert, else None."""
-    import jaxc.dialect as jd
     import numpy as np
+
+    import jaxc.dialect as jd
     names = [name for name, _ in spmd_axes(module)]
     sizes = dict(spmd_axes(module))
     work = ops_where(module, lambda o: o.name.startswith("shard."))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from typing import Callable
 
 from .pipeline import _captured_stderr
 
@@ -66,7 +67,9 @@ def parse_report(text: str) -> list[list[Timing]]:
             stack = [[]]
             reports.append(stack[0])
             continue
-        match = _ROW.match(line) if stack is not None else None
+        if stack is None:
+            continue
+        match = _ROW.match(line)
         if match is None:
             continue
         depth = min(len(match["indent"]) // 2, len(stack) - 1)
@@ -142,14 +145,14 @@ def _percent(seconds: float, total: float) -> float:
     return 100.0 * seconds / total if total > 0 else 0.0
 
 
-def _tree_body(style, timings: list[Timing], total: float, depth: int = 0) -> str:
+def _tree_body(style: _Text | _Json, timings: list[Timing], total: float, depth: int = 0) -> str:
     """Each timing, its children below it, indented one level deeper."""
     return "".join(style.tree_entry(depth, t.name, t.seconds, total,
                                     _tree_body(style, t.children, total, depth + 1))
                    for t in timings)
 
 
-def _list_body(style, timings: list[Timing], total: float) -> str:
+def _list_body(style: _Text | _Json, timings: list[Timing], total: float) -> str:
     """Every timing of the tree, added up by name, slowest first."""
     merged: dict[str, float] = {}
 
@@ -163,8 +166,9 @@ def _list_body(style, timings: list[Timing], total: float) -> str:
     return "".join(style.list_entry(name, seconds, total, False) for name, seconds in rows)
 
 
-_STYLES = {"text": _Text(), "json": _Json()}
-_DISPLAYS = {"tree": _tree_body, "list": _list_body}
+_STYLES: dict[str, _Text | _Json] = {"text": _Text(), "json": _Json()}
+_DISPLAYS: dict[str, Callable[[_Text | _Json, list[Timing], float], str]] = {
+    "tree": _tree_body, "list": _list_body}
 
 
 def format_report(timings: list[Timing], *, display: str = "tree", output_format: str = "text",

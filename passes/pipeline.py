@@ -263,8 +263,10 @@ def _resolve(anchor: Anchor, context: ir.Context, implicit_nesting: bool) -> Anc
                 raise PipelineError(
                     f"pass '{info.argument}' runs on '{info.op_name}' ops, not on "
                     f"'{anchor.op_name}'; nest it: {info.op_name}({child.text()})", child.pos)
-            project = Anchor(info.op_name, [project], child.pos)
-        children.append(project)
+            nested: list = [project]  # as `children`: resolved anchors hold `_ProjectPass` leaves
+            children.append(Anchor(info.op_name, nested, child.pos))
+        else:
+            children.append(project)
     return Anchor(anchor.op_name, children, anchor.pos)
 
 
@@ -465,7 +467,7 @@ def _clean_mlir_message(message: str, stderr_text: str = "") -> str:
     position prefix and its echo of the element with a caret (our own caret
     points into the whole pipeline)."""
     lines = [line.strip() for line in (stderr_text + "\n" + message).splitlines()]
-    kept = []
+    kept: list[str] = []
     for index, line in enumerate(lines):
         if not line or set(line) <= {"^", " ", "~"}:
             continue

@@ -75,7 +75,7 @@ def kernels_of(root: ir.Operation) -> list[Kernel]:
     AVX512-BF16, kernels with bf16 elements stay scalar too: LLVM 22.1.8's
     X86 backend aborts on their vectors ("Do not know how to soft promote
     this operator's operand", docs/toolchain.md)."""
-    kernels = []
+    kernels: list[Kernel] = []
     skip_bf16 = host.bf16_vectors_abort()
     for op in ops_named(root, ["linalg.generic"]):
         if _has_complex_elements(op) or (skip_bf16 and _has_bf16_elements(op)):
@@ -84,6 +84,14 @@ def kernels_of(root: ir.Operation) -> list[Kernel]:
         if kernel is not None:
             kernels.append(kernel)
     return kernels
+
+
+def _redescribe(op: ir.Operation, ident: int) -> Kernel:
+    """`describe` of a kernel that a contraction rewrite made from one that
+    had a description (static shapes still, the same kind of maps)."""
+    kernel = describe(op, ident)
+    assert kernel is not None, "a rewritten kernel lost its description"
+    return kernel
 
 
 def row_groups(kernels: list[Kernel]) -> list[list[Kernel]]:
@@ -117,18 +125,18 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
         narrow = contraction.narrow_product(kernel, target)
         how = ""
         if narrow is not None:
-            kernel, how = describe(narrow[0], kernel.ident), f" ({narrow[1]})"
+            kernel, how = _redescribe(narrow[0], kernel.ident), f" ({narrow[1]})"
         else:
             packed = contraction.pack_panels(kernel, target)
             if packed is not None:
                 op, mr, nr, own_fill = packed
-                kernel = describe(op, kernel.ident)
+                kernel = _redescribe(op, kernel.ident)
                 what = "A and B packed" if contraction.a_is_packed(kernel) else "B packed"
                 plans.append((kernel, f"contraction, {what}",
                               contraction.schedule_packed(kernel, target, mr, nr, own_fill)))
                 continue
             if contraction.rows_of_b_contiguous(kernel):
-                kernel = describe(kernel.op, kernel.ident)
+                kernel = _redescribe(kernel.op, kernel.ident)
         for name, generate in GENERATORS:
             plan = generate(kernel, target)
             if plan is not None:

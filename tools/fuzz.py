@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 os.environ.setdefault("JAXC_EAGER_OPT_LEVEL", "0")  # as the tests: faster eager kernels
 
+import fuzz_programs as fp  # noqa: E402
 from hypothesis import HealthCheck, Verbosity, given, settings  # noqa: E402
 
-import fuzz_programs as fp  # noqa: E402
 import jaxc  # noqa: E402
 
 KINDS = {

@@ -22,8 +22,7 @@ from mlir import ir
 
 from jaxc.passes import pipeline
 
-from . import diagnostics, mlir_timing, source
-from . import stage_runner
+from . import diagnostics, mlir_timing, source, stage_runner
 from .crash_guard import run_guarded, silence_stdout
 from .list_passes import list_passes
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections import Counter
 
 from mlir import ir
-from mlir.passmanager import ExternalPass
+from mlir.passmanager import ExternalPass, PassManager
 
-from ..registry import register_pass
 from ..ir import CALLERS, RuleError, functions, inline_body, inline_call, ops_named, referenced
+from ..registry import register_pass
 
 REQUESTS = ("jaxc.jvp", "jaxc.vjp")
 CUSTOM_CALLS = ("jaxc.custom_jvp_call", "jaxc.custom_vjp_call", "jaxc.remat")
@@ -95,7 +95,7 @@ class _Requests:
         self.uses: Counter = Counter()  # function -> how often the walked functions name it
         self.count: dict[str, int] = {}  # function -> requests directly in it
         self.pending: list[tuple[ir.Operation, str]] = []  # (request, function holding it)
-        self._trim = None  # the pass manager that canonicalizes a trimmed derived function
+        self._trim: PassManager | None = None  # the pass manager that canonicalizes a trimmed derived function
         self._summarize_new()
 
     def _summarize_new(self) -> None:
@@ -139,7 +139,8 @@ class _Requests:
             return False
         derive = _derivers()
         reach = self._reaching()
-        ready, waiting = [], []
+        ready: list[tuple[ir.Operation, str]] = []
+        waiting: list[tuple[ir.Operation, str]] = []
         for entry in self.pending:
             (ready if not any(name in reach for name in referenced(entry[0])) else waiting).append(entry)
         if not ready:
@@ -178,7 +179,6 @@ class _Requests:
         """Make `fn` return all but its first `n` results, then canonicalize
         it (which erases what only those results needed)."""
         from mlir.dialects import func
-        from mlir.passmanager import PassManager
 
         block = fn.regions[0].blocks[0]
         ret = block.operations[len(block.operations) - 1]

@@ -32,8 +32,19 @@ from mlir.dialects import func
 import jaxc.dialect as jd
 from jaxc import core
 
-from ..ir import (RuleError, append_block, emit_op, finish_function, functions, inline_call, module_of,
-                      new_function, ops_named, outline_region, symbol_name)
+from ..ir import (
+    RuleError,
+    append_block,
+    emit_op,
+    finish_function,
+    functions,
+    inline_call,
+    module_of,
+    new_function,
+    ops_named,
+    outline_region,
+    symbol_name,
+)
 from ..pipeline import RefusedProgram
 from .jvp import JVP_FULL, instantiate
 from .vjp import CONSTANT_ARGS, FORWARD, VJP

@@ -38,8 +38,8 @@ from mlir import ir
 
 import jaxc.dialect as jd
 
-from .control_flow import _call_inline, _call_jvp, _call_vjp, _callee, _types, _values
 from ..ir import all_ops, emit_op, finish_function, functions, module_of, new_function, symbol_name
+from .control_flow import _call_inline, _call_jvp, _call_vjp, _callee, _types, _values
 from .jvp import JVP, JVP_FULL, instantiate
 from .vjp import FORWARD, VJP, backward_sweep, forward_sweep
 
@@ -119,6 +119,7 @@ def _remat_forward(op, xs):
 def _saving_function(callee: ir.Operation, saved: list[ir.Value]) -> str:
     """A copy of `callee` that also returns `saved` (values of its body)."""
     from jaxc.core import emitting
+
     from .jvp import apply_op
 
     body = callee.regions[0].blocks[0]

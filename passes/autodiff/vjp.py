@@ -41,8 +41,15 @@ from typing import Any, Callable, Optional
 from mlir import ir
 
 from ..ir import RuleError, finish_function, first_op, is_inexact, module_of, new_function, symbol_name
-from .jvp import (CONSTANT_ARGS, ZERO_DERIVATIVE, apply_op, captured_arguments, instantiate, marked_count,
-                  no_rule_message)
+from .jvp import (
+    CONSTANT_ARGS,
+    ZERO_DERIVATIVE,
+    apply_op,
+    captured_arguments,
+    instantiate,
+    marked_count,
+    no_rule_message,
+)
 
 Cotangent = Optional[Any]
 

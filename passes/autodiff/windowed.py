@@ -54,11 +54,10 @@ from __future__ import annotations
 
 from jaxc import lax
 
-from . import reductions
 from ..ir import integer, ints, is_inexact
+from . import reductions
 from .jvp import JVP, apply_op
 from .vjp import VJP
-
 
 # --- conv_general_dilated --------------------------------------------------
 

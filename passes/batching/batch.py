@@ -25,8 +25,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from ..ir import (RuleError, erase_unused_private_functions, functions, inline_call, ops_named,
-                                reaching, referenced)
+from ..ir import RuleError, erase_unused_private_functions, functions, inline_call, ops_named, reaching, referenced
 from ..registry import register_pass
 
 REQUEST = "jaxc.vmap"

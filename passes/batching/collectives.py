@@ -36,11 +36,21 @@ from mlir import ir
 
 from jaxc import lax
 
-from ..ir import module_of, ops_named
 from ..autodiff.jvp import apply_op
+from ..ir import module_of, ops_named
 from ..lowering.collectives import spmd_axes
-from .interpreter import (AXIS_OPS, BATCH, Axis, RuleError, batched_type, broadcast_batch, i64, integer,
-                    moveaxis, rebuild)
+from .interpreter import (
+    AXIS_OPS,
+    BATCH,
+    Axis,
+    RuleError,
+    batched_type,
+    broadcast_batch,
+    i64,
+    integer,
+    moveaxis,
+    rebuild,
+)
 
 
 def _names(op: ir.Operation) -> list[str]:
@@ -54,7 +64,7 @@ def _check_bound(op: ir.Operation, names: list[str], axis: Axis) -> None:
     enclosing ones are: they are expanded after this one) or by the pmap
     whose per-device program the module is (`jaxc.spmd_axes`)."""
     module = module_of(op)
-    bound = set()
+    bound: set[str] = set()
     bound.update(name for name, _ in spmd_axes(module))
     for request in ops_named(module, ("jaxc.vmap",)):
         if "axis_name" in request.attributes:

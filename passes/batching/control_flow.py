@@ -39,8 +39,17 @@ from mlir import ir
 import jaxc.dialect as jd
 from jaxc import core, lax
 
-from ..ir import (CAPTURED_ARGS, append_block, emit_op, finish_function, functions, module_of, new_function,
-                                outline_region, referenced)
+from ..ir import (
+    CAPTURED_ARGS,
+    append_block,
+    emit_op,
+    finish_function,
+    functions,
+    module_of,
+    new_function,
+    outline_region,
+    referenced,
+)
 from .interpreter import BATCH, Axis, batched_all, batched_type, broadcast_batch, moveaxis
 
 

@@ -33,9 +33,20 @@ from typing import Any, Callable, Optional, Sequence
 
 from mlir import ir
 
-from ..ir import (RuleError, finish_function, functions, integer, ints, module_of, new_function,
-                                ops_named, reaching, referenced, symbol_name)
 from ..autodiff.jvp import apply_op
+from ..ir import (
+    RuleError,
+    finish_function,
+    functions,
+    integer,
+    ints,
+    module_of,
+    new_function,
+    ops_named,
+    reaching,
+    referenced,
+    symbol_name,
+)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,9 +30,7 @@ from mlir import ir
 from jaxc import core, lax
 from jaxc.lax import _ops
 
-from .interpreter import (BATCH, Axis, RuleError, batched_all, broadcast_batch, i64, i64_array, integer, ints,
-                    same_op)
-
+from .interpreter import BATCH, Axis, RuleError, batched_all, broadcast_batch, i64, i64_array, integer, ints, same_op
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -150,7 +148,7 @@ def _pad(op, xs, batched, axis: Axis):
     else:
         padded = broadcast_batch(lax.pad(x, placeholder, config), axis.size)
     element_shape = x.shape[1:] if batched[0] else x.shape
-    inside = lax.pad(lax.full(element_shape, True, np.bool_), _constant(False, np.bool_), config)
+    inside = lax.pad(lax.full(element_shape, True, np.bool_), _constant(False, np.dtype(np.bool_)), config)
     fill = lax.broadcast_in_dim(value, padded.shape, (0,))
     return [lax.select(broadcast_batch(inside, axis.size), padded, fill)], [True]
 

@@ -31,6 +31,7 @@ from ..ir import ops_named
 from ..registry import register_pass
 from . import buffers, loops
 
+
 @register_pass("jaxc-gpu-copy-kernels",
                "turn memref.copy between device buffers into a parallel loop of loads and stores")
 def copy_kernels(op: ir.Operation, pass_: ExternalPass) -> None:

@@ -58,8 +58,9 @@ def _constant(value: ir.Value) -> int | None:
 def _constant_bounds(loop: ir.Operation) -> list[tuple[int, int, int]] | None:
     """(lower, upper, step) per dimension, or None if one is not constant."""
     rank = len(loop.regions[0].blocks[0].arguments)
-    values = [_constant(v) for v in list(loop.operands)[:3 * rank]]
-    if any(v is None for v in values):
+    constants = [_constant(v) for v in list(loop.operands)[:3 * rank]]
+    values = [v for v in constants if v is not None]
+    if len(values) != len(constants):
         return None
     return list(zip(values[:rank], values[rank:2 * rank], values[2 * rank:]))
 

@@ -5,8 +5,19 @@ Each module exports `RULES`: op name -> rule. A rule receives the jaxc op
 values that replace its results, built from linalg, tensor, arith and math on
 signless tensors.
 """
-from . import (callback, collectives, control_flow, convolution, elementwise, random, reduction, scatter, shape,
-               sort, special)
+from . import (
+    callback,
+    collectives,
+    control_flow,
+    convolution,
+    elementwise,
+    random,
+    reduction,
+    scatter,
+    shape,
+    sort,
+    special,
+)
 
 RULES = {**elementwise.RULES, **shape.RULES, **reduction.RULES, **control_flow.RULES,
          **random.RULES, **convolution.RULES, **sort.RULES, **scatter.RULES, **special.RULES,

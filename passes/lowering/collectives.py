@@ -50,8 +50,17 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
 
-from .common import (LoweringError, bit_width, filled, is_float, is_unsigned, map_elements, scalar_const,
-                     shape_of, signless)
+from .common import (
+    LoweringError,
+    bit_width,
+    filled,
+    is_float,
+    is_unsigned,
+    map_elements,
+    scalar_const,
+    shape_of,
+    signless,
+)
 
 SPMD_AXES = "jaxc.spmd_axes"  # module attribute: [[axis name, size], ...], mesh order
 SPMD_PROCESSES = "jaxc.spmd_processes"  # module attribute: how many processes the one axis spans

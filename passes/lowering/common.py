@@ -14,8 +14,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
-from mlir.dialects import complex as complex_dialect
+from mlir.dialects import arith, complex as complex_dialect, linalg, tensor
 
 ScalarBody = Callable[[Sequence[ir.Value]], ir.Value]
 

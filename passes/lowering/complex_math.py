@@ -69,8 +69,7 @@ import math as pymath
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, math
-from mlir.dialects import complex as cx
+from mlir.dialects import arith, complex as cx, math
 
 from .common import component, scalar_const
 
@@ -189,6 +188,7 @@ def minimum(a: _V, b: _V) -> _V:
 def where(c: _B, a, b, r: _Real | None = None) -> _V:
     """a where c, else b (numbers become constants of a's, b's or r's type)."""
     r = a.r if isinstance(a, _V) else b.r if isinstance(b, _V) else r
+    assert r is not None, "where of two numbers needs r"
     a = a if isinstance(a, _V) else r.c(a)
     b = b if isinstance(b, _V) else r.c(b)
     return _V(r, arith.select(c.val, a.val, b.val))

@@ -22,9 +22,20 @@ from typing import Callable, Sequence
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
-from .common import (filled, generic, identity_map, is_bool, is_unsigned, kind,
-                     scalar_const, shape_of, signless, storage_element,
-                     to_compute)
+from .common import (
+    filled,
+    generic,
+    identity_map,
+    is_bool,
+    is_unsigned,
+    kind,
+    scalar_const,
+    shape_of,
+    signless,
+    storage_element,
+    to_compute,
+)
+
 
 def _dynamic() -> int:
     return ir.ShapedType.get_dynamic_stride_or_offset()

@@ -23,7 +23,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import tensor
 
-from .common import (element_type, empty, filled, generic, kind, scalar_const, shape_of)
+from .common import element_type, empty, filled, generic, kind, scalar_const, shape_of
 from .elementwise import BINARY, _convert_scalar
 
 
@@ -69,7 +69,7 @@ def _pad_lhs(lhs: ir.Value, t: ir.Type, spatial_dims: list[int], padding: list[i
                                 [max(-l, 0) for l in low], out_shape, [1] * rank)
 
 
-def conv_general_dilated(op, elements):
+def conv_general_dilated(op: ir.Operation, elements: list[ir.Type]) -> list[ir.Value]:
     lhs, rhs = op.operands
     result_type = op.results[0].type
     out_shape = shape_of(result_type)

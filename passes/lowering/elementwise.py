@@ -26,13 +26,30 @@ from typing import Callable, Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, math, scf
-from mlir.dialects import complex as cx
+from mlir.dialects import arith, complex as cx, math, scf
 
 from . import complex_math
-from .common import (LoweringError, bit_width, component, element_type, empty, filled, generic, identity_map,
-                     is_bool, is_complex, is_float, is_unsigned, kind, loop_index, map_elements, Rule,
-                     scalar_const, shape_of, signless)
+from .common import (
+    LoweringError,
+    Rule,
+    bit_width,
+    component,
+    element_type,
+    empty,
+    filled,
+    generic,
+    identity_map,
+    is_bool,
+    is_complex,
+    is_float,
+    is_unsigned,
+    kind,
+    loop_index,
+    map_elements,
+    scalar_const,
+    shape_of,
+    signless,
+)
 
 
 def _elementwise(scalar_rules: dict[str, Callable[..., ir.Value]]) -> Rule:

@@ -17,9 +17,23 @@ import math as pymath
 from mlir import ir
 from mlir.dialects import arith
 
-from .common import (element_type, empty, filled, generic, int_max, int_min, is_complex, is_float,
-                     kind, loop_index, projection_map, scalar_const, shape_of,
-                     signless, storage_element)
+from .common import (
+    element_type,
+    empty,
+    filled,
+    generic,
+    int_max,
+    int_min,
+    is_complex,
+    is_float,
+    kind,
+    loop_index,
+    projection_map,
+    scalar_const,
+    shape_of,
+    signless,
+    storage_element,
+)
 from .elementwise import BINARY, _cmp, _convert_scalar
 
 _KINDS = ["sum", "prod", "max", "min", "and", "or"]

@@ -26,8 +26,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
-from .common import (is_unsigned, operand_coordinates, read_index,
-                     scalar_const, shape_of, signless, storage_element)
+from .common import is_unsigned, operand_coordinates, read_index, scalar_const, shape_of, signless, storage_element
 from .control_flow import move_region
 
 RULES: dict = {}

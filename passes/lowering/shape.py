@@ -17,9 +17,19 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .common import (clamp_start, element_type, empty, filled, generic, identity_map,
-                     loop_index, operand_coordinates, read_index, shape_of,
-                     signless)
+from .common import (
+    clamp_start,
+    element_type,
+    empty,
+    filled,
+    generic,
+    identity_map,
+    loop_index,
+    operand_coordinates,
+    read_index,
+    shape_of,
+    signless,
+)
 
 
 def _array(op, name: str) -> list[int]:
@@ -72,7 +82,8 @@ def reshape_groups(longer: list[int], shorter: list[int]) -> list[list[int]] | N
     groups: list[list[int]] = []
     i = 0
     for d in shorter:
-        group, product = [], 1
+        group: list[int] = []
+        product = 1
         while i < len(longer) and (product < d or not group):
             group.append(i)
             product *= longer[i]

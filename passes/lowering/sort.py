@@ -31,10 +31,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from mlir import ir
-from mlir.dialects import arith, scf, tensor
-from mlir.dialects import complex as cx
+from mlir.dialects import arith, complex as cx, scf, tensor
 
-from .common import (bit_width, component, is_complex, is_float, is_unsigned, scalar_const, shape_of)
+from .common import bit_width, component, is_complex, is_float, is_unsigned, scalar_const, shape_of
 
 RULES: dict = {}
 

@@ -45,9 +45,21 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, tensor
 
 from . import elementwise
-from .common import (LoweringError, bit_width, element_type, generic, identity_map, is_bool, is_float,
-                     loop_index, map_elements, projection_map, scalar_const,
-                     shape_of, signless)
+from .common import (
+    LoweringError,
+    bit_width,
+    element_type,
+    generic,
+    identity_map,
+    is_bool,
+    is_float,
+    loop_index,
+    map_elements,
+    projection_map,
+    scalar_const,
+    shape_of,
+    signless,
+)
 from .random import _cipher
 
 F = arith.CmpFPredicate

@@ -47,7 +47,7 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
     if batch < 0 or kernel.parallel != tuple(range(n_loops - 1)):
         return None  # one m, one n, one k: other shapes stay scalar for now
     m_dim, n_dim, k_dim = batch, batch + 1, batch + 2
-    lhs, rhs, out = kernel.maps
+    lhs, rhs, out = kernel.projections()
     if sorted(lhs[batch:]) != [m_dim, k_dim] or sorted(rhs[batch:]) != [n_dim, k_dim]:
         return None
     if rhs[-1] != n_dim:
@@ -313,7 +313,8 @@ def split_columns(op: ir.Operation, target: Target) -> bool:
     """
     kernel = describe(op, 0)
     if (kernel is None or not kernel.is_contraction or len(kernel.ranges) != 3 or kernel.parallel != (0, 1)
-            or kernel.maps[2] != [0, 1] or sorted(kernel.maps[0]) != [0, 2] or sorted(kernel.maps[1]) != [1, 2]):
+            or kernel.maps[2] != [0, 1] or sorted(kernel.projection(0)) != [0, 2]
+            or sorted(kernel.projection(1)) != [1, 2]):
         return False
     m, n, k = kernel.ranges
     lanes = target.lanes(kernel.element_bits)
@@ -382,7 +383,7 @@ def narrow_product(kernel: Kernel, target: Target) -> tuple[ir.Operation, str] |
     if batch < 0 or kernel.parallel != tuple(range(n_loops - 1)):
         return None
     m_dim, n_dim, k_dim = batch, batch + 1, batch + 2
-    lhs, rhs, out = kernel.maps
+    lhs, rhs, out = kernel.projections()
     if (out != list(range(n_loops - 1)) or sorted(lhs[batch:]) != [m_dim, k_dim]
             or sorted(rhs[batch:]) != [n_dim, k_dim] or lhs[:batch] != out[:batch] or rhs[:batch] != out[:batch]):
         return None
@@ -404,7 +405,7 @@ def _transposed_product(kernel: Kernel) -> ir.Operation:
     n_loops = len(kernel.ranges)
     batch = n_loops - 3
     m_dim, n_dim, k_dim = batch, batch + 1, batch + 2
-    lhs, rhs, out = kernel.maps
+    lhs, rhs, out = kernel.projections()
     a, b, init = op.operands[0], op.operands[1], op.operands[2]
     c_type = ir.RankedTensorType(init.type)
     swap = list(range(batch)) + [n_dim, m_dim]  # C's dims <-> Cᵀ's dims
@@ -476,7 +477,7 @@ def _read_rhs_as(kernel: Kernel, read: list[int]) -> None:
     """Give the kernel a transposed copy of its rhs (B) that it reads as
     `read`, the same loops in another order."""
     op = kernel.op
-    rhs = kernel.maps[1]
+    rhs = kernel.projection(1)
     perm = [rhs.index(d) for d in read]
     with ir.InsertionPoint(op), op.location:
         b_rows = transposed(op.operands[1], perm)

@@ -78,10 +78,11 @@ def im2col(op: ir.Operation) -> bool:
     # c; a kernel gradient's x) M x K (loops rows + red), that loop last.
     inner = max(_expr_dims(maps[0].results[-1]), key=lambda d: kernel.ranges[d], default=None)
     m_by_k = inner in red
-    if m_by_k:
-        red = [d for d in red if d != inner] + [inner]
-    elif inner is not None:
-        rows = [d for d in rows if d != inner] + [inner]
+    if inner is not None:
+        if m_by_k:
+            red = [d for d in red if d != inner] + [inner]
+        else:
+            rows = [d for d in rows if d != inner] + [inner]
     loops = rows + red if m_by_k else red + rows
     with ir.InsertionPoint(op), op.location:
         # patches: reading the lhs through its own map

@@ -41,9 +41,9 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
     if rank > 1 and all(kernel.is_identity(i) for i in range(len(kernel.maps))):
         op = s.flatten(op)  # every operand read in order: one loop over all elements
         ranges, rank = [kernel.size], 1
-    inner = ranges[-1]
-    if inner < lanes:
+    if ranges[-1] < lanes:
         return None  # no full vector in a row
+    inner: int | None = ranges[-1]  # one thread's innermost trip count (None: some chunk is partial)
     threads = target.threads if kernel.size >= PARALLEL_MIN_ELEMENTS else 1
     per_thread = list(ranges)  # the loops one thread runs (a 1: partial chunks)
     if threads > 1 and (ranges[0] >= threads * (step if rank == 1 else 1)):

@@ -42,6 +42,17 @@ class Kernel:
     def is_identity(self, operand: int) -> bool:
         return self.maps[operand] == list(range(len(self.ranges)))
 
+    def projection(self, operand: int) -> list[int]:
+        """`maps[operand]` of an operand known to be a projection (every
+        operand of a contraction is)."""
+        read = self.maps[operand]
+        assert read is not None, f"operand {operand} is not a projection"
+        return read
+
+    def projections(self) -> list[list[int]]:
+        """`maps` of a kernel whose operands are all projections."""
+        return [self.projection(i) for i in range(len(self.maps))]
+
     @property
     def is_contraction(self) -> bool:
         body = set(self.body_ops) - {"linalg.yield", "arith.extf", "arith.extsi", "arith.sitofp"}
@@ -82,21 +93,23 @@ def describe(op: ir.Operation, ident: int) -> Kernel | None:
         else:
             shape, element = [], t
         bits = max(bits, _bits(element))
-        read: list[int] | None = []
+        read: list[int] = []
         for size, expr in zip(shape, amap.results):
             if isinstance(expr, ir.AffineDimExpr):
                 d = expr.position
                 ranges[d] = size
                 read.append(d)
             else:
-                read = None
+                dims.append(None)  # not a projection
                 break
-        dims.append(read)
-    if any(r is None for r in ranges) or bits == 0:
+        else:
+            dims.append(read)
+    static_ranges = tuple(r for r in ranges if r is not None)
+    if len(static_ranges) != n_loops or bits == 0:
         return None
     body = tuple(inner.operation.name for inner in op.regions[0].blocks[0].operations)
     n_outputs = len(op.results)
-    return Kernel(op, ident, tuple(ranges), iterators, dims, len(maps) - n_outputs, n_outputs,
+    return Kernel(op, ident, static_ranges, iterators, dims, len(maps) - n_outputs, n_outputs,
                   bits, body)
 
 

@@ -19,9 +19,9 @@ from mlir import ir
 
 from ..host import Target
 from ..lowering.common import empty
+from . import elementwise, reduction
 from .kernel import Kernel, defining_op
 from .script import Plan, Script
-from . import elementwise, reduction
 
 MIN_ROW = 64  # shorter rows: the per-row overhead costs more than the fusion saves
 
@@ -33,7 +33,8 @@ def groups(kernels: list[Kernel]) -> list[list[Kernel]]:
     for kernel in kernels:
         for result in kernel.op.results:
             by_result[result] = kernel
-    found, taken = [], set()
+    found: list[list[Kernel]] = []
+    taken: set[int] = set()
     for consumer in reversed(kernels):
         if consumer.ident in taken or not _is_row_elementwise(consumer):
             continue

@@ -37,8 +37,8 @@ import threading
 import weakref
 from typing import Any, Callable, NamedTuple, Sequence
 
-import numpy as np
 import mlir.ir as ir
+import numpy as np
 from mlir.dialects import func as func_d
 
 import jaxc.dialect as jd
@@ -96,6 +96,7 @@ class _Callee:
         """`values`: the arrays or tracers the callee will be called with;
         where they are concrete (an eager grad), so are its arguments."""
         outer = core.current_scope()
+        assert outer is not None  # called while tracing
         module = _trace_module(outer)
         ctx = core.context()
         with ctx, core.user_location():
@@ -197,6 +198,7 @@ def _emit(make_op: Callable[[list[ir.Value], list[ir.Type]], Any], operands: Seq
     """Build ``make_op(operand values, result types)`` in the current scope
     at the user's line; its results as tracers of `result_avals`."""
     scope = core.current_scope()
+    assert scope is not None  # called while tracing
     with core.context(), core.user_location(), ir.InsertionPoint(scope.block):
         values = [scope.value(x) for x in operands]
         op = make_op(values, [core.ir_type(a.shape, a.dtype) for a in result_avals])
@@ -441,6 +443,7 @@ def _eager_call(fun: Callable, key: tuple, impl: Callable, *args: Any) -> Any:
     (fun, key): repeated eager `jvp(f, ...)` calls trace once per signature.
     `impl` must not hold `fun` (it is passed in)."""
     from .api import JitFunction
+    fun_ref: Callable[[], Callable | None]
     try:
         per_fun = _EAGER.setdefault(fun, {})
         fun_ref = weakref.ref(fun)
@@ -648,11 +651,11 @@ class _Residuals:
         pulled = vjp(differentiated, *(self.args[i] for i in self.positions), has_aux=self.has_aux)
         return pulled[1](cotangent)
 
-    def tree_flatten(self) -> tuple[tuple, tuple]:
+    def tree_flatten(self) -> tuple[tuple, tuple[Callable, tuple[int, ...], bool]]:
         return (self.args,), (self.fun, self.positions, self.has_aux)
 
     @classmethod
-    def tree_unflatten(cls, aux: tuple, children: tuple) -> "_Residuals":
+    def tree_unflatten(cls, aux: tuple[Callable, tuple[int, ...], bool], children: tuple) -> "_Residuals":
         return cls(*aux, children[0])
 
 
@@ -896,7 +899,7 @@ class _Replay:
         rec = self.records[self.next] if self.matched and self.next < len(self.records) else None
         self.matched = rec is not None and rec.owner() is owner and rec.avals == tuple(avals)
         self.next += 1
-        if not self.matched or not rec.kept:
+        if rec is None or not self.matched or not rec.kept:
             return None
         start, self.start = self.start, self.start + rec.n_leaves
         return rec, self.leaves[start:self.start]
@@ -999,7 +1002,8 @@ class custom_jvp:
         self.defjvp(rule)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.jvp is None:
+        jvp_rule = self.jvp
+        if jvp_rule is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {_name(self._fun)} using "
                                  "defjvp.")
         args = _resolve_kwargs(self._fun, args, kwargs)
@@ -1019,12 +1023,12 @@ class custom_jvp:
 
         with _at_levels(("none",)):  # only evaluated: the rule gives its derivatives
             callee = _Callee(flat_fun, avals, _name(self._fun), f"custom_jvp {_name(self._fun)}")
-        what = f"the custom_jvp rule {_name(self.jvp)}"
+        what = f"the custom_jvp rule {_name(jvp_rule)}"
 
         def flat_rule(*xts: Any) -> list[Any]:
             primals = tree_util.tree_unflatten(in_tree, xts[:n])
             tangents = tree_util.tree_unflatten(in_tree, xts[n:])
-            out, out_dot = _check_pair(self.jvp(*nondiff, primals, tangents), what)
+            out, out_dot = _check_pair(jvp_rule(*nondiff, primals, tangents), what)
             p_leaves, p_tree = tree_util.tree_flatten(out)
             t_leaves, t_tree = tree_util.tree_flatten(out_dot)
             p = _match(p_leaves, p_tree, callee.out_avals, callee.out_tree, what, "primal outputs")
@@ -1124,16 +1128,17 @@ class custom_vjp:
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.fwd is None:
+        fwd_rule = self.fwd
+        if fwd_rule is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {_name(self._fun)} using "
                                  "defvjp.")
         args = _resolve_kwargs(self._fun, args, kwargs)
         levels = _levels()
-        fwd_what = f"the custom_vjp fwd rule {_name(self.fwd)}"
+        fwd_what = f"the custom_vjp fwd rule {_name(fwd_rule)}"
         bwd_what = f"the custom_vjp bwd rule {_name(self.bwd)}"
         if _kind(levels) == "primal":  # the forward pass of `vjp`: fwd's output, as in JAX
             with _at_levels(levels[:-1]):
-                out, res = _check_pair(self.fwd(*args), fwd_what)
+                out, res = _check_pair(fwd_rule(*args), fwd_what)
             levels[-1].append(self._record(args, out, res, fwd_what, levels[:-1]))
             return out
         if core.current_scope() is None or _kind(levels) == "none":
@@ -1154,7 +1159,7 @@ class custom_vjp:
                                  f"custom_vjp {_name(self._fun)}")
 
         def flat_fwd(*xs: Any) -> list[Any]:
-            out, res = _check_pair(self.fwd(*full_args(xs)), fwd_what)
+            out, res = _check_pair(fwd_rule(*full_args(xs)), fwd_what)
             p_leaves, p_tree = tree_util.tree_flatten(out)
             r_leaves, r_tree = _operands(res, fwd_what)
             trees.extend([p_tree, r_tree])
@@ -1166,7 +1171,9 @@ class custom_vjp:
         def flat_bwd(*rcs: Any) -> list[Any]:
             res = tree_util.tree_unflatten(trees[1], rcs[:n_res])
             ct = tree_util.tree_unflatten(trees[0], rcs[n_res:])
-            return _bwd_leaves(self.bwd(*nondiff, res, ct), diff, avals, bwd_what)
+            bwd_rule = self.bwd
+            assert bwd_rule is not None  # defvjp sets it with fwd
+            return _bwd_leaves(bwd_rule(*nondiff, res, ct), diff, avals, bwd_what)
 
         # As in JAX, a differentiated call runs fwd then bwd, not `fun`; in
         # a pullback, fwd's results may be those its vjp recorded.

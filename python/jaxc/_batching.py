@@ -106,7 +106,7 @@ def _broadcast_axes(axes: Any, tree: Any, what: str) -> list[int | None]:
         raise ValueError(f"{core.where()}: vmap {what} specification must be a tree prefix of the "
                          f"corresponding value, got specification {axes!r} for value tree "
                          f"{tree_util.tree_structure(tree)}: {error}") from None
-    return [None if a is _UNMAPPED else a for a in full]
+    return [None if isinstance(a, _Unmapped) else a for a in full]
 
 
 def _argument_names(fun: Callable, n: int) -> list[str]:

@@ -172,7 +172,8 @@ class _OptionContext(contextlib.ContextDecorator):
     calls) and puts the previous value back afterwards."""
 
     def __init__(self, name: str, value: Any) -> None:
-        self._name, self._value, self._saved = name, value, []
+        self._name, self._value = name, value
+        self._saved: list[Any] = []
 
     def __enter__(self) -> None:
         self._saved.append(config.read(self._name))

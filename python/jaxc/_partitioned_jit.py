@@ -52,7 +52,9 @@ class PartitionedProgram:
 
     def __init__(self, traced: Any, in_avals: list, mesh: Any, in_specs: list, out_specs: list) -> None:
         import mlir.ir as ir
+
         from jaxc.runtime import CompileError, compile_module
+
         from ._pmap import mark_spmd
         self.ok = False
         self.mesh = mesh
@@ -93,6 +95,7 @@ class PartitionedProgram:
         """The marked program as `jit(...).lower(...)` shows it: `as_text(stage="partitioned")`
         is one device's program."""
         import mlir.ir as ir
+
         from .api import Lowered, Traced
         with core.context():
             module = ir.Module.parse(self.text)

@@ -31,9 +31,18 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import core, dispatch, tree_util
+from ._batching import (
+    _axis_size,
+    _broadcast_axes,
+    _check_axes_tree,
+    _leaf_names,
+    _normalize_in_axis,
+    _normalize_out_axis,
+    binding,
+    flat_in_axes,
+    vmap,
+)
 from ._config import config
-from ._batching import _axis_size, _broadcast_axes, _check_axes_tree, _leaf_names, _normalize_in_axis
-from ._batching import _normalize_out_axis, binding, flat_in_axes, vmap
 from .api import Lowered, _leaf_aval, _Static, compile_traced, trace_function
 from .core import ShapedArray
 from .sharding import PmapSharding

@@ -27,11 +27,11 @@ import re
 import threading
 import time
 import weakref
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+import mlir.ir as ir
 import numpy as np
 import optree
-import mlir.ir as ir
 from mlir.dialects import func as func_d
 
 from . import _config, core, dispatch, dtypes, tree_util
@@ -41,8 +41,8 @@ from .profiler import traces as _profile
 from .runtime import _fastcall
 
 # (leaves, treedef) of a call's positional arguments, for the fast path's pytree signatures.
-_flatten_arguments = functools.partial(optree.tree_flatten, none_is_leaf=False,
-                                       namespace=tree_util.NAMESPACE)
+_flatten_arguments: Callable[[Any], tuple[list[Any], optree.PyTreeSpec]] = functools.partial(
+    optree.tree_flatten, none_is_leaf=False, namespace=tree_util.NAMESPACE)
 
 
 # ---------------------------------------------------------------------------
@@ -164,6 +164,7 @@ def compile_traced(traced: Traced) -> Any:
     """The CPU function of a traced module (logged as a compile); a compile
     error is a JaxcTypeError naming the traced function."""
     from jaxc.runtime import CompileError, compile_module
+
     from ._toplevel import log_compile
     log_compile(traced.label)
     try:
@@ -182,7 +183,7 @@ class Compiled:
         self._rule = rule
         self._key: Any = None
         self.function = compile_traced(traced)
-        self._gpu_functions: dict[str, Any] = {}  # chip -> the program compiled for a GPU
+        self._gpu_functions: dict[str | None, Any] = {}  # chip -> the program compiled for a GPU
         self.out_avals = traced.out_avals
         self._inline: bool | None = None  # small enough to run on the caller's thread (first run decides)
         self._fast_ok: bool | None = None  # may take the C fast path (JitFunction._add_fast decides)
@@ -415,7 +416,7 @@ class JitFunction(_fastcall.JitCache):
         self.fun = fun
         self._name = _symbol(fun)
         try:
-            self._signature_obj = inspect.signature(fun)
+            self._signature_obj: inspect.Signature | None = inspect.signature(fun)
         except (TypeError, ValueError):
             self._signature_obj = None
         static_argnums = _as_tuple(static_argnums)
@@ -500,6 +501,9 @@ class JitFunction(_fastcall.JitCache):
             return trace_function(self.fun, key[1], rebuild, self._name, values)
 
     # __call__ is JitCache's (C): a registered signature runs there, anything else here.
+    if TYPE_CHECKING:  # declared for mypy: the C base class is untyped
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
     def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
         if core.current_scope() is not None or (_config.config.jax_disable_jit
                                                  and not self._compile_always):
@@ -804,7 +808,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
 
 
 def _put(leaf: Any, target: Any) -> Any:
-    from .sharding import SingleDeviceSharding, Sharding
+    from .sharding import Sharding, SingleDeviceSharding
     if target is not None and not isinstance(target, (dispatch.Device, Sharding)):
         raise TypeError(f"device_put: {target!r} is not a device or a sharding (see jaxc.devices(), "
                         "jaxc.sharding)")

@@ -19,16 +19,18 @@ the results of `pmap` and `shard_map` and arrays `device_put` on a
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import core, dtypes
+from . import _operators, core, dtypes
 from .core import ArrayBase, ShapedArray
 from .profiler import traces as _profile
 from .runtime._fastcall import traceback as _where_created
-from .sharding import SingleDeviceSharding, replica_ids
-from . import _operators
+from .sharding import Sharding, SingleDeviceSharding, replica_ids
+
+if TYPE_CHECKING:
+    from .dispatch import Device
 
 _operators.attach()  # Arrays have operators even before jaxc.lax is imported (lax attaches them too)
 
@@ -39,6 +41,10 @@ class Array(ArrayBase):
     # `_sharding`: a pmap result's PmapSharding (unset: all of it on `device`).
     __slots__ = ("aval", "_value", "_task", "_index", "device", "_traceback", "_sharding",
                  "__weakref__")
+
+    aval: ShapedArray
+    device: Device | None
+    _sharding: Sharding | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("jaxc.Array cannot be constructed directly; use jnp.asarray(x) or "

@@ -26,13 +26,16 @@ import operator
 import os
 import sys
 import threading
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import numpy as np
 import mlir.ir as ir
+import numpy as np
 from mlir.dialects import func as func_d
 
 from . import dtypes
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _PASSES_DIR = os.path.join(os.path.dirname(_PACKAGE_DIR), "passes")
@@ -135,7 +138,7 @@ def _is_internal(filename: str) -> bool:
 
 def user_frame() -> tuple[str, int, int]:
     """(file, line, column) of the innermost frame outside the jaxc package."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and _is_internal(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
@@ -161,7 +164,7 @@ def user_location() -> ir.Location:
 
 def where() -> str:
     """`file:line` of the user's code, for error messages (cheap: no column)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and _is_internal(frame.f_code.co_filename):
         frame = frame.f_back
     return "<unknown>" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
@@ -224,6 +227,8 @@ class ArrayBase:
 
     __slots__ = ()
     __array_priority__ = 100
+
+    aval: ShapedArray  # a slot of each subclass
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -179,9 +179,9 @@ def inspect_array_sharding(value: Any, *, callback: Callable[[Any], None]) -> No
     """Call `callback` with the sharding of each array in `value`. Inside a
     trace the program runs whole on its device (jaxc does not partition), so
     a traced value's sharding is that device's: `SingleDeviceSharding`."""
+    from . import tree_util
     from .dispatch import default_device
     from .sharding import SingleDeviceSharding
-    from . import tree_util
     for leaf in tree_util.tree_leaves(value):
         if isinstance(leaf, core.Tracer):
             callback(SingleDeviceSharding(default_device()))

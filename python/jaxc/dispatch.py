@@ -34,8 +34,8 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
-import numpy as np
 import mlir.ir as ir
+import numpy as np
 from mlir.dialects import func as func_d
 
 from . import core
@@ -62,7 +62,7 @@ class Task:
     def __init__(self, fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any], what: str,
                  where: str | None) -> None:
         self.fn = fn
-        self.inputs = inputs
+        self.inputs: Sequence[Any] | None = inputs  # dropped once run
         self.values: Sequence[np.ndarray] | None = None
         self.error: BaseException | None = None
         self._lock = threading.Lock()  # held until the task has run (cheaper than an Event)
@@ -74,7 +74,9 @@ class Task:
         session = _profile.SESSION  # a trace records the execution
         start = time.perf_counter_ns() if session is not None else 0
         try:
-            args = [x._ready_value() if type(x) is _Array else x for x in self.inputs]
+            inputs = self.inputs
+            assert inputs is not None  # a task runs once
+            args = [x._ready_value() if type(x) is _Array else x for x in inputs]
             values = self.fn(*args)
             for value in values:
                 value.flags.writeable = False
@@ -103,7 +105,9 @@ class Task:
                 raise error
             raise JaxcRuntimeError(f"{self.where}: {self.what} failed while executing: "
                                    f"{type(error).__name__}: {error}") from error
-        return self.values[index]
+        values = self.values
+        assert values is not None  # it ran without an error
+        return values[index]
 
 
 class Executor:
@@ -142,7 +146,7 @@ class Device:
     platform = "cpu"
     device_kind = "cpu"
     target = "cpu"  # the stages' target (jaxc.passes.stages.TARGETS)
-    chip = None  # the CPU has no chips (a GPU device's is its compute capability)
+    chip: str | None = None  # the CPU has no chips (a GPU device's is its compute capability)
 
     @staticmethod
     def place(value: np.ndarray) -> np.ndarray:
@@ -238,7 +242,7 @@ def global_devices() -> list:
     local = devices()
     if distributed.process_count() == 1:
         return local
-    out = []
+    out: list[Device | RemoteDevice] = []
     for process in range(distributed.process_count()):
         if process == distributed.process_index():
             out += local
@@ -256,7 +260,7 @@ def _xla_flags_device_count() -> int:
     return max(1, int(found[-1])) if found else 1
 
 
-def gpu_devices() -> list[GpuDevice]:
+def gpu_devices() -> list[Device]:
     """The GPU devices: CUDA device 0 where a driver reports one, else none."""
     from jaxc.runtime import cuda
     if not _GPU_DEVICES and cuda.available():
@@ -315,7 +319,7 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
     if inline and executor.idle():
         task = Task(fn, inputs, what, None)
         task.run()
-        if task.error is None:
+        if task.values is not None:  # it ran without an error
             ready = _Array._ready
             return [ready(value, aval, device) for value, aval in zip(task.values, out_avals)]
         task.where = core.where()  # the caller's frames are still the launching ones

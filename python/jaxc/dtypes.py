@@ -14,9 +14,8 @@ int) and ``f*`` (Python float) between the concrete types::
 """
 from __future__ import annotations
 
-import threading
-
 import functools
+import threading
 from typing import Any
 
 import numpy as np

@@ -5,8 +5,16 @@
     except jaxc.errors.TracerArrayConversionError:   # also a JAXTypeError, a TypeError
         ...
 """
-from .core import (ConcretizationTypeError, JAXIndexError, JaxcTypeError, JAXTypeError, TracerArrayConversionError,
-                   TracerBoolConversionError, TracerIntegerConversionError, TracerLeakError)
+from .core import (
+    ConcretizationTypeError,
+    JaxcTypeError,
+    JAXIndexError,
+    JAXTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    TracerLeakError,
+)
 from .dispatch import JaxcRuntimeError
 from .numpy._indexing import NonConcreteBooleanIndexError
 

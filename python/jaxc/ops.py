@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, numpy as jnp
 from ._autodiff import stop_gradient
-from . import numpy as jnp
 from .lax import _ops as lax_ops
 
 __all__ = ["segment_sum", "segment_prod", "segment_max", "segment_min"]

@@ -6,12 +6,21 @@
 import dataclasses as _dataclasses
 from typing import Any as _Any
 
-from .tree_util import (tree_all as all, tree_broadcast as broadcast, tree_flatten as flatten,
-                        tree_flatten_with_path as flatten_with_path, tree_leaves as leaves,
-                        tree_leaves_with_path as leaves_with_path, tree_map as map,
-                        tree_map_with_path as map_with_path, tree_reduce as reduce,
-                        tree_reduce_associative as reduce_associative, tree_structure as structure,
-                        tree_transpose as transpose, tree_unflatten as unflatten)
+from .tree_util import (
+    tree_all as all,
+    tree_broadcast as broadcast,
+    tree_flatten as flatten,
+    tree_flatten_with_path as flatten_with_path,
+    tree_leaves as leaves,
+    tree_leaves_with_path as leaves_with_path,
+    tree_map as map,
+    tree_map_with_path as map_with_path,
+    tree_reduce as reduce,
+    tree_reduce_associative as reduce_associative,
+    tree_structure as structure,
+    tree_transpose as transpose,
+    tree_unflatten as unflatten,
+)
 
 
 def static(**kwargs: _Any) -> _Any:

@@ -33,6 +33,7 @@ PyTreeDef = optree.PyTreeSpec
 T = TypeVar("T")
 KeyEntry = TypeVar("KeyEntry", bound=Any)
 KeyPath = tuple[KeyEntry, ...]
+_NodeClass = TypeVar("_NodeClass", bound=type[Any])
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
@@ -51,11 +52,12 @@ def _sorted_dict_node(node: PyTreeDef) -> PyTreeDef:
     """A one-level treedef; a dict's with its keys in flattening (sorted) order."""
     if node.type not in _UNORDERED_DICTS:
         return node
-    skeleton = node.unflatten(range(node.num_children))
+    skeleton: Any = node.unflatten(range(node.num_children))  # the dict (or defaultdict) of child indices
     ordered = {key: skeleton[key] for key in node.entries()}
     if node.type is collections.defaultdict:
         ordered = collections.defaultdict(skeleton.default_factory, ordered)
-    return optree.tree_structure(ordered, none_is_leaf=False, namespace=NAMESPACE)
+    # (ignored: optree annotates trees as `PyTree[T]`, a union at run time that mypy sees as a class no dict matches)
+    return optree.tree_structure(ordered, none_is_leaf=False, namespace=NAMESPACE)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -228,9 +230,10 @@ def _child_keys(node: Any, n_children: int) -> list[Any]:
         return keys(node)
     if optree.is_namedtuple_instance(node):
         return [GetAttrKey(f) for f in node._fields]
-    if isinstance(node, dict):
-        return [DictKey(k) for k in optree.tree_flatten_one_level(node, none_is_leaf=False,
-                                                                  namespace=NAMESPACE).entries]
+    if isinstance(node, dict):  # (ignored: optree's `PyTree[T]`, as in `_sorted_dict_node`)
+        entries = optree.tree_flatten_one_level(node, none_is_leaf=False,  # type: ignore[arg-type]
+                                                namespace=NAMESPACE).entries
+        return [DictKey(k) for k in entries]
     return [SequenceKey(i) for i in range(n_children)]
 
 
@@ -271,7 +274,7 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Ca
     return _jax_key_order(treedef).unflatten([f(path, x, *xs) for (path, x), *xs in zip(pairs, *columns)])
 
 
-def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:
+def flatten_one_level(tree: Any) -> tuple[list[Any], Hashable]:
     """(children, aux data) of one pytree node; ValueError on a leaf."""
     if optree.tree_is_leaf(tree, none_is_leaf=False, namespace=NAMESPACE):
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
@@ -311,7 +314,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Ite
         _KEYS[nodetype] = lambda x: [k for k, _ in flatten_with_keys_func(x)[0]]
 
 
-def register_pytree_node_class(cls: type) -> type:
+def register_pytree_node_class(cls: _NodeClass) -> _NodeClass:
     """Class decorator: `cls.tree_flatten()` and `cls.tree_unflatten(aux, children)`."""
     register_pytree_node(cls, operator.methodcaller("tree_flatten"), cls.tree_unflatten)
     return cls
@@ -328,7 +331,7 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable[[Any],
     register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
 
 
-def register_pytree_with_keys_class(cls: type) -> type:
+def register_pytree_with_keys_class(cls: _NodeClass) -> _NodeClass:
     """Class decorator: `cls.tree_flatten_with_keys()`, `cls.tree_unflatten(aux, children)`
     (and `cls.tree_flatten()` if defined)."""
     flatten = operator.methodcaller("tree_flatten") if hasattr(cls, "tree_flatten") else None
@@ -386,6 +389,11 @@ def register_static(cls: type) -> type:
 class _HashableCallableShim:
     """Holds a `functools.partial` as Partial's function, so that its arguments stay aux data."""
 
+    # the held partial's, set by `Partial.__new__`
+    func: Callable
+    args: tuple[Any, ...]
+    keywords: dict[str, Any]
+
     def __init__(self, fun: Callable) -> None:
         self.fun = fun
 
@@ -416,20 +424,33 @@ class Partial(functools.partial):
         return out
 
 
-register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
-                     lambda func, xs: Partial(func, *xs[0], **xs[1]))
+def _unflatten_partial(func: Callable, children: Iterable[Any]) -> Partial:
+    args, keywords = children
+    return Partial(func, *args, **keywords)
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func), _unflatten_partial)
 
 
 # -- printing treedefs as JAX does ----------------------------------------------------
 
 def _node_aux(treedef: PyTreeDef) -> Any:
     """The aux data of `treedef`'s root node (rebuilt on placeholder leaves)."""
-    node = treedef.one_level().unflatten([None] * treedef.num_children)
+    one_level = treedef.one_level()
+    assert one_level is not None  # a node: leaves have no aux data
+    node = one_level.unflatten([None] * treedef.num_children)
     return flatten_one_level(node)[1]
 
 
-def _join(children: list[str]) -> str:
+def _join(children: Iterable[str]) -> str:
     return ", ".join(children)
+
+
+def _type_name(treedef: PyTreeDef) -> str:
+    """The name of the class of `treedef`'s root node (a namedtuple or custom node)."""
+    node_type = treedef.type
+    assert node_type is not None  # only leaves and None have no type
+    return node_type.__name__
 
 
 # optree kind -> how JAX prints such a node, given the spec and its children's strings.
@@ -439,7 +460,7 @@ _NODE_STR: dict[Any, Callable[[PyTreeDef, list[str]], str]] = {
     optree.PyTreeKind.TUPLE: lambda t, cs: f"({cs[0]},)" if len(cs) == 1 else f"({_join(cs)})",
     optree.PyTreeKind.LIST: lambda t, cs: f"[{_join(cs)}]",
     optree.PyTreeKind.DICT: lambda t, cs: "{" + _join(f"{k!r}: {c}" for k, c in zip(t.entries(), cs)) + "}",
-    optree.PyTreeKind.NAMEDTUPLE: lambda t, cs: f"CustomNode(namedtuple[{t.type.__name__}], [{_join(cs)}])",
+    optree.PyTreeKind.NAMEDTUPLE: lambda t, cs: f"CustomNode(namedtuple[{_type_name(t)}], [{_join(cs)}])",
     optree.PyTreeKind.ORDEREDDICT: lambda t, cs: f"CustomNode(OrderedDict[{tuple(t.entries())!r}], [{_join(cs)}])",
     optree.PyTreeKind.DEFAULTDICT: lambda t, cs: f"CustomNode(defaultdict[{_node_aux(t)!r}], [{_join(cs)}])",
 }
@@ -450,7 +471,7 @@ def _node_str(treedef: PyTreeDef) -> str:
     rule = _NODE_STR.get(treedef.kind)
     if rule is not None:
         return rule(treedef, children)
-    return f"CustomNode({treedef.type.__name__}[{_node_aux(treedef)!r}], [{_join(children)}])"
+    return f"CustomNode({_type_name(treedef)}[{_node_aux(treedef)!r}], [{_join(children)}])"
 
 
 def treedef_str(treedef: PyTreeDef) -> str:

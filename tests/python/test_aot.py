@@ -17,15 +17,15 @@ import sys
 import zipfile
 from fractions import Fraction
 
+import jaxc_aot as aot_loader
 import numpy as np
 import pytest
+from jaxc_aot import LoadError
+from jnp_check import flushed
 
-import jaxc_aot as aot_loader
 from jaxc.runtime import aot
 from jaxc.runtime.aot import export_module
-from jaxc_aot import LoadError
 from jaxc.runtime.cpu import CompileError
-from jnp_check import flushed
 
 LOADER = aot_loader.__file__
 
@@ -252,9 +252,10 @@ def test_cases_exercise_the_support_code():
     __truncdfbf2, which aot_support.c provides (so these results test it).
     `slices` copies strided memrefs: loops now (jaxc-strided-copies-to-loops),
     no call of memrefCopy (aot_support.c's is tested directly below)."""
+    from mlir import ir
+
     from jaxc.dialect import make_context
     from jaxc.passes import stages
-    from mlir import ir
 
     llvm_ir = stages.run_stages(ir.Module.parse(CPU_MODULE, make_context()), "llvmir")
     assert "@memrefCopy(" not in llvm_ir
@@ -417,8 +418,9 @@ def test_export_link_failure(tmp_path, monkeypatch):
 
 
 def test_export_ir_module_left_untouched(tmp_path):
-    from jaxc.dialect import make_context
     from mlir import ir
+
+    from jaxc.dialect import make_context
 
     module = ir.Module.parse(SMALL, make_context())
     before = str(module)

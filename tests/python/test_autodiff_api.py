@@ -15,8 +15,6 @@ from jaxc import lax
 from jaxc.test_util import check_grads
 
 
-
-
 def cube(x):
     return x ** 3 + 2 * x
 

@@ -3,8 +3,9 @@ jaxc-autodiff, or is marked: zero derivative, or not differentiable with a
 reason (DESIGN.md section 3)."""
 from __future__ import annotations
 
-from jaxc.passes.autodiff import autodiff, jvp, vjp
 from test_completeness import generated_op_classes
+
+from jaxc.passes.autodiff import autodiff, jvp, vjp
 
 autodiff._derivers()  # load the rule tables
 OPS = set(generated_op_classes())

@@ -12,7 +12,6 @@ import jaxc.numpy as jnp
 from jaxc import lax
 from jaxc.test_util import check_grads
 
-
 pytestmark = pytest.mark.usefixtures("x64")  # conftest.py: 64-bit defaults in every test
 
 

@@ -7,10 +7,10 @@ import re
 
 import numpy as np
 import pytest
+from batching_util import check_vmap
 
 import jaxc
 import jaxc.numpy as jnp
-from batching_util import check_vmap
 
 RNG = np.random.default_rng(0)
 

@@ -3,8 +3,9 @@ never batched (no operands) or not batchable with a reason (DESIGN.md
 section 3)."""
 from __future__ import annotations
 
-from jaxc.passes.batching import batch, interpreter
 from test_completeness import generated_op_classes
+
+from jaxc.passes.batching import batch, interpreter
 
 batch._derive()  # load the rule tables
 OPS = set(generated_op_classes())

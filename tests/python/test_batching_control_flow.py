@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from batching_util import check_vmap
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
-from batching_util import check_vmap
 
 RNG = np.random.default_rng(1)
 X = RNG.normal(size=(5, 3)).astype(np.float32)

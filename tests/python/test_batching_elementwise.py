@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from batching_util import check_vmap
 
 import jaxc
 from jaxc import lax
 from jaxc.passes.batching import elementwise
-from batching_util import check_vmap
 
 RNG = np.random.default_rng(3)
 

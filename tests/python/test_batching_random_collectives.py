@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from batching_util import check_vmap
 from mlir import ir
 
 import jaxc
 from jaxc import lax
 from jaxc.dialect import make_context
 from jaxc.passes import stages
-
-from batching_util import check_vmap
 
 RNG = np.random.default_rng(0)
 KEYS = np.array([[0, 1], [5, 7], [0x12345678, 1701], [0xFFFFFFFF, 3]], np.uint32)

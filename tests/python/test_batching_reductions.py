@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from batching_util import check_vmap
 
 import jaxc
-from jaxc import lax
-from jaxc import numpy as jnp
-
-from batching_util import check_vmap
+from jaxc import lax, numpy as jnp
 
 RNG = np.random.RandomState(0)
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from batching_util import check_vmap
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
 from jaxc.lax import _ops
-
-from batching_util import check_vmap
 
 B = 3  # the batch size
 U = None  # an unbatched operand

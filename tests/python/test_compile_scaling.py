@@ -87,9 +87,10 @@ def chain(n, np_):
 
 def fused(text):
     """`text` (at the linalg stage) after the fusion passes of the scheduled stage."""
+    from mlir import ir
+
     from jaxc.dialect import make_context
     from jaxc.passes import pipeline, stages
-    from mlir import ir
 
     module = ir.Module.parse(text, make_context())
     pipeline.build_pass_manager(pipeline.parse_pipeline(

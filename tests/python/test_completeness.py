@@ -14,9 +14,9 @@ import re
 import shutil
 import subprocess
 
+import mlir
 import pytest
 
-import mlir
 from jaxc.dialect import _jaxc_ops_gen
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

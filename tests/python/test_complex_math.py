@@ -27,10 +27,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from jnp_check import flushed
 
 import jaxc
 import jaxc.numpy as jnp
-from jnp_check import flushed
 
 FUNCTIONS = ["sinh", "cosh", "sin", "cos", "arcsin", "arccos", "arcsinh", "arccosh",
              "arctan", "arctanh", "log1p", "exp2", "sqrt"]

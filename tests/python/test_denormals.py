@@ -10,10 +10,10 @@ import platform
 
 import numpy as np
 import pytest
+from jnp_check import flushed
 
 import jaxc
 import jaxc.numpy as jnp
-from jnp_check import flushed
 
 pytestmark = pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64", "i686"),
                                 reason="subnormals are flushed on x86 hosts only")
@@ -87,8 +87,9 @@ def test_narrowing_conversion_flushes(x64):
 
 
 def test_aot_program_flushes(tmp_path):
-    from jaxc.runtime import aot
     import jaxc_aot
+
+    from jaxc.runtime import aot
 
     if aot.find_c_compiler() is None:
         pytest.skip("no C compiler to link program.so")

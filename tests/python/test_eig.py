@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from jnp_check import assert_close
 
 import jaxc
 import jaxc.numpy as jnp
 import jaxc.scipy.linalg as jsl
 from jaxc import lax
 from jaxc.test_util import check_grads
-from jnp_check import assert_close
 
 try:
     import scipy.linalg as scipy_linalg

@@ -220,8 +220,7 @@ def test_recorded_data_matches_jax(recorded: dict, dataset: dict, trained: dict)
     and jaxc's run against JAX's, live."""
     jax = pytest.importorskip("jax")
     import jax.numpy  # noqa: F401,F811
-    from jax.example_libraries import optimizers as jax_optimizers
-    from jax.example_libraries import stax as jax_stax
+    from jax.example_libraries import optimizers as jax_optimizers, stax as jax_stax
     if jax.__version__ != JAX_VERSION:
         pytest.skip(f"recorded with JAX {JAX_VERSION}, found {jax.__version__}")
     for name in CASES:

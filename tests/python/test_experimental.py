@@ -84,6 +84,7 @@ def test_signatures_are_jaxs() -> None:
         warnings.simplefilter("ignore", DeprecationWarning)
         from jax.experimental.pjit import pjit as jax_pjit
         from jax.experimental.shard_map import shard_map as jax_shard_map
+
         from jaxc.experimental.pjit import pjit
         from jaxc.experimental.shard_map import shard_map
     same_signature(pjit, jax_pjit)

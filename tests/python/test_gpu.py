@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 import pytest
+import test_lowering_numerics as numerics
 from mlir import ir
 
 import jaxc
@@ -26,8 +27,6 @@ from jaxc.dialect import make_context
 from jaxc.passes import stages
 from jaxc.passes.gpu import buffers, serialize, targets
 from jaxc.runtime import cuda
-
-import test_lowering_numerics as numerics
 
 NEEDS_PTXAS = pytest.mark.skipif(targets.ptxas_path() is None,
                                  reason="no ptxas: `pip install nvidia-cuda-nvcc-cu12` (make test does)")

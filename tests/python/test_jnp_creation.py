@@ -1,11 +1,11 @@
 """jnp creation functions against NumPy, eagerly and under jit, with JAX's dtypes."""
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, check_jax, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import dispatch
-from jnp_check import assert_close, check, check_jax, rand
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ shape compiles new kernels); 0-d, size-0 and broadcasting run on a
 representative of each kind of promotion."""
 import numpy as np
 import pytest
+from jnp_check import _jax_numpy, assert_close, check, check_jax, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
 from jaxc.numpy import _elementwise
-from jnp_check import _jax_numpy, assert_close, check, check_jax, rand
 
 nan, inf = np.nan, np.inf
 F = np.array([[-2.5, -0.5, 0.0], [0.5, 1.5, 3.0]], np.float32)

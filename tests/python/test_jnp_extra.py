@@ -6,12 +6,12 @@ import io
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import core
 from jaxc.test_util import check_grads
-from jnp_check import assert_close, check, rand
 
 F = rand((3, 5))
 V = rand((7,))

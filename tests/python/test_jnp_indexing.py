@@ -2,11 +2,11 @@
 indices under jit, boolean masks, and the update methods."""
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import core
-from jnp_check import assert_close, check, rand
 
 X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
 XJ = jnp.asarray(X)

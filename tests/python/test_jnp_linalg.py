@@ -7,10 +7,10 @@ from functools import partial
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, rand
 
 import jaxc
 import jaxc.numpy as jnp
-from jnp_check import assert_close, check, rand
 
 A = rand((3, 4))
 B = rand((4, 5))

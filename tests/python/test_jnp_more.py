@@ -3,12 +3,12 @@ under jit, result dtypes), JAX where it is installed, vmap against a Python
 loop, float64 finite-difference gradients, and their errors."""
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, check_jax, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import core
 from jaxc.test_util import check_grads
-from jnp_check import assert_close, check, check_jax, rand
 
 F = rand((3, 5))
 I = rand((3, 5), np.int32)

@@ -7,12 +7,12 @@ import warnings
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, check_jax, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import core
 from jaxc.test_util import check_grads
-from jnp_check import assert_close, check, check_jax, rand
 
 NAN = np.nan
 I = rand((4, 6), np.int32, -5, 5)

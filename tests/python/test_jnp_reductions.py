@@ -7,10 +7,10 @@ from functools import partial
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, rand
 
 import jaxc
 import jaxc.numpy as jnp
-from jnp_check import assert_close, check, rand
 
 X = rand((2, 3, 4))                      # the shared float32 operand
 XI = rand((2, 3, 4), np.int32, -5, 5)     # ... and its int32 twin

@@ -4,12 +4,12 @@ padding (eager, under jit and vmap), JAX itself where installed, and the
 errors JAX raises."""
 import numpy as np
 import pytest
+from jnp_check import assert_close, check_jax
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import core
 from jaxc.test_util import check_grads
-from jnp_check import assert_close, check_jax
 
 NAN = np.nan
 INTS = np.array([[3, 1, 4], [1, 5, 9], [2, 6, 5]], np.int32)

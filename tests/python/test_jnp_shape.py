@@ -1,13 +1,13 @@
 """jnp shape functions against NumPy (eager, under jit, result dtypes) and
 their error messages."""
+import jnp_check
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, check_jax, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import core
-import jnp_check
-from jnp_check import assert_close, check, check_jax, rand
 
 A = rand((2, 3, 4))
 B = rand((2, 3, 4))

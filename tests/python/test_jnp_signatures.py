@@ -13,10 +13,10 @@ import warnings
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, rand
 
 import jaxc
 import jaxc.numpy as jnp
-from jnp_check import assert_close, check, rand
 
 
 def namespaces():

@@ -7,11 +7,11 @@ import operator
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc.test_util import check_grads
-from jnp_check import assert_close, rand
 
 BINARY = ["add", "subtract", "multiply", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor",
           "logical_and", "logical_or", "logical_xor", "logaddexp", "logaddexp2"]

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
-from jnp_check import assert_close, rand
 
 I32_MIN, I32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 

@@ -9,13 +9,12 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
 from jaxc.runtime import cpu
-
-from jnp_check import assert_close, check, rand
 
 X3 = rand((3,), np.float32)
 XS = rand((5, 3), np.float32)

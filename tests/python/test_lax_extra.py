@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, check
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
 from jaxc.test_util import check_grads
-from jnp_check import assert_close, check
 
 RNG = np.random.default_rng(11)
 

@@ -14,12 +14,12 @@ import sys
 
 import numpy as np
 import pytest
+from jnp_check import assert_close
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
 from jaxc.test_util import check_grads
-from jnp_check import assert_close
 
 RNG = np.random.default_rng(7)
 

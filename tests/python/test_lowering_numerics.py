@@ -1392,10 +1392,11 @@ def test_complex(case):
 
 def _lower_only(text: str) -> tuple[Exception | None, list[str]]:
     """Run just jaxc-to-linalg on `text` in this process; the error and diagnostics."""
+    from lowering_harness import _Pass
     from mlir import ir
+
     from jaxc.dialect import make_context
     from jaxc.passes.jaxc_to_linalg import jaxc_to_linalg
-    from lowering_harness import _Pass
 
     messages = []
     ctx = make_context()

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
+from jnp_check import assert_close, check, flushed, rand
 
 import jaxc
 import jaxc.nn as nn
 import jaxc.scipy.special as special
-from jnp_check import assert_close, check, flushed, rand
 
 nan, inf = np.nan, np.inf
 X = np.array([[-6.0, -2.5, -1.0, -0.25, 0.0], [0.25, 1.0, 2.5, 6.0, 30.0]], np.float32)

@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 import pytest
+from batching_util import check_vmap
+from jnp_check import assert_close, check, numerical_gradient, rand
 
 import jaxc
 import jaxc.nn as nn
-from batching_util import check_vmap
 from jaxc.test_util import check_grads
-from jnp_check import assert_close, check, numerical_gradient, rand
 
 nan, inf = np.nan, np.inf
 X = np.array([[-6.0, -2.5, -1.0, -0.999, -0.25, 0.0], [0.25, 0.999, 1.0, 2.5, 6.0, 30.0]], np.float32)

@@ -11,9 +11,8 @@ import sys
 import textwrap
 from typing import Callable, Sequence
 
-import pytest
-
 import mlir.ir as ir
+import pytest
 from mlir.dialects import func
 
 import jaxc.dialect as jd

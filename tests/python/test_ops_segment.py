@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from jnp_check import numerical_gradient
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import ops
-from jnp_check import numerical_gradient
 
 REDUCTIONS = {"sum": (ops.segment_sum, np.add, 0), "prod": (ops.segment_prod, np.multiply, 1),
               "max": (ops.segment_max, np.maximum, None), "min": (ops.segment_min, np.minimum, None)}

@@ -22,7 +22,6 @@ import jaxc
 import jaxc.numpy as jnp
 from jaxc import profiler
 
-
 # ---------------------------------------------------------------------------
 # Reading what the profiler wrote
 # ---------------------------------------------------------------------------

@@ -12,10 +12,10 @@ and bounded (about 3 minutes for the file on two cores) so CI is
 reproducible."""
 from __future__ import annotations
 
+import fuzz_programs as fp
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import fuzz_programs as fp
 import jaxc
 
 

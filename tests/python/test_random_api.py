@@ -3,9 +3,9 @@ signatures."""
 import inspect
 
 import pytest
+from random_cases import jax_or_none
 
 from jaxc import random
-from random_cases import jax_or_none
 
 # dir(jax.random) in JAX 0.10.2, public names
 JAX_RANDOM_NAMES = [

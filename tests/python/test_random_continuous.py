@@ -6,12 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from random_cases import Case, check, check_error, package_of, scan_keys, vmap_keys
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
-from random_cases import Case, check, check_error, package_of, scan_keys, vmap_keys
-
 
 _package, _vmap_keys, _scan = package_of, vmap_keys, scan_keys
 

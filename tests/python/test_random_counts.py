@@ -19,12 +19,12 @@ The recorded cases below give JAX's counts exactly;
 
 import numpy as np
 import pytest
+from random_cases import Case, check, jax_or_none, package_of
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
 from jaxc.random import _counts
-from random_cases import Case, check, jax_or_none, package_of
 
 F32 = np.float32
 

@@ -7,12 +7,12 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
+from random_cases import Case, check, package_of, x64
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
 from jaxc.random import _discrete
-from random_cases import Case, check, x64, package_of
 
 # p whose partial sums are exact in any summation order (dyadic fractions):
 # JAX's CPU cumsum adds in a different order than jaxc's, see test_choice_p_random

@@ -3,11 +3,11 @@ and the base samplers (uniform, normal, randint, bernoulli, truncated_normal)
 against JAX's bits, and the keys' behaviour under jit, vmap, scan and grad."""
 import numpy as np
 import pytest
+from random_cases import Case, check, package_of
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
-from random_cases import Case, check, package_of
 
 CASES = {
     # seeds: 32-bit wrap of 64-bit seeds without x64, the high word with x64

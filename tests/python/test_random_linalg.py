@@ -3,11 +3,11 @@ factorizations under them, jaxc.lax.linalg's, are tested in
 test_linalg_decompositions.py)."""
 import numpy as np
 import pytest
+from random_cases import Case, check, package_of
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import random
-from random_cases import Case, check, package_of
 
 _RNG = np.random.default_rng(0)
 _A = _RNG.normal(size=(4, 4))

@@ -15,7 +15,6 @@ import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
 
-
 # --- compile failures and wrong results --------------------------------------------
 
 @pytest.mark.parametrize("axis", [0, 1, 2])

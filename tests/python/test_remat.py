@@ -10,8 +10,7 @@ import pytest
 
 import jaxc
 import jaxc.numpy as jnp
-from jaxc import checkpoint_policies as cp
-from jaxc import lax
+from jaxc import checkpoint_policies as cp, lax
 from jaxc.test_util import check_grads
 
 RNG = np.random.default_rng(7)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from jnp_check import rand
 
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax  # noqa: F401
 from jaxc.passes import host
-
-from jnp_check import rand
 
 try:
     import ml_dtypes
@@ -722,8 +721,9 @@ def test_refused_kernel_stays_scalar_and_right(monkeypatch):
 def _loops_and_lane_use(module_text: str) -> list[tuple[bool, bool]]:
     """(annotated, inserts or extracts a lane at its own induction variable)
     for each scf.for of a `loops`-stage module."""
-    from jaxc.dialect import make_context
     from mlir import ir
+
+    from jaxc.dialect import make_context
     found = []
 
     def visit(op):

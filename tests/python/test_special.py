@@ -8,9 +8,9 @@ from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
+from jnp_check import flushed
 
 from jaxc.runtime import compile_module
-from jnp_check import flushed
 
 MASK = 0xFFFFFFFF
 

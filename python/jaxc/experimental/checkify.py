@@ -48,12 +48,10 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from .. import core, dtypes, tree_util
-from .. import numpy as jnp
+from .. import core, dtypes, numpy as jnp, tree_util
 from ..array import Array
 from ..core import ArrayBase, ShapedArray
-from ..lax import _control_flow
-from ..lax import _ops as lax
+from ..lax import _control_flow, _ops as lax
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks", "check",
            "check_error", "checkify", "debug_check", "div_checks", "float_checks", "index_checks",

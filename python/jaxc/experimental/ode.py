@@ -30,8 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from jaxc import closure_convert, core, custom_vjp, jit, lax, tree_util, vjp
-from jaxc import numpy as jnp
+from jaxc import closure_convert, core, custom_vjp, jit, lax, numpy as jnp, tree_util, vjp
 
 __all__ = ["odeint"]
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Sequence
 
-import numpy as np
 import mlir.ir as ir
+import numpy as np
 
 import jaxc.dialect as jd
 

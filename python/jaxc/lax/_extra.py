@@ -28,9 +28,7 @@ from typing import Any, Callable, Sequence, Union
 import numpy as np
 
 from .. import core, dtypes, tree_util
-from . import _more as M
-from . import _ops as L
-from . import _parallel as P
+from . import _more as M, _ops as L, _parallel as P
 
 __all__ = [
     "split", "tile", "stack", "unstack", "empty", "broadcast_like",

@@ -20,8 +20,8 @@ import enum
 import operator
 from typing import Any, Callable, NamedTuple, Sequence
 
-import numpy as np
 import mlir.ir as ir
+import numpy as np
 
 import jaxc.dialect as jd
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-import numpy as np
 import mlir.ir as ir
+import numpy as np
 
 import jaxc.dialect as jd
 

@@ -48,9 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from .. import numpy as jnp
-from .. import _autodiff
+from .. import _autodiff, dtypes, numpy as jnp
 from .._autodiff import custom_jvp
 from . import _ops
 from ._control_flow import fori_loop, while_loop

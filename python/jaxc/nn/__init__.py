@@ -18,12 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from ..numpy import _elementwise as ew  # first: jaxc.numpy sets up the front end
-from .. import core, dtypes, lax
-from .. import numpy as jnp
+from .. import core, dtypes, lax, numpy as jnp
 from .._autodiff import custom_jvp
-from ..numpy._util import asarray, broadcast_shapes, broadcast_to, canonicalize_axes, canonicalize_axis, \
-    promote_dtypes_inexact
+from ..numpy import _elementwise as ew  # first: jaxc.numpy sets up the front end
+from ..numpy._util import (
+    asarray,
+    broadcast_shapes,
+    broadcast_to,
+    canonicalize_axes,
+    canonicalize_axis,
+    promote_dtypes_inexact,
+)
 from ..scipy.special import expand_reduced, logsumexp
 
 _SELU_ALPHA = 1.6732632423543772848170429916717

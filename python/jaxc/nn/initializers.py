@@ -24,8 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .. import dtypes, random
-from .. import numpy as jnp
+from .. import dtypes, numpy as jnp, random
 
 Array = Any
 Shape = Sequence[int]

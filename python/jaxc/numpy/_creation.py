@@ -21,8 +21,16 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import ArrayBase
-from ._util import broadcast_shapes, broadcast_to, canonicalize_axis, static_shape
-from ._util import asarray as _asarray, check_arraylike, check_device, place
+from ._util import (
+    asarray as _asarray,
+    broadcast_shapes,
+    broadcast_to,
+    canonicalize_axis,
+    check_arraylike,
+    check_device,
+    place,
+    static_shape,
+)
 
 
 def _eager() -> bool:

@@ -23,9 +23,16 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import ArrayBase
-from ._util import asarray, broadcast_shapes, broadcast_to, check_arraylike, promote_args, promote_args_inexact, \
-    promote_dtypes, promote_dtypes_inexact
-
+from ._util import (
+    asarray,
+    broadcast_shapes,
+    broadcast_to,
+    check_arraylike,
+    promote_args,
+    promote_args_inexact,
+    promote_dtypes,
+    promote_dtypes_inexact,
+)
 
 # -- promotion ----------------------------------------------------------------
 

@@ -19,11 +19,17 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import ArrayBase
-from . import _elementwise as _ew
-from . import _creation, _linalg, _reductions, _shape
+from . import _creation, _elementwise as _ew, _linalg, _reductions, _shape
 from ._shape import _static_int
-from ._util import (asarray, broadcast_shapes, broadcast_to, canonicalize_axis, promote_args, promote_dtypes,
-                    promote_dtypes_inexact)
+from ._util import (
+    asarray,
+    broadcast_shapes,
+    broadcast_to,
+    canonicalize_axis,
+    promote_args,
+    promote_dtypes,
+    promote_dtypes_inexact,
+)
 
 __all__ = [
     "diff", "ediff1d", "append", "unstack", "hsplit", "vsplit", "dsplit", "cumulative_sum",

@@ -17,8 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import core, dtypes, lax
-from .. import numpy as jnp
+from .. import core, dtypes, lax, numpy as jnp
 from .._autodiff import custom_jvp
 from ..core import ArrayBase
 from . import _more, _shape

@@ -19,8 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import core, dtypes, lax
-from . import _elementwise as _ew
-from . import _reductions, _shape
+from . import _elementwise as _ew, _reductions, _shape
 from ._reductions import _axes_to_end
 from ._shape import _static_int
 from ._util import asarray, canonicalize_axes, canonicalize_axis, promote_dtypes, promote_dtypes_inexact

@@ -17,8 +17,17 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import ArrayBase
 from . import _indexing
-from ._util import (asarray, broadcast_shapes, broadcast_to as _broadcast_to, canonicalize_axes,
-                    canonicalize_axis, check_arraylike, place, promote_dtypes, static_shape)
+from ._util import (
+    asarray,
+    broadcast_shapes,
+    broadcast_to as _broadcast_to,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    place,
+    promote_dtypes,
+    static_shape,
+)
 
 __all__ = [
     "reshape", "ravel", "transpose", "matrix_transpose", "permute_dims", "swapaxes", "moveaxis",

@@ -11,7 +11,6 @@ from .. import core, dtypes, lax
 from .._config import config
 from ..core import ArrayBase
 
-
 _ARRAYLIKE = (ArrayBase, np.ndarray, np.generic, bool, int, float, complex)
 
 

@@ -18,11 +18,9 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from .. import lax
-from .. import numpy as jnp
+from .. import lax, numpy as jnp
 from .._autodiff import custom_jvp
-from . import _reductions as _red
-from . import _linalg
+from . import _linalg, _reductions as _red
 from ._linalg import diagonal as _diagonal, trace as _trace, vecdot
 from ._util import asarray, canonicalize_axis, promote_dtypes_inexact
 

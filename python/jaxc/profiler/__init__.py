@@ -9,8 +9,15 @@
 See docs/profiling.md.
 """
 from .memory import device_memory_profile, save_device_memory_profile
-from .traces import (ProfileOptions, StepTraceAnnotation, TraceAnnotation, annotate_function,
-                    start_trace, stop_trace, trace)
+from .traces import (
+    ProfileOptions,
+    StepTraceAnnotation,
+    TraceAnnotation,
+    annotate_function,
+    start_trace,
+    stop_trace,
+    trace,
+)
 
 __all__ = ["ProfileOptions", "StepTraceAnnotation", "TraceAnnotation", "annotate_function",
            "device_memory_profile", "save_device_memory_profile", "start_trace", "stop_trace",

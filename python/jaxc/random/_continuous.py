@@ -35,8 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, lax
-from .. import numpy as jnp
+from .. import dtypes, lax, numpy as jnp
 from ..api import jit
 from ._keys import canonical_shape, split_data
 from ._uniform import float_dtype, key_data_of, normal_body, param_shape, uniform_body

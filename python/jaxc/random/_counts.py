@@ -41,8 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import core, dtypes, lax
-from .. import numpy as jnp
+from .. import core, dtypes, lax, numpy as jnp
 from ..api import jit
 from ..numpy._util import promote_dtypes_inexact
 from ._keys import check_key, split_data

@@ -29,8 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import core, dtypes, lax
-from .. import numpy as jnp
+from .. import core, dtypes, lax, numpy as jnp
 from .._config import config
 from ..api import jit
 from ._keys import canonical_shape, random_bits, split_data

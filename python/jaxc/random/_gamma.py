@@ -32,14 +32,20 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, lax
-from .. import numpy as jnp
+from .. import dtypes, lax, numpy as jnp
 from .._autodiff import custom_jvp
 from .._batching import vmap
 from ..api import jit
 from ._keys import canonical_shape, check_key, split_data
-from ._uniform import (bernoulli, check_safe_to_cast, check_shape, normal_body, param_shape,
-                       shape_or_params, uniform_body)
+from ._uniform import (
+    bernoulli,
+    check_safe_to_cast,
+    check_shape,
+    normal_body,
+    param_shape,
+    shape_or_params,
+    uniform_body,
+)
 
 __all__ = ["ball", "beta", "chisquare", "dirichlet", "f", "gamma", "generalized_normal", "loggamma",
            "t"]

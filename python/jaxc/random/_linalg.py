@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import core, dtypes
-from .. import numpy as jnp
+from .. import core, dtypes, numpy as jnp
 from ..api import jit
 from ..lax import linalg
 from ._keys import canonical_shape, check_key

@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, lax
-from .. import numpy as jnp
+from .. import dtypes, lax, numpy as jnp
 from ..api import jit
 from ._keys import canonical_shape, check_key, random_bits, split_data
 

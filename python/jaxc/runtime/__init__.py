@@ -6,8 +6,17 @@
 
 See docs/stages.md for the calling convention and the measured overheads.
 """
-from .cpu import (ArgSpec, CompileError, Executable, Function, bf16_dtype, compile_module,
-                  function_signatures, jit_lowered, numpy_dtype)
+from .cpu import (
+    ArgSpec,
+    CompileError,
+    Executable,
+    Function,
+    bf16_dtype,
+    compile_module,
+    function_signatures,
+    jit_lowered,
+    numpy_dtype,
+)
 
 __all__ = ["ArgSpec", "CompileError", "Executable", "Function", "bf16_dtype", "compile_module",
            "function_signatures", "jit_lowered", "numpy_dtype"]

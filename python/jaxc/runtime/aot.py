@@ -32,9 +32,9 @@ import subprocess
 import tempfile
 import zipfile
 
+import jaxc_aot as aot_loader
 from mlir import ir
 
-import jaxc_aot as aot_loader
 from .cpu import CompileError, _captured_diagnostics, _format_error, function_signatures
 
 TRIPLE = "x86_64-unknown-linux-gnu"

@@ -270,8 +270,9 @@ class CachedLibrary:
         self.library = ctypes.CDLL(path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
         # ctypes never unloads: the machine code goes with the last Executable
         # that uses it (as an execution engine's does); at exit it stays (a
-        # daemon thread may still run it).
-        weakref.finalize(self, _dlclose, self.library._handle).atexit = False
+        # daemon thread may still run it). (The ignore: typeshed gives finalize
+        # empty __slots__, so mypy rejects setting its `atexit` attribute.)
+        weakref.finalize(self, _dlclose, self.library._handle).atexit = False  # type: ignore[misc]
 
     def raw_lookup(self, name: str) -> int:
         try:

@@ -25,7 +25,7 @@ import threading
 import time
 import warnings
 import weakref
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import jaxc_aot
 import numpy as np
@@ -38,8 +38,8 @@ malloc.tune()  # reuse large buffers instead of a fresh mmap per call (malloc.py
 
 # MLIR element type -> NumPy dtype: the table of the AOT loader, which
 # calls compiled functions the same way (bf16 travels as its 16 raw bits,
-# see `bf16_dtype`).
-_DTYPES = jaxc_aot.DTYPES
+# see `bf16_dtype`). (mypy infers the table's values as `object`.)
+_DTYPES = cast("dict[str, np.dtype]", jaxc_aot.DTYPES)
 
 
 def bf16_dtype() -> np.dtype:
@@ -131,7 +131,7 @@ class Function:
                      for out, spec in zip(outputs, self.results))
 
     # Where buffers live: host memory here; `cuda.CudaFunction` uses managed memory.
-    _empty = staticmethod(np.empty)
+    _empty: Callable[..., np.ndarray] = staticmethod(np.empty)
 
     @staticmethod
     def _place(array: np.ndarray) -> np.ndarray:
@@ -279,7 +279,7 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: An
         _COMPILE_CONTEXT.update(context=make_context(), pass_managers={})
     context = _COMPILE_CONTEXT["context"]
     from jaxc.profiler import traces as profile
-    timings = [] if profile.SESSION is not None else None  # a trace records each pass
+    timings: list[Any] | None = [] if profile.SESSION is not None else None  # a trace records each pass
     with _captured_diagnostics(context) as diags:
         try:
             module = ir.Module.parse(text, context)

@@ -78,20 +78,28 @@ def _device(ordinal: int) -> ctypes.c_int:
     return device
 
 
+def _loaded_driver() -> ctypes.CDLL:
+    """`_driver()`, once `_device` has found a device (so there is one)."""
+    driver = _driver()
+    assert driver is not None
+    return driver
+
+
 def device_name(ordinal: int = 0) -> str:
     """The GPU's name as the driver reports it (``NVIDIA H100 80GB HBM3``)."""
     name = ctypes.create_string_buffer(256)
-    _driver().cuDeviceGetName(name, len(name), _device(ordinal))
+    device = _device(ordinal)
+    _loaded_driver().cuDeviceGetName(name, len(name), device)
     return name.value.decode(errors="replace")
 
 
 def chip(ordinal: int = 0) -> str:
     """The device's compute capability as a chip name: ``sm_90`` for an H100."""
     device, major, minor = _device(ordinal), ctypes.c_int(0), ctypes.c_int(0)
-    _driver().cuDeviceGetAttribute(ctypes.byref(major),
-                                   _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
-    _driver().cuDeviceGetAttribute(ctypes.byref(minor),
-                                   _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)
+    _loaded_driver().cuDeviceGetAttribute(ctypes.byref(major),
+                                          _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
+    _loaded_driver().cuDeviceGetAttribute(ctypes.byref(minor),
+                                          _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)
     return f"sm_{major.value}{minor.value}"
 
 
@@ -143,7 +151,7 @@ def _managed_empty(shape, dtype) -> tuple[np.ndarray, bool]:
     size = max(count * dtype.itemsize, 1)
     address = _take_from_pool(size)
     fresh = address is None
-    if fresh:
+    if address is None:
         address = _wrappers().mgpuMemAlloc(size, None, True)
         if not address:
             raise CudaError(f"cuMemAllocManaged of {size} bytes failed")

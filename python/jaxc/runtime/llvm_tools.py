@@ -193,6 +193,7 @@ def _compile_objects(tools: dict[str, str], inputs: list[str], opt_level: int) -
                    "-filetype=obj", "-o", path + ".o", "-"]
             first = subprocess.Popen(opt, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             second = subprocess.Popen(llc, stdin=first.stdout, stderr=subprocess.PIPE)
+            assert first.stdout is not None  # stdout=PIPE
             first.stdout.close()  # llc holds the pipe now: opt sees it close if llc dies
             first.stdout = None  # communicate() reads opt's stderr only
             running.append((opt, first, llc, second))

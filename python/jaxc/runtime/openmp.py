@@ -50,9 +50,15 @@ import functools
 import os
 import sys
 import threading
+from typing import cast
 
 _LOCK = threading.Lock()
 _STATE: dict[str, object] = {}
+
+
+def _library() -> ctypes.CDLL | None:
+    """The loaded libiomp5 (None before `load` found it)."""
+    return cast("ctypes.CDLL | None", _STATE.get("library"))
 
 
 def libiomp5_path() -> str | None:
@@ -117,7 +123,7 @@ def pin_workers() -> list[int]:
     were pinned to. Called by the compiled-call extension once per thread
     before its first parallel function (which moves the caller off these
     cores for the call when it finds it on one: `_fastcall.c`)."""
-    library = _STATE.get("library")
+    library = _library()
     if library is None:
         return []
     cores = sorted(os.sched_getaffinity(0))
@@ -158,7 +164,7 @@ def prepare_thread() -> list[int]:
     workers were pinned to. The compiled-call extension calls it once per
     thread before the thread's first parallel function, and again after
     `_new_generation`."""
-    library = _STATE.get("library")
+    library = _library()
     if library is None:
         return []
     library.omp_set_num_threads(ctypes.c_int(configured_threads()))

@@ -1,8 +1,10 @@
 """`jaxc.scipy`: the parts of SciPy's API that JAX provides (``jaxc.scipy.special``,
 ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``)."""
-from . import integrate  # noqa: F401
-from . import linalg  # noqa: F401
-from . import optimize  # noqa: F401
-from . import signal  # noqa: F401
-from . import special  # noqa: F401
-from . import stats  # noqa: F401
+from . import (
+    integrate,  # noqa: F401
+    linalg,  # noqa: F401
+    optimize,  # noqa: F401
+    signal,  # noqa: F401
+    special,  # noqa: F401
+    stats,  # noqa: F401
+)

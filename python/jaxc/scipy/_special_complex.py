@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..numpy._util import asarray, broadcast_shapes, broadcast_to, promote_dtypes_inexact  # first: front end
 from .. import core, dtypes, lax
 from .._autodiff import custom_jvp
+from ..numpy._util import asarray, broadcast_shapes, broadcast_to, promote_dtypes_inexact  # first: front end
 from ._special_more import _backward, _c, _float, _forward, _where, _wide
 
 __all__ = ["sph_harm_y", "wofz"]

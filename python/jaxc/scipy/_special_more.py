@@ -22,9 +22,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..numpy._util import asarray, promote_args_inexact  # first: jaxc.numpy sets up the front end
 from .. import dtypes, lax
 from .._autodiff import custom_jvp
+from ..numpy._util import asarray, promote_args_inexact  # first: jaxc.numpy sets up the front end
 from . import special as _sp
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "comb", "dawsn", "erfcx", "exp1", "expi", "expn",

@@ -25,8 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import core, dtypes
-from .. import numpy as jnp
+from .. import core, dtypes, numpy as jnp
 from ..numpy._util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
 
 __all__ = ["csd", "istft", "stft", "welch"]

@@ -16,15 +16,29 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from .. import numpy as jnp
+from .. import dtypes, lax, numpy as jnp
 from .._autodiff import custom_jvp, jvp
-from .. import lax
 from ..lax import fori_loop, linalg as lax_linalg
 from ..numpy import linalg as np_linalg
 from ..numpy._util import promote_dtypes_inexact
-from ._special_matrices import (block_diag, circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion,
-                                hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
+from ._special_matrices import (
+    block_diag,
+    circulant,
+    companion,
+    convolution_matrix,
+    dft,
+    fiedler,
+    fiedler_companion,
+    hadamard,
+    hankel,
+    helmert,
+    hilbert,
+    invhilbert,
+    invpascal,
+    leslie,
+    pascal,
+    toeplitz,
+)
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix",
            "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",

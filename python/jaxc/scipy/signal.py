@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import lax
-from .. import numpy as jnp
+from .. import lax, numpy as jnp
 from .._batching import vmap
 from ..numpy import linalg as np_linalg
 from ..numpy._util import canonicalize_axis, promote_dtypes_inexact

@@ -16,9 +16,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..numpy._util import (asarray, broadcast_shapes, broadcast_to, canonicalize_axes, promote_args_inexact,
-                           promote_dtypes_inexact)  # first: jaxc.numpy sets up the front end
 from .. import dtypes, lax
+from ..numpy._util import (
+    asarray,
+    broadcast_shapes,
+    broadcast_to,
+    canonicalize_axes,
+    promote_args_inexact,
+    promote_dtypes_inexact,  # first: jaxc.numpy sets up the front end
+)
 
 
 def _inexact(name: str, x: Any) -> Any:
@@ -535,8 +541,24 @@ __all__ += ["betaln", "boxcox", "boxcox1p", "factorial", "gamma", "gammainc", "g
             "polygamma", "rel_entr", "softmax", "zeta"]
 
 # the exponential, trigonometric and hypergeometric families, betainc, bessel_jn, ... (they use the above)
-from ._special_more import (bernoulli, bessel_jn, beta, betainc, comb, dawsn, erfcx, exp1, expi,  # noqa: E402
-                            expn, fresnel, hyp1f1, hyp2f1, owens_t, sici, spence)
+from ._special_more import (  # noqa: E402
+    bernoulli,
+    bessel_jn,
+    beta,
+    betainc,
+    comb,
+    dawsn,
+    erfcx,
+    exp1,
+    expi,
+    expn,
+    fresnel,
+    hyp1f1,
+    hyp2f1,
+    owens_t,
+    sici,
+    spence,
+)
 
 __all__ += ["bernoulli", "bessel_jn", "beta", "betainc", "comb", "dawsn", "erfcx", "exp1", "expi", "expn",
             "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "spence"]

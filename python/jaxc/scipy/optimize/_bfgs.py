@@ -7,8 +7,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ... import lax
-from ... import numpy as jnp
+from ... import lax, numpy as jnp
 from ..._autodiff import value_and_grad
 from ._line_search import line_search
 

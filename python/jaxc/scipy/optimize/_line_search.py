@@ -8,8 +8,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ... import lax
-from ... import numpy as jnp
+from ... import lax, numpy as jnp
 from ..._autodiff import value_and_grad
 from ...numpy._util import promote_dtypes_inexact
 

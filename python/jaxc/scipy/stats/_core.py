@@ -10,8 +10,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ... import dtypes, lax
-from ... import numpy as jnp
+from ... import dtypes, lax, numpy as jnp
 from ...numpy._util import asarray, canonicalize_axis, check_arraylike
 from ._util import promote_args_inexact
 

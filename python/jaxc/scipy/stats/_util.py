@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ... import lax, numpy as jnp
 from ...numpy._util import promote_args_inexact, promote_dtypes, promote_dtypes_inexact  # noqa: F401
-from ... import lax
-from ... import numpy as jnp
 
 __all__ = ["promote_args_inexact", "promote_dtypes", "promote_dtypes_inexact", "betainc", "solve_lower"]
 

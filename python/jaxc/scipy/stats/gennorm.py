@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import lax
-from ... import numpy as jnp
+from ... import lax, numpy as jnp
 from ._util import promote_args_inexact
 
 __all__ = ["logpdf", "pdf", "cdf"]

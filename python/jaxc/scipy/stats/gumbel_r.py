@@ -5,8 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import nn
-from ... import numpy as jnp
+from ... import nn, numpy as jnp
 from .. import special
 from ._util import promote_args_inexact
 

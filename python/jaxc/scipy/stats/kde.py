@@ -9,10 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import numpy as jnp
-from ... import random
-from ...numpy._util import check_arraylike
+from ... import numpy as jnp, random
 from ...lax.linalg import cholesky
+from ...numpy._util import check_arraylike
 from ...tree_util import register_pytree_node_class
 from .. import special
 from ._util import promote_dtypes_inexact, solve_lower

@@ -5,8 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import lax
-from ... import numpy as jnp
+from ... import lax, numpy as jnp
 from ._util import promote_args_inexact
 
 __all__ = ["logpdf", "pdf"]

@@ -32,9 +32,8 @@ import numpy as np  # noqa: E402
 def main() -> None:
     import jax
     import jax.numpy  # noqa: F401  (jax.numpy as an attribute of jax)
-    from jax.example_libraries import optimizers as jax_optimizers
-
     import test_example_optimizers as cases
+    from jax.example_libraries import optimizers as jax_optimizers
 
     if jax.__version__ != cases.JAX_VERSION:
         sys.exit(f"record_optimizers.py needs JAX {cases.JAX_VERSION}, found {jax.__version__}")

@@ -33,9 +33,8 @@ def main() -> None:
     import jax
     import jax.nn.initializers  # noqa: F401  (jax.nn.initializers as an attribute)
     import jax.numpy  # noqa: F401
-    from jax.example_libraries import stax as jax_stax
-
     import test_example_stax as cases
+    from jax.example_libraries import stax as jax_stax
 
     if jax.__version__ != cases.JAX_VERSION:
         sys.exit(f"record_stax.py needs JAX {cases.JAX_VERSION}, found {jax.__version__}")

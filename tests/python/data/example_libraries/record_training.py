@@ -33,10 +33,8 @@ import numpy as np  # noqa: E402
 def main() -> None:
     import jax
     import jax.numpy  # noqa: F401  (jax.numpy as an attribute of jax)
-    from jax.example_libraries import optimizers as jax_optimizers
-    from jax.example_libraries import stax as jax_stax
-
     import test_example_training as cases
+    from jax.example_libraries import optimizers as jax_optimizers, stax as jax_stax
 
     if jax.__version__ != cases.JAX_VERSION:
         sys.exit(f"record_training.py needs JAX {cases.JAX_VERSION}, found {jax.__version__}")

@@ -29,9 +29,8 @@ import numpy as np  # noqa: E402
 def main() -> None:
     import jax
     import jax.numpy  # noqa: F401  (jax.numpy as an attribute of jax)
-    from jax.nn import initializers as jax_initializers
-
     import test_nn_initializers as cases
+    from jax.nn import initializers as jax_initializers
 
     if jax.__version__ != cases.JAX_VERSION:
         sys.exit(f"record_initializers.py needs JAX {cases.JAX_VERSION}, found {jax.__version__}")

@@ -21,7 +21,6 @@ TESTS = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, TESTS)
 
 import jax  # noqa: E402
-
 import random_cases  # noqa: E402
 
 
