@@ -110,6 +110,7 @@ _API = {
     "named_scope": ("._toplevel", "named_scope"),
     "ensure_compile_time_eval": ("._toplevel", "ensure_compile_time_eval"),
     "effects_barrier": ("._toplevel", "effects_barrier"),
+    "copy_to_host_async": ("._toplevel", "copy_to_host_async"),
     "local_device_count": ("._toplevel", "local_device_count"),
     "process_count": ("._toplevel", "process_count"),
     "process_index": ("._toplevel", "process_index"),

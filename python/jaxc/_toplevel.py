@@ -283,11 +283,11 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Cal
     x)(ct)`` is the tuple of input cotangents, one per argument. Built from
     `vjp` at zeros (for a linear `fun` its pullback is the transpose);
     linearity is not checked. Float and complex functions only."""
+    from . import numpy as jnp
     from ._api_more import eval_shape
     from ._autodiff import vjp
     from .api import _leaf_aval
     from .core import ShapedArray
-    from . import numpy as jnp
     if reduce_axes:
         raise NotImplementedError("reduce_axes argument to transpose is deprecated")
     out_shape = eval_shape(fun, *primals)
@@ -352,6 +352,19 @@ def effects_barrier() -> None:
     dispatch.wait_for_all()
 
 
+def copy_to_host_async(x: Any) -> Any:
+    """Start the host copy of every array leaf of `x` (a leaf's
+    `copy_to_host_async`; other leaves are left alone) and return `x`. jaxc's
+    CPU arrays live in host memory, so their copy has nothing to move; the
+    call still reaches any leaf type that defines the method."""
+    from .tree_util import tree_leaves
+    for leaf in tree_leaves(x):
+        copy = getattr(leaf, "copy_to_host_async", None)
+        if copy is not None:
+            copy()
+    return x
+
+
 # ---------------------------------------------------------------------------
 # Processes and devices (jaxc.distributed joins several)
 # ---------------------------------------------------------------------------
@@ -384,6 +397,7 @@ def print_environment_info(return_string: bool = False) -> str | None:
     """The versions of jaxc, NumPy and Python, the devices and the platform,
     as `jax.print_environment_info` prints them."""
     import jaxc
+
     from .api import devices
     found = devices()
     kinds = ", ".join(f"{platform_}-{sum(d.platform == platform_ for d in found)}"

@@ -193,6 +193,18 @@ def test_effects_barrier_waits_for_pending_work():
     assert float(ys[-1][0, 0]) == 512.0
 
 
+def test_copy_to_host_async_reaches_every_leaf_with_the_method():
+    class Leaf:
+        copies = 0
+
+        def copy_to_host_async(self):
+            Leaf.copies += 1
+    x = jnp.arange(3.0) * 2
+    tree = {"a": x, "b": [Leaf(), 1.5, Leaf()]}
+    assert jaxc.copy_to_host_async(tree) is tree and Leaf.copies == 2
+    np.testing.assert_array_equal(x, [0.0, 2.0, 4.0])
+
+
 def test_process_and_device_counts():
     assert jaxc.local_device_count() == len(jaxc.local_devices()) == jaxc.device_count()
     assert jaxc.process_count() == jaxc.host_count() == 1
