@@ -33,6 +33,7 @@ import jaxc.dialect as jd
 from jaxc import core
 
 from ..ir import (
+    RULE_ERROR,
     RuleError,
     append_block,
     emit_op,
@@ -45,7 +46,7 @@ from ..ir import (
     outline_region,
     symbol_name,
 )
-from ..pipeline import RefusedProgram
+from ..pipeline import RefusedProgram, UserCodeError
 from .jvp import JVP_FULL, instantiate
 from .vjp import CONSTANT_ARGS, FORWARD, VJP
 
@@ -290,10 +291,36 @@ def _call_vjp(op, xs, ys, cts):
     return outs[len(types):]
 
 
+# RULE_ERROR's error id -> the exception the rule raised (in the process that traced it)
+_RULE_ERRORS: dict[int, Exception] = {}
+
+
+def defer_rule_error(error: Exception) -> int:
+    """Keep `error` for the pass; its id."""
+    key = len(_RULE_ERRORS) + 1
+    _RULE_ERRORS[key] = error
+    return key
+
+
+def _jvp_rule(op) -> str:
+    """The custom_jvp call's rule; if its tracing failed, that error, raised
+    again (the user's exception in the process that traced it, else a
+    diagnostic at the call)."""
+    rule = _callee(op, "jvp")
+    attrs = functions(module_of(op))[rule].attributes
+    if RULE_ERROR in attrs:
+        key, message = ir.ArrayAttr(attrs[RULE_ERROR])
+        error = _RULE_ERRORS.get(ir.IntegerAttr(key).value)
+        if error is not None:
+            raise UserCodeError(op, error)
+        raise RuleError(op, f"jaxc-autodiff: {ir.StringAttr(message).value}")
+    return rule
+
+
 def _custom_jvp_jvp(op, xs, ts):
     tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
     types = _result_types(op)
-    outs = _call_inline(_callee(op, "jvp"), xs + tangents, types + types)
+    outs = _call_inline(_jvp_rule(op), xs + tangents, types + types)
     return outs[:len(types)], outs[len(types):]
 
 
@@ -304,7 +331,7 @@ def _tangent_map(op) -> str:
     differentiated (JAX transposes only the linear part of a rule; the
     primal part may hold a while loop). Outer derivatives see all of it."""
     module = module_of(op)
-    rule = _callee(op, "jvp")
+    rule = _jvp_rule(op)
     arg_types = [v.type for v in op.operands] * 2
     types = _result_types(op)
     fn, block = new_function(module, f"{rule}_tangents", arg_types, op.location)

@@ -41,6 +41,7 @@ from jaxc import core, lax
 
 from ..ir import (
     CAPTURED_ARGS,
+    RULE_ERROR,
     append_block,
     emit_op,
     finish_function,
@@ -101,9 +102,11 @@ def _batched_function(name: str, axis: Axis, mapped: Sequence[bool] | None = Non
     with location, ir.InsertionPoint(block):
         request = _vmap_op(name, list(block.arguments), mapped, results, axis)
     finish_function(fn, block, list(request.results), location)
-    # the arguments keep their places: a request's constants stay constants
-    if CAPTURED_ARGS in original.attributes:
-        fn.attributes[CAPTURED_ARGS] = original.attributes[CAPTURED_ARGS]
+    # the arguments keep their places: a request's constants stay constants;
+    # a failed custom_jvp rule stays marked
+    for name_ in (CAPTURED_ARGS, RULE_ERROR):
+        if name_ in original.attributes:
+            fn.attributes[name_] = original.attributes[name_]
     return ir.StringAttr(fn.attributes["sym_name"]).value
 
 

@@ -107,13 +107,17 @@ class _Callee:
                                           visibility="private")
             self.block = self.func.add_entry_block()
             scope = core.Scope(self.block, outer, "function")
-            with scope, ir.InsertionPoint(self.block):
-                recipes = [_recipe_of(x) for x in values] if values is not None else [None] * len(in_avals)
-                args = [core.Tracer(scope, v, a, r) for v, a, r in zip(self.block.arguments, in_avals, recipes)]
-                leaves, self.out_tree = tree_util.tree_flatten(tree_util._float0_as_nodes(fun(*args)))
-                outs = [core.as_operand(leaf, what) for leaf in leaves]
-                values = [scope.value(x) for x in outs]
-                func_d.ReturnOp(values)
+            try:
+                with scope, ir.InsertionPoint(self.block):
+                    recipes = [_recipe_of(x) for x in values] if values is not None else [None] * len(in_avals)
+                    args = [core.Tracer(scope, v, a, r) for v, a, r in zip(self.block.arguments, in_avals, recipes)]
+                    leaves, self.out_tree = tree_util.tree_flatten(tree_util._float0_as_nodes(fun(*args)))
+                    outs = [core.as_operand(leaf, what) for leaf in leaves]
+                    values = [scope.value(x) for x in outs]
+                    func_d.ReturnOp(values)
+            except BaseException:
+                self.func.operation.erase()  # no half-traced function is left in the module
+                raise
         self.n_in = len(in_avals)
         self.out_avals = [x.aval for x in outs]
         self.captured: list[Any] = list(scope.captured)
@@ -1036,7 +1040,12 @@ class custom_jvp:
             return p + t
 
         with _at_levels(_rule_levels(levels)):
-            rule = _Callee(flat_rule, avals + avals, f"{_name(self._fun)}_jvp", what)
+            try:
+                rule = _Callee(flat_rule, avals + avals, f"{_name(self._fun)}_jvp", what)
+            except Exception as error:
+                if levels:  # a request differentiates this call: the error is the user's now
+                    raise
+                rule = _failed_rule(callee, avals, error, f"{_name(self._fun)}_jvp", what)
         union = _union(callee.captured, rule.captured)
         callee.set_arguments([*range(n), *callee.capture_spec(union)])
         cap_types = [core.ir_type(c.aval.shape, c.aval.dtype) for c in union]
@@ -1044,6 +1053,22 @@ class custom_jvp:
         outs = _emit(lambda v, t: jd.CustomJvpCallOp(t, callee.symbol, rule.symbol, v),
                      [*leaves, *union], callee.out_avals)
         return tree_util.tree_unflatten(callee.out_tree, outs)
+
+
+def _failed_rule(callee: _Callee, avals: list[ShapedArray], error: Exception, base: str, what: str) -> _Callee:
+    """The stand-in for a custom_jvp rule that raised when traced outside any
+    autodiff request (under jit, which may be differentiated later): zeros of
+    the right types, its function marked with the error, which jaxc-autodiff
+    raises if the call is ever differentiated (JAX traces a rule only then)."""
+    from .passes.autodiff.control_flow import defer_rule_error
+    from .passes.ir import RULE_ERROR
+    outs = callee.out_avals
+    rule = _Callee(lambda *xts: [lax.full(a.shape, 0, a.dtype) for a in outs + outs], avals + avals, base, what)
+    with core.context():
+        rule.func.attributes[RULE_ERROR] = ir.ArrayAttr.get([
+            ir.IntegerAttr.get(ir.IntegerType.get_signless(64), defer_rule_error(error)),
+            ir.StringAttr.get(f"{what} raised {type(error).__name__}: {error}")])
+    return rule
 
 
 def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list[Any]]:

@@ -233,6 +233,29 @@ def test_custom_jvp_defjvps_rule_differentiates_its_output_by_the_rule_again() -
         np.testing.assert_allclose(float(jaxc.jit(g)(0.5)), np.exp(0.5), rtol=1e-6)
 
 
+def test_a_custom_jvp_rule_that_raises_matters_only_when_differentiated() -> None:
+    """As in JAX, which traces a rule only under differentiation: under jit
+    (which may be differentiated later) the rule's error is deferred to the
+    request that needs the rule, through vmap too; the primal computes."""
+    @jaxc.custom_jvp
+    def f(x):
+        return jnp.sin(x) * 2.0
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        raise NotImplementedError("no derivative here")
+
+    x = np.linspace(0.1, 1.0, 3).astype(np.float32)
+    np.testing.assert_allclose(jaxc.jit(f)(x), np.sin(x) * 2, rtol=1e-6)
+    np.testing.assert_allclose(jaxc.vmap(jaxc.jit(f))(x), np.sin(x) * 2, rtol=1e-6)
+    assert "jaxc.rule_error" in jaxc.jit(f).lower(x).as_text()
+    for differentiated in (jaxc.grad(f), jaxc.grad(jaxc.jit(f)), jaxc.jit(jaxc.grad(f)),
+                           lambda v: jaxc.jvp(jaxc.jit(f), (v,), (1.0,)),
+                           lambda v: jaxc.grad(lambda u: jaxc.vmap(jaxc.jit(f))(u).sum())(np.full(3, v))):
+        with pytest.raises(NotImplementedError, match="no derivative here"):
+            differentiated(0.5)
+
+
 def test_custom_jvp_rule_takes_captured_values_and_their_tangents() -> None:
     def f(x, w):
         @jaxc.custom_jvp
@@ -355,8 +378,11 @@ def test_custom_rule_errors() -> None:
         return x
 
     bad_rule.defjvp(lambda p, t: (p[0], (t[0], t[0])))
+    jaxc.make_ir(bad_rule)(1.0)  # as JAX, which traces a rule only when differentiating
     with pytest.raises(TypeError, match="tangent outputs with the structure of the function's output"):
-        jaxc.make_ir(bad_rule)(1.0)
+        jaxc.grad(bad_rule)(1.0)
+    with pytest.raises(TypeError, match="tangent outputs with the structure of the function's output"):
+        jaxc.grad(jaxc.jit(bad_rule))(1.0)
 
     @jaxc.custom_vjp
     def bad_bwd(x, y):

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _autodiff, dtypes, numpy as jnp
+from .. import dtypes, numpy as jnp
 from .._autodiff import custom_jvp
 from . import _ops
 from ._control_flow import fori_loop, while_loop
@@ -729,10 +729,7 @@ def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_b
     if not compute_uv:
         return _singular_values(x)
     if full_matrices and x.shape[-2] != x.shape[-1]:
-        if _differentiating():
-            return _svd_full(x)
-        s, u, vh = _svd_parts(x, True)  # no custom_jvp: its rule (an error) would be traced under jit
-        return u, s, vh
+        return _svd_full(x)
     s, u, vh = _svd(x)
     return u, s, vh
 
@@ -873,11 +870,6 @@ def _svd_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
         dxu = jnp.matmul(_h(dx), u)
         dv = dv + (dxu - jnp.matmul(v, jnp.matmul(vh, dxu))) * s_inv[..., None, :]
     return (s, u, vh), (ds, du, _h(dv))
-
-
-def _differentiating() -> bool:
-    """Whether an autodiff request (grad, jvp, vjp, ...) is tracing the caller."""
-    return _autodiff._levels() not in ((), ("none",))
 
 
 @custom_jvp

@@ -33,3 +33,26 @@ func.func @total_vjp(%x: tensor<f32>, %ct: tensor<f32>) -> tensor<f32> {
   %y, %dx = jaxc.vjp @total(%x) cotangents(%ct) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %dx : tensor<f32>
 }
+
+// -----
+
+// A custom_jvp rule that raised when jit traced it (jaxc.rule_error: the
+// error's id in the tracing process, its message) is an error only once the
+// call is differentiated, as JAX traces a rule only then.
+// ERR: jaxc-autodiff-errors.mlir:[[# @LINE + 10]]:8: error: jaxc-autodiff: the custom_jvp rule f_jvp raised NotImplementedError: no derivative here
+func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+  %0 = jaxc.sin %x : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @f_jvp(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>) attributes {jaxc.rule_error = [0, "the custom_jvp rule f_jvp raised NotImplementedError: no derivative here"]} {
+  %0 = jaxc.constant dense<0.0> : tensor<f32>
+  return %0, %0 : tensor<f32>, tensor<f32>
+}
+func.func private @g(%x: tensor<f32>) -> tensor<f32> {
+  %0 = jaxc.custom_jvp_call @f(%x) jvp = @f_jvp : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @g_vjp(%x: tensor<f32>, %ct: tensor<f32>) -> tensor<f32> {
+  %y, %dx = jaxc.vjp @g(%x) cotangents(%ct) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %dx : tensor<f32>
+}
