@@ -21,8 +21,8 @@ from mlir.dialects import func
 # differentiates only the arguments it is given). Set by jaxc.grad and friends,
 # kept by batching, read by autodiff.
 CAPTURED_ARGS = "jaxc.captured_args"
-# Function attribute of a custom_jvp rule that raised when traced under jit
-# (jaxc._autodiff._failed_rule): [error id, message]. Its body is a stand-in
+# Function attribute of a custom_jvp rule or custom_vjp bwd that raised when
+# traced under jit (jaxc._autodiff._failed_rule): [error id, message]. Its body is a stand-in
 # (zeros); jaxc-autodiff raises the error if the call is differentiated (JAX
 # traces a rule only then). Kept by batching.
 RULE_ERROR = "jaxc.rule_error"

@@ -302,11 +302,11 @@ def defer_rule_error(error: Exception) -> int:
     return key
 
 
-def _jvp_rule(op) -> str:
-    """The custom_jvp call's rule; if its tracing failed, that error, raised
-    again (the user's exception in the process that traced it, else a
-    diagnostic at the call)."""
-    rule = _callee(op, "jvp")
+def _rule(op, which: str) -> str:
+    """A custom call's rule (`jvp`, `bwd`); if its tracing failed, that
+    error, raised again (the user's exception in the process that traced it,
+    else a diagnostic at the call)."""
+    rule = _callee(op, which)
     attrs = functions(module_of(op))[rule].attributes
     if RULE_ERROR in attrs:
         key, message = ir.ArrayAttr(attrs[RULE_ERROR])
@@ -320,7 +320,7 @@ def _jvp_rule(op) -> str:
 def _custom_jvp_jvp(op, xs, ts):
     tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
     types = _result_types(op)
-    outs = _call_inline(_jvp_rule(op), xs + tangents, types + types)
+    outs = _call_inline(_rule(op, "jvp"), xs + tangents, types + types)
     return outs[:len(types)], outs[len(types):]
 
 
@@ -331,7 +331,7 @@ def _tangent_map(op) -> str:
     differentiated (JAX transposes only the linear part of a rule; the
     primal part may hold a while loop). Outer derivatives see all of it."""
     module = module_of(op)
-    rule = _jvp_rule(op)
+    rule = _rule(op, "jvp")
     arg_types = [v.type for v in op.operands] * 2
     types = _result_types(op)
     fn, block = new_function(module, f"{rule}_tangents", arg_types, op.location)
@@ -369,7 +369,7 @@ def _custom_vjp_forward(op, xs):
 def _custom_vjp_vjp(op, xs, ys, cts):
     cts = [instantiate(c, y) for c, y in zip(cts, ys[:len(op.results)])]
     residuals = ys[len(op.results):]
-    return _call_inline(_callee(op, "bwd"), list(residuals) + cts, _types(xs))
+    return _call_inline(_rule(op, "bwd"), list(residuals) + cts, _types(xs))
 
 
 JVP_FULL.update({"jaxc.cond": _cond_jvp, "jaxc.while": _while_jvp, "jaxc.scan": _scan_jvp,

@@ -1045,7 +1045,7 @@ class custom_jvp:
             except Exception as error:
                 if levels:  # a request differentiates this call: the error is the user's now
                     raise
-                rule = _failed_rule(callee, avals, error, f"{_name(self._fun)}_jvp", what)
+                rule = _failed_rule(avals + avals, callee.out_avals * 2, error, f"{_name(self._fun)}_jvp", what)
         union = _union(callee.captured, rule.captured)
         callee.set_arguments([*range(n), *callee.capture_spec(union)])
         cap_types = [core.ir_type(c.aval.shape, c.aval.dtype) for c in union]
@@ -1055,15 +1055,16 @@ class custom_jvp:
         return tree_util.tree_unflatten(callee.out_tree, outs)
 
 
-def _failed_rule(callee: _Callee, avals: list[ShapedArray], error: Exception, base: str, what: str) -> _Callee:
-    """The stand-in for a custom_jvp rule that raised when traced outside any
-    autodiff request (under jit, which may be differentiated later): zeros of
-    the right types, its function marked with the error, which jaxc-autodiff
-    raises if the call is ever differentiated (JAX traces a rule only then)."""
+def _failed_rule(in_avals: list[ShapedArray], out_avals: list[ShapedArray], error: Exception, base: str,
+                 what: str) -> _Callee:
+    """The stand-in for a custom rule (custom_jvp's rule, custom_vjp's bwd)
+    that raised when traced outside any autodiff request (under jit, which may
+    be differentiated later): zeros of the right types, its function marked
+    with the error, which jaxc-autodiff raises if the call is ever
+    differentiated (JAX traces the rules only then)."""
     from .passes.autodiff.control_flow import defer_rule_error
     from .passes.ir import RULE_ERROR
-    outs = callee.out_avals
-    rule = _Callee(lambda *xts: [lax.full(a.shape, 0, a.dtype) for a in outs + outs], avals + avals, base, what)
+    rule = _Callee(lambda *xs: [lax.full(a.shape, 0, a.dtype) for a in out_avals], in_avals, base, what)
     with core.context():
         rule.func.attributes[RULE_ERROR] = ir.ArrayAttr.get([
             ir.IntegerAttr.get(ir.IntegerType.get_signless(64), defer_rule_error(error)),
@@ -1211,7 +1212,13 @@ class custom_vjp:
             n_out = trees[0].num_leaves
             out_avals = fwd.out_avals[:n_out]
             n_res = len(fwd.out_avals) - n_out
-            bwd = _Callee(flat_bwd, fwd.out_avals[n_out:] + out_avals, f"{_name(self._fun)}_bwd", bwd_what)
+            try:
+                bwd = _Callee(flat_bwd, fwd.out_avals[n_out:] + out_avals, f"{_name(self._fun)}_bwd", bwd_what)
+            except Exception as error:
+                if levels:  # a request differentiates this call: the error is the user's now
+                    raise
+                bwd = _failed_rule(fwd.out_avals[n_out:] + out_avals, avals, error, f"{_name(self._fun)}_bwd",
+                                   bwd_what)
         union = _union(*([callee.captured] if callee else []), fwd.captured, bwd.captured)
         fwd.set_arguments([*range(n), *fwd.capture_spec(union)])
         # What bwd closes over becomes extra residuals, returned by fwd;

@@ -233,8 +233,9 @@ def test_custom_jvp_defjvps_rule_differentiates_its_output_by_the_rule_again() -
         np.testing.assert_allclose(float(jaxc.jit(g)(0.5)), np.exp(0.5), rtol=1e-6)
 
 
-def test_a_custom_jvp_rule_that_raises_matters_only_when_differentiated() -> None:
-    """As in JAX, which traces a rule only under differentiation: under jit
+def test_a_custom_rule_that_raises_matters_only_when_differentiated() -> None:
+    """A custom_jvp rule, a custom_vjp bwd. As in JAX, which traces them
+    only under differentiation: under jit
     (which may be differentiated later) the rule's error is deferred to the
     request that needs the rule, through vmap too; the primal computes."""
     @jaxc.custom_jvp
@@ -253,6 +254,20 @@ def test_a_custom_jvp_rule_that_raises_matters_only_when_differentiated() -> Non
                            lambda v: jaxc.jvp(jaxc.jit(f), (v,), (1.0,)),
                            lambda v: jaxc.grad(lambda u: jaxc.vmap(jaxc.jit(f))(u).sum())(np.full(3, v))):
         with pytest.raises(NotImplementedError, match="no derivative here"):
+            differentiated(0.5)
+
+    @jaxc.custom_vjp
+    def g(x):
+        return jnp.sin(x) * 2.0
+
+    def g_bwd(residuals, ct):
+        raise NotImplementedError("no cotangent here")
+    g.defvjp(lambda x: (g(x), x), g_bwd)
+    np.testing.assert_allclose(jaxc.jit(g)(x), np.sin(x) * 2, rtol=1e-6)
+    np.testing.assert_allclose(jaxc.vmap(jaxc.jit(g))(x), np.sin(x) * 2, rtol=1e-6)
+    for differentiated in (jaxc.grad(g), jaxc.grad(jaxc.jit(g)), jaxc.jit(jaxc.grad(g)),
+                           lambda v: jaxc.grad(lambda u: jaxc.vmap(jaxc.jit(g))(u).sum())(np.full(3, v))):
+        with pytest.raises(NotImplementedError, match="no cotangent here"):
             differentiated(0.5)
 
 
@@ -389,9 +404,10 @@ def test_custom_rule_errors() -> None:
         return x * y
 
     bad_bwd.defvjp(lambda x, y: (x * y, (x, y)), lambda res, g: (g,))
+    jaxc.make_ir(bad_bwd)(1.0, 2.0)  # bwd's error waits for a derivative (JAX traces bwd only then)
     with pytest.raises(TypeError, match="one cotangent per differentiable argument \\(2\\), got tuple "
                                         "of length 1"):
-        jaxc.make_ir(bad_bwd)(1.0, 2.0)
+        jaxc.grad(jaxc.jit(bad_bwd))(1.0, 2.0)
 
 
 # ---------------------------------------------------------------------------
