@@ -36,6 +36,19 @@ def test_reshape_method_forms_and_ravel():
     check(jnp.ravel, np.ravel, A)
     assert_close(x.flatten(), A.ravel())
     assert jnp.ravel(S).shape == (1,)
+    # column-major: the first axis varies fastest
+    check(lambda a: jnp.ravel(a, order="F"), lambda a: np.ravel(a, order="F"), A)
+    check(lambda a: jnp.ravel(a, "F"), lambda a: np.ravel(a, "F"), I)
+    assert_close(x.ravel(order="F"), A.ravel(order="F"))
+    assert_close(x.flatten(order="F"), A.flatten(order="F"))
+    assert_close(jaxc.vmap(lambda a: jnp.ravel(a, order="F"))(x), np.stack([a.ravel(order="F") for a in A]))
+    assert jnp.ravel(E, order="F").shape == (0,) and jnp.ravel(S, order="F").shape == (1,)
+    with pytest.raises(NotImplementedError, match="order='K'"):
+        jnp.ravel(A, order="K")
+    with pytest.raises(NotImplementedError, match="order='A'"):
+        x.flatten(order="A")
+    with pytest.raises(ValueError, match="'order' argument: X"):
+        jnp.ravel(A, order="X")
 
 
 def test_reshape_errors():

@@ -97,11 +97,14 @@ def reshape(a: Any, shape: Any, order: str = "C", *, copy: Any = None) -> Any:
 
 
 def ravel(a: Any, order: str = "C") -> Any:
-    """`a` flattened to 1-d (row-major)."""
-    if order != "C":
-        raise NotImplementedError(f"jnp.ravel: only order='C' is supported, got order={order!r}")
+    """`a` flattened to 1-d, read in row-major ("C") or column-major ("F")
+    order (as in JAX, "A" and "K" are not implemented)."""
+    if order in ("A", "K"):
+        raise NotImplementedError(f"jnp.ravel: order={order!r} is not implemented")
+    if order not in ("C", "F"):
+        raise ValueError(f"jnp.ravel: unexpected value for 'order' argument: {order}")
     a = asarray(a, fn="ravel")
-    return lax.reshape(a, (a.size,))
+    return lax.reshape(transpose(a) if order == "F" else a, (a.size,))
 
 
 def transpose(a: Any, axes: Any = None) -> Any:
