@@ -218,6 +218,46 @@ def test_at_with_traced_indices_and_values():
     check(f, None, XJ, jnp.asarray(i), jnp.asarray(v), expected=expected)
 
 
+def test_at_subtract_divide_power_and_apply():
+    """The other update methods, against a loop over the updates (repeated
+    indices act again, out-of-range ones are dropped), eagerly and under jit."""
+    x = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+    index = np.array([0, 2, 0, 5])   # row 0 twice, row 5 out of range
+    values = np.array([2.0, 3.0, 4.0, 5.0], np.float32)[:, None]
+
+    def looped(step):
+        out = x.copy()
+        for i, v in zip(index, values):
+            if 0 <= i < x.shape[0]:
+                out[i] = step(out[i], v)
+        return out
+    ref = x.T  # index the columns: shape (3, 2), rows 0..2
+    cases = {"subtract": (np.subtract, lambda r: r.subtract(values)),
+             "divide": (np.divide, lambda r: r.divide(values)),
+             "power": (np.power, lambda r: r.power(values))}
+    for name, (step, method) in cases.items():
+        out = ref.copy()
+        for i, v in zip(index, values[:, 0]):
+            if 0 <= i < ref.shape[0]:
+                out[i] = step(out[i], v)
+        got = method(jnp.asarray(ref).at[index])
+        assert_close(got, out, what=name)
+        assert_close(jaxc.jit(lambda a: method(a.at[index]))(jnp.asarray(ref)), out, what=f"jit {name}")
+    # apply: once per time an index names the element
+    expected = looped(lambda row, v: row * 2 + 1)
+    assert_close(jnp.asarray(x).at[index[:3]].apply(lambda e: e * 2 + 1), expected)
+    assert_close(jaxc.jit(lambda a, i: a.at[i].apply(lambda e: e * 2 + 1))(x, index), expected)
+    assert_close(jnp.asarray(x).at[0, 1].apply(jnp.exp, unique_indices=True),
+                 np.where(np.arange(6).reshape(2, 3) == 1, np.exp(x), x))
+    # integer division is true division; integer powers stay integers
+    i = jnp.arange(6).reshape(2, 3)
+    assert_close(i.at[0].divide(2), np.array([[0, 0.5, 1], [3, 4, 5]], np.float32))
+    got = i.at[0].power(2)
+    assert got.dtype == np.int32 and np.array_equal(got, [[0, 1, 4], [3, 4, 5]])
+    with pytest.raises(TypeError, match="func must be callable"):
+        i.at[0].apply(3)
+
+
 def test_at_out_of_range_updates_are_dropped():
     x = jnp.arange(5.0)
     assert_close(x.at[np.array([1, 5, -1, -6])].set(9.0), np.array([0, 9, 2, 3, 9], np.float32))

@@ -646,6 +646,60 @@ class _IndexUpdateRef:
 
     mul = multiply
 
+    def subtract(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+                 mode: Any = None) -> Any:
+        """x with `values` subtracted at x[index] (repeated indices accumulate)."""
+        from ._elementwise import negative
+        return self._update("add", negative(values), mode, "subtract", unique_indices)
+
+    def _scaled(self, combine: Any, values: Any, mode: Any, name: str, unique_indices: bool) -> Any:
+        """combine(x, factors): factors are 1 except at x[index], where the
+        `values` of every update there multiply (JAX's divide and power)."""
+        fn = f"x.at[idx].{name}"
+        x = asarray(self.array, fn=fn)
+        ones = lax.full(x.shape, 1, dtypes.result_type(x, values))
+        factors = _scatter(ones, self.index, values, "mul", _mode(mode, _SET_MODES, fn), fn, unique_indices)
+        return combine(x, factors)
+
+    def divide(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+               mode: Any = None) -> Any:
+        """x with x[index] divided by `values` (true division; repeated
+        indices divide again)."""
+        from ._elementwise import true_divide
+        return self._scaled(true_divide, values, mode, "divide", unique_indices)
+
+    def power(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+              mode: Any = None) -> Any:
+        """x with x[index] raised to `values` (repeated indices raise again:
+        the exponents multiply)."""
+        from ._elementwise import power
+        return self._scaled(power, values, mode, "power", unique_indices)
+
+    def apply(self, func: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+              mode: Any = None) -> Any:
+        """x with the unary `func` applied to each element of x[index] (on
+        0-d values, as JAX traces it), once per time an index names it:
+        repeated indices apply it again."""
+        from .. import vmap
+        fn = "x.at[idx].apply"
+        x = asarray(self.array, fn=fn)
+        if not callable(func):
+            raise TypeError(f"{fn}: func must be callable, got {type(func).__name__}")
+        hits = _scatter(lax.full(x.shape, 0, np.int32), self.index, 1, "add", _mode(mode, _SET_MODES, fn), fn)
+
+        def applied(y: Any) -> Any:
+            flat = lax.reshape(y, (y.size,))
+            return lax.convert_element_type(lax.reshape(vmap(func)(flat), y.shape), x.dtype)
+
+        if unique_indices:
+            return lax.select(lax.gt(hits, lax.full(x.shape, 0, np.int32)), applied(x), x)
+        rounds = lax.reduce_max(hits, tuple(range(x.ndim))) if x.ndim else hits
+
+        def again(state: Any) -> Any:
+            k, y = state
+            return k + 1, lax.select(lax.gt(hits, lax.full(x.shape, k, np.int32)), applied(y), y)
+        return lax.while_loop(lambda state: state[0] < rounds, again, (np.int32(0), x))[1]
+
     def min(self, values: Any, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: Any = None) -> Any:
         """x with x[index] replaced by min(x[index], values)."""
@@ -658,8 +712,9 @@ class _IndexUpdateRef:
 
 
 class AtIndexer:
-    """``x.at``: ``x.at[index].set(v)``, ``.add``, ``.mul``/``.multiply``,
-    ``.min``, ``.max``, ``.get()``. Out-of-range updates are dropped."""
+    """``x.at``: ``x.at[index].set(v)``, ``.add``, ``.subtract``,
+    ``.mul``/``.multiply``, ``.divide``, ``.power``, ``.min``, ``.max``,
+    ``.apply(func)``, ``.get()``. Out-of-range updates are dropped."""
 
     __slots__ = ("array",)
 
