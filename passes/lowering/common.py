@@ -205,6 +205,28 @@ def filled(shape: Sequence[int], elem: ir.Type, scalar: ir.Value) -> ir.Value:
     return linalg.fill(scalar, outs=[empty(shape, elem)])
 
 
+def padded(operand: ir.Value, elem: ir.Type, fill: ir.Value, low: Sequence[int], high: Sequence[int],
+           interior: Sequence[int]) -> ir.Value:
+    """`operand` padded with the scalar `fill`: `interior` fills between
+    neighbours, `low`/`high` at the edges (negative: cropped). Filled, the
+    operand inserted with stride interior + 1 at max(low, 0), then cropped.
+    An empty operand places nothing and an empty result is an empty tensor
+    (the slice ops reject any offset into a size-0 dim)."""
+    in_shape = shape_of(operand)
+    grown = [max(l, 0) + max(h, 0) + n + max(n - 1, 0) * i for l, h, n, i in zip(low, high, in_shape, interior)]
+    out_shape = [l + h + n + max(n - 1, 0) * i for l, h, n, i in zip(low, high, in_shape, interior)]
+    base = filled(grown, elem, fill)
+    placed = base if 0 in in_shape else tensor.insert_slice(
+        operand, base, [], [], [], [max(l, 0) for l in low], in_shape, [i + 1 for i in interior])
+    if grown == out_shape:
+        return placed
+    if 0 in out_shape:
+        return empty(out_shape, elem)
+    result_type = ir.RankedTensorType.get(out_shape, ir.RankedTensorType(placed.type).element_type)
+    return tensor.extract_slice(result_type, placed, [], [], [], [max(-l, 0) for l in low], out_shape,
+                                [1] * len(out_shape))
+
+
 def loop_index(dim: int) -> ir.Value:
     """The current iteration index of loop `dim` inside a linalg body. (The
     package's `linalg.index` name is the OpDSL class, not this op.)"""

@@ -21,9 +21,8 @@ multiplying, and the sum accumulates in it, as `dot_general` does.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import tensor
 
-from .common import element_type, empty, filled, generic, kind, scalar_const, shape_of
+from .common import element_type, empty, filled, generic, kind, padded, scalar_const, shape_of
 from .elementwise import BINARY, _convert_scalar
 
 
@@ -45,28 +44,13 @@ def _pad_lhs(lhs: ir.Value, t: ir.Type, spatial_dims: list[int], padding: list[i
              lhs_dilation: list[int]) -> ir.Value:
     """lhs with zero edge padding (negative crops) and interior padding
     lhs_dilation - 1 on its spatial dimensions."""
-    in_shape = shape_of(lhs)
-    rank = len(in_shape)
+    rank = len(shape_of(lhs))
     low, high, interior = [0] * rank, [0] * rank, [0] * rank
     for i, d in enumerate(spatial_dims):
         low[d], high[d], interior[d] = padding[2 * i], padding[2 * i + 1], lhs_dilation[i] - 1
     if not any(low) and not any(high) and not any(interior):
         return lhs
-    dilated = [n + max(n - 1, 0) * i for n, i in zip(in_shape, interior)]
-    out_shape = [l + h + n for l, h, n in zip(low, high, dilated)]
-    grown = [max(l, 0) + max(h, 0) + n for l, h, n in zip(low, high, dilated)]
-    base = filled(grown, t, scalar_const(t, 0))
-    # An empty lhs places nothing (insert_slice rejects offsets on a size-0 dim).
-    placed = base if 0 in in_shape else tensor.insert_slice(lhs, base, [], [], [], [max(l, 0) for l in low],
-                                                            in_shape, [i + 1 for i in interior])
-    if grown == out_shape:
-        return placed
-    element = ir.RankedTensorType(placed.type).element_type
-    if 0 in out_shape:
-        return tensor.empty(out_shape, element)
-    result_type = ir.RankedTensorType.get(out_shape, element)
-    return tensor.extract_slice(result_type, placed, [], [], [],
-                                [max(-l, 0) for l in low], out_shape, [1] * rank)
+    return padded(lhs, t, scalar_const(t, 0), low, high, interior)
 
 
 def conv_general_dilated(op: ir.Operation, elements: list[ir.Type]) -> list[ir.Value]:

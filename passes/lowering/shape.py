@@ -21,11 +21,11 @@ from .common import (
     clamp_start,
     element_type,
     empty,
-    filled,
     generic,
     identity_map,
     loop_index,
     operand_coordinates,
+    padded,
     read_index,
     shape_of,
     signless,
@@ -203,24 +203,11 @@ def concatenate(op, elements):
 
 
 def pad(op, elements):
-    """Fill with the padding value, insert the operand with stride interior+1
-    at max(low, 0), then crop what negative low/high padding removes."""
+    """The operand padded with the padding value (common.padded)."""
     operand, value = op.operands
     low, high, interior = (_array(op, n) for n in
                            ("edge_padding_low", "edge_padding_high", "interior_padding"))
-    in_shape = shape_of(operand)
-    t = element_type(op.results[0].type)
-    grown = [max(l, 0) + max(h, 0) + n + max(n - 1, 0) * i
-             for l, h, n, i in zip(low, high, in_shape, interior)]
-    base = filled(grown, t, tensor.extract(value, []))
-    placed = base if 0 in in_shape else tensor.insert_slice(  # insert_slice rejects empty offsets
-        operand, base, [], [], [], [max(l, 0) for l in low], in_shape, [i + 1 for i in interior])
-    out_shape = shape_of(op.results[0].type)
-    if grown == out_shape:
-        return [placed]
-    return [tensor.extract_slice(signless(op.results[0].type), placed, [], [], [],
-                                 [max(-l, 0) if n else 0 for l, n in zip(low, out_shape)],  # empty: 0
-                                 out_shape, [1] * len(out_shape))]
+    return [padded(operand, element_type(op.results[0].type), tensor.extract(value, []), low, high, interior)]
 
 
 def squeeze(op, elements):
