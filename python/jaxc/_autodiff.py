@@ -1040,12 +1040,8 @@ class custom_jvp:
             return p + t
 
         with _at_levels(_rule_levels(levels)):
-            try:
-                rule = _Callee(flat_rule, avals + avals, f"{_name(self._fun)}_jvp", what)
-            except Exception as error:
-                if levels:  # a request differentiates this call: the error is the user's now
-                    raise
-                rule = _failed_rule(avals + avals, callee.out_avals * 2, error, f"{_name(self._fun)}_jvp", what)
+            rule = _rule_callee(flat_rule, avals + avals, callee.out_avals * 2, f"{_name(self._fun)}_jvp", what,
+                                levels)
         union = _union(callee.captured, rule.captured)
         callee.set_arguments([*range(n), *callee.capture_spec(union)])
         cap_types = [core.ir_type(c.aval.shape, c.aval.dtype) for c in union]
@@ -1055,13 +1051,25 @@ class custom_jvp:
         return tree_util.tree_unflatten(callee.out_tree, outs)
 
 
+def _rule_callee(fun: Callable, in_avals: list[ShapedArray], out_avals: list[ShapedArray], base: str, what: str,
+                 levels: tuple) -> _Callee:
+    """A custom rule (custom_jvp's rule, custom_vjp's bwd) traced into a
+    callee. If it raises outside any autodiff request (under jit, which may
+    be differentiated later), the callee is a stand-in: zeros of the rule's
+    output types, its function marked with the error, which jaxc-autodiff
+    raises if the call is ever differentiated (JAX traces the rules only
+    then). Under a request the error is the user's at once."""
+    try:
+        return _Callee(fun, in_avals, base, what)
+    except Exception as error:
+        if levels:
+            raise
+        return _failed_rule(in_avals, out_avals, error, base, what)
+
+
 def _failed_rule(in_avals: list[ShapedArray], out_avals: list[ShapedArray], error: Exception, base: str,
                  what: str) -> _Callee:
-    """The stand-in for a custom rule (custom_jvp's rule, custom_vjp's bwd)
-    that raised when traced outside any autodiff request (under jit, which may
-    be differentiated later): zeros of the right types, its function marked
-    with the error, which jaxc-autodiff raises if the call is ever
-    differentiated (JAX traces the rules only then)."""
+    """`_rule_callee`'s stand-in for a rule that raised `error`."""
     from .passes.autodiff.control_flow import defer_rule_error
     from .passes.ir import RULE_ERROR
     rule = _Callee(lambda *xs: [lax.full(a.shape, 0, a.dtype) for a in out_avals], in_avals, base, what)
@@ -1212,13 +1220,8 @@ class custom_vjp:
             n_out = trees[0].num_leaves
             out_avals = fwd.out_avals[:n_out]
             n_res = len(fwd.out_avals) - n_out
-            try:
-                bwd = _Callee(flat_bwd, fwd.out_avals[n_out:] + out_avals, f"{_name(self._fun)}_bwd", bwd_what)
-            except Exception as error:
-                if levels:  # a request differentiates this call: the error is the user's now
-                    raise
-                bwd = _failed_rule(fwd.out_avals[n_out:] + out_avals, avals, error, f"{_name(self._fun)}_bwd",
-                                   bwd_what)
+            bwd = _rule_callee(flat_bwd, fwd.out_avals[n_out:] + out_avals, avals, f"{_name(self._fun)}_bwd",
+                               bwd_what, levels)
         union = _union(*([callee.captured] if callee else []), fwd.captured, bwd.captured)
         fwd.set_arguments([*range(n), *fwd.capture_spec(union)])
         # What bwd closes over becomes extra residuals, returned by fwd;
