@@ -215,7 +215,8 @@ def compile_module(module: str | ir.Module, *, first_stage: str | None = None,
     except stages.StageError as error:
         raise CompileError(f"cannot compile the module: {error}") from None
     chip = record.chip(chip)
-    key = (text, first_stage, opt_level, record.name, chip)
+    from jaxc.passes import host
+    key = (text, first_stage, opt_level, record.name, chip, host.target())  # the code depends on the CPU target
     with _CACHE_LOCK:
         executable = _CACHE.get(key)
         if executable is None:
@@ -536,8 +537,9 @@ def _spec(func: str, what: str, index: int, type_: ir.Type) -> ArgSpec:
 def runtime_libraries() -> list[str]:
     """The shared libraries compiled CPU code calls: MLIR's C runner utilities
     (memrefCopy and friends, from the pinned wheel), glibc's libmvec (vector
-    math, `jaxc-vector-math-to-libmvec`) and the OpenMP runtime of the
-    intel-openmp wheel (parallel kernels; `openmp.py`)."""
+    math, `jaxc-vector-math-to-libmvec`), the OpenMP runtime of the
+    intel-openmp wheel (parallel kernels; `openmp.py`) and jaxc's own kernels
+    (matrix products, `jaxc-library-calls`; built with jaxc beside `_fastcall`)."""
     import mlir
 
     from . import openmp
@@ -549,7 +551,12 @@ def runtime_libraries() -> list[str]:
             libraries.append(path)
             break
     libraries += [path for path in (openmp.libmvec_path(), openmp.load()) if path]
-    return libraries
+    return libraries + [kernels_library()]
+
+
+def kernels_library() -> str:
+    """libjaxc_kernels.so, built and installed beside the `_fastcall` extension."""
+    return os.path.join(os.path.dirname(_fastcall.__file__), "libjaxc_kernels.so")
 
 
 class _captured_diagnostics:

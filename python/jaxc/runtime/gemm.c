@@ -1,0 +1,154 @@
+/* Matrix products for compiled CPU code: C = A.B (+ C) in f32 and f64 on
+   AVX-512, AVX2+FMA and SSE2, packed panels and a register tile of
+   accumulators, for any strides of A, B and C (so A.B, At.B, A.Bt and
+   slices alike). `jaxc-schedule` marks a contraction with
+   `library_call = "jaxc_gemm_f32_avx512"` (the family the target's vector
+   width names) and `jaxc-library-calls` turns it into a call:
+
+       func.call @jaxc_gemm_f32_avx512(%m, %n, %k, %a, %a_offset, %a_row_stride, %a_col_stride,
+                                       %b, ..., %c, ..., %overwrite) : (index x 16) -> ()
+
+   Compiled once when jaxc is built (libjaxc_kernels.so, loaded with the
+   runtime libraries), so a product costs the compiler a call, not a loop
+   nest; jaxc.runtime.aot compiles it into exported programs. The threads
+   are the caller's: the schedule splits C's rows or columns over an
+   scf.forall, and each thread calls this on its part. No dependencies but
+   libc. */
+#pragma GCC optimize("O3")
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Packed panels, one buffer for A's and one for B's per thread, grown as
+   needed and kept (a fresh allocation per call costs page faults: 0.1-0.3
+   ms for B's 4 MB); freed when the thread exits. */
+struct scratch {
+    void *buffer[2];
+    size_t bytes[2];
+};
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *data)
+{
+    struct scratch *s = data;
+    free(s->buffer[0]);
+    free(s->buffer[1]);
+    free(s);
+}
+
+static void scratch_init(void) { pthread_key_create(&scratch_key, scratch_free); }
+
+/* A buffer of at least `bytes`, 64-byte aligned; NULL when out of memory. */
+static void *scratch(int which, size_t bytes)
+{
+    pthread_once(&scratch_once, scratch_init);
+    struct scratch *s = pthread_getspecific(scratch_key);
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s || pthread_setspecific(scratch_key, s) != 0) {
+            free(s);
+            return NULL;
+        }
+    }
+    if (s->bytes[which] < bytes) {
+        free(s->buffer[which]);
+        s->buffer[which] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        s->bytes[which] = s->buffer[which] ? bytes : 0;
+    }
+    return s->buffer[which];
+}
+
+/* The families, each falling back to the one before it. Register tiles:
+   all of the vector registers but the B vectors and one broadcast of A.
+   Cache tiles chosen by measurement on an AVX-512 Zen 4
+   (docs/performance.md). */
+#define KC 256
+#define NC 4096
+
+static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
+
+/* SSE2: every x86-64 CPU has it (the fallback is never taken). */
+#define MC 64
+#define SUPPORTED 1
+#define T float
+#define W 4
+#define MR 4
+#define NRV 2
+#define SUFFIX f32_sse2
+#define TARGET "sse2"
+#define FALLBACK gemm_f32_sse2
+#include "gemm_family.h"
+#undef T
+#undef W
+#undef SUFFIX
+#undef FALLBACK
+
+#define T double
+#define W 2
+#define SUFFIX f64_sse2
+#define FALLBACK gemm_f64_sse2
+#include "gemm_family.h"
+#undef T
+#undef W
+#undef MR
+#undef NRV
+#undef SUFFIX
+#undef TARGET
+#undef FALLBACK
+#undef SUPPORTED
+#undef MC
+
+/* AVX2 + FMA: 16 ymm = 6 x 2 accumulators + 2 B vectors + 1 broadcast. */
+#define MC 60
+#define SUPPORTED has_avx2()
+#define TARGET "avx2,fma"
+#define MR 6
+#define NRV 2
+#define T float
+#define W 8
+#define SUFFIX f32_avx2
+#define FALLBACK gemm_f32_sse2
+#include "gemm_family.h"
+#undef T
+#undef W
+#undef SUFFIX
+#undef FALLBACK
+
+#define T double
+#define W 4
+#define SUFFIX f64_avx2
+#define FALLBACK gemm_f64_sse2
+#include "gemm_family.h"
+#undef T
+#undef W
+#undef MR
+#undef NRV
+#undef SUFFIX
+#undef TARGET
+#undef FALLBACK
+#undef SUPPORTED
+#undef MC
+
+/* AVX-512: 32 zmm = 14 x 2 accumulators + 2 B vectors + 1 broadcast. */
+#define MC 56
+#define SUPPORTED has_avx512()
+#define TARGET "avx512f,fma"
+#define MR 14
+#define NRV 2
+#define T float
+#define W 16
+#define SUFFIX f32_avx512
+#define FALLBACK gemm_f32_avx2
+#include "gemm_family.h"
+#undef T
+#undef W
+#undef SUFFIX
+#undef FALLBACK
+
+#define T double
+#define W 8
+#define SUFFIX f64_avx512
+#define FALLBACK gemm_f64_avx2
+#include "gemm_family.h"
