@@ -3,7 +3,9 @@
 Read once from the host (``/proc/cpuinfo`` flags; ``os.sched_getaffinity``),
 overridable for tests and cross-compilation with the environment variables
 ``JAXC_CPU_VECTOR_BITS`` (128, 256 or 512) and ``JAXC_CPU_THREADS``
-(``jaxc.config.update("jaxc_cpu_threads", n)`` sets the latter).
+(``jaxc.config.update("jaxc_cpu_threads", n)`` sets the latter);
+``JAXC_CPU_LIBRARY_CALLS=0`` generates matrix products as loop nests instead
+of calling the compiled library (passes/schedules/library.py).
 
     >>> host.target()
     Target(vector_bits=256, threads=2, features=('avx', 'avx2', 'fma'))
@@ -26,6 +28,7 @@ class Target:
     vector_bits: int  # widest vector register: 512 (AVX-512), 256 (AVX2), 128 (SSE2)
     threads: int  # OpenMP threads of parallel kernels (1: no OpenMP)
     features: tuple[str, ...]  # CPU flags that matter to code generation
+    library_calls: bool = True  # f32/f64 products call the compiled library (schedules/library.py)
 
     def lanes(self, element_bits: int) -> int:
         """Elements of `element_bits` in one vector register."""
@@ -74,9 +77,13 @@ _OVERRIDE: dict[str, int] = {}
 
 
 @contextlib.contextmanager
-def override(*, vector_bits: int | None = None, threads: int | None = None) -> Iterator[None]:
-    """Compile for another CPU inside the block (AOT export for a named CPU)."""
+def override(*, vector_bits: int | None = None, threads: int | None = None,
+             library_calls: bool | None = None) -> Iterator[None]:
+    """Compile for another CPU inside the block (AOT export for a named CPU);
+    `library_calls=False`: generate every product as a loop nest."""
     saved = dict(_OVERRIDE)
+    if library_calls is not None:
+        _OVERRIDE["library_calls"] = int(library_calls)
     if vector_bits is not None:
         _OVERRIDE["vector_bits"] = vector_bits
     if threads is not None:
@@ -110,4 +117,7 @@ def target() -> Target:
     threads = _OVERRIDE.get("threads") or _int_env("JAXC_CPU_THREADS") or default_threads()
     flags = cpu_flags()
     features = tuple(f for f in ("avx", "avx2", "fma", "avx512f") if f in flags)
-    return Target(bits, max(1, threads), features)
+    library = _OVERRIDE.get("library_calls")
+    if library is None:
+        library = os.environ.get("JAXC_CPU_LIBRARY_CALLS", "1").strip().lower() not in ("0", "false", "no", "off")
+    return Target(bits, max(1, threads), features, bool(library))

@@ -32,7 +32,7 @@ from mlir.passmanager import ExternalPass
 from . import host
 from .ir import all_ops, ops_named
 from .registry import register_pass
-from .schedules import contraction, convolution, elementwise, reduction, rows
+from .schedules import contraction, convolution, elementwise, library, reduction, rows
 from .schedules.kernel import Kernel, describe
 from .schedules.script import Plan, canonicalize_script, cleanup_script, vectorize_script
 
@@ -50,10 +50,15 @@ GENERATORS: tuple[tuple[str, Callable], ...] = (
 
 
 @register_pass("jaxc-schedule", "tile, vectorize and parallelize linalg.generic ops (transform dialect)")
-def schedule(op: ir.Operation, pass_: ExternalPass, *, vector_bits: int = 0, threads: int = 0) -> None:
-    """Options (0: the host's, `jaxc.passes.host`): `vector-bits` 128/256/512, `threads`."""
+def schedule(op: ir.Operation, pass_: ExternalPass, *, vector_bits: int = 0, threads: int = 0,
+             library_calls: bool = True) -> None:
+    """Options (0: the host's, `jaxc.passes.host`): `vector-bits` 128/256/512,
+    `threads`; `library-calls=false` (or ``JAXC_CPU_LIBRARY_CALLS=0``)
+    generates every f32/f64 product as a loop nest instead of calling the
+    compiled library (`schedules/library.py`)."""
     target = host.target()
-    target = host.Target(vector_bits or target.vector_bits, threads or target.threads, target.features)
+    target = host.Target(vector_bits or target.vector_bits, threads or target.threads, target.features,
+                         library_calls and target.library_calls)
     with op.context, op.location:
         apply_schedules(op, target)
 
@@ -102,12 +107,15 @@ def row_groups(kernels: list[Kernel]) -> list[list[Kernel]]:
 
 def schedule_plans(root: ir.Operation, target: host.Target | None = None,
                    refused: frozenset[int] = frozenset()) -> list[tuple[Kernel, str, Plan]]:
-    """(kernel, class name, plan) for every kernel that has a schedule."""
+    """(kernel, class name, plan) for every kernel that has a schedule
+    (products the compiled library computes: calls, unless the target says
+    not)."""
     target = target or host.target()
     for op in ops_named(root, ["linalg.generic"]):
         convolution.im2col(op)  # convolutions become copy + contraction + transpose kernels
     for op in ops_named(root, ["linalg.generic"]):
-        contraction.split_columns(op, target)  # the columns whole register tiles cover: a packed product
+        if not (target.library_calls and _mark_library_product(op, target)):
+            contraction.split_columns(op, target)  # the columns whole register tiles cover: a packed product
     plans = []
     kernels = kernels_of(root)
     grouped: set[int] = set()
@@ -122,6 +130,10 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
             continue
         if kernel.size < MIN_ELEMENTS:
             continue  # small (and 0-d, empty) kernels: scalar loops run as fast, compile faster
+        if library.marked_family(kernel.op) is not None:
+            name = ir.StringAttr(kernel.op.attributes["library_call"]).value
+            plans.append((kernel, f"contraction, library call {name}", library.schedule(kernel, target)))
+            continue
         narrow = contraction.narrow_product(kernel, target)
         how = ""
         if narrow is not None:
@@ -145,14 +157,25 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
     return plans
 
 
+def _mark_library_product(op: ir.Operation, target: host.Target) -> bool:
+    """`library.mark` of a kernel big enough to schedule: whether `op` is
+    now a call of the compiled library."""
+    if library.marked_family(op) is not None:
+        return True
+    kernel = describe(op, 0)
+    return kernel is not None and kernel.size >= MIN_ELEMENTS and library.mark(kernel, target)
+
+
 def schedule_text(root: ir.Operation, target: host.Target | None = None) -> str:
     """Every kernel's schedule as transform-dialect text (``jaxc-opt --print-schedule``)."""
     parts = []
     for kernel, name, plan in schedule_plans(root, target):
+        call = library.marked_family(kernel.op)
+        then = (f"a call of {library.PREFIX}{call[0]} (jaxc-library-calls, after bufferization)" if call else
+                f"vectorize the static tiles, {', '.join(plan.patterns + ('canonicalization',))}, "
+                "hoist loop-invariant transfers")
         parts.append(f"// kernel {kernel.ident}: {name}, loops {list(kernel.ranges)} "
-                     f"{list(kernel.iterators)} at {kernel.op.location}\n{plan.tiling}"
-                     f"// then: vectorize the static tiles, {', '.join(plan.patterns + ('canonicalization',))}, "
-                     "hoist loop-invariant transfers\n")
+                     f"{list(kernel.iterators)} at {kernel.op.location}\n{plan.tiling}// then: {then}\n")
     return "\n".join(parts)
 
 
@@ -236,6 +259,7 @@ def _mark_static_tiles(module: ir.Operation, idents: set[int], mark: int) -> boo
     marked = [op for op in ops_named(module, ["linalg.generic", "linalg.fill", "linalg.reduce",
                                               "linalg.transpose"])
               if KERNEL_ATTR in op.attributes and ir.IntegerAttr(op.attributes[KERNEL_ATTR]).value in idents
+              and "library_call" not in op.attributes  # a call, not a loop nest
               and all(not isinstance(v.type, ir.ShapedType) or v.type.has_static_shape
                       for v in op.operands)]
     value = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), mark)

@@ -158,7 +158,7 @@ def test_parallel_kernels_and_runtime_helpers() -> None:
 
 
 def test_auto_uses_the_engine_for_small_modules_and_the_tools_for_large_ones(monkeypatch) -> None:
-    monkeypatch.setattr(llvm_tools, "MIN_OPS", 700)  # the step has about 1500 operations, the add 40
+    monkeypatch.setattr(llvm_tools, "MIN_OPS", 300)  # the step has about 670 operations, the add 40
     with compiler("auto"):
         small, out = compiled(lambda a, b: a + b, np.ones(4, np.float32), np.ones(4, np.float32))
         np.testing.assert_array_equal(np.asarray(out), 2.0)

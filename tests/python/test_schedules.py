@@ -29,11 +29,13 @@ def avx2_tiles():
     """The expected tiles, panels and vector shapes below are those of
     256-bit vectors (AVX2), so every case compiles for that width on any
     host (an AVX-512 host runs AVX2 code; its own width is exercised by the
-    rest of the suite, which compiles for the host)."""
+    rest of the suite, which compiles for the host). Products are generated
+    loop nests here (the compiled library's calls: test_library_products.py)."""
     if host.target().vector_bits < 256:
-        yield  # an SSE-only host: the cases that need vectors say so themselves
+        with host.override(library_calls=False):
+            yield  # an SSE-only host: the cases that need vectors say so themselves
         return
-    with host.override(vector_bits=256):
+    with host.override(vector_bits=256, library_calls=False):
         yield
 
 

@@ -1,29 +1,37 @@
-// RUN: jaxc-opt %s --pass-pipeline='builtin.module(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,jaxc-schedule{vector-bits=256 threads=1},canonicalize,cse)' | FileCheck %s
-// RUN: jaxc-opt %s --pass-pipeline='builtin.module(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,jaxc-schedule{vector-bits=512 threads=2},canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
+// RUN: jaxc-opt %s --pass-pipeline='builtin.module(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,jaxc-schedule{vector-bits=256 threads=1 library-calls=false},canonicalize,cse)' | FileCheck %s
+// RUN: jaxc-opt %s --pass-pipeline='builtin.module(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,jaxc-schedule{vector-bits=512 threads=2 library-calls=false},canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
 // RUN: env JAXC_CPU_VECTOR_BITS=256 JAXC_CPU_THREADS=1 jaxc-opt %s --print-schedule | FileCheck %s --check-prefix=SCHEDULE
 
+// The RUN lines above generate every product as a loop nest
+// (library-calls=false); jaxc-schedule-library.mlir shows the default, calls
+// of the compiled library, which --print-schedule prints here: a product
+// (f32 A·B, A·Bᵀ, the convolution's) is one match on AVX2 with one thread,
+// nothing to tile. Narrow products (fewer columns than a vector) are still
+// generated.
 // --print-schedule: the transform script of each kernel, with its class.
 // SCHEDULE: // kernel 0: elementwise, loops [64, 64] ['parallel', 'parallel'] at loc({{.*}}jaxc-schedule.mlir":{{[0-9]+}}:8)
 // SCHEDULE: flatten_elementwise
 // SCHEDULE: transform.structured.tile_using_for %{{.*}} tile_sizes [16]
-// SCHEDULE: // kernel {{[0-9]+}}: contraction, A and B packed, loops [8, 8, 5, 8, 100] ['parallel', 'parallel', 'parallel', 'parallel', 'reduction']
-// SCHEDULE: tile_sizes [1, 5, 0]
-// SCHEDULE: tile_sizes [1, 5, 0]
-// SCHEDULE: tile_sizes [8, 0, 5, 0, 100] interchange = [2, 4, 0, 1, 3]
-// SCHEDULE-NEXT: tile_sizes [1, 0, 1, 0, 1] interchange = [2, 0, 4, 1, 3]
-// SCHEDULE: vector.reduction_to_contract
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, library call jaxc_gemm_f32_avx2, loops [64, 40, 100] ['parallel', 'parallel', 'reduction']
+// SCHEDULE-NEXT: module attributes
+// SCHEDULE-NEXT: transform.named_sequence
+// SCHEDULE-NEXT: transform.structured.match
+// SCHEDULE-NEXT: transform.yield
+// SCHEDULE: // then: a call of jaxc_gemm_f32_avx2 (jaxc-library-calls, after bufferization)
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, library call jaxc_gemm_f32_avx2, loops [64, 40, 100]
 // SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [64, 100] ['parallel', 'reduction']
 // SCHEDULE: transform.structured.tile_reduction_using_for %{{.*}} by tile_sizes = [0, 32]
 // SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [100, 64] ['reduction', 'parallel']
 // SCHEDULE-NOT: tile_sizes [16, 0]
 // SCHEDULE: tile_sizes [1, 16] interchange = [1, 0]
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, library call jaxc_gemm_f32_avx2, loops [64, 45, 100]
 // SCHEDULE: // kernel {{[0-9]+}}: contraction (narrow, computed as its transpose), loops [5, 64, 100]
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, library call jaxc_gemm_f32_avx2, loops [256, 8, 27]
 // SCHEDULE: // kernel {{[0-9]+}}: reduction, loops [100, 512] ['reduction', 'parallel']
 // SCHEDULE: transform.structured.match
 // SCHEDULE-NEXT: tile_sizes [16, 0]
 // SCHEDULE-NEXT: tile_sizes [1, 16] interchange = [1, 0]
-// SCHEDULE: // kernel {{[0-9]+}}: contraction, A and B packed, loops [64, 4, 62, 16, 64]
-// SCHEDULE: // kernel {{[0-9]+}}: contraction, loops [256, 12, 64]
+// SCHEDULE: // kernel {{[0-9]+}}: contraction, library call jaxc_gemm_f32_avx2, loops [256, 1004, 64]
 
 // Elementwise: the fused sin+add is flattened to 1-D and walked 16 lanes
 // (two AVX2 registers) at a time. With 2 threads and AVX-512 the loop is

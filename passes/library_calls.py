@@ -1,0 +1,126 @@
+"""`jaxc-library-calls`: a linalg.generic on memrefs that `jaxc-schedule`
+marked with ``library_call = "jaxc_gemm_<family>"`` (a matrix product,
+passes/schedules/library.py) becomes a call of that function of the
+precompiled library (`jaxc.runtime`'s gemm.c), with each operand's aligned
+pointer, offset and the strides along m, n and k (0 for a loop it does not
+read); batch loops must have been tiled to one iteration.
+
+Before::
+
+    linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n), (m, n, k) -> (m, n)],
+                    iterator_types = [parallel, parallel, reduction],
+                    library_call = "jaxc_gemm_f32_avx512", jaxc.gemm_overwrite}
+        ins(%a, %b : memref<500x1000xf32, strided<[1000, 1], offset: ?>>, memref<1000x1000xf32>)
+        outs(%c : memref<500x1000xf32, strided<[1000, 1], offset: ?>>) { mulf, addf }
+
+After::
+
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a
+    %pa = memref.extract_aligned_pointer_as_index %a
+    ...
+    func.call @jaxc_gemm_f32_avx512(%c500, %c1000, %c1000, %pa, %offset, %strides#0, %strides#1,
+                                    %pb, ..., %pc, ..., %c1) : (index, ...) -> ()
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, func, memref
+from mlir.passmanager import ExternalPass
+
+from .ir import module_of, ops_named
+from .registry import register_pass
+from .schedules.library import FAMILIES, OVERWRITE_ATTR, PREFIX, is_plain_product, layout
+
+ARGUMENTS = 16  # m, n, k; pointer, offset and two strides of A, B and C; overwrite
+ELEMENT_OF_FAMILY = {name: name.split("_")[0] for name, _, _ in FAMILIES.values()}  # f32_avx2 -> f32
+
+
+class LibraryCallError(Exception):
+    """A marked op that the library cannot compute: what is wrong with it."""
+
+
+@register_pass("jaxc-library-calls",
+               "linalg.generic ops marked library_call = \"jaxc_gemm_...\" become calls of the compiled product")
+def library_calls(op: ir.Operation, pass_: ExternalPass) -> None:
+    with op.context:
+        for generic in ops_named(op, ["linalg.generic"]):
+            if "library_call" not in generic.attributes:
+                continue
+            name = ir.StringAttr(generic.attributes["library_call"]).value
+            if not name.startswith(PREFIX):
+                continue
+            try:
+                _call(generic, name)
+            except LibraryCallError as error:
+                generic.location.emit_error(f"library_call \"{name}\": {error}")
+                pass_.signal_pass_failure()
+                return
+
+
+def _call(op: ir.Operation, name: str) -> None:
+    family = name.removeprefix(PREFIX)
+    if family not in ELEMENT_OF_FAMILY:
+        known = ", ".join(PREFIX + f for f in sorted(ELEMENT_OF_FAMILY))
+        raise LibraryCallError(f"no such function in the library (it has {known})")
+    if len(op.operands) != 3 or len(op.results) != 0 or not all(
+            isinstance(v.type, ir.MemRefType) for v in op.operands):
+        raise LibraryCallError("the op must have two memref inputs and one memref output "
+                               "(this pass runs after bufferization)")
+    elements = {str(ir.MemRefType(v.type).element_type) for v in op.operands}
+    if elements != {ELEMENT_OF_FAMILY[family]}:
+        raise LibraryCallError(f"the operands' element types ({', '.join(sorted(elements))}) "
+                               f"are not {ELEMENT_OF_FAMILY[family]}")
+    if not is_plain_product(op):
+        raise LibraryCallError("the body must be yield(acc + a * b) (arith.mulf, arith.addf)")
+    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    reads: list[list[int] | None] = []
+    for amap in maps:
+        dims = [e.position if isinstance(e, ir.AffineDimExpr) else None for e in amap.results]
+        reads.append(None if None in dims else [d for d in dims if d is not None])
+    iterators = tuple(str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(op.attributes["iterator_types"]))
+    where = layout(reads, iterators)
+    if where is None:
+        raise LibraryCallError("the indexing maps are not those of a matrix product C(m, n) += A(m, k) * B(k, n) "
+                               "(each operand reading its two loops, in any order, and the same batch loops)")
+    for value, read in zip(op.operands, reads):
+        shape = ir.MemRefType(value.type).shape
+        if any(shape[read.index(d)] != 1 for d in where.batch if read is not None and d in read):
+            raise LibraryCallError("a batch loop has more than one iteration: tile the batch loops to 1 first")
+    index = ir.IndexType.get()
+    _declare(op, name, [index] * ARGUMENTS)
+    with ir.InsertionPoint(op), op.location:
+        extents: dict[int, ir.Value] = {}
+        arguments: list[ir.Value] = []
+        parts = []
+        for value, read in zip(op.operands, reads):
+            assert read is not None
+            rank = len(read)
+            meta = memref.ExtractStridedMetadataOp(value)
+            offset, sizes, strides = meta.results[1], meta.results[2:2 + rank], meta.results[2 + rank:]
+            for position, d in enumerate(read):
+                extents.setdefault(d, sizes[position])
+            pointer = memref.extract_aligned_pointer_as_index(value)
+            parts.append((pointer, offset, dict(zip(read, strides))))
+        zero = arith.ConstantOp(index, 0).result
+        arguments += [extents[where.m], extents[where.n], extents[where.k]]
+        for (pointer, offset, stride), (rows, cols) in zip(parts, ((where.m, where.k), (where.k, where.n),
+                                                                  (where.m, where.n))):
+            arguments += [pointer, offset, stride.get(rows, zero), stride.get(cols, zero)]
+        arguments.append(arith.ConstantOp(index, 1 if OVERWRITE_ATTR in op.attributes else 0).result)
+        func.CallOp([], ir.FlatSymbolRefAttr.get(name), arguments)
+    op.erase()
+
+
+def _declare(op: ir.Operation, name: str, inputs: list[ir.Type]) -> None:
+    """`func.func private @name(inputs)` in the module, once."""
+    module = module_of(op)
+    body = module.regions[0].blocks[0]
+    wanted = ir.FunctionType.get(inputs, [])
+    for existing in body.operations:
+        if existing.operation.name == "func.func" and \
+                ir.StringAttr(existing.operation.attributes["sym_name"]).value == name:
+            if ir.TypeAttr(existing.operation.attributes["function_type"]).value != wanted:
+                raise LibraryCallError(f"@{name} is already a function of another type in the module")
+            return
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        func.FuncOp(name, wanted, visibility="private")

@@ -1,0 +1,186 @@
+"""Contractions as calls of the precompiled matrix product (`jaxc.runtime`'s
+gemm.c, built with jaxc into libjaxc_kernels.so): the schedule of an f32 or
+f64 product C = A·B in any layout (A·B, Aᵀ·B, A·Bᵀ, batched) splits C over
+the threads and marks each thread's part with the family to call; after
+bufferization `jaxc-library-calls` turns the marked op into the call.
+Generating and compiling a tiled loop nest per product cost 100-300 ms of
+LLVM time per shape; the call costs next to nothing to compile and runs as
+fast (docs/performance.md, "Matrix products from a compiled library").
+
+    %c = linalg.generic (m, n, k) ins(%a, %b : tensor<1000x1000xf32>, ...) outs(%zero) {mulf, addf}
+  ->
+    %c = scf.forall (%i) in (2) shared_outs(%o = %empty) {          threads over rows of C
+      %p = linalg.generic {library_call = "jaxc_gemm_f32_avx512", jaxc.gemm_overwrite}
+             ins(%a[%i*500, 0] [500, 1000], %b) outs(%o[%i*500, 0] [500, 1000])
+      ...
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from mlir import ir
+
+from ..host import Target
+from ..lowering.common import empty
+from .contraction import PARALLEL_MIN_FLOPS, filled_with
+from .kernel import Kernel
+from .script import Plan, Script
+
+# (element bits, vector bits) -> the family's register tile (MR, NR) in gemm.c:
+# each thread's part of C is a whole number of these where it can be.
+FAMILIES = {
+    (32, 512): ("f32_avx512", 14, 32), (64, 512): ("f64_avx512", 14, 16),
+    (32, 256): ("f32_avx2", 6, 16), (64, 256): ("f64_avx2", 6, 8),
+    (32, 128): ("f32_sse2", 4, 8), (64, 128): ("f64_sse2", 4, 4),
+}
+PREFIX = "jaxc_gemm_"  # library_call = PREFIX + family
+OVERWRITE_ATTR = "jaxc.gemm_overwrite"  # unit: the call writes C (its init was a zero fill)
+MIN_ROWS = 8  # narrower products (a matrix-vector product) read B once in place: the generated loops
+PRODUCT_BODY = ("arith.mulf", "arith.addf", "linalg.yield")
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Which loops of a product are its m, n and k, and which are batch loops."""
+
+    m: int
+    n: int
+    k: int
+    batch: tuple[int, ...]
+
+
+def layout(maps: list[list[int] | None], iterators: tuple[str, ...]) -> Layout | None:
+    """The loops of C = A·B (+ batch loops that A, B and C all read), as the
+    library computes it, from the loop dims each operand reads (`Kernel.maps`:
+    A, B, C) and the loops' iterator kinds: any order of the loops and any
+    order of each operand's dims; None for anything else (a broadcast in C, a
+    dim only A or only B reads besides m and n, several reductions)."""
+    reduction = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+    if len(maps) != 3 or len(reduction) != 1 or any(read is None for read in maps):
+        return None
+    lhs, rhs, out = (list(read or ()) for read in maps)
+    k = reduction[0]
+    parallel = {d for d, kind in enumerate(iterators) if kind == "parallel"}
+    a_only, b_only = (set(lhs) - set(rhs)) & parallel, (set(rhs) - set(lhs)) & parallel
+    if len(a_only) != 1 or len(b_only) != 1 or sorted(out) != sorted(parallel):
+        return None
+    m, n = a_only.pop(), b_only.pop()
+    batch = tuple(sorted(parallel - {m, n}))
+    if sorted(lhs) != sorted((*batch, m, k)) or sorted(rhs) != sorted((*batch, n, k)):
+        return None
+    return Layout(m, n, k, batch)
+
+
+def _element_types(op: ir.Operation) -> set[str]:
+    """The element types of `op`'s operands ("scalar" for one that is not shaped)."""
+    return {str(ir.ShapedType(v.type).element_type) if isinstance(v.type, ir.ShapedType) else "scalar"
+            for v in op.operands}
+
+
+def is_plain_product(op: ir.Operation) -> bool:
+    """Whether the body is ``yield(acc + a * b)`` on the block's own arguments
+    (no conversion, no other op), so that the library computes exactly it."""
+    block = op.regions[0].blocks[0]
+    body = list(block.operations)
+    if tuple(inner.name for inner in body) != PRODUCT_BODY:
+        return False
+    mul, add, done = body
+    a, b, acc = block.arguments
+    return ({*mul.operands} == {a, b} and len(mul.operands) == 2 and mul.operands[0] != mul.operands[1]
+            and {*add.operands} == {mul.results[0], acc} and done.operands[0] == add.results[0])
+
+
+def family(kernel: Kernel, target: Target) -> tuple[str, int, int] | None:
+    """(family, MR, NR) of gemm.c that computes `kernel` on `target`, or None
+    (other element types, a body that converts, a layout that is not a
+    product, fewer than `MIN_ROWS` rows, or fewer columns than a vector has
+    lanes: the generated narrow schedules read those in place)."""
+    if kernel.n_inputs != 2 or kernel.n_outputs != 1 or len(kernel.op.regions[0].blocks[0].arguments) != 3:
+        return None
+    types = _element_types(kernel.op)
+    if types not in ({"f32"}, {"f64"}) or not is_plain_product(kernel.op):
+        return None
+    found = layout(kernel.maps, kernel.iterators)
+    if (found is None or kernel.ranges[found.m] < MIN_ROWS
+            or kernel.ranges[found.n] < target.lanes(kernel.element_bits)):
+        return None
+    return FAMILIES.get((kernel.element_bits, target.vector_bits))
+
+
+def mark(kernel: Kernel, target: Target) -> bool:
+    """Mark `kernel` with the family that computes it (``library_call``);
+    when its C is a zero fill, the fill goes (erased if nothing else reads
+    it) and the call writes C (`OVERWRITE_ATTR`). Runs before the kernels
+    are numbered, so that a dropped fill is no kernel. False: not a product
+    the library computes."""
+    found = family(kernel, target)
+    if found is None:
+        return False
+    op = kernel.op
+    with op.context:
+        op.attributes["library_call"] = ir.StringAttr.get(PREFIX + found[0])
+        init = op.operands[2]
+        value = filled_with(init)
+        if value is not None and _is_zero(value):
+            with ir.InsertionPoint(op), op.location:
+                t = ir.RankedTensorType(init.type)
+                op.operands[2] = empty(list(t.shape), t.element_type)
+            op.attributes[OVERWRITE_ATTR] = ir.UnitAttr.get()
+            fill = init.owner
+            if isinstance(fill, ir.OpView):
+                fill = fill.operation
+            if not list(init.uses):
+                fill.erase()
+    return True
+
+
+def marked_family(op: ir.Operation) -> tuple[str, int, int] | None:
+    """The family of gemm.c that `op`'s ``library_call`` names, or None."""
+    if "library_call" not in op.attributes:
+        return None
+    name = ir.StringAttr(op.attributes["library_call"]).value
+    return next((found for found in FAMILIES.values() if PREFIX + found[0] == name), None)
+
+
+def schedule(kernel: Kernel, target: Target) -> Plan:
+    """The plan of a kernel `mark` marked: batch loops one at a time, C's
+    rows (or, when C is wider than tall, its columns) split between the
+    threads in whole register tiles; nothing else (the call is the rest)."""
+    s = Script(kernel.ident)
+    handle = s.match_kernel()
+    found = marked_family(kernel.op)
+    where = layout(kernel.maps, kernel.iterators)
+    if found is None or where is None:  # marked by hand, wrongly: jaxc-library-calls says what is wrong
+        return Plan(s.text())
+    _, mr, nr = found
+    ranges = kernel.ranges
+    m, n, k = ranges[where.m], ranges[where.n], ranges[where.k]
+    batches = 1
+    for d in where.batch:
+        batches *= ranges[d]
+    threads = target.threads if 2 * batches * m * n * k >= PARALLEL_MIN_FLOPS else 1
+    one_batch = [1 if d in where.batch else 0 for d in range(len(ranges))]
+    if where.batch and batches >= threads > 1:  # the threads take whole products
+        s.tile_forall_sizes(handle, one_batch)
+        return Plan(s.text())
+    if where.batch:
+        handle, _ = s.tile(handle, one_batch)
+    if threads > 1:
+        dim, extent, tile = (where.m, m, mr) if m >= n else (where.n, n, nr)
+        part = -(-extent // threads)
+        part = min(extent, -(-part // tile) * tile)
+        if part < extent:
+            sizes = [0] * len(ranges)
+            sizes[dim] = part
+            s.tile_forall_sizes(handle, sizes)
+    return Plan(s.text())
+
+
+def _is_zero(value: ir.Value) -> bool:
+    owner = value.owner
+    op = owner if isinstance(owner, ir.Operation) else getattr(owner, "operation", None)
+    if op is None or op.name != "arith.constant":
+        return False
+    attr = op.attributes["value"]
+    return isinstance(attr, ir.FloatAttr) and ir.FloatAttr(attr).value == 0.0 \
+        and not str(attr).startswith("-")
