@@ -213,6 +213,43 @@ def test_offsets_select_the_views():
     np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
 
 
+UNLOAD_PROGRAM = """
+import ctypes, sys, threading, _ctypes
+import numpy as np
+library = ctypes.CDLL(sys.argv[1])
+entry = library._mlir_ciface_jaxc_gemm_f32_sse2
+entry.argtypes, entry.restype = [ctypes.c_long] * 16, None
+a = np.ones((8, 8), np.float32)
+c = np.zeros((8, 8), np.float32)
+unloaded = threading.Event()
+
+def work():
+    entry(8, 8, 8, a.ctypes.data, 0, 8, 1, a.ctypes.data, 0, 8, 1, c.ctypes.data, 0, 8, 1, 1)
+    unloaded.wait()  # this thread's packing buffers outlive the library
+
+thread = threading.Thread(target=work)
+thread.start()
+while not c.any():
+    pass
+_ctypes.dlclose(library._handle)
+unloaded.set()
+thread.join()  # the thread ends after the unload
+print(c[0, 0])
+"""
+
+
+def test_a_thread_ending_after_the_library_is_unloaded():
+    """LLVM's static destructors dlclose the execution engine's libraries at
+    exit, before the OpenMP workers end: a worker's packing buffers must not
+    be freed by code that is no longer there (this crashed with SIGSEGV)."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", UNLOAD_PROGRAM, cpu.kernels_library()],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert proc.stdout.strip() == "8.0"
+
+
 def test_exported_program_carries_the_library(tmp_path):
     import jaxc_aot as aot_loader
 

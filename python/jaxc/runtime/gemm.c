@@ -39,6 +39,16 @@ static void scratch_free(void *data)
 
 static void scratch_init(void) { pthread_key_create(&scratch_key, scratch_free); }
 
+/* Unloading (LLVM's static destructors dlclose the execution engine's
+   libraries at exit, before the OpenMP workers end) must take the key with
+   it: a thread ending later would otherwise call scratch_free where the
+   library was (a segfault at exit). Its buffers then leak, once. */
+__attribute__((destructor)) static void scratch_unload(void)
+{
+    if (pthread_once(&scratch_once, scratch_init) == 0)
+        pthread_key_delete(scratch_key);
+}
+
 /* A buffer of at least `bytes`, 64-byte aligned; NULL when out of memory. */
 static void *scratch(int which, size_t bytes)
 {
