@@ -71,9 +71,11 @@ FN(pack_b)(long kc, long nc, const T *b, long rsb, long csb, T *restrict out)
         if (nr == NR && csb == 1) {
             for (long p = 0; p < kc; p++)
                 for (int j = 0; j < NR; j++) out[p * NR + j] = src[p * rsb + j];
-        } else if (nr == NR && rsb == 1) {
-            for (long p = 0; p < kc; p++)
-                for (int j = 0; j < NR; j++) out[p * NR + j] = src[p + j * csb];
+        } else if (nr == NR && rsb == 1) {  /* column by column: reads contiguous */
+            for (int j = 0; j < NR; j++) {
+                const T *column = src + j * csb;
+                for (long p = 0; p < kc; p++) out[p * NR + j] = column[p];
+            }
         } else {
             for (long p = 0; p < kc; p++) {
                 for (long j = 0; j < nr; j++) out[p * NR + j] = src[p * rsb + j * csb];
