@@ -73,8 +73,8 @@ static void *scratch(int which, size_t bytes)
    all of the vector registers but the B vectors and one broadcast of A.
    Cache tiles chosen by measurement on an AVX-512 Zen 4
    (docs/performance.md). */
-#define KC 256
-#define NC 4096
+#define KC 512
+#define NC 2048
 
 static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
