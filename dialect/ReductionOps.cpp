@@ -303,3 +303,30 @@ LogicalResult ConvGeneralDilatedOp::inferReturnTypes(MLIRContext *, std::optiona
   inferred.push_back(result);
   return success();
 }
+
+LogicalResult DftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+    DftOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  RankedTensorType in = getStaticTensor(loc, name, adaptor.getOperands()[0], "operand");
+  if (!in || !adaptor.getSignAttr() || !adaptor.getScaleAttr())
+    return failure();
+  Type element = in.getElementType();
+  if (auto complex = llvm::dyn_cast<ComplexType>(element))
+    element = complex.getElementType();
+  if (!element.isF32() && !element.isF64()) {
+    emitOpErrorAt(loc, name) << "operand " << in
+                             << " must have f32, f64, complex<f32> or complex<f64> elements";
+    return failure();
+  }
+  if (in.getRank() < 1) {
+    emitOpErrorAt(loc, name) << "operand " << in << " must hold the sequences on its last axis (rank >= 1)";
+    return failure();
+  }
+  int64_t sign = adaptor.getSign();
+  if (sign != 1 && sign != -1) {
+    emitOpErrorAt(loc, name) << "sign must be -1 (forward) or 1 (inverse), got " << sign;
+    return failure();
+  }
+  inferred.push_back(RankedTensorType::get(in.getShape(), ComplexType::get(element)));
+  return success();
+}

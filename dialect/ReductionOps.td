@@ -1,5 +1,5 @@
 // Reductions and contractions: reduce argmax argmin cumulative sort
-// dot_general conv_general_dilated.
+// dot_general conv_general_dilated dft.
 #ifndef JAXC_REDUCTION_OPS_TD
 #define JAXC_REDUCTION_OPS_TD
 
@@ -131,6 +131,27 @@ def Jaxc_ConvGeneralDilatedOp : Jaxc_Op<"conv_general_dilated", [Pure,
     `,` `feature_group_count` `=` $feature_group_count `,` `batch_group_count` `=` $batch_group_count
     attr-dict `:` functional-type(operands, results)
   }];
+}
+
+def Jaxc_DftOp : Jaxc_Op<"dft", [Pure, InferTypeOpAdaptor]> {
+  let summary = "discrete Fourier transform along the last axis";
+  let description = [{
+    `scale * sum_j x_j exp(sign 2 pi i j k / n)` for every sequence `x` along
+    the last axis (n points), at every position of the other axes: `sign = -1`
+    is the forward transform, `+1` the unscaled inverse. The operand is
+    complex, or real (f32, f64: imaginary parts zero); the result is complex
+    of the operand's shape. `lax.fft` is built on it; on the CPU it is a call
+    of the compiled FFT, and `jaxc-expand-dft` rewrites it into matrix
+    products (Cooley-Tukey, Bluestein) where no FFT library is called.
+
+    ```mlir
+    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<256x1024xcomplex<f32>> -> tensor<256x1024xcomplex<f32>>
+    %z = jaxc.dft %r, sign = 1, scale = 0.125 : tensor<8xf64> -> tensor<8xcomplex<f64>>
+    ```
+  }];
+  let arguments = (ins Jaxc_InexactTensor:$operand, I64Attr:$sign, F64Attr:$scale);
+  let results = (outs Jaxc_ComplexTensor:$result);
+  let assemblyFormat = "$operand `,` `sign` `=` $sign `,` `scale` `=` $scale attr-dict `:` type($operand) `->` type($result)";
 }
 
 #endif // JAXC_REDUCTION_OPS_TD

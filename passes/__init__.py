@@ -18,6 +18,7 @@ from . import (
     distinct_results,  # noqa: F401  jaxc-distinct-results
     drop_fusion_barriers,  # noqa: F401  jaxc-drop-fusion-barriers
     elide_result_copies,  # noqa: F401  jaxc-elide-result-copies
+    expand_dft,  # noqa: F401  jaxc-expand-dft
     expm1_log1p_to_libm,  # noqa: F401  jaxc-expm1-log1p-to-libm
     free_at_last_use,  # noqa: F401  jaxc-free-at-last-use
     gpu,  # noqa: F401  jaxc-gpu-* (passes/gpu/)

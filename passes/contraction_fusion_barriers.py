@@ -24,16 +24,33 @@ its result is a temporary the size of the operand.
     %t = linalg.generic {parallel} ins(%a) { tanh }
     %k = linalg.copy {jaxc.fusion_barrier} ins(%t ...) outs(%e ...)
     %c = linalg.generic {parallel, parallel, reduction} ins(%k, %b) { acc + x * y }
+
+The generic of a `jaxc.dft` (a call of the compiled FFT, schedules/library.py)
+must keep its (parts, sequences, points) loops as they are, but the fusion
+pass folds reshapes into the loops of any linalg op (a copy included, from
+which they travel on), dropping the generic's attributes. Its barriers are
+``bufferization.alloc_tensor() copy(...)``, which no fusion looks through,
+before its input and after its result:
+
+    %y = linalg.generic {jaxc.dft_sign = -1, ...} ins(%x) ...
+      ->
+    %b = bufferization.alloc_tensor() copy(%x) {jaxc.fusion_barrier}
+    %y = linalg.generic {jaxc.dft_sign = -1, ...} ins(%b) ...
+    %a = bufferization.alloc_tensor() copy(%y) {jaxc.fusion_barrier}
 """
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import bufferization
 from mlir.passmanager import ExternalPass
 
-from .bound_fusion import insert_barrier
+from .bound_fusion import BARRIER, insert_barrier
 from .ir import ops_named
 from .registry import register_pass
 from .schedules.kernel import defining_op, describe
+from .schedules.library import is_dft
+
+RESHAPES = frozenset({"tensor.expand_shape", "tensor.collapse_shape"})
 
 # Body ops of a producer whose fusing leaves a contraction a contraction.
 CONVERSIONS = frozenset({"linalg.yield", "arith.extf", "arith.extsi", "arith.sitofp"})
@@ -44,6 +61,9 @@ CONVERSIONS = frozenset({"linalg.yield", "arith.extf", "arith.extsi", "arith.sit
 def contraction_fusion_barriers(op: ir.Operation, pass_: ExternalPass) -> None:
     with op.context:
         for generic in ops_named(op, ["linalg.generic"]):
+            if is_dft(generic):
+                _opaque_barriers(generic)
+                continue
             kernel = describe(generic, 0)
             if kernel is None or not kernel.is_contraction:
                 continue
@@ -62,3 +82,18 @@ def _computes(producer: ir.Operation | None) -> bool:
         return True
     n_inputs = len(producer.operands) - len(producer.results)
     return any(not isinstance(v.type, ir.ShapedType) for v in producer.operands[:n_inputs])
+
+
+def _opaque_barriers(generic: ir.Operation) -> None:
+    """Marked alloc_tensor copies before `generic`'s input and after its result."""
+    result = generic.results[0]
+    uses = [(use.owner, use.operand_number) for use in result.uses]
+    with generic.location, ir.InsertionPoint(generic):
+        before = bufferization.AllocTensorOp(generic.operands[0].type, [], copy=generic.operands[0])
+    with generic.location, ir.InsertionPoint.after(generic):
+        after = bufferization.AllocTensorOp(result.type, [], copy=result)
+    for barrier in (before, after):
+        barrier.operation.attributes[BARRIER] = ir.UnitAttr.get()
+    generic.operands[0] = before.result
+    for owner, index in uses:
+        owner.operands[index] = after.result

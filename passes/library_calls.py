@@ -3,23 +3,15 @@ marked with ``library_call = "jaxc_gemm_<family>"`` (a matrix product,
 passes/schedules/library.py) becomes a call of that function of the
 precompiled library (`jaxc.runtime`'s gemm.c), with each operand's aligned
 pointer, offset and the strides along m, n and k (0 for a loop it does not
-read); batch loops must have been tiled to one iteration.
+read); batch loops must have been tiled to one iteration. A DFT's generic
+marked ``library_call = "jaxc_dft_f32"`` (or f64) calls fft.c with the
+counts (points, sequences, parts: 2 for complex elements, 1 for real), each
+operand's pointer, then its offset, part stride and strides along the
+sequences and the points, all counted in parts (a complex element is two),
+the sign and the scale:
 
-Before::
-
-    linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n), (m, n, k) -> (m, n)],
-                    iterator_types = [parallel, parallel, reduction],
-                    library_call = "jaxc_gemm_f32_avx512", jaxc.gemm_overwrite}
-        ins(%a, %b : memref<500x1000xf32, strided<[1000, 1], offset: ?>>, memref<1000x1000xf32>)
-        outs(%c : memref<500x1000xf32, strided<[1000, 1], offset: ?>>) { mulf, addf }
-
-After::
-
-    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a
-    %pa = memref.extract_aligned_pointer_as_index %a
-    ...
-    func.call @jaxc_gemm_f32_avx512(%c500, %c1000, %c1000, %pa, %offset, %strides#0, %strides#1,
-                                    %pb, ..., %pc, ..., %c1) : (index, ...) -> ()
+    func.call @jaxc_dft_f32(%n, %sequences, %parts, %px, %offset_x, %part_stride_x, %strides_x#0,
+                            %strides_x#1, %py, ..., %sign, %scale) : (index x 14, f64) -> ()
 """
 from __future__ import annotations
 
@@ -28,8 +20,9 @@ from mlir.dialects import arith, func, memref
 from mlir.passmanager import ExternalPass
 
 from .ir import module_of, ops_named
+from .lowering.reduction import DFT_SCALE, DFT_SIGN
 from .registry import register_pass
-from .schedules.library import FAMILIES, OVERWRITE_ATTR, PREFIX, is_plain_product, layout
+from .schedules.library import DFT_PREFIX, FAMILIES, OVERWRITE_ATTR, PREFIX, is_dft, is_plain_product, layout
 
 ARGUMENTS = 16  # m, n, k; pointer, offset and two strides of A, B and C; overwrite
 ELEMENT_OF_FAMILY = {name: name.split("_")[0] for name, _, _ in FAMILIES.values()}  # f32_avx2 -> f32
@@ -40,17 +33,18 @@ class LibraryCallError(Exception):
 
 
 @register_pass("jaxc-library-calls",
-               "linalg.generic ops marked library_call = \"jaxc_gemm_...\" become calls of the compiled product")
+               "linalg.generic ops marked library_call = \"jaxc_gemm_...\" or \"jaxc_dft_...\" become calls "
+               "of the compiled library")
 def library_calls(op: ir.Operation, pass_: ExternalPass) -> None:
     with op.context:
         for generic in ops_named(op, ["linalg.generic"]):
             if "library_call" not in generic.attributes:
                 continue
             name = ir.StringAttr(generic.attributes["library_call"]).value
-            if not name.startswith(PREFIX):
+            if not name.startswith((PREFIX, DFT_PREFIX)):
                 continue
             try:
-                _call(generic, name)
+                (_call_dft if name.startswith(DFT_PREFIX) else _call)(generic, name)
             except LibraryCallError as error:
                 generic.location.emit_error(f"library_call \"{name}\": {error}")
                 pass_.signal_pass_failure()
@@ -107,6 +101,47 @@ def _call(op: ir.Operation, name: str) -> None:
                                                                   (where.m, where.n))):
             arguments += [pointer, offset, stride.get(rows, zero), stride.get(cols, zero)]
         arguments.append(arith.ConstantOp(index, 1 if OVERWRITE_ATTR in op.attributes else 0).result)
+        func.CallOp([], ir.FlatSymbolRefAttr.get(name), arguments)
+    op.erase()
+
+
+DFT_ELEMENTS = ("f32", "f64")
+
+
+def _call_dft(op: ir.Operation, name: str) -> None:
+    part = name.removeprefix(DFT_PREFIX)
+    if part not in DFT_ELEMENTS:
+        known = ", ".join(DFT_PREFIX + e for e in DFT_ELEMENTS)
+        raise LibraryCallError(f"no such function in the library (it has {known})")
+    if not is_dft(op) or DFT_SCALE not in op.attributes:
+        raise LibraryCallError(f"the op is not the generic of a jaxc.dft (no {DFT_SIGN} and {DFT_SCALE})")
+    if len(op.operands) != 2 or len(op.results) != 0 or not all(
+            isinstance(v.type, ir.MemRefType) and ir.MemRefType(v.type).rank == 2 for v in op.operands):
+        raise LibraryCallError("the op must have one rank-2 memref input and one rank-2 memref output "
+                               "(this pass runs after bufferization)")
+    x_type, y_type = (ir.MemRefType(v.type) for v in op.operands)
+    allowed = {part, f"complex<{part}>"}
+    if str(x_type.element_type) not in allowed or str(y_type.element_type) != f"complex<{part}>":
+        raise LibraryCallError(f"the input ({x_type.element_type}) must be {part} or complex<{part}> and the "
+                               f"output ({y_type.element_type}) complex<{part}>")
+    index = ir.IndexType.get()
+    _declare(op, name, [index] * 14 + [ir.F64Type.get()])
+    with ir.InsertionPoint(op), op.location:
+        two = arith.ConstantOp(index, 2).result
+        arguments: list[ir.Value] = []
+        for value in op.operands:
+            meta = memref.ExtractStridedMetadataOp(value)
+            complex_ = isinstance(ir.MemRefType(value.type).element_type, ir.ComplexType)
+            if not arguments:  # points, sequences and parts of the input (the tiles' sizes may be dynamic)
+                arguments += [meta.results[3], meta.results[2], arith.ConstantOp(index, 2 if complex_ else 1).result]
+            # a complex element is two parts: offsets and strides in parts, the imaginary one next
+            in_parts = (lambda v: arith.muli(v, two)) if complex_ else (lambda v: v)
+            arguments += [memref.extract_aligned_pointer_as_index(value), in_parts(meta.results[1]),
+                          arith.ConstantOp(index, 1 if complex_ else 0).result,
+                          in_parts(meta.results[4]), in_parts(meta.results[5])]
+        sign = ir.IntegerAttr(op.attributes[DFT_SIGN]).value
+        arguments += [arith.ConstantOp(index, sign).result,
+                      arith.ConstantOp(ir.F64Type.get(), ir.FloatAttr(op.attributes[DFT_SCALE]).value).result]
         func.CallOp([], ir.FlatSymbolRefAttr.get(name), arguments)
     op.erase()
 

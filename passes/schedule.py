@@ -76,13 +76,19 @@ def _has_bf16_elements(op: ir.Operation) -> bool:
 
 def kernels_of(root: ir.Operation) -> list[Kernel]:
     """Every statically shaped linalg.generic under `root` without complex
-    elements (those stay scalar loops), numbered in walk order. On a CPU with
+    elements (those stay scalar loops; a DFT the library computes is one),
+    numbered in walk order. On a CPU with
     AVX512-BF16, kernels with bf16 elements stay scalar too: LLVM 22.1.8's
     X86 backend aborts on their vectors ("Do not know how to soft promote
     this operator's operand", docs/toolchain.md)."""
     kernels: list[Kernel] = []
     skip_bf16 = host.bf16_vectors_abort()
     for op in ops_named(root, ["linalg.generic"]):
+        if library.marked_dft(op) is not None:
+            kernel = library.describe_dft(op, len(kernels))
+            if kernel is not None:
+                kernels.append(kernel)
+            continue
         if _has_complex_elements(op) or (skip_bf16 and _has_bf16_elements(op)):
             continue
         kernel = describe(op, len(kernels))
@@ -102,7 +108,8 @@ def _redescribe(op: ir.Operation, ident: int) -> Kernel:
 def row_groups(kernels: list[Kernel]) -> list[list[Kernel]]:
     """The fused row groups (`rows.groups`) among kernels big enough to
     schedule, or elementwise."""
-    return rows.groups([k for k in kernels if k.size >= MIN_ELEMENTS or not k.reduction])
+    return rows.groups([k for k in kernels if (k.size >= MIN_ELEMENTS or not k.reduction)
+                        and library.marked_dft(k.op) is None])
 
 
 def schedule_plans(root: ir.Operation, target: host.Target | None = None,
@@ -114,7 +121,10 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
     for op in ops_named(root, ["linalg.generic"]):
         convolution.im2col(op)  # convolutions become copy + contraction + transpose kernels
     for op in ops_named(root, ["linalg.generic"]):
-        if not (target.library_calls and _mark_library_product(op, target)):
+        if library.is_dft(op):
+            if target.library_calls and library.marked_dft(op) is None:
+                library.mark_dft(op)  # a call of the FFT; else the direct sum stays, as loops
+        elif not (target.library_calls and _mark_library_product(op, target)):
             contraction.split_columns(op, target)  # the columns whole register tiles cover: a packed product
     plans = []
     kernels = kernels_of(root)
@@ -127,6 +137,10 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
         grouped.update(k.ident for k in group)
     for kernel in kernels:
         if kernel.ident in grouped:
+            continue
+        if library.marked_dft(kernel.op) is not None:
+            name = library.marked_dft(kernel.op)
+            plans.append((kernel, f"dft, library call {name}", library.dft_schedule(kernel, target)))
             continue
         if kernel.size < MIN_ELEMENTS:
             continue  # small (and 0-d, empty) kernels: scalar loops run as fast, compile faster
@@ -171,7 +185,8 @@ def schedule_text(root: ir.Operation, target: host.Target | None = None) -> str:
     parts = []
     for kernel, name, plan in schedule_plans(root, target):
         call = library.marked_family(kernel.op)
-        then = (f"a call of {library.PREFIX}{call[0]} (jaxc-library-calls, after bufferization)" if call else
+        call_name = library.PREFIX + call[0] if call else library.marked_dft(kernel.op)
+        then = (f"a call of {call_name} (jaxc-library-calls, after bufferization)" if call_name else
                 f"vectorize the static tiles, {', '.join(plan.patterns + ('canonicalization',))}, "
                 "hoist loop-invariant transfers")
         parts.append(f"// kernel {kernel.ident}: {name}, loops {list(kernel.ranges)} "

@@ -86,8 +86,9 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),
     Stage("transformed", ("jaxc-batch", "jaxc-autodiff", "jaxc-check-no-requests"),
           "vmap requests batched, then jvp/vjp requests expanded and custom rules inlined"),
-    Stage("optimized", ("jaxc-pad-sums-to-updates", "jaxc-cleanup"),
-          "sums of disjoint zero pads written as updates; canonicalize, CSE and symbol DCE until nothing changes"),
+    Stage("optimized", ("jaxc-pad-sums-to-updates", "jaxc-expand-dft", "jaxc-cleanup"),
+          "sums of disjoint zero pads written as updates; DFTs as matrix products where no FFT library is "
+          "called; canonicalize, CSE and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
     Stage("partitioned", ("jaxc-partition",),
@@ -154,10 +155,13 @@ CPU_STAGES: tuple[Stage, ...] = (
 
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in CPU_STAGES)
 # The GPU shares the stages up to `bufferized`; in place of the CPU's
-# `scheduled` it only fuses (one kernel per fused loop nest, no tiling).
+# `scheduled` it only fuses (one kernel per fused loop nest, no tiling), and
+# it expands every DFT (it calls no FFT library).
+_GPU_PASS = {"jaxc-expand-dft": "jaxc-expand-dft{library-calls=false}"}
 _SHARED_STAGES = tuple(
     Stage("fused", FUSION, "elementwise chains fused into their consumers (one kernel each)")
-    if stage.name == "scheduled" else stage
+    if stage.name == "scheduled" else
+    dataclasses.replace(stage, passes=tuple(_GPU_PASS.get(p, p) for p in stage.passes))
     for stage in CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1]
     if stage.name != "partitioned")  # SPMD programs (pmap, shardings) run on CPU devices only
 

@@ -10,6 +10,15 @@
                     the cotangent back by the permutation
     dot_general     bilinear: forward is two dot_generals, the adjoint a
                     dot_general and a transpose per operand (as XLA's)
+    dft             linear: forward applies it to the tangent; the DFT
+                    matrix is symmetric, so its adjoint (a transpose
+                    without conjugation, JAX's convention) is the same
+                    DFT; a real operand takes the real part of that
+
+    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xcomplex<f32>>
+  -> vjp
+    %0 = jaxc.dft %ct, sign = -1, scale = 1.0 : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
+    %dx = jaxc.real %0 : tensor<8xcomplex<f32>> -> tensor<8xf32>
 """
 from __future__ import annotations
 
@@ -165,9 +174,19 @@ def _dot_vjp(op, xs, ys, cts):
     return [ct_a, ct_b]
 
 
+def _dft_jvp(op, xs, ys, ts):
+    return apply_op(op, [ts[0]])
+
+
+def _dft_vjp(op, xs, ys, cts):
+    from jaxc.lax._fft import dft
+    ct = dft(cts[0], integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value)
+    return [ct if xs[0].dtype.kind == "c" else lax.real(ct)]
+
+
 JVP.update({"jaxc.reduce": _reduce_jvp, "jaxc.dot_general": _dot_jvp,
-            "jaxc.conv_general_dilated": _dot_jvp})
+            "jaxc.conv_general_dilated": _dot_jvp, "jaxc.dft": _dft_jvp})
 JVP_FULL["jaxc.sort"] = _sort_jvp_full
 FORWARD["jaxc.sort"] = _sort_forward
 VJP.update({"jaxc.reduce": _reduce_vjp, "jaxc.sort": _sort_vjp,
-            "jaxc.dot_general": _dot_vjp})
+            "jaxc.dot_general": _dot_vjp, "jaxc.dft": _dft_vjp})

@@ -1,4 +1,4 @@
-"""Batching rules of dot_general and conv_general_dilated.
+"""Batching rules of dot_general, conv_general_dilated and dft.
 
 dot_general folds the batch axis into its batch dimensions when both
 operands are batched; when one is, the axis is a free dimension of that
@@ -14,12 +14,19 @@ conv_general_dilated folds the batch axis into one of its own dimensions:
 a batched lhs into the conv's batch dimension, a batched rhs into its output
 features, both into features with B times the groups (as JAX does); batch
 or feature groups stay outermost in the folded dimension.
+
+dft transforms along its last axis at every position of the others: the
+batched operand is transformed as it is.
+
+    %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<16xf32> -> tensor<16xcomplex<f32>>     (x batched)
+  ->
+    %0 = jaxc.dft %xs, sign = -1, scale = 1.0 : tensor<8x16xf32> -> tensor<8x16xcomplex<f32>>
 """
 from __future__ import annotations
 
 from mlir import ir
 
-from .interpreter import BATCH, Axis, i64, i64_array, integer, ints, moveaxis, rebuild
+from .interpreter import BATCH, Axis, i64, i64_array, integer, ints, moveaxis, rebuild, same_op
 
 
 def _shift(dims) -> list[int]:
@@ -120,3 +127,10 @@ def _conv(op, xs, batched, axis: Axis):
 
 
 BATCH["jaxc.conv_general_dilated"] = _conv
+
+
+def _dft(op, xs, batched, axis: Axis):
+    return same_op(op, xs, axis.size), [True]
+
+
+BATCH["jaxc.dft"] = _dft

@@ -9,13 +9,27 @@
 
 dot_general iterates over (batch..., lhs free..., rhs free..., contracting...)
 and accumulates in the preferred element type.
+
+dft is the direct sum over the points j for every (sequence c, frequency
+k), the leading axes collapsed into one: the generic carries
+``jaxc.dft_sign`` and ``jaxc.dft_scale``, and `jaxc-schedule` marks it as a
+call of the compiled FFT (`schedules/library.py`); its body is what that
+call computes (and what runs where nothing calls it):
+
+    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
+  ->
+    %y = linalg.generic {maps = [(c, k, j) -> (c, j), (c, k, j) -> (c, k)],
+                         iterator_types = [parallel, parallel, reduction],
+                         jaxc.dft_sign = -1, jaxc.dft_scale = 1.0}
+           ins(%x) outs(%zero) { acc + x * scale * (cos t + i sin t),
+                                 t = sign 2 pi ((j k) mod n) / n }
 """
 from __future__ import annotations
 
 import math as pymath
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, complex as cx, math
 
 from .common import (
     element_type,
@@ -167,7 +181,45 @@ def dot_general(op, elements):
     return generic([op.results[0].type], [lhs, rhs], maps, iterators, body, inits=[init])
 
 
+DFT_SIGN, DFT_SCALE = "jaxc.dft_sign", "jaxc.dft_scale"  # on the generic a jaxc.dft lowers to
+
+
+def dft(op, elements):
+    """(..., n) -> (C, n) -> (..., n): the leading axes collapsed into one."""
+    from .shape import _reshape
+    x = op.operands[0]
+    shape = shape_of(x)
+    n, sequences = shape[-1], pymath.prod(shape[:-1])
+    x2 = _reshape(x, ir.RankedTensorType.get([sequences, n], element_type(x)))
+    result = ir.RankedTensorType.get([sequences, n], element_type(op.results[0].type))
+    part = ir.ComplexType(result.element_type).element_type
+    sign = ir.IntegerAttr(op.attributes["sign"]).value
+    scale = ir.FloatAttr(op.attributes["scale"]).value
+    index = ir.IndexType.get()
+
+    def body(value, acc):
+        k, j = loop_index(1), loop_index(2)
+        exponent = arith.index_cast(ir.IntegerType.get_signless(64),
+                                    arith.remui(arith.muli(j, k), arith.constant(index, n)))
+        angle = arith.mulf(arith.sitofp(part, exponent), scalar_const(part, sign * 2 * pymath.pi / n))
+        wr = arith.mulf(math.cos(angle), scalar_const(part, scale))
+        wi = arith.mulf(math.sin(angle), scalar_const(part, scale))
+        if isinstance(value.type, ir.ComplexType):
+            term = cx.mul(value, cx.create_(result.element_type, wr, wi))
+        else:
+            term = cx.create_(result.element_type, arith.mulf(value, wr), arith.mulf(value, wi))
+        return [cx.add(acc, term)]
+
+    maps = [projection_map(3, [0, 2]), projection_map(3, [0, 1])]
+    y = generic([result], [x2], maps, ["parallel", "parallel", "reduction"], body,
+                inits=[filled([sequences, n], result.element_type, scalar_const(result.element_type, 0))])[0]
+    y.owner.attributes[DFT_SIGN] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), sign)
+    y.owner.attributes[DFT_SCALE] = ir.FloatAttr.get_f64(scale)
+    return [_reshape(y, op.results[0].type)]
+
+
 RULES = {
+    "jaxc.dft": dft,
     "jaxc.reduce": reduce,
     "jaxc.argmax": argmax,
     "jaxc.argmin": argmin,

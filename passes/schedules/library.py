@@ -1,4 +1,6 @@
-"""Contractions as calls of the precompiled matrix product (`jaxc.runtime`'s
+"""Contractions and DFTs as calls of the precompiled library.
+
+Contractions call the matrix product (`jaxc.runtime`'s
 gemm.c, built with jaxc into libjaxc_kernels.so): the schedule of an f32 or
 f64 product C = A·B in any layout (A·B, Aᵀ·B, A·Bᵀ, batched) splits C over
 the threads and marks each thread's part with the family to call; after
@@ -13,6 +15,18 @@ fast (docs/performance.md, "Matrix products from a compiled library").
       %p = linalg.generic {library_call = "jaxc_gemm_f32_avx512", jaxc.gemm_overwrite}
              ins(%a[%i*500, 0] [500, 1000], %b) outs(%o[%i*500, 0] [500, 1000])
       ...
+
+The generic a `jaxc.dft` lowers to (loops (c, k, j): sequence, frequency,
+point; lowering/reduction.py) calls the FFT (fft.c: `jaxc_dft_f32`,
+`jaxc_dft_f64`, which pick the CPU's vector width themselves); the threads
+split its sequences in whole vectors, and its zero init goes (the call
+writes every element):
+
+    %y = linalg.generic {jaxc.dft_sign = -1, jaxc.dft_scale = 1.0}
+           ins(%x : tensor<256x1024xcomplex<f32>>) ...
+  ->
+    %y = scf.forall (%i) in (2) shared_outs(%o = %empty) {
+      %p = linalg.generic {library_call = "jaxc_dft_f32", ...} ins(%x[%i*128, 0] [128, 1024]) ...
 """
 from __future__ import annotations
 
@@ -22,6 +36,7 @@ from mlir import ir
 
 from ..host import Target
 from ..lowering.common import empty
+from ..lowering.reduction import DFT_SIGN
 from .contraction import PARALLEL_MIN_FLOPS, filled_with
 from .kernel import Kernel
 from .script import Plan, Script
@@ -122,16 +137,23 @@ def mark(kernel: Kernel, target: Target) -> bool:
         init = op.operands[2]
         value = filled_with(init)
         if value is not None and _is_zero(value):
-            with ir.InsertionPoint(op), op.location:
-                t = ir.RankedTensorType(init.type)
-                op.operands[2] = empty(list(t.shape), t.element_type)
+            _init_empty(op, 2)
             op.attributes[OVERWRITE_ATTR] = ir.UnitAttr.get()
-            fill = init.owner
-            if isinstance(fill, ir.OpView):
-                fill = fill.operation
-            if not list(init.uses):
-                fill.erase()
     return True
+
+
+def _init_empty(op: ir.Operation, index: int) -> None:
+    """Operand `index` of `op` (a filled init the call overwrites) becomes an
+    empty tensor; the fill goes if nothing else reads it."""
+    init = op.operands[index]
+    with ir.InsertionPoint(op), op.location:
+        t = ir.RankedTensorType(init.type)
+        op.operands[index] = empty(list(t.shape), t.element_type)
+    fill = init.owner
+    if isinstance(fill, ir.OpView):
+        fill = fill.operation
+    if not list(init.uses):
+        fill.erase()
 
 
 def marked_family(op: ir.Operation) -> tuple[str, int, int] | None:
@@ -172,6 +194,77 @@ def schedule(kernel: Kernel, target: Target) -> Plan:
         if part < extent:
             sizes = [0] * len(ranges)
             sizes[dim] = part
+            s.tile_forall_sizes(handle, sizes)
+    return Plan(s.text())
+
+
+DFT_PREFIX = "jaxc_dft_"  # library_call = DFT_PREFIX + the element type of the parts
+DFT_VECTOR_BITS = 512  # sequences per vector of fft.c: 16 f32, 8 f64; each thread takes whole vectors
+DFT_SEQUENCES = 0  # loop c of the generic (c, k, j)
+
+
+def is_dft(op: ir.Operation) -> bool:
+    """Whether `op` is the generic of a `jaxc.dft` (lowering/reduction.py)."""
+    return DFT_SIGN in op.attributes
+
+
+def marked_dft(op: ir.Operation) -> str | None:
+    """The library function that `op`'s ``library_call`` names if it is a DFT, or None."""
+    if "library_call" not in op.attributes:
+        return None
+    name = ir.StringAttr(op.attributes["library_call"]).value
+    return name if name.startswith(DFT_PREFIX) else None
+
+
+def dft_part_type(op: ir.Operation) -> str | None:
+    """"f32" or "f64": the parts of the DFT's complex result, or None (another type)."""
+    result = ir.ShapedType(op.operands[-1].type).element_type
+    if not isinstance(result, ir.ComplexType):
+        return None
+    part = str(ir.ComplexType(result).element_type)
+    return part if part in ("f32", "f64") else None
+
+
+def mark_dft(op: ir.Operation) -> bool:
+    """Mark the generic of a `jaxc.dft` as a call of the FFT; its zero init
+    becomes an empty tensor (the call writes all of it)."""
+    part = dft_part_type(op)
+    if part is None or len(op.operands) != 2:
+        return False
+    with op.context:
+        op.attributes["library_call"] = ir.StringAttr.get(DFT_PREFIX + part)
+        if filled_with(op.operands[1]) is not None:
+            _init_empty(op, 1)
+    return True
+
+
+def describe_dft(op: ir.Operation, ident: int) -> Kernel | None:
+    """The kernel of a DFT's generic, loops (c, k, j) (`describe` takes no
+    complex elements, which other kernels leave as scalar loops)."""
+    x, y = (ir.ShapedType(v.type) for v in op.operands)
+    part = dft_part_type(op)
+    if part is None or not (x.has_static_shape and y.has_static_shape) or x.rank != 2:
+        return None
+    sequences, n = x.shape
+    body = tuple(inner.operation.name for inner in op.regions[0].blocks[0].operations)
+    return Kernel(op, ident, (sequences, n, n), ("parallel", "parallel", "reduction"), [[0, 2], [0, 1]],
+                  1, 1, 64 if part == "f64" else 32, body)
+
+
+def dft_schedule(kernel: Kernel, target: Target) -> Plan:
+    """The plan of a DFT `mark_dft` marked: its sequences split between the
+    threads in whole vectors (when there is work enough for them)."""
+    s = Script(kernel.ident)
+    handle = s.match_kernel()
+    sequences, n = kernel.ranges[DFT_SEQUENCES], kernel.ranges[1]
+    flops = 5 * sequences * n * max(1, n.bit_length())
+    if target.threads > 1 and flops >= PARALLEL_MIN_FLOPS:
+        lanes = DFT_VECTOR_BITS // kernel.element_bits
+        part = -(-sequences // target.threads)
+        part = min(sequences, -(-part // lanes) * lanes)
+        if part < sequences:
+            sizes = [0] * len(kernel.ranges)
+            sizes[DFT_SEQUENCES] = part
             s.tile_forall_sizes(handle, sizes)
     return Plan(s.text())
 

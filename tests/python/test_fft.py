@@ -1,8 +1,10 @@
 """jnp.fft and lax.fft (issue #17) against numpy.fft: every function, lengths
-that take each path of the transform (one product with the DFT matrix,
-Cooley-Tukey steps, Bluestein for primes above 64), axes, `n`/`s` cropping and padding, the
+that take each path of the transform, axes, `n`/`s` cropping and padding, the
 three norms; derivatives against finite differences, vmap against a loop,
-and JAX where it is installed."""
+and JAX where it is installed. Both routes of `jaxc.dft`: the call of the
+compiled FFT (the CPU's default) and its expansion into matrix products
+(`jaxc-expand-dft`: one product with the DFT matrix, Cooley-Tukey steps,
+Bluestein for primes above 64) with library calls off."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,6 +14,7 @@ from jnp_check import assert_close, check, rand
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
+from jaxc.passes import host
 from jaxc.test_util import check_grads
 
 try:
@@ -170,3 +173,67 @@ def test_against_jax(name):
     theirs = np.asarray(getattr(jax_numpy.fft, name)(x))
     assert np.asarray(mine).dtype == theirs.dtype
     assert_close(mine, theirs, rtol=1e-4, atol=1e-4)
+
+
+@pytest.fixture(params=["library", "products"])
+def route(request):
+    """Each route of jaxc.dft: the compiled FFT, or the expanded products."""
+    with host.override(library_calls=request.param == "library"):
+        yield request.param
+
+
+# Sequences not a multiple of the FFT's 16 lanes and split over two threads
+# (257 = 144 + 113), lengths with radices 4, 2, 3, 5, 7 and large primes
+# (Bluestein), real and complex inputs.
+@pytest.mark.parametrize("shape", [(257, 512), (64, 1000), (3, 1009), (40, 2 * 1009), (17, 210), (1, 4096)])
+def test_both_routes_against_numpy(route, shape):
+    x = rand(shape, C64, -1.0, 1.0)
+    r = rand(shape, np.float32, -1.0, 1.0)
+    fft, ifft, rfft2 = jaxc.jit(lambda v, w: (jnp.fft.fft(v), jnp.fft.ifft(v, axis=0), jnp.fft.rfft2(w)))(x, r)
+    n = shape[-1]
+    scale = np.max(np.abs(np.fft.fft(x)))
+    assert_close(fft, np.fft.fft(x), rtol=0, atol=_tolerance(n) * scale)
+    assert_close(ifft, np.fft.ifft(x, axis=0), rtol=0, atol=_tolerance(shape[0]) * scale)
+    expected = np.fft.rfft2(r)
+    assert_close(rfft2, expected, rtol=0, atol=_tolerance(r.size) * np.max(np.abs(expected)))
+
+
+def test_both_routes_complex128(route, x64):
+    x = rand((5, 360), np.complex128)
+    check(jnp.fft.fft, np.fft.fft, x, rtol=1e-12, atol=1e-11, dtype=np.complex128)
+    x = rand((3, 101), np.complex128)  # Bluestein
+    check(jnp.fft.ifft, np.fft.ifft, x, rtol=1e-11, atol=1e-12, dtype=np.complex128)
+
+
+@pytest.mark.parametrize("dtype, call", [(C64, "jaxc_dft_f32"), (np.complex128, "jaxc_dft_f64")])
+def test_the_cpu_calls_the_compiled_fft(dtype, call, x64):
+    x = rand((300, 256), dtype)
+    lowered = jaxc.jit(jnp.fft.fft).lower(x)
+    assert "jaxc.dft" in lowered.as_text(stage="traced")
+    loops = lowered.as_text(stage="loops")
+    assert f"call @{call}(" in loops and "omp.parallel" in loops  # 300 sequences over the threads
+    assert "dot_general" not in lowered.as_text(stage="optimized")
+
+
+def test_without_library_calls_the_dft_is_products():
+    x = rand((4, 128), C64)
+    with host.override(library_calls=False):
+        lowered = jaxc.jit(jnp.fft.fft).lower(x)
+        optimized = lowered.as_text(stage="optimized")
+        loops = lowered.as_text(stage="loops")
+    assert "jaxc.dft" not in optimized and "jaxc.dot_general" in optimized
+    assert "jaxc_dft" not in loops
+
+
+def test_gradients_of_long_transforms(route, x64):
+    x = rand((2, 96), np.float64)
+    check_grads(lambda v: (jnp.abs(jnp.fft.rfft(v)) ** 2).sum(), (x,), 1)
+    z = rand((3, 67), np.complex128)
+    check_grads(lambda v: jnp.real(jnp.fft.ifft(jnp.fft.fft(v, axis=0) * v)).sum(), (z,), 1)
+
+
+def test_vmap_of_real_transforms_against_loop(route):
+    x = rand((5, 6, 40), np.float32)
+    got = jaxc.vmap(lambda v: jnp.fft.irfft(jnp.fft.rfft(v, axis=0) * 2.0, n=6, axis=0), in_axes=2, out_axes=1)(x)
+    expected = np.stack([np.fft.irfft(np.fft.rfft(x[:, :, i], axis=0) * 2.0, n=6, axis=0) for i in range(40)], 1)
+    assert_close(got, expected, rtol=1e-4, atol=1e-4)

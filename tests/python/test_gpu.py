@@ -222,6 +222,12 @@ def _batched_gradient(xs):
     return jaxc.vmap(jaxc.grad(lambda v: jnp.sin(3 * v) * jnp.tanh(v) + 0.1 * v ** 3))(xs)
 
 
+def _fft(x):
+    """jaxc.dft, expanded into matrix products for the GPU (jaxc-expand-dft)."""
+    spectrum = jnp.fft.rfft(x)
+    return jnp.abs(spectrum), jnp.fft.irfft(spectrum * 2.0, x.shape[-1])
+
+
 def _rng(seed=0):
     return np.random.default_rng(seed)
 
@@ -241,6 +247,7 @@ PROGRAMS = {
     "sorting": (_sorting, lambda: [_rng().normal(size=(4, 7)).astype(np.float32)]),
     "remat": (_remat, lambda: [np.linspace(-1, 1, 8, dtype=np.float32)]),
     "vmap_grad": (_batched_gradient, lambda: [np.linspace(-2, 2, 1000, dtype=np.float32)]),
+    "fft": (_fft, lambda: [_rng().normal(size=(3, 100)).astype(np.float32)]),
 }
 
 

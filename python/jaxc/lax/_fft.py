@@ -1,15 +1,19 @@
-"""`lax.fft`: fast Fourier transforms as programs of jaxc ops.
+"""`lax.fft`: fast Fourier transforms on `jaxc.dft`.
 
-The transform works on real arrays: a complex array becomes its parts
-(re, im) stacked on a leading axis, and each transform runs down the
-columns of that stack, (2, n, C) -> (2, n, C), where C counts the
-transforms done together (every row of the input). A complex product by a
-constant matrix is then one real matrix product of the stack:
+`jaxc.dft` transforms a real or complex array along its last axis, every
+sequence at once, into a complex array of the same shape. Each transformed
+axis is moved last in turn (a transpose each way; none for the last axis).
+On the CPU the op is a call of the compiled FFT (`jaxc.runtime`'s fft.c:
+Stockham, mixed radix, Bluestein, vectorized across sequences, reading and
+writing the complex elements where they are); `jaxc-expand-dft` (the GPU,
+or ``JAXC_CPU_LIBRARY_CALLS=0``) rewrites it into `dft_program`: ordinary
+jaxc ops on the parts (re, im) stacked on a leading axis and transposed to
+(2, n, C) (C counts the sequences), where a complex product by a constant
+matrix is one real matrix product:
 
     [Yr; Yi] = [[Wr, -Wi], [Wi, Wr]] @ [Xr; Xi]        (2n x 2n) @ (2n x C)
 
-which the contraction schedule packs and vectorizes (complex kernels stay
-scalar: docs/toolchain.md). A length n is done
+A length n is done there
 
 - at most `_DIRECT_MAX`: as that one product with its DFT matrix;
 - n = n1 * n2 with n1 <= `_DIRECT_MAX` (n1 the largest such factor at most
@@ -19,16 +23,16 @@ scalar: docs/toolchain.md). A length n is done
 - a prime above `_DIRECT_MAX` (or a factor n2 that is one): Bluestein's
   algorithm, a convolution of length M >= 2n - 1, M a power of two.
 
-A real input skips the imaginary half of the first product, a real output
-(IRFFT) the imaginary half of the last; the inverse uses the conjugate
-matrices and twiddles, its 1/n folded into the first product. Each axis is
-moved next to the parts axis in turn (a transpose each way; none for the
-leading axis). Everything is ordinary jaxc ops, so jit, grad and vmap apply
-unchanged (an eager call runs the ops as one jitted program):
+A real input skips the imaginary half of the first product. RFFT keeps the
+first n//2 + 1 frequencies; IRFFT mirrors the conjugates back in and keeps
+the real part; the inverse uses sign +1 and scale 1/n. jit, grad and vmap
+apply through the op's rules (the DFT matrix is symmetric, so the
+transpose of a DFT is the same DFT, as in JAX; an eager call runs the ops
+as one jitted program):
 
     lax.fft(x, FftType.FFT, (1024,))    # x: complex64[256, 1024]
-      -> parts (2, 1024, 256): dot_general (64x64) @ (64x8192) [n1 = 32],
-         twiddles, transpose, dot_general (64x64) @ (64x8192) [n2 = 32]
+      -> %y = jaxc.dft %x, sign = -1, scale = 1.0
+                : tensor<256x1024xcomplex<f32>> -> tensor<256x1024xcomplex<f32>>
 """
 from __future__ import annotations
 
@@ -38,6 +42,8 @@ import operator
 from typing import Any, Sequence
 
 import numpy as np
+
+import jaxc.dialect as jd
 
 from .. import core, dtypes
 from . import _ops
@@ -57,15 +63,14 @@ def _constant(values: np.ndarray, dtype: np.dtype) -> Any:
     return _ops.constant(values.astype(dtype))
 
 
-def _dft_blocks(n: int, sign: int, scale: float, real_input: bool, real_output: bool) -> np.ndarray:
+def _dft_blocks(n: int, sign: int, scale: float, real_input: bool) -> np.ndarray:
     """The real matrix that maps the stacked parts [re; im] of n points to
     those of scale * Y, Y_k = sum_j X_j exp(sign 2 pi i j k / n): (2n, 2n);
-    without the input's imaginary columns for a real input, without the
-    output's imaginary rows when only the real part is wanted."""
+    without the input's imaginary columns for a real input."""
     jk = np.outer(np.arange(n), np.arange(n)) % n  # exact exponents
     w = scale * np.exp(sign * 2j * np.pi * jk / n)  # symmetric: W^T = W
     blocks = np.block([[w.real, -w.imag], [w.imag, w.real]])
-    return blocks[:n if real_output else 2 * n, :n if real_input else 2 * n]
+    return blocks[:, :n if real_input else 2 * n]
 
 
 def _part(z: Any, index: int) -> Any:
@@ -88,12 +93,12 @@ def _times_constant(z: Any, table: np.ndarray) -> Any:
     return _stack(_ops.sub(_ops.mul(re, tr), _ops.mul(im, ti)), _ops.add(_ops.mul(re, ti), _ops.mul(im, tr)))
 
 
-def _direct(z: Any, sign: int, scale: float, real_output: bool) -> Any:
+def _direct(z: Any, sign: int, scale: float) -> Any:
     """The transform down the columns of z (parts, n <= _DIRECT_MAX): one product."""
     parts, n, columns = z.shape
-    w = _constant(_dft_blocks(n, sign, scale, real_input=parts == 1, real_output=real_output), z.dtype)
+    w = _constant(_dft_blocks(n, sign, scale, real_input=parts == 1), z.dtype)
     y = _ops.dot_general(w, _ops.reshape(z, (parts * n, columns)), (([1], [0]), ([], [])))
-    return _ops.reshape(y, (1 if real_output else 2, n, columns))
+    return _ops.reshape(y, (2, n, columns))
 
 
 def _factor(n: int) -> int:
@@ -104,27 +109,24 @@ def _factor(n: int) -> int:
     return 1
 
 
-def _columns(z: Any, sign: int = -1, scale: float = 1.0, real_output: bool = False) -> Any:
+def _columns(z: Any, sign: int = -1, scale: float = 1.0) -> Any:
     """scale * the DFT (sign -1; +1: the unscaled inverse) down the columns
-    of a stack of parts (1 or 2, n, C) -> (2, n, C), or (1, n, C): its real part."""
+    of a stack of parts (1 or 2, n, C) -> (2, n, C)."""
     parts, n, columns = z.shape
-    out_parts = 1 if real_output else 2
     if n == 0 or columns == 0:
-        return _ops.full((out_parts, n, columns), 0, z.dtype)
+        return _ops.full((2, n, columns), 0, z.dtype)
     if n <= _DIRECT_MAX:
-        return _direct(z, sign, scale, real_output)
+        return _direct(z, sign, scale)
     n1 = _factor(n)
     if n1 == 1:
-        y = _bluestein(z, sign, scale)
-        return _ops.slice_in_dim(y, 0, 1, axis=0) if real_output else y
+        return _bluestein(z, sign, scale)
     n2 = n // n1
     # j = n2 j1 + j2, k = k1 + n1 k2:  X[k] = sum_j2 w_n2^(j2 k2) w_n^(j2 k1) sum_j1 x[j] w_n1^(j1 k1)
-    y = _ops.reshape(_direct(_ops.reshape(z, (parts, n1, n2 * columns)), sign, scale, False),
-                     (2, n1, n2, columns))
+    y = _ops.reshape(_direct(_ops.reshape(z, (parts, n1, n2 * columns)), sign, scale), (2, n1, n2, columns))
     y = _times_constant(y, np.exp(sign * 2j * np.pi * np.outer(np.arange(n1), np.arange(n2)) / n))
     y = _ops.transpose(y, (0, 2, 1, 3))  # (2, j2, k1, C)
-    y = _columns(_ops.reshape(y, (2, n2, n1 * columns)), sign, 1.0, real_output)  # (., k2, k1 * C)
-    return _ops.reshape(y, (out_parts, n, columns))
+    y = _columns(_ops.reshape(y, (2, n2, n1 * columns)), sign, 1.0)  # (2, k2, k1 * C)
+    return _ops.reshape(y, (2, n, columns))
 
 
 def _bluestein(z: Any, sign: int, scale: float) -> Any:
@@ -145,15 +147,40 @@ def _bluestein(z: Any, sign: int, scale: float) -> Any:
     return _times_constant(conv, scale * chirp[:, None])
 
 
-def _conjugate(z: Any) -> Any:
-    """conj of a stack of parts: the imaginary part negated."""
-    signs = _ops.broadcast_in_dim(_constant(np.array([1.0, -1.0]), z.dtype), z.shape, (0,))
-    return _ops.mul(z, signs)
+DFT = _ops._primitive("dft", lambda x, sign, scale: jd.DftOp(x, sign, scale).result, weak=_ops._never_weak)
 
 
-def _inverse_columns(z: Any, real_output: bool = False) -> Any:
-    """The inverse DFT down the columns (1/n times the sum with exp(+2 pi i jk/n))."""
-    return _columns(z, sign=1, scale=1.0 / max(z.shape[1], 1), real_output=real_output)
+def complex_dtype(dtype: np.dtype) -> np.dtype:
+    """complex64 for float32 and complex64, complex128 for the 64-bit ones."""
+    return dtypes.complex64 if dtype in (dtypes.float32, dtypes.complex64) else dtypes.complex128
+
+
+def dft(x: Any, sign: int = -1, scale: float = 1.0) -> Any:
+    """`jaxc.dft`: scale * the DFT (sign -1; +1: the unscaled inverse) along
+    the last axis of a real or complex array, complex of the same shape."""
+    if 0 in x.shape:
+        return _ops.full(x.shape, 0, complex_dtype(x.dtype))
+    return DFT.bind(x, sign=int(sign), scale=float(scale))
+
+
+def dft_program(x: Any, sign: int, scale: float) -> Any:
+    """`dft` as jaxc ops (matrix products, twiddles, transposes on the
+    stacked parts: the module docstring), for targets that call no FFT
+    library (`jaxc-expand-dft`)."""
+    n, shape = x.shape[-1], x.shape
+    z = _parts(x)
+    columns = _ops.transpose(_ops.reshape(z, (z.shape[0], math.prod(shape[:-1]), n)), (0, 2, 1))
+    y = _ops.reshape(_ops.transpose(_columns(columns, sign, scale), (0, 2, 1)), (2, *shape))
+    return _ops.complex(_part(y, 0), _part(y, 1))
+
+
+def _forward(x: Any) -> Any:
+    return dft(x, -1, 1.0)
+
+
+def _inverse(x: Any) -> Any:
+    """The inverse DFT along the last axis (1/n times the sum with exp(+2 pi i jk/n))."""
+    return dft(x, 1, 1.0 / max(x.shape[-1], 1))
 
 
 def _parts(x: Any) -> Any:
@@ -163,37 +190,36 @@ def _parts(x: Any) -> Any:
     return _ops.reshape(x, (1, *x.shape))
 
 
-def _along(z: Any, axis: int, transform: Any) -> Any:
-    """`transform` (of columns: (p, n, C) -> (2, n', C)) applied along axis
-    `axis` of the array whose parts are z: that axis is moved next to the
-    parts axis and every other axis flattened into columns (one transpose
-    each way; none for the leading axis)."""
-    shape = z.shape[1:]
-    others = [d for d in range(len(shape)) if d != axis]
-    permutation = (0, axis + 1, *[d + 1 for d in others])
-    columns = _ops.reshape(_ops.transpose(z, permutation), (z.shape[0], shape[axis],
-                                                           math.prod(shape[d] for d in others)))
-    y = transform(columns)
-    y = _ops.reshape(y, (y.shape[0], y.shape[1], *[shape[d] for d in others]))
+def _along(x: Any, axis: int, transform: Any) -> Any:
+    """`transform` (along the last axis) applied along axis `axis` of x:
+    that axis is moved last and back (no transpose when it is the last)."""
+    if axis == x.ndim - 1:
+        return transform(x)
+    permutation = (*[d for d in range(x.ndim) if d != axis], axis)
+    y = transform(_ops.transpose(x, permutation))
     return _ops.transpose(y, tuple(int(d) for d in np.argsort(permutation)))
 
 
+def _last(x: Any, start: int, stop: int) -> Any:
+    return _ops.slice_in_dim(x, start, stop, axis=x.ndim - 1)
+
+
 def _keep_first(count: int, transform: Any) -> Any:
-    """`transform` of columns, only its first `count` rows (RFFT's frequencies)."""
-    return lambda z: _ops.slice_in_dim(transform(z), 0, count, axis=1)
+    """`transform` along the last axis, only its first `count` points (RFFT's frequencies)."""
+    return lambda x: _last(transform(x), 0, count)
 
 
 def _real_inverse(n: int) -> Any:
-    """The inverse transform of columns that hold the first n//2 + 1
+    """The inverse transform along the last axis of the first n//2 + 1
     frequencies of a real signal of n points: the full spectrum (the rest
     are the conjugates, mirrored), inverted; only the real part is kept."""
-    def transform(z: Any) -> Any:
-        kept = _ops.slice_in_dim(z, 0, n // 2 + 1, axis=1)
+    def transform(x: Any) -> Any:
+        kept = _last(x, 0, n // 2 + 1)
         mirrored_count = n - (n // 2 + 1)
         if mirrored_count:
-            mirror = _ops.rev(_conjugate(_ops.slice_in_dim(kept, 1, 1 + mirrored_count, axis=1)), (1,))
-            kept = _ops.concatenate([kept, mirror], 1)
-        return _inverse_columns(kept, real_output=True)
+            mirror = _ops.rev(_ops.conj(_last(kept, 1, 1 + mirrored_count)), (kept.ndim - 1,))
+            kept = _ops.concatenate([kept, mirror], kept.ndim - 1)
+        return _ops.real(_inverse(kept))
     return transform
 
 
@@ -241,15 +267,14 @@ def _eager_transform() -> Any:
 
 
 def _transform(x: Any, kind: FftType, lengths: tuple[int, ...]) -> Any:
-    """The checked transform, as ops: on the parts of x, one axis after another."""
+    """The checked transform, as ops: one axis after another."""
     axes = list(range(x.ndim - len(lengths), x.ndim))
-    z = _parts(x)
     if kind == FftType.RFFT:  # the last axis first: a real input to it
-        z = _along(z, axes[-1], _keep_first(lengths[-1] // 2 + 1, _columns))
+        x = _along(x, axes[-1], _keep_first(lengths[-1] // 2 + 1, _forward))
         axes = axes[:-1]
     inverse = kind in (FftType.IFFT, FftType.IRFFT)
     for axis in axes[:-1] if kind == FftType.IRFFT else axes:
-        z = _along(z, axis, _inverse_columns if inverse else _columns)
+        x = _along(x, axis, _inverse if inverse else _forward)
     if kind == FftType.IRFFT:  # the last axis last: a real output
-        return _ops.reshape(_along(z, axes[-1], _real_inverse(lengths[-1])), x.shape[:-1] + (lengths[-1],))
-    return _ops.complex(_part(z, 0), _part(z, 1))
+        return _along(x, axes[-1], _real_inverse(lengths[-1]))
+    return x

@@ -39,9 +39,11 @@ from .cpu import CompileError, _captured_diagnostics, _format_error, function_si
 
 TRIPLE = "x86_64-unknown-linux-gnu"
 SUPPORT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_support.c")
-# The matrix products compiled code calls (`jaxc-library-calls`); built with jaxc as
-# libjaxc_kernels.so, compiled into each exported program so that it needs no jaxc.
+# The matrix products and Fourier transforms compiled code calls (`jaxc-library-calls`);
+# built with jaxc as libjaxc_kernels.so, compiled into each exported program that calls
+# either, so that it needs no jaxc. fft.c uses gemm.c's per-thread buffers: always both.
 KERNELS_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemm.c")
+FFT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fft.c")
 
 
 def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: str = "cpu",
@@ -120,10 +122,12 @@ def _build_library(llvm_ir: str, tmp: str, *, target: str, cpu: str) -> str:
     # helpers, linked in statically); cuda programs call the mgpu* wrappers.
     strict = ["-Wl,-z,defs"] if not _CALLS_GPU_RUNTIME[target] else []
     kernels = []
-    if "_mlir_ciface_jaxc_gemm_" in llvm_ir:  # GNU C: vector extensions, multiply-adds contracted
-        kernels.append(os.path.join(tmp, "gemm.o"))
-        _run("compiling gemm.c", [*_c_compiler(), "-c", "-fPIC", "-O3", "-std=gnu11", "-o", kernels[0],
-                                  KERNELS_SOURCE])
+    if "_mlir_ciface_jaxc_gemm_" in llvm_ir or "_mlir_ciface_jaxc_dft_" in llvm_ir:
+        for source in (KERNELS_SOURCE, FFT_SOURCE):  # GNU C: vector extensions, multiply-adds contracted
+            name = os.path.basename(source)
+            kernels.append(os.path.join(tmp, name[:-2] + ".o"))
+            _run(f"compiling {name}", [*_c_compiler(), "-c", "-fPIC", "-O3", "-std=gnu11", "-o", kernels[-1],
+                                       source])
     _run("linking program.so", [*_c_compiler(), "-shared", "-fPIC", "-O2", "-std=c11",
                                 "-static-libgcc", *strict, "-o", library, obj, *kernels, SUPPORT_SOURCE,
                                 "-pthread", "-Wl,--as-needed", "-lmvec", "-lm"])

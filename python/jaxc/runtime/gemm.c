@@ -19,12 +19,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Packed panels, one buffer for A's and one for B's per thread, grown as
-   needed and kept (a fresh allocation per call costs page faults: 0.1-0.3
-   ms for B's 4 MB); freed when the thread exits. */
+#include "kernels.h"
+
+/* Packed panels, one buffer for A's and one for B's per thread (and one
+   more for fft.c's work buffers, kernels.h), grown as needed and kept (a
+   fresh allocation per call costs page faults: 0.1-0.3 ms for B's 4 MB);
+   freed when the thread exits. */
 struct scratch {
-    void *buffer[2];
-    size_t bytes[2];
+    void *buffer[JAXC_SCRATCH_SLOTS];
+    size_t bytes[JAXC_SCRATCH_SLOTS];
 };
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
@@ -32,8 +35,7 @@ static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 static void scratch_free(void *data)
 {
     struct scratch *s = data;
-    free(s->buffer[0]);
-    free(s->buffer[1]);
+    for (int i = 0; i < JAXC_SCRATCH_SLOTS; i++) free(s->buffer[i]);
     free(s);
 }
 
@@ -68,6 +70,8 @@ static void *scratch(int which, size_t bytes)
     }
     return s->buffer[which];
 }
+
+void *jaxc_scratch(int which, size_t bytes) { return scratch(which, bytes); }
 
 /* The families, each falling back to the one before it. Register tiles:
    all of the vector registers but the B vectors and one broadcast of A.

@@ -72,6 +72,7 @@
 // STAGES-NEXT: %)    JaxcCheckNoRequests
 // STAGES-NEXT: %)  stage 'optimized'
 // STAGES-NEXT: %)    JaxcPadSumsToUpdates
+// STAGES-NEXT: %)    JaxcExpandDft
 // STAGES-NEXT: %)    JaxcCleanup
 // STAGES-NEXT: %)  stage 'linalg'
 // STAGES-NEXT: %)    JaxcToLinalg

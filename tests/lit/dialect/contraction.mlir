@@ -1,4 +1,4 @@
-// Round-trip tests for dot_general and conv_general_dilated. Result shapes
+// Round-trip tests for dot_general, conv_general_dilated and dft. Result shapes
 // are worked out in comments; the result element type is the preferred one
 // and may differ from the operands'.
 // RUN: jaxc-opt %s | jaxc-opt | FileCheck %s
@@ -146,4 +146,17 @@ func.func @conv_batch_groups_preferred(%x: tensor<4x2x5xbf16>, %w: tensor<6x2x3x
   %y = jaxc.conv_general_dilated %x, %w, window_strides = [1], padding = [0, 0], lhs_dilation = [1], rhs_dilation = [1], lhs_spec = [0, 1, 2], rhs_spec = [0, 1, 2], out_spec = [0, 1, 2], feature_group_count = 1, batch_group_count = 2 : (tensor<4x2x5xbf16>, tensor<6x2x3xbf16>) -> tensor<2x6x3xf32>
   %z = jaxc.conv_general_dilated %i, %k, window_strides = [1], padding = [0, 0], lhs_dilation = [1], rhs_dilation = [1], lhs_spec = [0, 1, 2], rhs_spec = [0, 1, 2], out_spec = [0, 1, 2], feature_group_count = 1, batch_group_count = 1 : (tensor<1x1x4xi8>, tensor<1x1x2xi8>) -> tensor<1x1x3xi32>
   return %y, %z : tensor<2x6x3xf32>, tensor<1x1x3xi32>
+}
+
+// dft: a complex or real operand, a complex result of its shape; the
+// transform runs along the last axis at every position of the others.
+// CHECK-LABEL: func.func @dft(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<3x8xcomplex<f32>>, %[[R:[a-z0-9_]+]]: tensor<8xf64>)
+// CHECK-NEXT: %[[Y:[a-z0-9_]+]] = jaxc.dft %[[X]], sign = -1, scale = 1.000000e+00 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
+// CHECK-NEXT: %[[Z:[a-z0-9_]+]] = jaxc.dft %[[R]], sign = 1, scale = 1.250000e-01 : tensor<8xf64> -> tensor<8xcomplex<f64>>
+// CHECK-NEXT: return %[[Y]], %[[Z]]
+func.func @dft(%x: tensor<3x8xcomplex<f32>>, %r: tensor<8xf64>) -> (tensor<3x8xcomplex<f32>>, tensor<8xcomplex<f64>>) {
+  %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
+  %z = jaxc.dft %r, sign = 1, scale = 0.125 : tensor<8xf64> -> tensor<8xcomplex<f64>>
+  return %y, %z : tensor<3x8xcomplex<f32>>, tensor<8xcomplex<f64>>
 }

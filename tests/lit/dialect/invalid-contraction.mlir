@@ -1,4 +1,4 @@
-// Invalid contractions: dot_general and conv_general_dilated. Both check
+// Invalid contractions: dot_general, conv_general_dilated and dft. They check
 // their operands in type inference during verification, so MLIR adds
 // "failed to infer returned types" after each message.
 // RUN: jaxc-opt %s --split-input-file --verify-diagnostics
@@ -236,5 +236,57 @@ func.func @conv_wrong_result_shape(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf
   // expected-error @+2 {{'jaxc.conv_general_dilated' op inferred type(s) 'tensor<1x4x6x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x8x8xf32>'}}
   // expected-error @+1 {{'jaxc.conv_general_dilated' op failed to infer returned types}}
   %0 = jaxc.conv_general_dilated %x, %w, window_strides = [1, 1], padding = [0, 0, 0, 0], lhs_dilation = [1, 1], rhs_dilation = [1, 1], lhs_spec = [0, 1, 2, 3], rhs_spec = [0, 1, 2, 3], out_spec = [0, 1, 2, 3], feature_group_count = 1, batch_group_count = 1 : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @dft_rank_zero(%x: tensor<complex<f32>>) {
+  // expected-error @+2 {{'jaxc.dft' op operand 'tensor<complex<f32>>' must hold the sequences on its last axis (rank >= 1)}}
+  // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
+  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<complex<f32>> -> tensor<complex<f32>>
+  return
+}
+
+// -----
+
+func.func @dft_sign(%x: tensor<8xcomplex<f32>>) {
+  // expected-error @+2 {{'jaxc.dft' op sign must be -1 (forward) or 1 (inverse), got 2}}
+  // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
+  %0 = jaxc.dft %x, sign = 2, scale = 1.0 : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @dft_integer(%x: tensor<8xi32>) {
+  // expected-error @+1 {{'jaxc.dft' op operand #0 must be statically shaped tensor of}}
+  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xi32> -> tensor<8xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @dft_f16(%x: tensor<8xf16>) {
+  // expected-error @+2 {{'jaxc.dft' op operand 'tensor<8xf16>' must have f32, f64, complex<f32> or complex<f64> elements}}
+  // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
+  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xf16> -> tensor<8xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @dft_real_result(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'jaxc.dft' op result #0 must be statically shaped tensor of}}
+  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @dft_result_type(%x: tensor<8xf32>) {
+  // expected-error @+2 {{'jaxc.dft' op inferred type(s) 'tensor<8xcomplex<f32>>' are incompatible with return type(s) of operation 'tensor<8xcomplex<f64>>'}}
+  // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
+  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xcomplex<f64>>
   return
 }

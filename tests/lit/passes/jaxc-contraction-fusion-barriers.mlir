@@ -65,3 +65,47 @@ func.func @filled_operand(%b: tensor<16x4xf32>) -> tensor<8x4xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %r : tensor<8x4xf32>
 }
+
+// The generic of a jaxc.dft keeps its (sequences, points) loops and its
+// attributes: opaque barriers before its input (here a collapse_shape,
+// which the fusion pass would fold into its loops, through a linalg.copy
+// too) and after its result.
+// BARRIER-LABEL: func.func @dft
+// BARRIER: %[[X:.+]] = tensor.collapse_shape %arg0
+// BARRIER: %[[B:.+]] = bufferization.alloc_tensor() copy(%[[X]]) {jaxc.fusion_barrier} : tensor<6x8xf32>
+// BARRIER: %[[Y:.+]] = linalg.generic {{.*}} ins(%[[B]] : tensor<6x8xf32>)
+// BARRIER: %[[A:.+]] = bufferization.alloc_tensor() copy(%[[Y]]) {jaxc.fusion_barrier} : tensor<6x8xcomplex<f32>>
+// BARRIER: tensor.expand_shape %[[A]]
+// FUSED-LABEL: func.func @dft
+// FUSED: %[[X:.+]] = tensor.collapse_shape %arg0
+// FUSED: %[[Y:.+]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<6x8xf32>) {{.*}} attrs = {jaxc.dft_scale = 1.000000e+00 : f64, jaxc.dft_sign = -1 : i64}
+// FUSED: tensor.expand_shape %[[Y]]
+func.func @dft(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xcomplex<f32>> {
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x3x8xf32> into tensor<6x8xf32>
+  %zero = complex.constant [0.0 : f32, 0.0 : f32] : complex<f32>
+  %step = arith.constant -0.785398185 : f32
+  %n = arith.constant 8 : index
+  %e = tensor.empty() : tensor<6x8xcomplex<f32>>
+  %init = linalg.fill ins(%zero : complex<f32>) outs(%e : tensor<6x8xcomplex<f32>>) -> tensor<6x8xcomplex<f32>>
+  %y = linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x2 : tensor<6x8xf32>) outs(%init : tensor<6x8xcomplex<f32>>) attrs = {jaxc.dft_scale = 1.0 : f64, jaxc.dft_sign = -1 : i64} {
+  ^bb0(%in: f32, %out: complex<f32>):
+    %k = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %jk = arith.muli %j, %k : index
+    %r = arith.remui %jk, %n : index
+    %ri = arith.index_cast %r : index to i64
+    %rf = arith.sitofp %ri : i64 to f32
+    %angle = arith.mulf %rf, %step : f32
+    %cos = math.cos %angle : f32
+    %sin = math.sin %angle : f32
+    %tr = arith.mulf %in, %cos : f32
+    %ti = arith.mulf %in, %sin : f32
+    %term = complex.create %tr, %ti : complex<f32>
+    %s = complex.add %out, %term : complex<f32>
+    linalg.yield %s : complex<f32>
+  } -> tensor<6x8xcomplex<f32>>
+  %y3 = tensor.expand_shape %y [[0, 1], [2]] output_shape [2, 3, 8] : tensor<6x8xcomplex<f32>> into tensor<2x3x8xcomplex<f32>>
+  return %y3 : tensor<2x3x8xcomplex<f32>>
+}

@@ -90,3 +90,55 @@ func.func @on_tensors(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf
   } -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+func.func @dft_unknown_element(%x: memref<4x8xcomplex<f16>>, %y: memref<4x8xcomplex<f16>>) {
+  // ERR: jaxc-library-calls-errors.mlir:[[# @LINE + 1]]:3: error: library_call "jaxc_dft_f16": no such function in the library (it has jaxc_dft_f32, jaxc_dft_f64)
+  linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                  iterator_types = ["parallel", "parallel", "reduction"], library_call = "jaxc_dft_f16"}
+      ins(%x : memref<4x8xcomplex<f16>>) outs(%y : memref<4x8xcomplex<f16>>) attrs = {jaxc.dft_scale = 1.0 : f64, jaxc.dft_sign = -1 : i64} {
+  ^bb0(%in: complex<f16>, %out: complex<f16>):
+    linalg.yield %in : complex<f16>
+  }
+  return
+}
+
+// -----
+
+func.func @dft_without_sign(%x: memref<4x8xcomplex<f32>>, %y: memref<4x8xcomplex<f32>>) {
+  // ERR: jaxc-library-calls-errors.mlir:[[# @LINE + 1]]:3: error: library_call "jaxc_dft_f32": the op is not the generic of a jaxc.dft (no jaxc.dft_sign and jaxc.dft_scale)
+  linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                  iterator_types = ["parallel", "parallel", "reduction"], library_call = "jaxc_dft_f32"}
+      ins(%x : memref<4x8xcomplex<f32>>) outs(%y : memref<4x8xcomplex<f32>>) {
+  ^bb0(%in: complex<f32>, %out: complex<f32>):
+    linalg.yield %in : complex<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @dft_real_output(%x: memref<4x8xcomplex<f32>>, %y: memref<4x8xf32>) {
+  // ERR: jaxc-library-calls-errors.mlir:[[# @LINE + 1]]:3: error: library_call "jaxc_dft_f32": the input (complex<f32>) must be f32 or complex<f32> and the output (f32) complex<f32>
+  linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                  iterator_types = ["parallel", "parallel", "reduction"], library_call = "jaxc_dft_f32"}
+      ins(%x : memref<4x8xcomplex<f32>>) outs(%y : memref<4x8xf32>) attrs = {jaxc.dft_scale = 1.0 : f64, jaxc.dft_sign = -1 : i64} {
+  ^bb0(%in: complex<f32>, %out: f32):
+    linalg.yield %out : f32
+  }
+  return
+}
+
+// -----
+
+func.func @dft_on_tensors(%x: tensor<4x8xcomplex<f32>>, %y: tensor<4x8xcomplex<f32>>) -> tensor<4x8xcomplex<f32>> {
+  // ERR: jaxc-library-calls-errors.mlir:[[# @LINE + 1]]:8: error: library_call "jaxc_dft_f32": the op must have one rank-2 memref input and one rank-2 memref output (this pass runs after bufferization)
+  %r = linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                  iterator_types = ["parallel", "parallel", "reduction"], library_call = "jaxc_dft_f32"}
+      ins(%x : tensor<4x8xcomplex<f32>>) outs(%y : tensor<4x8xcomplex<f32>>) attrs = {jaxc.dft_scale = 1.0 : f64, jaxc.dft_sign = -1 : i64} {
+  ^bb0(%in: complex<f32>, %out: complex<f32>):
+    linalg.yield %in : complex<f32>
+  } -> tensor<4x8xcomplex<f32>>
+  return %r : tensor<4x8xcomplex<f32>>
+}

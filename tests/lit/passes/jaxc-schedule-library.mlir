@@ -113,3 +113,87 @@ func.func @not_library(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %h: tenso
   %2 = linalg.matmul ins(%x, %w : tensor<1000x64xf32>, tensor<64x5xf32>) outs(%fn : tensor<1000x5xf32>) -> tensor<1000x5xf32>
   return %0, %1, %2 : tensor<64x64xbf16>, tensor<64x64xf32>, tensor<1000x5xf32>
 }
+
+// The generic of a jaxc.dft (jaxc-to-linalg) becomes a call of the FFT
+// (fft.c): jaxc_dft_f32 or jaxc_dft_f64, the zero init gone (the call
+// writes every element). 256 sequences of 1024 points: the threads take
+// 128 each (whole vectors of 16); the call gets the points, sequences and
+// parts, each operand's pointer, offset, part stride and strides in parts
+// (a complex element is two), the sign and the scale.
+// CHECK-LABEL: func.func @dft_f32
+// CHECK-NOT: linalg.fill
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: linalg.generic {{.*}}library_call = "jaxc_dft_f32"{{.*}} ins(%{{.*}} : tensor<128x1024xcomplex<f32>>) outs(%{{.*}} : tensor<128x1024xcomplex<f32>>)
+// CALL-LABEL: func.func @dft_f32
+// CALL: scf.forall
+// CALL: call @jaxc_dft_f32(%c1024, %c128, %c2, %{{.*}}, %{{.*}}, %c1, %c2048, %c2, %{{.*}}, %{{.*}}, %c1, %c2048, %c2, %c-1, %{{.*}}) : (index, index, index, index, index, index, index, index, index, index, index, index, index, index, f64) -> ()
+// CALL-NOT: linalg.generic
+func.func @dft_f32(%x: tensor<256x1024xcomplex<f32>>) -> tensor<256x1024xcomplex<f32>> {
+  %step = arith.constant -0.00613592332 : f32
+  %scale = arith.constant 1.0 : f32
+  %n = arith.constant 1024 : index
+  %zero = complex.constant [0.0 : f32, 0.0 : f32] : complex<f32>
+  %e = tensor.empty() : tensor<256x1024xcomplex<f32>>
+  %init = linalg.fill ins(%zero : complex<f32>) outs(%e : tensor<256x1024xcomplex<f32>>) -> tensor<256x1024xcomplex<f32>>
+  %y = linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<256x1024xcomplex<f32>>) outs(%init : tensor<256x1024xcomplex<f32>>) attrs = {jaxc.dft_scale = 1.0 : f64, jaxc.dft_sign = -1 : i64} {
+  ^bb0(%in: complex<f32>, %out: complex<f32>):
+    %k = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %jk = arith.muli %j, %k : index
+    %r = arith.remui %jk, %n : index
+    %ri = arith.index_cast %r : index to i64
+    %rf = arith.sitofp %ri : i64 to f32
+    %angle = arith.mulf %rf, %step : f32
+    %cos = math.cos %angle : f32
+    %sin = math.sin %angle : f32
+    %wr = arith.mulf %cos, %scale : f32
+    %wi = arith.mulf %sin, %scale : f32
+    %w = complex.create %wr, %wi : complex<f32>
+    %term = complex.mul %in, %w : complex<f32>
+    %s = complex.add %out, %term : complex<f32>
+    linalg.yield %s : complex<f32>
+  }
+    -> tensor<256x1024xcomplex<f32>>
+  return %y : tensor<256x1024xcomplex<f32>>
+}
+
+// A small real-input f64 DFT: one call, no threads (too little work); the
+// input has one part (part stride 0), the output two.
+// CHECK-LABEL: func.func @dft_f64
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic {{.*}}library_call = "jaxc_dft_f64"
+// CALL-LABEL: func.func @dft_f64
+// CALL: call @jaxc_dft_f64(%c64, %c40, %c1, %{{.*}}, %c0, %c0, %c64, %c1, %{{.*}}, %c0, %c1, %c128, %c2, %c1, %{{.*}})
+func.func @dft_f64(%x: tensor<40x64xf64>) -> tensor<40x64xcomplex<f64>> {
+  %step = arith.constant 0.098174770424681 : f64
+  %scale = arith.constant 0.015625 : f64
+  %n = arith.constant 64 : index
+  %zero = complex.constant [0.0 : f64, 0.0 : f64] : complex<f64>
+  %e = tensor.empty() : tensor<40x64xcomplex<f64>>
+  %init = linalg.fill ins(%zero : complex<f64>) outs(%e : tensor<40x64xcomplex<f64>>) -> tensor<40x64xcomplex<f64>>
+  %y = linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<40x64xf64>) outs(%init : tensor<40x64xcomplex<f64>>) attrs = {jaxc.dft_scale = 0.015625 : f64, jaxc.dft_sign = 1 : i64} {
+  ^bb0(%in: f64, %out: complex<f64>):
+    %k = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %jk = arith.muli %j, %k : index
+    %r = arith.remui %jk, %n : index
+    %ri = arith.index_cast %r : index to i64
+    %rf = arith.sitofp %ri : i64 to f64
+    %angle = arith.mulf %rf, %step : f64
+    %cos = math.cos %angle : f64
+    %sin = math.sin %angle : f64
+    %wr = arith.mulf %cos, %scale : f64
+    %wi = arith.mulf %sin, %scale : f64
+    %tr = arith.mulf %in, %wr : f64
+    %ti = arith.mulf %in, %wi : f64
+    %term = complex.create %tr, %ti : complex<f64>
+    %s = complex.add %out, %term : complex<f64>
+    linalg.yield %s : complex<f64>
+  }
+    -> tensor<40x64xcomplex<f64>>
+  return %y : tensor<40x64xcomplex<f64>>
+}

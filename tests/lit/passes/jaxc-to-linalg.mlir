@@ -179,3 +179,27 @@ func.func @reshapes(%x: tensor<4x6xf32>, %z: tensor<0x3xf32>, %s: tensor<f32>)
   %f = jaxc.reshape %s : (tensor<f32>) -> tensor<1x1xf32>
   return %a, %b, %c, %d, %e, %f : tensor<4x2x3xf32>, tensor<24xf32>, tensor<6x4xf32>, tensor<4x1x6x1xf32>, tensor<3x0xf32>, tensor<1x1xf32>
 }
+
+// -----
+
+// dft: the direct sum over the points j for each (sequence c, frequency k),
+// accumulated into zeros; the leading axes are collapsed into one sequence
+// axis. The angle is sign 2 pi ((j k) mod n) / n; a real input multiplies
+// the parts of scale (cos + i sin). The generic carries the op's sign and
+// scale for jaxc-schedule, which makes it a call of the compiled FFT.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @dft
+// CHECK: %[[X:.+]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x3x8xf32> into tensor<6x8xf32>
+// CHECK: %[[Z:.+]] = linalg.fill
+// CHECK: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<6x8xf32>) outs(%[[Z]] : tensor<6x8xcomplex<f32>>) attrs = {jaxc.dft_scale = 5.000000e-01 : f64, jaxc.dft_sign = 1 : i64}
+// CHECK: arith.remui
+// CHECK: math.cos
+// CHECK: math.sin
+// CHECK: complex.create
+// CHECK: complex.add
+// CHECK: tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [2, 3, 8]
+func.func @dft(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xcomplex<f32>> {
+  %0 = jaxc.dft %x, sign = 1, scale = 0.5 : tensor<2x3x8xf32> -> tensor<2x3x8xcomplex<f32>>
+  return %0 : tensor<2x3x8xcomplex<f32>>
+}

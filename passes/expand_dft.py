@@ -1,0 +1,49 @@
+"""`jaxc-expand-dft`: each `jaxc.dft` becomes the jaxc ops of
+`lax._fft.dft_program` (matrix products with DFT matrices, twiddle
+factors, transposes; Bluestein for large primes), for targets that call no
+FFT library: the GPU (`library-calls=false`) and a CPU whose library calls
+are off (``JAXC_CPU_LIBRARY_CALLS=0``, `host.override(library_calls=False)`).
+With library calls on (the CPU's default) the op stays: `jaxc-to-linalg`
+lowers it to a generic that `jaxc-schedule` marks as a call of the
+compiled FFT (fft.c).
+
+    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+  ->  (library-calls=false)
+    %0 = jaxc.reshape %x ... -> tensor<2x3x8xf32>
+    %1 = jaxc.transpose %0, perm = [0, 2, 1] ... -> tensor<2x8x3xf32>
+    %2 = jaxc.reshape %1 ... -> tensor<16x3xf32>
+    %3 = jaxc.dot_general %dft_matrix, %2, ... : (tensor<16x16xf32>, tensor<16x3xf32>) -> tensor<16x3xf32>
+    ...
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.passmanager import ExternalPass
+
+from . import host
+from .ir import finish_function, inline_call, integer, module_of, new_function, ops_named
+from .registry import register_pass
+
+
+@register_pass("jaxc-expand-dft", "jaxc.dft becomes matrix products where no FFT library is called")
+def expand_dft(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool = True) -> None:
+    """`library-calls=false` expands every DFT; with it true (the default)
+    the host's setting decides (`passes.host`: on unless switched off)."""
+    if library_calls and host.target().library_calls:
+        return
+    with op.context:
+        for dft in ops_named(op, ["jaxc.dft"]):
+            _expand(dft)
+
+
+def _expand(op: ir.Operation) -> None:
+    """Replace `op` by the program: built in a private function, inlined."""
+    from jaxc.core import emitting
+    from jaxc.lax._fft import dft_program
+    sign, scale = integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value
+    fn, block = new_function(module_of(op), "dft_program", [op.operands[0].type], op.location)
+    with emitting(block, op.location) as e:
+        result = dft_program(e.wrap(block.arguments[0]), sign, scale).value
+    finish_function(fn, block, [result], op.location)
+    inline_call(op, fn)
+    fn.erase()

@@ -1,0 +1,26 @@
+/* What the kernels of libjaxc_kernels.so share (gemm.c, fft.c; an exported
+   program compiles both into itself, jaxc.runtime.aot): the per-thread
+   scratch buffers of gemm.c. Hidden: each program.so, and the library,
+   binds to its own copy. */
+#ifndef JAXC_KERNELS_H
+#define JAXC_KERNELS_H
+#include <stddef.h>
+
+/* The buffer slots: gemm's packed panels of B and of A, then fft.c's: the
+   work buffers of a block of columns, the intermediate of a transform split
+   in two, the sequences of Bluestein's convolution one column at a time. */
+enum {
+    JAXC_SCRATCH_GEMM_B,
+    JAXC_SCRATCH_GEMM_A,
+    JAXC_SCRATCH_FFT,
+    JAXC_SCRATCH_FFT_SPLIT,
+    JAXC_SCRATCH_FFT_BLUESTEIN,
+    JAXC_SCRATCH_SLOTS
+};
+
+/* This thread's buffer `which`, at least `bytes` long and 64-byte aligned
+   (grown as needed, kept, freed when the thread exits); NULL when out of
+   memory. Its contents are garbage: a slot is scratch for one call. */
+__attribute__((visibility("hidden"))) void *jaxc_scratch(int which, size_t bytes);
+
+#endif
