@@ -1155,6 +1155,42 @@ def test_dot_general(case):
 
 
 # --------------------------------------------------------------------------
+# dft (a call of fft.c, the CPU's default)
+# --------------------------------------------------------------------------
+
+DFT_CASES = []
+
+
+def _dft_cases():
+    rng = np.random.default_rng(5)
+    for name, shape, dt, sign, scale in (
+            ("complex-forward", (3, 8), C64, -1, 1.0), ("complex-inverse", (2, 2, 12), C128, 1, 1 / 12),
+            ("real", (7,), F32, -1, 1.0), ("real-f64-scaled", (3, 10), F64, 1, 0.5),
+            ("bluestein", (4, 67), C64, -1, 1.0), ("one-point", (5, 1), C64, 1, 2.0)):
+        x = rng.standard_normal(shape)
+        if dt.kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        x = x.astype(dt)
+        n = shape[-1]
+        kernel = np.exp(sign * 2j * np.pi * (np.outer(np.arange(n), np.arange(n)) % n) / n)
+        out = C64 if dt in (C64, F32) else C128
+        exp = (scale * (x.astype(np.complex128) @ kernel)).astype(out)
+        rtol, atol = TOL[out]
+        DFT_CASES.append(add(Case(
+            f"dft-{name}", "dft", [x],
+            f"$r = jaxc.dft $0, sign = {sign}, scale = {scale!r} : {tta(x)} -> {tta(exp)}", exp,
+            (rtol * 10, atol * 10 * n))))
+
+
+_dft_cases()
+
+
+@pytest.mark.parametrize("case", params(DFT_CASES))
+def test_dft(case):
+    check(case)
+
+
+# --------------------------------------------------------------------------
 # cumulative, cond, while, scan
 # --------------------------------------------------------------------------
 
