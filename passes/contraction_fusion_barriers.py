@@ -26,7 +26,7 @@ its result is a temporary the size of the operand.
     %c = linalg.generic {parallel, parallel, reduction} ins(%k, %b) { acc + x * y }
 
 The generic of a `jaxc.dft` (a call of the compiled FFT, schedules/library.py)
-must keep its (parts, sequences, points) loops as they are, but the fusion
+must keep its (sequences, frequencies, points) loops as they are, but the fusion
 pass folds reshapes into the loops of any linalg op (a copy included, from
 which they travel on), dropping the generic's attributes. Its barriers are
 ``bufferization.alloc_tensor() copy(...)``, which no fusion looks through,
@@ -49,8 +49,6 @@ from .ir import ops_named
 from .registry import register_pass
 from .schedules.kernel import defining_op, describe
 from .schedules.library import is_dft
-
-RESHAPES = frozenset({"tensor.expand_shape", "tensor.collapse_shape"})
 
 # Body ops of a producer whose fusing leaves a contraction a contraction.
 CONVERSIONS = frozenset({"linalg.yield", "arith.extf", "arith.extsi", "arith.sitofp"})

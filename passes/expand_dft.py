@@ -7,13 +7,13 @@ With library calls on (the CPU's default) the op stays: `jaxc-to-linalg`
 lowers it to a generic that `jaxc-schedule` marks as a call of the
 compiled FFT (fft.c).
 
-    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<3x4xcomplex<f32>> -> tensor<3x4xcomplex<f32>>
   ->  (library-calls=false)
-    %0 = jaxc.reshape %x ... -> tensor<2x3x8xf32>
-    %1 = jaxc.transpose %0, perm = [0, 2, 1] ... -> tensor<2x8x3xf32>
-    %2 = jaxc.reshape %1 ... -> tensor<16x3xf32>
-    %3 = jaxc.dot_general %dft_matrix, %2, ... : (tensor<16x16xf32>, tensor<16x3xf32>) -> tensor<16x3xf32>
-    ...
+    %p = jaxc.concatenate(real, imag), dim = 0 ... -> tensor<2x3x4xf32>      the parts
+    %t = jaxc.transpose %p, perm = [0, 2, 1] ... -> tensor<2x4x3xf32>
+    %c = jaxc.reshape %t ... -> tensor<8x3xf32>
+    %d = jaxc.dot_general %dft_matrix, %c, ... : (tensor<8x8xf32>, tensor<8x3xf32>) -> tensor<8x3xf32>
+    ...  reshaped, transposed back, jaxc.complex of the two parts
 """
 from __future__ import annotations
 

@@ -3,7 +3,21 @@ marked with ``library_call = "jaxc_gemm_<family>"`` (a matrix product,
 passes/schedules/library.py) becomes a call of that function of the
 precompiled library (`jaxc.runtime`'s gemm.c), with each operand's aligned
 pointer, offset and the strides along m, n and k (0 for a loop it does not
-read); batch loops must have been tiled to one iteration. A DFT's generic
+read); batch loops must have been tiled to one iteration:
+
+    linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n), (m, n, k) -> (m, n)],
+                    iterator_types = [parallel, parallel, reduction],
+                    library_call = "jaxc_gemm_f32_avx512", jaxc.gemm_overwrite}
+        ins(%a, %b : memref<500x1000xf32, strided<[1000, 1], offset: ?>>, memref<1000x1000xf32>)
+        outs(%c : memref<500x1000xf32, strided<[1000, 1], offset: ?>>) { mulf, addf }
+  ->
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a
+    %pa = memref.extract_aligned_pointer_as_index %a
+    ...
+    func.call @jaxc_gemm_f32_avx512(%c500, %c1000, %c1000, %pa, %offset, %strides#0, %strides#1,
+                                    %pb, ..., %pc, ..., %c1) : (index, ...) -> ()
+
+A DFT's generic
 marked ``library_call = "jaxc_dft_f32"`` (or f64) calls fft.c with the
 counts (points, sequences, parts: 2 for complex elements, 1 for real), each
 operand's pointer, then its offset, part stride and strides along the

@@ -138,8 +138,7 @@ def schedule_plans(root: ir.Operation, target: host.Target | None = None,
     for kernel in kernels:
         if kernel.ident in grouped:
             continue
-        if library.marked_dft(kernel.op) is not None:
-            name = library.marked_dft(kernel.op)
+        if (name := library.marked_dft(kernel.op)) is not None:
             plans.append((kernel, f"dft, library call {name}", library.dft_schedule(kernel, target)))
             continue
         if kernel.size < MIN_ELEMENTS:
