@@ -308,7 +308,7 @@ LogicalResult DftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
     DftOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   StringRef name = getOperationName();
   RankedTensorType in = getStaticTensor(loc, name, adaptor.getOperands()[0], "operand");
-  if (!in || !adaptor.getSignAttr() || !adaptor.getScaleAttr())
+  if (!in || !adaptor.getAxisAttr() || !adaptor.getSignAttr() || !adaptor.getScaleAttr())
     return failure();
   Type element = in.getElementType();
   if (auto complex = llvm::dyn_cast<ComplexType>(element))
@@ -319,7 +319,13 @@ LogicalResult DftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
     return failure();
   }
   if (in.getRank() < 1) {
-    emitOpErrorAt(loc, name) << "operand " << in << " must hold the sequences on its last axis (rank >= 1)";
+    emitOpErrorAt(loc, name) << "operand " << in << " must have an axis to transform (rank >= 1)";
+    return failure();
+  }
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= in.getRank()) {
+    emitOpErrorAt(loc, name) << "axis " << axis << " is out of range for operand " << in
+                             << " (0 <= axis < " << in.getRank() << ")";
     return failure();
   }
   int64_t sign = adaptor.getSign();

@@ -7,10 +7,10 @@ With library calls on (the CPU's default) the op stays: `jaxc-to-linalg`
 lowers it to a generic that `jaxc-schedule` marks as a call of the
 compiled FFT (fft.c).
 
-    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<3x4xcomplex<f32>> -> tensor<3x4xcomplex<f32>>
+    %y = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<3x4xcomplex<f32>> -> tensor<3x4xcomplex<f32>>
   ->  (library-calls=false)
     %p = jaxc.concatenate(real, imag), dim = 0 ... -> tensor<2x3x4xf32>      the parts
-    %t = jaxc.transpose %p, perm = [0, 2, 1] ... -> tensor<2x4x3xf32>
+    %t = jaxc.transpose %p ... -> tensor<2x4x3xf32>       the transformed axis first (none for axis 0)
     %c = jaxc.reshape %t ... -> tensor<8x3xf32>
     %d = jaxc.dot_general %dft_matrix, %c, ... : (tensor<8x8xf32>, tensor<8x3xf32>) -> tensor<8x3xf32>
     ...  reshaped, transposed back, jaxc.complex of the two parts
@@ -40,10 +40,10 @@ def _expand(op: ir.Operation) -> None:
     """Replace `op` by the program: built in a private function, inlined."""
     from jaxc.core import emitting
     from jaxc.lax._fft import dft_program
-    sign, scale = integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value
+    axis, sign, scale = integer(op, "axis"), integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value
     fn, block = new_function(module_of(op), "dft_program", [op.operands[0].type], op.location)
     with emitting(block, op.location) as e:
-        result = dft_program(e.wrap(block.arguments[0]), sign, scale).value
+        result = dft_program(e.wrap(block.arguments[0]), sign, scale, axis).value
     finish_function(fn, block, [result], op.location)
     inline_call(op, fn)
     fn.erase()

@@ -36,7 +36,16 @@ from mlir.passmanager import ExternalPass
 from .ir import module_of, ops_named
 from .lowering.reduction import DFT_SCALE, DFT_SIGN
 from .registry import register_pass
-from .schedules.library import DFT_PREFIX, FAMILIES, OVERWRITE_ATTR, PREFIX, is_dft, is_plain_product, layout
+from .schedules.library import (
+    DFT_PREFIX,
+    FAMILIES,
+    OVERWRITE_ATTR,
+    PREFIX,
+    dft_in_columns,
+    is_dft,
+    is_plain_product,
+    layout,
+)
 
 ARGUMENTS = 16  # m, n, k; pointer, offset and two strides of A, B and C; overwrite
 ELEMENT_OF_FAMILY = {name: name.split("_")[0] for name, _, _ in FAMILIES.values()}  # f32_avx2 -> f32
@@ -140,19 +149,22 @@ def _call_dft(op: ir.Operation, name: str) -> None:
                                f"output ({y_type.element_type}) complex<{part}>")
     index = ir.IndexType.get()
     _declare(op, name, [index] * 14 + [ir.F64Type.get()])
+    sequence_dim, point_dim = (1, 0) if dft_in_columns(op) else (0, 1)
     with ir.InsertionPoint(op), op.location:
         two = arith.ConstantOp(index, 2).result
         arguments: list[ir.Value] = []
         for value in op.operands:
             meta = memref.ExtractStridedMetadataOp(value)
+            sizes, strides = meta.results[2:4], meta.results[4:6]
             complex_ = isinstance(ir.MemRefType(value.type).element_type, ir.ComplexType)
             if not arguments:  # points, sequences and parts of the input (the tiles' sizes may be dynamic)
-                arguments += [meta.results[3], meta.results[2], arith.ConstantOp(index, 2 if complex_ else 1).result]
+                arguments += [sizes[point_dim], sizes[sequence_dim],
+                              arith.ConstantOp(index, 2 if complex_ else 1).result]
             # a complex element is two parts: offsets and strides in parts, the imaginary one next
             in_parts = (lambda v: arith.muli(v, two)) if complex_ else (lambda v: v)
             arguments += [memref.extract_aligned_pointer_as_index(value), in_parts(meta.results[1]),
                           arith.ConstantOp(index, 1 if complex_ else 0).result,
-                          in_parts(meta.results[4]), in_parts(meta.results[5])]
+                          in_parts(strides[sequence_dim]), in_parts(strides[point_dim])]
         sign = ir.IntegerAttr(op.attributes[DFT_SIGN]).value
         arguments += [arith.ConstantOp(index, sign).result,
                       arith.ConstantOp(ir.F64Type.get(), ir.FloatAttr(op.attributes[DFT_SCALE]).value).result]

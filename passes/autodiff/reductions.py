@@ -15,9 +15,9 @@
                     without conjugation, JAX's convention) is the same
                     DFT; a real operand takes the real part of that
 
-    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xcomplex<f32>>
+    %y = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xcomplex<f32>>
   -> vjp
-    %0 = jaxc.dft %ct, sign = -1, scale = 1.0 : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
+    %0 = jaxc.dft %ct, axis = 0, sign = -1, scale = 1.0 : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
     %dx = jaxc.real %0 : tensor<8xcomplex<f32>> -> tensor<8xf32>
 """
 from __future__ import annotations
@@ -180,7 +180,7 @@ def _dft_jvp(op, xs, ys, ts):
 
 def _dft_vjp(op, xs, ys, cts):
     from jaxc.lax._fft import dft
-    ct = dft(cts[0], integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value)
+    ct = dft(cts[0], integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value, integer(op, "axis"))
     return [ct if xs[0].dtype.kind == "c" else lax.real(ct)]
 
 

@@ -15,12 +15,12 @@ a batched lhs into the conv's batch dimension, a batched rhs into its output
 features, both into features with B times the groups (as JAX does); batch
 or feature groups stay outermost in the folded dimension.
 
-dft transforms along its last axis at every position of the others: the
-batched operand is transformed as it is.
+dft transforms along one axis at every position of the others: the
+batched operand is transformed as it is, along the axis one further on.
 
-    %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<16xf32> -> tensor<16xcomplex<f32>>     (x batched)
+    %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<16xf32> -> tensor<16xcomplex<f32>>   (x batched)
   ->
-    %0 = jaxc.dft %xs, sign = -1, scale = 1.0 : tensor<8x16xf32> -> tensor<8x16xcomplex<f32>>
+    %0 = jaxc.dft %xs, axis = 1, sign = -1, scale = 1.0 : tensor<8x16xf32> -> tensor<8x16xcomplex<f32>>
 """
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ BATCH["jaxc.conv_general_dilated"] = _conv
 
 
 def _dft(op, xs, batched, axis: Axis):
-    return same_op(op, xs, axis.size), [True]
+    return same_op(op, xs, axis.size, axis=i64(integer(op, "axis") + 1)), [True]
 
 
 BATCH["jaxc.dft"] = _dft

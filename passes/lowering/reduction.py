@@ -11,25 +11,30 @@ dot_general iterates over (batch..., lhs free..., rhs free..., contracting...)
 and accumulates in the preferred element type.
 
 dft is the direct sum over the points j for every (sequence c, frequency
-k), the leading axes collapsed into one: the generic carries
-``jaxc.dft_sign`` and ``jaxc.dft_scale``, and `jaxc-schedule` marks it as a
-call of the compiled FFT (`schedules/library.py`); its body is what that
-call computes (and what runs where nothing calls it):
+k): the axes before the transformed one collapse into the rows, those after
+it into the columns, and the sequences are the rows (the last axis), the
+columns (the first axis) or, for an axis in the middle, the rows of a
+transposed copy. The generic carries ``jaxc.dft_sign`` and
+``jaxc.dft_scale``, and `jaxc-schedule` marks it as a call of the compiled
+FFT (`schedules/library.py`); its body is what that call computes (and what
+runs where nothing calls it):
 
-    %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
+    %y = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
   ->
     %y = linalg.generic {maps = [(c, k, j) -> (c, j), (c, k, j) -> (c, k)],
                          iterator_types = [parallel, parallel, reduction],
                          jaxc.dft_sign = -1, jaxc.dft_scale = 1.0}
            ins(%x) outs(%zero) { acc + x * scale * (cos t + i sin t),
                                  t = sign 2 pi ((j k) mod n) / n }
+
+with axis = 0 the maps are (c, k, j) -> (j, c) and (c, k, j) -> (k, c).
 """
 from __future__ import annotations
 
 import math as pymath
 
 from mlir import ir
-from mlir.dialects import arith, complex as cx, math
+from mlir.dialects import arith, complex as cx, linalg, math
 
 from .common import (
     element_type,
@@ -185,13 +190,32 @@ DFT_SIGN, DFT_SCALE = "jaxc.dft_sign", "jaxc.dft_scale"  # on the generic a jaxc
 
 
 def dft(op, elements):
-    """(..., n) -> (C, n) -> (..., n): the leading axes collapsed into one."""
+    """(A, n, B) around the axis: rows (A, n) when B = 1, columns (n, B) when
+    A = 1, else the rows of the transposed (A, B, n) and back."""
     from .shape import _reshape
-    x = op.operands[0]
+    x, axis = op.operands[0], ir.IntegerAttr(op.attributes["axis"]).value
     shape = shape_of(x)
-    n, sequences = shape[-1], pymath.prod(shape[:-1])
-    x2 = _reshape(x, ir.RankedTensorType.get([sequences, n], element_type(x)))
-    result = ir.RankedTensorType.get([sequences, n], element_type(op.results[0].type))
+    n, before, after = shape[axis], pymath.prod(shape[:axis]), pymath.prod(shape[axis + 1:])
+    complex_type = element_type(op.results[0].type)
+    if after == 1 or before == 1:
+        layout = [before, n] if after == 1 else [n, after]
+        y = _dft_generic(_reshape(x, ir.RankedTensorType.get(layout, element_type(x))), op, columns=after > 1)
+        return [_reshape(y, op.results[0].type)]
+    x3 = _reshape(x, ir.RankedTensorType.get([before, n, after], element_type(x)))
+    rows = linalg.transpose(x3, outs=[empty([before, after, n], element_type(x))], permutation=[0, 2, 1]).results[0]
+    y = _dft_generic(_reshape(rows, ir.RankedTensorType.get([before * after, n], element_type(x))), op,
+                     columns=False)
+    y3 = _reshape(y, ir.RankedTensorType.get([before, after, n], complex_type))
+    back = linalg.transpose(y3, outs=[empty([before, n, after], complex_type)], permutation=[0, 2, 1]).results[0]
+    return [_reshape(back, op.results[0].type)]
+
+
+def _dft_generic(x2, op, *, columns: bool):
+    """The direct-sum generic over (c, k, j) of a 2-D x: sequences in rows
+    (c, n), or in columns (n, c)."""
+    shape = shape_of(x2)
+    n, sequences = (shape[0], shape[1]) if columns else (shape[1], shape[0])
+    result = ir.RankedTensorType.get(shape, element_type(op.results[0].type))
     part = ir.ComplexType(result.element_type).element_type
     sign = ir.IntegerAttr(op.attributes["sign"]).value
     scale = ir.FloatAttr(op.attributes["scale"]).value
@@ -210,12 +234,12 @@ def dft(op, elements):
             term = cx.create_(result.element_type, arith.mulf(value, wr), arith.mulf(value, wi))
         return [cx.add(acc, term)]
 
-    maps = [projection_map(3, [0, 2]), projection_map(3, [0, 1])]
+    maps = [projection_map(3, [2, 0] if columns else [0, 2]), projection_map(3, [1, 0] if columns else [0, 1])]
     y = generic([result], [x2], maps, ["parallel", "parallel", "reduction"], body,
-                inits=[filled([sequences, n], result.element_type, scalar_const(result.element_type, 0))])[0]
+                inits=[filled(list(shape), result.element_type, scalar_const(result.element_type, 0))])[0]
     y.owner.attributes[DFT_SIGN] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), sign)
     y.owner.attributes[DFT_SCALE] = ir.FloatAttr.get_f64(scale)
-    return [_reshape(y, op.results[0].type)]
+    return y
 
 
 RULES = {

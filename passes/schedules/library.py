@@ -238,6 +238,13 @@ def mark_dft(op: ir.Operation) -> bool:
     return True
 
 
+def dft_in_columns(op: ir.Operation) -> bool:
+    """Whether the DFT's sequences are the columns of its operands (maps
+    (c, k, j) -> (j, c), (k, c)) rather than their rows ((c, j), (c, k))."""
+    first = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[0]).value
+    return str(first.results[0]) == "d2"
+
+
 def describe_dft(op: ir.Operation, ident: int) -> Kernel | None:
     """The kernel of a DFT's generic, loops (c, k, j) (`describe` takes no
     complex elements, which other kernels leave as scalar loops)."""
@@ -245,9 +252,11 @@ def describe_dft(op: ir.Operation, ident: int) -> Kernel | None:
     part = dft_part_type(op)
     if part is None or not (x.has_static_shape and y.has_static_shape) or x.rank != 2:
         return None
-    sequences, n = x.shape
+    columns = dft_in_columns(op)
+    n, sequences = x.shape if columns else reversed(x.shape)
     body = tuple(inner.operation.name for inner in op.regions[0].blocks[0].operations)
-    return Kernel(op, ident, (sequences, n, n), ("parallel", "parallel", "reduction"), [[0, 2], [0, 1]],
+    maps = [[2, 0], [1, 0]] if columns else [[0, 2], [0, 1]]
+    return Kernel(op, ident, (sequences, n, n), ("parallel", "parallel", "reduction"), maps,
                   1, 1, 64 if part == "f64" else 32, body)
 
 

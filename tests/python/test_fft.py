@@ -237,3 +237,53 @@ def test_vmap_of_real_transforms_against_loop(route):
     got = jaxc.vmap(lambda v: jnp.fft.irfft(jnp.fft.rfft(v, axis=0) * 2.0, n=6, axis=0), in_axes=2, out_axes=1)(x)
     expected = np.stack([np.fft.irfft(np.fft.rfft(x[:, :, i], axis=0) * 2.0, n=6, axis=0) for i in range(40)], 1)
     assert_close(got, expected, rtol=1e-4, atol=1e-4)
+
+
+# jaxc.dft takes the axis: sequences in rows (the last axis), columns (the
+# first) or a middle axis (the lowering transposes a copy), sizes that are
+# not multiples of the FFT's 16 lanes, real and complex inputs.
+@pytest.mark.parametrize("shape", [(5,), (40, 6), (3, 35, 7), (2, 3, 4, 5), (1, 8), (8, 1), (3, 1, 4)])
+def test_dft_along_each_axis(route, shape):
+    for axis in range(len(shape)):
+        for dtype in (C64, np.float32):
+            x = rand(shape, dtype, -1.0, 1.0)
+            forward, inverse = jaxc.jit(lambda v, a=axis: (lax._fft.dft(v, -1, 1.0, a), lax._fft.dft(v, 1, 0.5, a)))(x)
+            expected = np.fft.fft(x.astype(np.complex128), axis=axis)
+            tolerance = _tolerance(shape[axis]) * np.max(np.abs(expected))
+            assert forward.dtype == C64
+            assert_close(forward, expected, rtol=0, atol=tolerance)
+            assert_close(inverse, 0.5 * shape[axis] * np.fft.ifft(x.astype(np.complex128), axis=axis),
+                         rtol=0, atol=tolerance)
+
+
+def test_transforms_along_axes_have_no_transposes():
+    x = rand((16, 24), C64)
+    r = rand((4, 16, 24), np.float32)
+    lowered = jaxc.jit(lambda v, w: (jnp.fft.fft(v, axis=0), jnp.fft.irfft2(jnp.fft.rfft2(w)),
+                                     jnp.fft.fftn(v))).lower(x, r)
+    traced = lowered.as_text(stage="traced")
+    assert "jaxc.transpose" not in traced
+    assert "axis = 0, sign = -1" in traced and "axis = 1, sign = 1" in traced and "axis = 2, sign = -1" in traced
+    got = lowered.compile()(x, r)
+    assert_close(got[0], np.fft.fft(x, axis=0), rtol=1e-4, atol=1e-4)
+    assert_close(got[1], np.fft.irfft2(np.fft.rfft2(r), r.shape[-2:]), rtol=1e-4, atol=1e-4)
+    assert_close(got[2], np.fft.fftn(x), rtol=1e-4, atol=1e-3)
+
+
+def test_gradients_along_the_first_axis(route, x64):
+    z = rand((6, 3), np.complex128)
+    check_grads(lambda v: jnp.real(jnp.fft.fft(v, axis=0) * jnp.conj(v)).sum(), (z,), 1)
+    r = rand((7, 2, 3), np.float64)
+    check_grads(lambda v: (jnp.abs(jnp.fft.rfft(v, axis=1)) ** 2).sum(), (r,), 1)
+
+
+def test_fft_along_checks_its_arguments():
+    x = jnp.ones((4, 6), C64)
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for an array of rank 2"):
+        lax._fft.fft_along(x, lax.FftType.FFT, 2)
+    with pytest.raises(ValueError, match=r"FFT with fft_lengths \(5,\) needs dimension 0 \(5,\), got \(4,\)"):
+        lax._fft.fft_along(x, lax.FftType.FFT, 0, 5)
+    with pytest.raises(TypeError, match="RFFT needs a float32 or float64 operand"):
+        lax._fft.fft_along(x, lax.FftType.RFFT, -1)
+    assert_close(lax._fft.fft_along(x, lax.FftType.IRFFT, 1), np.fft.irfft(np.ones((4, 6)), axis=1),
+                 rtol=1e-5, atol=1e-5)

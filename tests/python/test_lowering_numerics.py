@@ -1163,22 +1163,24 @@ DFT_CASES = []
 
 def _dft_cases():
     rng = np.random.default_rng(5)
-    for name, shape, dt, sign, scale in (
-            ("complex-forward", (3, 8), C64, -1, 1.0), ("complex-inverse", (2, 2, 12), C128, 1, 1 / 12),
-            ("real", (7,), F32, -1, 1.0), ("real-f64-scaled", (3, 10), F64, 1, 0.5),
-            ("bluestein", (4, 67), C64, -1, 1.0), ("one-point", (5, 1), C64, 1, 2.0)):
+    for name, shape, axis, dt, sign, scale in (
+            ("complex-forward", (3, 8), 1, C64, -1, 1.0), ("complex-inverse", (2, 2, 12), 2, C128, 1, 1 / 12),
+            ("real", (7,), 0, F32, -1, 1.0), ("real-f64-scaled", (3, 10), 1, F64, 1, 0.5),
+            ("bluestein", (4, 67), 1, C64, -1, 1.0), ("one-point", (5, 1), 1, C64, 1, 2.0),
+            ("columns", (9, 2, 3), 0, C64, -1, 1.0), ("real-columns", (6, 5), 0, F64, 1, 0.25),
+            ("middle-axis", (2, 6, 3), 1, C64, -1, 1.0)):
         x = rng.standard_normal(shape)
         if dt.kind == "c":
             x = x + 1j * rng.standard_normal(shape)
         x = x.astype(dt)
-        n = shape[-1]
+        n = shape[axis]
         kernel = np.exp(sign * 2j * np.pi * (np.outer(np.arange(n), np.arange(n)) % n) / n)
         out = C64 if dt in (C64, F32) else C128
-        exp = (scale * (x.astype(np.complex128) @ kernel)).astype(out)
+        exp = np.moveaxis(scale * (np.moveaxis(x.astype(np.complex128), axis, -1) @ kernel), -1, axis).astype(out)
         rtol, atol = TOL[out]
         DFT_CASES.append(add(Case(
             f"dft-{name}", "dft", [x],
-            f"$r = jaxc.dft $0, sign = {sign}, scale = {scale!r} : {tta(x)} -> {tta(exp)}", exp,
+            f"$r = jaxc.dft $0, axis = {axis}, sign = {sign}, scale = {scale!r} : {tta(x)} -> {tta(exp)}", exp,
             (rtol * 10, atol * 10 * n))))
 
 

@@ -1,12 +1,12 @@
 """`lax.fft`: fast Fourier transforms on `jaxc.dft`.
 
-`jaxc.dft` transforms a real or complex array along its last axis, every
-sequence at once, into a complex array of the same shape. Each transformed
-axis is moved last in turn (a transpose each way; none for the last axis).
-On the CPU the op is a call of the compiled FFT (`jaxc.runtime`'s fft.c:
-Stockham, mixed radix, Bluestein, vectorized across sequences, reading and
-writing the complex elements where they are); `jaxc-expand-dft` (the GPU,
-or ``JAXC_CPU_LIBRARY_CALLS=0``) rewrites it into `dft_program`: ordinary
+`jaxc.dft` transforms a real or complex array along one axis, every
+sequence at once, into a complex array of the same shape; each transformed
+axis is one op. On the CPU the op is a call of the compiled FFT
+(`jaxc.runtime`'s fft.c: Stockham, mixed radix, Bluestein, vectorized
+across sequences, reading and writing the complex elements where they are,
+sequences in rows or in columns); `jaxc-expand-dft` (the GPU, or
+``JAXC_CPU_LIBRARY_CALLS=0``) rewrites it into `dft_program`: ordinary
 jaxc ops on the parts (re, im) stacked on a leading axis and transposed to
 (2, n, C) (C counts the sequences), where a complex product by a constant
 matrix is one real matrix product:
@@ -30,8 +30,10 @@ apply through the op's rules (the DFT matrix is symmetric, so the
 transpose of a DFT is the same DFT, as in JAX; an eager call runs the ops
 as one jitted program):
 
-    lax.fft(x, FftType.FFT, (1024,))    # x: complex64[256, 1024]
-      -> %y = jaxc.dft %x, sign = -1, scale = 1.0
+    lax.fft(x, FftType.FFT, (256, 1024))    # x: complex64[256, 1024]
+      -> %y = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0
+                : tensor<256x1024xcomplex<f32>> -> tensor<256x1024xcomplex<f32>>
+         %z = jaxc.dft %y, axis = 1, sign = -1, scale = 1.0
                 : tensor<256x1024xcomplex<f32>> -> tensor<256x1024xcomplex<f32>>
 """
 from __future__ import annotations
@@ -147,7 +149,8 @@ def _bluestein(z: Any, sign: int, scale: float) -> Any:
     return _times_constant(conv, scale * chirp[:, None])
 
 
-DFT = _ops._primitive("dft", lambda x, sign, scale: jd.DftOp(x, sign, scale).result, weak=_ops._never_weak)
+DFT = _ops._primitive("dft", lambda x, axis, sign, scale: jd.DftOp(x, axis, sign, scale).result,
+                      weak=_ops._never_weak)
 
 
 def complex_dtype(dtype: np.dtype) -> np.dtype:
@@ -155,32 +158,43 @@ def complex_dtype(dtype: np.dtype) -> np.dtype:
     return dtypes.complex64 if dtype in (dtypes.float32, dtypes.complex64) else dtypes.complex128
 
 
-def dft(x: Any, sign: int = -1, scale: float = 1.0) -> Any:
+def dft(x: Any, sign: int = -1, scale: float = 1.0, axis: int = -1) -> Any:
     """`jaxc.dft`: scale * the DFT (sign -1; +1: the unscaled inverse) along
-    the last axis of a real or complex array, complex of the same shape."""
+    axis `axis` (negative: from the end) of a real or complex array, complex
+    of the same shape."""
     if 0 in x.shape:
         return _ops.full(x.shape, 0, complex_dtype(x.dtype))
-    return DFT.bind(x, sign=int(sign), scale=float(scale))
+    return DFT.bind(x, axis=axis % x.ndim, sign=int(sign), scale=float(scale))
 
 
-def dft_program(x: Any, sign: int, scale: float) -> Any:
+def dft_program(x: Any, sign: int, scale: float, axis: int) -> Any:
     """`dft` as jaxc ops (matrix products, twiddles, transposes on the
     stacked parts: the module docstring), for targets that call no FFT
-    library (`jaxc-expand-dft`)."""
-    n, shape = x.shape[-1], x.shape
+    library (`jaxc-expand-dft`): the parts of x, the axes before and after
+    `axis` each collapsed into one (dropped where empty), become the columns
+    (n, C) and back; no transpose for axis 0."""
+    shape, n = x.shape, x.shape[axis]
+    before, after = math.prod(shape[:axis]), math.prod(shape[axis + 1:])
+    groups = [*([before] if before > 1 else []), n, *([after] if after > 1 else [])]
     z = _parts(x)
-    columns = _ops.transpose(_ops.reshape(z, (z.shape[0], math.prod(shape[:-1]), n)), (0, 2, 1))
-    y = _ops.reshape(_ops.transpose(_columns(columns, sign, scale), (0, 2, 1)), (2, *shape))
-    return _ops.complex(_part(y, 0), _part(y, 1))
+    z = _ops.reshape(z, (z.shape[0], *groups))
+    order = (0, 2, 1, 3)[:len(groups) + 1] if before > 1 else tuple(range(len(groups) + 1))
+    if before > 1:
+        z = _ops.transpose(z, order)
+    y = _columns(_ops.reshape(z, (z.shape[0], n, before * after)), sign, scale)
+    y = _ops.reshape(y, (2, *[groups[d - 1] for d in order[1:]]))
+    if before > 1:
+        y = _ops.transpose(y, tuple(int(d) for d in np.argsort(order)))
+    return _ops.complex(*(_ops.reshape(_part(y, i), shape) for i in (0, 1)))
 
 
-def _forward(x: Any) -> Any:
-    return dft(x, -1, 1.0)
+def _forward(x: Any, axis: int) -> Any:
+    return dft(x, -1, 1.0, axis)
 
 
-def _inverse(x: Any) -> Any:
-    """The inverse DFT along the last axis (1/n times the sum with exp(+2 pi i jk/n))."""
-    return dft(x, 1, 1.0 / max(x.shape[-1], 1))
+def _inverse(x: Any, axis: int) -> Any:
+    """The inverse DFT along `axis` (1/n times the sum with exp(+2 pi i jk/n))."""
+    return dft(x, 1, 1.0 / max(x.shape[axis], 1), axis)
 
 
 def _parts(x: Any) -> Any:
@@ -190,37 +204,20 @@ def _parts(x: Any) -> Any:
     return _ops.reshape(x, (1, *x.shape))
 
 
-def _along(x: Any, axis: int, transform: Any) -> Any:
-    """`transform` (along the last axis) applied along axis `axis` of x:
-    that axis is moved last and back (no transpose when it is the last)."""
-    if axis == x.ndim - 1:
-        return transform(x)
-    permutation = (*[d for d in range(x.ndim) if d != axis], axis)
-    y = transform(_ops.transpose(x, permutation))
-    return _ops.transpose(y, tuple(int(d) for d in np.argsort(permutation)))
+def _slice(x: Any, axis: int, start: int, stop: int) -> Any:
+    return _ops.slice_in_dim(x, start, stop, axis=axis)
 
 
-def _last(x: Any, start: int, stop: int) -> Any:
-    return _ops.slice_in_dim(x, start, stop, axis=x.ndim - 1)
-
-
-def _keep_first(count: int, transform: Any) -> Any:
-    """`transform` along the last axis, only its first `count` points (RFFT's frequencies)."""
-    return lambda x: _last(transform(x), 0, count)
-
-
-def _real_inverse(n: int) -> Any:
-    """The inverse transform along the last axis of the first n//2 + 1
-    frequencies of a real signal of n points: the full spectrum (the rest
-    are the conjugates, mirrored), inverted; only the real part is kept."""
-    def transform(x: Any) -> Any:
-        kept = _last(x, 0, n // 2 + 1)
-        mirrored_count = n - (n // 2 + 1)
-        if mirrored_count:
-            mirror = _ops.rev(_ops.conj(_last(kept, 1, 1 + mirrored_count)), (kept.ndim - 1,))
-            kept = _ops.concatenate([kept, mirror], kept.ndim - 1)
-        return _ops.real(_inverse(kept))
-    return transform
+def _real_inverse(x: Any, axis: int, n: int) -> Any:
+    """The inverse transform along `axis` of the first n//2 + 1 frequencies
+    of a real signal of n points: the full spectrum (the rest are the
+    conjugates, mirrored), inverted; only the real part is kept."""
+    kept = _slice(x, axis, 0, n // 2 + 1)
+    mirrored_count = n - (n // 2 + 1)
+    if mirrored_count:
+        mirror = _ops.rev(_ops.conj(_slice(kept, axis, 1, 1 + mirrored_count)), (axis,))
+        kept = _ops.concatenate([kept, mirror], axis)
+    return _ops.real(_inverse(kept, axis))
 
 
 def fft(operand: Any, fft_type: Any, fft_lengths: Sequence[int]) -> Any:
@@ -229,16 +226,39 @@ def fft(operand: Any, fft_type: Any, fft_lengths: Sequence[int]) -> Any:
     n//2 + 1), IRFFT back to a real array whose last axis is fft_lengths[-1].
     IFFT and IRFFT divide by the number of points, as XLA's."""
     x = _ops._array(operand, "fft")
-    try:
-        kind = FftType(fft_type) if not isinstance(fft_type, str) else FftType[fft_type.upper()]
-    except (KeyError, ValueError):
-        raise ValueError(f"lax.fft: unknown fft_type {fft_type!r} (use lax.FftType.FFT, IFFT, RFFT or IRFFT)") \
-            from None
+    kind = _kind(fft_type)
     lengths = tuple(operator.index(n) for n in fft_lengths)
     if not 1 <= len(lengths) <= 3 or len(lengths) > x.ndim:
         raise ValueError(f"lax.fft: fft_lengths {lengths} must name 1 to 3 trailing axes of an array of "
                          f"rank {x.ndim}")
-    axes = list(range(x.ndim - len(lengths), x.ndim))
+    return _checked(x, kind, lengths, tuple(range(x.ndim - len(lengths), x.ndim)), "trailing dimensions")
+
+
+def fft_along(operand: Any, fft_type: Any, axis: int, n: int | None = None) -> Any:
+    """`fft` of one axis, any axis, where it is (no transposes: `jaxc.dft`
+    takes the axis); `n` is the transform's length (IRFFT: the output's,
+    default 2 * (m - 1); the others: the axis's size). jnp.fft's steps."""
+    x = _ops._array(operand, "fft")
+    kind = _kind(fft_type)
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"lax.fft: axis {axis} is out of bounds for an array of rank {x.ndim}")
+    axis %= x.ndim
+    if n is None:
+        n = 2 * (x.shape[axis] - 1) if kind == FftType.IRFFT else x.shape[axis]
+    return _checked(x, kind, (operator.index(n),), (axis,), f"dimension {axis}")
+
+
+def _kind(fft_type: Any) -> FftType:
+    try:
+        return FftType(fft_type) if not isinstance(fft_type, str) else FftType[fft_type.upper()]
+    except (KeyError, ValueError):
+        raise ValueError(f"lax.fft: unknown fft_type {fft_type!r} (use lax.FftType.FFT, IFFT, RFFT or IRFFT)") \
+            from None
+
+
+def _checked(x: Any, kind: FftType, lengths: tuple[int, ...], axes: tuple[int, ...], where: str) -> Any:
+    """The transform after checking the operand's type and the sizes of `axes`."""
     if kind == FftType.RFFT:
         if not dtypes.is_float(x.dtype) or x.dtype not in (dtypes.float32, dtypes.float64):
             raise TypeError(f"lax.fft: RFFT needs a float32 or float64 operand, got {x.dtype.name}")
@@ -249,11 +269,11 @@ def fft(operand: Any, fft_type: Any, fft_lengths: Sequence[int]) -> Any:
         expected = lengths[:-1] + (lengths[-1] // 2 + 1,) if kind == FftType.IRFFT else lengths
     got = tuple(x.shape[d] for d in axes)
     if got != expected:
-        raise ValueError(f"lax.fft: {kind.name} with fft_lengths {lengths} needs trailing dimensions "
+        raise ValueError(f"lax.fft: {kind.name} with fft_lengths {lengths} needs {where} "
                          f"{expected}, got {got}")
     if core.current_scope() is None:  # eager: one compiled program, not op by op
-        return _eager_transform()(x, kind, lengths)
-    return _transform(x, kind, lengths)
+        return _eager_transform()(x, kind, lengths, axes)
+    return _transform(x, kind, lengths, axes)
 
 
 _EAGER: list = []
@@ -262,19 +282,19 @@ _EAGER: list = []
 def _eager_transform() -> Any:
     if not _EAGER:
         from ..api import jit
-        _EAGER.append(jit(_transform, static_argnums=(1, 2)))
+        _EAGER.append(jit(_transform, static_argnums=(1, 2, 3)))
     return _EAGER[0]
 
 
-def _transform(x: Any, kind: FftType, lengths: tuple[int, ...]) -> Any:
-    """The checked transform, as ops: one axis after another."""
-    axes = list(range(x.ndim - len(lengths), x.ndim))
+def _transform(x: Any, kind: FftType, lengths: tuple[int, ...], axes: tuple[int, ...]) -> Any:
+    """The checked transform, as ops: one `jaxc.dft` per axis."""
+    axes = list(axes)
     if kind == FftType.RFFT:  # the last axis first: a real input to it
-        x = _along(x, axes[-1], _keep_first(lengths[-1] // 2 + 1, _forward))
+        x = _slice(_forward(x, axes[-1]), axes[-1], 0, lengths[-1] // 2 + 1)
         axes = axes[:-1]
     inverse = kind in (FftType.IFFT, FftType.IRFFT)
     for axis in axes[:-1] if kind == FftType.IRFFT else axes:
-        x = _along(x, axis, _inverse if inverse else _forward)
+        x = _inverse(x, axis) if inverse else _forward(x, axis)
     if kind == FftType.IRFFT:  # the last axis last: a real output
-        return _along(x, axes[-1], _real_inverse(lengths[-1]))
+        return _real_inverse(x, axes[-1], lengths[-1])
     return x

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes, lax
-from ..lax._fft import FftType
+from ..lax._fft import FftType, fft_along
 from ._util import asarray, canonicalize_axis, place
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn",
@@ -110,15 +110,8 @@ def _complex_nd(a: Any, s: Any, axes: Any, norm: str | None, inverse: bool, fn: 
 
 
 def _on_axis(x: Any, axis: int, kind: FftType, n: int | None = None) -> Any:
-    """`lax.fft` of one kind along `axis` (moved last and back)."""
-    last = x.ndim - 1
-    moved = x if axis == last else lax.transpose(x, tuple(d for d in range(x.ndim) if d != axis) + (axis,))
-    length = n if n is not None else moved.shape[-1]
-    out = lax.fft(moved, kind, (length,))
-    if axis == last:
-        return out
-    back = np.argsort([d for d in range(x.ndim) if d != axis] + [axis])
-    return lax.transpose(out, tuple(int(d) for d in back))
+    """`lax.fft` of one kind along `axis`, where it is."""
+    return fft_along(x, kind, axis, n)
 
 
 def _real_nd(a: Any, s: Any, axes: Any, norm: str | None, fn: str, default_last: int | None = None) -> Any:

@@ -152,11 +152,11 @@ func.func @conv_batch_groups_preferred(%x: tensor<4x2x5xbf16>, %w: tensor<6x2x3x
 // transform runs along the last axis at every position of the others.
 // CHECK-LABEL: func.func @dft(
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<3x8xcomplex<f32>>, %[[R:[a-z0-9_]+]]: tensor<8xf64>)
-// CHECK-NEXT: %[[Y:[a-z0-9_]+]] = jaxc.dft %[[X]], sign = -1, scale = 1.000000e+00 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
-// CHECK-NEXT: %[[Z:[a-z0-9_]+]] = jaxc.dft %[[R]], sign = 1, scale = 1.250000e-01 : tensor<8xf64> -> tensor<8xcomplex<f64>>
+// CHECK-NEXT: %[[Y:[a-z0-9_]+]] = jaxc.dft %[[X]], axis = 1, sign = -1, scale = 1.000000e+00 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
+// CHECK-NEXT: %[[Z:[a-z0-9_]+]] = jaxc.dft %[[R]], axis = 0, sign = 1, scale = 1.250000e-01 : tensor<8xf64> -> tensor<8xcomplex<f64>>
 // CHECK-NEXT: return %[[Y]], %[[Z]]
 func.func @dft(%x: tensor<3x8xcomplex<f32>>, %r: tensor<8xf64>) -> (tensor<3x8xcomplex<f32>>, tensor<8xcomplex<f64>>) {
-  %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
-  %z = jaxc.dft %r, sign = 1, scale = 0.125 : tensor<8xf64> -> tensor<8xcomplex<f64>>
+  %y = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
+  %z = jaxc.dft %r, axis = 0, sign = 1, scale = 0.125 : tensor<8xf64> -> tensor<8xcomplex<f64>>
   return %y, %z : tensor<3x8xcomplex<f32>>, tensor<8xcomplex<f64>>
 }

@@ -242,9 +242,27 @@ func.func @conv_wrong_result_shape(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf
 // -----
 
 func.func @dft_rank_zero(%x: tensor<complex<f32>>) {
-  // expected-error @+2 {{'jaxc.dft' op operand 'tensor<complex<f32>>' must hold the sequences on its last axis (rank >= 1)}}
+  // expected-error @+2 {{'jaxc.dft' op operand 'tensor<complex<f32>>' must have an axis to transform (rank >= 1)}}
   // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
-  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<complex<f32>> -> tensor<complex<f32>>
+  %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<complex<f32>> -> tensor<complex<f32>>
+  return
+}
+
+// -----
+
+func.func @dft_axis(%x: tensor<4x8xcomplex<f32>>) {
+  // expected-error @+2 {{'jaxc.dft' op axis 2 is out of range for operand 'tensor<4x8xcomplex<f32>>' (0 <= axis < 2)}}
+  // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
+  %0 = jaxc.dft %x, axis = 2, sign = -1, scale = 1.0 : tensor<4x8xcomplex<f32>> -> tensor<4x8xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @dft_negative_axis(%x: tensor<4x8xcomplex<f32>>) {
+  // expected-error @+2 {{'jaxc.dft' op axis -1 is out of range for operand 'tensor<4x8xcomplex<f32>>' (0 <= axis < 2)}}
+  // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
+  %0 = jaxc.dft %x, axis = -1, sign = -1, scale = 1.0 : tensor<4x8xcomplex<f32>> -> tensor<4x8xcomplex<f32>>
   return
 }
 
@@ -253,7 +271,7 @@ func.func @dft_rank_zero(%x: tensor<complex<f32>>) {
 func.func @dft_sign(%x: tensor<8xcomplex<f32>>) {
   // expected-error @+2 {{'jaxc.dft' op sign must be -1 (forward) or 1 (inverse), got 2}}
   // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
-  %0 = jaxc.dft %x, sign = 2, scale = 1.0 : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
+  %0 = jaxc.dft %x, axis = 0, sign = 2, scale = 1.0 : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
   return
 }
 
@@ -261,7 +279,7 @@ func.func @dft_sign(%x: tensor<8xcomplex<f32>>) {
 
 func.func @dft_integer(%x: tensor<8xi32>) {
   // expected-error @+1 {{'jaxc.dft' op operand #0 must be statically shaped tensor of}}
-  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xi32> -> tensor<8xcomplex<f32>>
+  %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8xi32> -> tensor<8xcomplex<f32>>
   return
 }
 
@@ -270,7 +288,7 @@ func.func @dft_integer(%x: tensor<8xi32>) {
 func.func @dft_f16(%x: tensor<8xf16>) {
   // expected-error @+2 {{'jaxc.dft' op operand 'tensor<8xf16>' must have f32, f64, complex<f32> or complex<f64> elements}}
   // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
-  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xf16> -> tensor<8xcomplex<f32>>
+  %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8xf16> -> tensor<8xcomplex<f32>>
   return
 }
 
@@ -278,7 +296,7 @@ func.func @dft_f16(%x: tensor<8xf16>) {
 
 func.func @dft_real_result(%x: tensor<8xf32>) {
   // expected-error @+1 {{'jaxc.dft' op result #0 must be statically shaped tensor of}}
-  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xf32>
+  %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xf32>
   return
 }
 
@@ -287,6 +305,6 @@ func.func @dft_real_result(%x: tensor<8xf32>) {
 func.func @dft_result_type(%x: tensor<8xf32>) {
   // expected-error @+2 {{'jaxc.dft' op inferred type(s) 'tensor<8xcomplex<f32>>' are incompatible with return type(s) of operation 'tensor<8xcomplex<f64>>'}}
   // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
-  %0 = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xcomplex<f64>>
+  %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xcomplex<f64>>
   return
 }

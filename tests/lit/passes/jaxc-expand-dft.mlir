@@ -19,10 +19,22 @@
 // EXPAND: %[[Y:.+]] = jaxc.complex
 // EXPAND: return %[[Y]]
 // KEEP-LABEL: func.func @four_points
-// KEEP: jaxc.dft %arg0, sign = -1
+// KEEP: jaxc.dft %arg0, axis = 1, sign = -1
 func.func @four_points(%x: tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>> {
-  %y = jaxc.dft %x, sign = -1, scale = 1.0 : tensor<3x4xcomplex<f32>> -> tensor<3x4xcomplex<f32>>
+  %y = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<3x4xcomplex<f32>> -> tensor<3x4xcomplex<f32>>
   return %y : tensor<3x4xcomplex<f32>>
+}
+
+// Along the first axis the points are already the rows of the parts'
+// columns: no transpose either way.
+// EXPAND-LABEL: func.func @first_axis
+// EXPAND-NOT: jaxc.transpose
+// EXPAND: jaxc.dot_general %{{.*}}, %{{.*}}, batch = [] x [], contract = [1] x [0] : (tensor<8x8xf32>, tensor<8x3xf32>) -> tensor<8x3xf32>
+// EXPAND-NOT: jaxc.transpose
+// EXPAND: return
+func.func @first_axis(%x: tensor<4x3xcomplex<f32>>) -> tensor<4x3xcomplex<f32>> {
+  %y = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<4x3xcomplex<f32>> -> tensor<4x3xcomplex<f32>>
+  return %y : tensor<4x3xcomplex<f32>>
 }
 
 // A real input of a prime length above 64: Bluestein's convolution, itself
@@ -36,7 +48,7 @@ func.func @four_points(%x: tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>>
 // EXPAND: return
 // EXPAND-NOT: func.func private @dft_program
 func.func @prime_length(%x: tensor<67xf64>) -> tensor<67xcomplex<f64>> {
-  %y = jaxc.dft %x, sign = 1, scale = 0.5 : tensor<67xf64> -> tensor<67xcomplex<f64>>
+  %y = jaxc.dft %x, axis = 0, sign = 1, scale = 0.5 : tensor<67xf64> -> tensor<67xcomplex<f64>>
   return %y : tensor<67xcomplex<f64>>
 }
 
@@ -52,7 +64,7 @@ func.func @in_a_loop(%x: tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>> {
     jaxc.yield %t : tensor<i1>
   } do {
   ^bb0(%v: tensor<8xcomplex<f32>>):
-    %y = jaxc.dft %v, sign = -1, scale = 1.0 : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
+    %y = jaxc.dft %v, axis = 0, sign = -1, scale = 1.0 : tensor<8xcomplex<f32>> -> tensor<8xcomplex<f32>>
     jaxc.yield %y : tensor<8xcomplex<f32>>
   }
   return %r : tensor<8xcomplex<f32>>

@@ -197,3 +197,44 @@ func.func @dft_f64(%x: tensor<40x64xf64>) -> tensor<40x64xcomplex<f64>> {
     -> tensor<40x64xcomplex<f64>>
   return %y : tensor<40x64xcomplex<f64>>
 }
+// Sequences in columns (a jaxc.dft along axis 0: maps (c, k, j) -> (j, c),
+// (k, c)): 512 points down each of 257 columns. The threads split the
+// columns (144 = 9 vectors of 16, and 113); the call gets the points, the
+// columns of its tile, and each operand's strides along the sequences (2
+// parts: the next column) and the points (514 parts: the next row).
+// CHECK-LABEL: func.func @dft_columns
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: linalg.generic {{.*}}library_call = "jaxc_dft_f32"{{.*}} ins(%{{.*}} : tensor<512x?xcomplex<f32>>)
+// CALL-LABEL: func.func @dft_columns
+// CALL: scf.forall
+// CALL: call @jaxc_dft_f32(%c512, %{{.*}}, %c2, %{{.*}}, %{{.*}}, %c1, %c2, %c514, %{{.*}}, %{{.*}}, %c1, %c2, %c514, %c-1, %{{.*}})
+func.func @dft_columns(%x: tensor<512x257xcomplex<f32>>) -> tensor<512x257xcomplex<f32>> {
+  %step = arith.constant -0.0122718466 : f32
+  %scale = arith.constant 1.0 : f32
+  %n = arith.constant 512 : index
+  %zero = complex.constant [0.0 : f32, 0.0 : f32] : complex<f32>
+  %e = tensor.empty() : tensor<512x257xcomplex<f32>>
+  %init = linalg.fill ins(%zero : complex<f32>) outs(%e : tensor<512x257xcomplex<f32>>) -> tensor<512x257xcomplex<f32>>
+  %y = linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (j, c)>, affine_map<(c, k, j) -> (k, c)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<512x257xcomplex<f32>>) outs(%init : tensor<512x257xcomplex<f32>>) attrs = {jaxc.dft_scale = 1.0 : f64, jaxc.dft_sign = -1 : i64} {
+  ^bb0(%in: complex<f32>, %out: complex<f32>):
+    %k = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %jk = arith.muli %j, %k : index
+    %r = arith.remui %jk, %n : index
+    %ri = arith.index_cast %r : index to i64
+    %rf = arith.sitofp %ri : i64 to f32
+    %angle = arith.mulf %rf, %step : f32
+    %cos = math.cos %angle : f32
+    %sin = math.sin %angle : f32
+    %wr = arith.mulf %cos, %scale : f32
+    %wi = arith.mulf %sin, %scale : f32
+    %w = complex.create %wr, %wi : complex<f32>
+    %term = complex.mul %in, %w : complex<f32>
+    %s = complex.add %out, %term : complex<f32>
+    linalg.yield %s : complex<f32>
+  }
+    -> tensor<512x257xcomplex<f32>>
+  return %y : tensor<512x257xcomplex<f32>>
+}

@@ -200,6 +200,39 @@ func.func @reshapes(%x: tensor<4x6xf32>, %z: tensor<0x3xf32>, %s: tensor<f32>)
 // CHECK: complex.add
 // CHECK: tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [2, 3, 8]
 func.func @dft(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xcomplex<f32>> {
-  %0 = jaxc.dft %x, sign = 1, scale = 0.5 : tensor<2x3x8xf32> -> tensor<2x3x8xcomplex<f32>>
+  %0 = jaxc.dft %x, axis = 2, sign = 1, scale = 0.5 : tensor<2x3x8xf32> -> tensor<2x3x8xcomplex<f32>>
   return %0 : tensor<2x3x8xcomplex<f32>>
+}
+
+// -----
+
+// dft along the first axis: the sequences are the columns of (points, the
+// other axes collapsed), read where they are (maps (c, k, j) -> (j, c) and
+// (k, c)), no transpose.
+// CHECK-DAG: #[[COLS:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[COLS_OUT:.+]] = affine_map<(d0, d1, d2) -> (d1, d0)>
+// CHECK-LABEL: func.func @dft_columns
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[X:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1, 2]] : tensor<8x2x3xcomplex<f32>> into tensor<8x6xcomplex<f32>>
+// CHECK: linalg.generic {indexing_maps = [#[[COLS]], #[[COLS_OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<8x6xcomplex<f32>>) outs(%{{.*}} : tensor<8x6xcomplex<f32>>) attrs = {jaxc.dft_scale = 1.000000e+00 : f64, jaxc.dft_sign = -1 : i64}
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+func.func @dft_columns(%x: tensor<8x2x3xcomplex<f32>>) -> tensor<8x2x3xcomplex<f32>> {
+  %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8x2x3xcomplex<f32>> -> tensor<8x2x3xcomplex<f32>>
+  return %0 : tensor<8x2x3xcomplex<f32>>
+}
+
+// -----
+
+// dft along a middle axis (axes before and after it): the rows of a
+// transposed copy (A, B, n), and the result transposed back.
+// CHECK-DAG: #[[ROWS:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[ROWS_OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @dft_middle_axis
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x3xf64>) outs(%{{.*}} : tensor<2x3x8xf64>) permutation = [0, 2, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[ROWS]], #[[ROWS_OUT]]], {{.*}} ins(%{{.*}} : tensor<6x8xf64>) outs(%{{.*}} : tensor<6x8xcomplex<f64>>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3x8xcomplex<f64>>) outs(%{{.*}} : tensor<2x8x3xcomplex<f64>>) permutation = [0, 2, 1]
+func.func @dft_middle_axis(%x: tensor<2x8x3xf64>) -> tensor<2x8x3xcomplex<f64>> {
+  %0 = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<2x8x3xf64> -> tensor<2x8x3xcomplex<f64>>
+  return %0 : tensor<2x8x3xcomplex<f64>>
 }
