@@ -336,3 +336,31 @@ LogicalResult DftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
   inferred.push_back(RankedTensorType::get(in.getShape(), ComplexType::get(element)));
   return success();
 }
+
+LogicalResult HermitianDftOp::verify() {
+  auto in = llvm::cast<RankedTensorType>(getOperand().getType());
+  auto out = llvm::cast<RankedTensorType>(getResult().getType());
+  Type part = llvm::cast<ComplexType>(in.getElementType()).getElementType();
+  if (!part.isF32() && !part.isF64())
+    return emitOpError() << "operand " << in << " must have complex<f32> or complex<f64> elements";
+  if (out.getElementType() != part)
+    return emitOpError() << "result " << out << " must have the operand's part type " << part;
+  if (in.getRank() < 1)
+    return emitOpError() << "operand " << in << " must have an axis to transform (rank >= 1)";
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for operand " << in << " (0 <= axis < "
+                         << in.getRank() << ")";
+  if (getSign() != 1 && getSign() != -1)
+    return emitOpError() << "sign must be -1 (forward) or 1 (inverse), got " << getSign();
+  if (out.getRank() != in.getRank())
+    return emitOpError() << "result " << out << " must have the operand's rank " << in.getRank();
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t n = out.getDimSize(d), m = in.getDimSize(d);
+    if (d == axis ? n < 1 || n / 2 + 1 != m : n != m)
+      return emitOpError() << "result " << out << " does not fit operand " << in << ": "
+                           << (d == axis ? "the axis must hold n >= 1 points where the operand holds n//2 + 1"
+                                         : "the other axes must be the operand's");
+  }
+  return success();
+}

@@ -156,4 +156,29 @@ def Jaxc_DftOp : Jaxc_Op<"dft", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$operand `,` `axis` `=` $axis `,` `sign` `=` $sign `,` `scale` `=` $scale attr-dict `:` type($operand) `->` type($result)";
 }
 
+def Jaxc_HermitianDftOp : Jaxc_Op<"hermitian_dft", [Pure]> {
+  let summary = "discrete Fourier transform of Hermitian sequences, real result";
+  let description = [{
+    The real sequences `y_j = scale * Re(sum_k X_k exp(sign 2 pi i j k / n))`
+    along axis `axis`, where the n points of each `X` are Hermitian
+    (`X_(n-k) = conj(X_k)`) and the operand holds their first n//2 + 1: the
+    result has n points on that axis (its type says n), the operand's other
+    axes. The imaginary parts of `X_0` and, for an even n, `X_(n/2)` do not
+    count. With `sign = 1` and `scale = 1/n` this is the inverse of a real
+    FFT (`lax.fft`'s IRFFT, numpy's `irfft`). On the CPU it is a call of
+    the compiled FFT (two real sequences per complex transform);
+    `jaxc-expand-dft` rewrites it into the full spectrum and a `jaxc.dft`
+    where no FFT library is called.
+
+    ```mlir
+    %y = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 0.001953125 : tensor<512x257xcomplex<f32>> -> tensor<512x512xf32>
+    %z = jaxc.hermitian_dft %c, axis = 0, sign = -1, scale = 1.0 : tensor<4x3xcomplex<f64>> -> tensor<7x3xf64>
+    ```
+  }];
+  let arguments = (ins Jaxc_ComplexTensor:$operand, I64Attr:$axis, I64Attr:$sign, F64Attr:$scale);
+  let results = (outs Jaxc_FloatTensor:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = "$operand `,` `axis` `=` $axis `,` `sign` `=` $sign `,` `scale` `=` $scale attr-dict `:` type($operand) `->` type($result)";
+}
+
 #endif // JAXC_REDUCTION_OPS_TD

@@ -1,6 +1,8 @@
 """`jaxc-expand-dft`: each `jaxc.dft` becomes the jaxc ops of
 `lax._fft.dft_program` (matrix products with DFT matrices, twiddle
-factors, transposes; Bluestein for large primes), for targets that call no
+factors, transposes; Bluestein for large primes), and each
+`jaxc.hermitian_dft` those of `hermitian_program` (the full spectrum, its
+`dft_program`, the real part), for targets that call no
 FFT library: the GPU (`library-calls=false`) and a CPU whose library calls
 are off (``JAXC_CPU_LIBRARY_CALLS=0``, `host.override(library_calls=False)`).
 With library calls on (the CPU's default) the op stays: `jaxc-to-linalg`
@@ -25,25 +27,31 @@ from .ir import finish_function, inline_call, integer, module_of, new_function, 
 from .registry import register_pass
 
 
-@register_pass("jaxc-expand-dft", "jaxc.dft becomes matrix products where no FFT library is called")
+@register_pass("jaxc-expand-dft", "jaxc.dft and jaxc.hermitian_dft become matrix products where no FFT "
+               "library is called")
 def expand_dft(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool = True) -> None:
     """`library-calls=false` expands every DFT; with it true (the default)
     the host's setting decides (`passes.host`: on unless switched off)."""
     if library_calls and host.target().library_calls:
         return
     with op.context:
-        for dft in ops_named(op, ["jaxc.dft"]):
+        for dft in ops_named(op, ["jaxc.dft", "jaxc.hermitian_dft"]):
             _expand(dft)
 
 
 def _expand(op: ir.Operation) -> None:
     """Replace `op` by the program: built in a private function, inlined."""
     from jaxc.core import emitting
-    from jaxc.lax._fft import dft_program
+    from jaxc.lax._fft import dft_program, hermitian_program
     axis, sign, scale = integer(op, "axis"), integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value
     fn, block = new_function(module_of(op), "dft_program", [op.operands[0].type], op.location)
     with emitting(block, op.location) as e:
-        result = dft_program(e.wrap(block.arguments[0]), sign, scale, axis).value
+        x = e.wrap(block.arguments[0])
+        if op.name == "jaxc.hermitian_dft":
+            n = ir.RankedTensorType(op.results[0].type).shape[axis]
+            result = hermitian_program(x, n, sign, scale, axis).value
+        else:
+            result = dft_program(x, sign, scale, axis).value
     finish_function(fn, block, [result], op.location)
     inline_call(op, fn)
     fn.erase()

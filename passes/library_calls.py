@@ -26,6 +26,10 @@ the sign and the scale:
 
     func.call @jaxc_dft_f32(%n, %sequences, %parts, %px, %offset_x, %part_stride_x, %strides_x#0,
                             %strides_x#1, %py, ..., %sign, %scale) : (index x 14, f64) -> ()
+
+A `jaxc.hermitian_dft`'s (``"jaxc_hermitian_dft_f32"``, a real output)
+passes the output's points and the sequences, no parts, and no part stride
+for the real output: (index x 12, f64).
 """
 from __future__ import annotations
 
@@ -39,10 +43,12 @@ from .registry import register_pass
 from .schedules.library import (
     DFT_PREFIX,
     FAMILIES,
+    HERMITIAN_PREFIX,
     OVERWRITE_ATTR,
     PREFIX,
     dft_in_columns,
     is_dft,
+    is_hermitian_dft,
     is_plain_product,
     layout,
 )
@@ -56,7 +62,8 @@ class LibraryCallError(Exception):
 
 
 @register_pass("jaxc-library-calls",
-               "linalg.generic ops marked library_call = \"jaxc_gemm_...\" or \"jaxc_dft_...\" become calls "
+               "linalg.generic ops marked library_call = \"jaxc_gemm_...\", \"jaxc_dft_...\" or "
+               "\"jaxc_hermitian_dft_...\" become calls "
                "of the compiled library")
 def library_calls(op: ir.Operation, pass_: ExternalPass) -> None:
     with op.context:
@@ -64,10 +71,10 @@ def library_calls(op: ir.Operation, pass_: ExternalPass) -> None:
             if "library_call" not in generic.attributes:
                 continue
             name = ir.StringAttr(generic.attributes["library_call"]).value
-            if not name.startswith((PREFIX, DFT_PREFIX)):
+            if not name.startswith((PREFIX, DFT_PREFIX, HERMITIAN_PREFIX)):
                 continue
             try:
-                (_call_dft if name.startswith(DFT_PREFIX) else _call)(generic, name)
+                (_call if name.startswith(PREFIX) else _call_dft)(generic, name)
             except LibraryCallError as error:
                 generic.location.emit_error(f"library_call \"{name}\": {error}")
                 pass_.signal_pass_failure()
@@ -132,39 +139,48 @@ DFT_ELEMENTS = ("f32", "f64")
 
 
 def _call_dft(op: ir.Operation, name: str) -> None:
-    part = name.removeprefix(DFT_PREFIX)
+    hermitian = name.startswith(HERMITIAN_PREFIX)
+    prefix = HERMITIAN_PREFIX if hermitian else DFT_PREFIX
+    part = name.removeprefix(prefix)
     if part not in DFT_ELEMENTS:
-        known = ", ".join(DFT_PREFIX + e for e in DFT_ELEMENTS)
+        known = ", ".join(prefix + e for e in DFT_ELEMENTS)
         raise LibraryCallError(f"no such function in the library (it has {known})")
+    what = "jaxc.hermitian_dft" if hermitian else "jaxc.dft"
     if not is_dft(op) or DFT_SCALE not in op.attributes:
-        raise LibraryCallError(f"the op is not the generic of a jaxc.dft (no {DFT_SIGN} and {DFT_SCALE})")
+        raise LibraryCallError(f"the op is not the generic of a {what} (no {DFT_SIGN} and {DFT_SCALE})")
     if len(op.operands) != 2 or len(op.results) != 0 or not all(
             isinstance(v.type, ir.MemRefType) and ir.MemRefType(v.type).rank == 2 for v in op.operands):
         raise LibraryCallError("the op must have one rank-2 memref input and one rank-2 memref output "
                                "(this pass runs after bufferization)")
     x_type, y_type = (ir.MemRefType(v.type) for v in op.operands)
-    allowed = {part, f"complex<{part}>"}
-    if str(x_type.element_type) not in allowed or str(y_type.element_type) != f"complex<{part}>":
-        raise LibraryCallError(f"the input ({x_type.element_type}) must be {part} or complex<{part}> and the "
-                               f"output ({y_type.element_type}) complex<{part}>")
+    inputs, output = ([f"complex<{part}>"], part) if hermitian else ([part, f"complex<{part}>"], f"complex<{part}>")
+    if str(x_type.element_type) not in inputs or str(y_type.element_type) != output or \
+            hermitian != is_hermitian_dft(op):
+        raise LibraryCallError(f"the input ({x_type.element_type}) must be {' or '.join(inputs)} and the "
+                               f"output ({y_type.element_type}) {output}")
     index = ir.IndexType.get()
-    _declare(op, name, [index] * 14 + [ir.F64Type.get()])
+    _declare(op, name, [index] * (12 if hermitian else 14) + [ir.F64Type.get()])
     sequence_dim, point_dim = (1, 0) if dft_in_columns(op) else (0, 1)
     with ir.InsertionPoint(op), op.location:
         two = arith.ConstantOp(index, 2).result
-        arguments: list[ir.Value] = []
+        # the points (of the output: a Hermitian input holds n//2 + 1) and sequences (the
+        # tiles' sizes may be dynamic), and a plain DFT's parts of the input
+        sizes = memref.ExtractStridedMetadataOp(op.operands[1]).results[2:4]
+        arguments: list[ir.Value] = [sizes[point_dim], sizes[sequence_dim]]
+        if not hermitian:
+            complex_input = isinstance(x_type.element_type, ir.ComplexType)
+            arguments.append(arith.ConstantOp(index, 2 if complex_input else 1).result)
         for value in op.operands:
             meta = memref.ExtractStridedMetadataOp(value)
-            sizes, strides = meta.results[2:4], meta.results[4:6]
+            strides = meta.results[4:6]
             complex_ = isinstance(ir.MemRefType(value.type).element_type, ir.ComplexType)
-            if not arguments:  # points, sequences and parts of the input (the tiles' sizes may be dynamic)
-                arguments += [sizes[point_dim], sizes[sequence_dim],
-                              arith.ConstantOp(index, 2 if complex_ else 1).result]
-            # a complex element is two parts: offsets and strides in parts, the imaginary one next
+            # a complex element is two parts: offsets and strides in parts, the imaginary one next;
+            # a Hermitian call's real output has no part stride
             in_parts = (lambda v: arith.muli(v, two)) if complex_ else (lambda v: v)
-            arguments += [memref.extract_aligned_pointer_as_index(value), in_parts(meta.results[1]),
-                          arith.ConstantOp(index, 1 if complex_ else 0).result,
-                          in_parts(strides[sequence_dim]), in_parts(strides[point_dim])]
+            arguments += [memref.extract_aligned_pointer_as_index(value), in_parts(meta.results[1])]
+            if not (hermitian and not complex_):
+                arguments.append(arith.ConstantOp(index, 1 if complex_ else 0).result)
+            arguments += [in_parts(strides[sequence_dim]), in_parts(strides[point_dim])]
         sign = ir.IntegerAttr(op.attributes[DFT_SIGN]).value
         arguments += [arith.ConstantOp(index, sign).result,
                       arith.ConstantOp(ir.F64Type.get(), ir.FloatAttr(op.attributes[DFT_SCALE]).value).result]

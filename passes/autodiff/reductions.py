@@ -14,6 +14,10 @@
                     matrix is symmetric, so its adjoint (a transpose
                     without conjugation, JAX's convention) is the same
                     DFT; a real operand takes the real part of that
+    hermitian_dft   linear: forward applies it to the tangent; the adjoint
+                    is the same DFT of the cotangent (made complex), the
+                    conjugates of the mirrored points added to the points
+                    they mirror
 
     %y = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xcomplex<f32>>
   -> vjp
@@ -184,9 +188,28 @@ def _dft_vjp(op, xs, ys, cts):
     return [ct if xs[0].dtype.kind == "c" else lax.real(ct)]
 
 
+def _hermitian_dft_vjp(op, xs, ys, cts):
+    """The transposes of the full spectrum's real DFT: the cotangent as a
+    complex one, the same DFT, then the mirrored points' conjugates added to
+    the points they mirror (JAX conjugates in the transpose of conj only)."""
+    from jaxc.lax._fft import dft
+    axis, n, m = integer(op, "axis"), ys[0].shape[integer(op, "axis")], xs[0].shape[integer(op, "axis")]
+    ct = cts[0]
+    g = dft(lax.complex(ct, lax.full_like(ct, 0)), integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value,
+            axis)
+    head = lax.slice_in_dim(g, 0, m, axis=axis)
+    mirrored = n - m
+    if not mirrored:
+        return [head]
+    tail = lax.conj(lax.rev(lax.slice_in_dim(g, m, n, axis=axis), (axis,)))
+    padding = [(0, 0, 0)] * g.ndim
+    padding[axis] = (1, m - 1 - mirrored, 0)
+    return [lax.add(head, lax.pad(tail, lax.full((), 0, tail.dtype), padding))]
+
+
 JVP.update({"jaxc.reduce": _reduce_jvp, "jaxc.dot_general": _dot_jvp,
-            "jaxc.conv_general_dilated": _dot_jvp, "jaxc.dft": _dft_jvp})
+            "jaxc.conv_general_dilated": _dot_jvp, "jaxc.dft": _dft_jvp, "jaxc.hermitian_dft": _dft_jvp})
 JVP_FULL["jaxc.sort"] = _sort_jvp_full
 FORWARD["jaxc.sort"] = _sort_forward
 VJP.update({"jaxc.reduce": _reduce_vjp, "jaxc.sort": _sort_vjp,
-            "jaxc.dot_general": _dot_vjp, "jaxc.dft": _dft_vjp})
+            "jaxc.dot_general": _dot_vjp, "jaxc.dft": _dft_vjp, "jaxc.hermitian_dft": _hermitian_dft_vjp})

@@ -1,4 +1,4 @@
-"""Batching rules of dot_general, conv_general_dilated and dft.
+"""Batching rules of dot_general, conv_general_dilated, dft and hermitian_dft.
 
 dot_general folds the batch axis into its batch dimensions when both
 operands are batched; when one is, the axis is a free dimension of that
@@ -15,7 +15,7 @@ a batched lhs into the conv's batch dimension, a batched rhs into its output
 features, both into features with B times the groups (as JAX does); batch
 or feature groups stay outermost in the folded dimension.
 
-dft transforms along one axis at every position of the others: the
+dft (and hermitian_dft) transforms along one axis at every position of the others: the
 batched operand is transformed as it is, along the axis one further on.
 
     %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<16xf32> -> tensor<16xcomplex<f32>>   (x batched)
@@ -134,3 +134,4 @@ def _dft(op, xs, batched, axis: Axis):
 
 
 BATCH["jaxc.dft"] = _dft
+BATCH["jaxc.hermitian_dft"] = _dft

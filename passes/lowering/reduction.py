@@ -28,6 +28,10 @@ runs where nothing calls it):
                                  t = sign 2 pi ((j k) mod n) / n }
 
 with axis = 0 the maps are (c, k, j) -> (j, c) and (c, k, j) -> (k, c).
+hermitian_dft is the same generic from n//2 + 1 complex points to n real
+ones: its body adds w * scale * (re(x) cos t - im(x) sin t), w = 1 for the
+points j = 0 and n/2 and 2 for the others (which stand for their mirrored
+conjugates too).
 """
 from __future__ import annotations
 
@@ -190,33 +194,69 @@ DFT_SIGN, DFT_SCALE = "jaxc.dft_sign", "jaxc.dft_scale"  # on the generic a jaxc
 
 
 def dft(op, elements):
+    """`_along_axis` with the direct sum of the DFT."""
+    return _along_axis(op, _dft_term)
+
+
+def hermitian_dft(op, elements):
+    """`_along_axis` with the direct sum over the given half of a Hermitian
+    sequence: the points 1 .. n/2 stand for their mirrored conjugates too
+    (weight 2: the sum of a term and its conjugate is twice its real part),
+    0 and n/2 (n even) for themselves; only real parts are summed."""
+    return _along_axis(op, _hermitian_term)
+
+
+def _dft_term(value, acc, wr, wi, point, n, result_type):
+    """acc + x (wr + i wi), x real or complex."""
+    if isinstance(value.type, ir.ComplexType):
+        return cx.add(acc, cx.mul(value, cx.create_(result_type, wr, wi)))
+    return cx.add(acc, cx.create_(result_type, arith.mulf(value, wr), arith.mulf(value, wi)))
+
+
+def _hermitian_term(value, acc, wr, wi, point, n, result_type):
+    """acc + w Re(x (wr + i wi)), w = 1 at the points 0 and n/2, else 2."""
+    index = ir.IndexType.get()
+    alone = arith.ori(arith.cmpi(arith.CmpIPredicate.eq, point, arith.constant(index, 0)),
+                      arith.cmpi(arith.CmpIPredicate.eq, arith.muli(point, arith.constant(index, 2)),
+                                 arith.constant(index, n)))
+    weight = arith.select(alone, scalar_const(result_type, 1.0), scalar_const(result_type, 2.0))
+    real = arith.subf(arith.mulf(cx.re(value), wr), arith.mulf(cx.im(value), wi))
+    return arith.addf(acc, arith.mulf(weight, real))
+
+
+def _along_axis(op, term):
     """(A, n, B) around the axis: rows (A, n) when B = 1, columns (n, B) when
-    A = 1, else the rows of the transposed (A, B, n) and back."""
+    A = 1, else the rows of the transposed (A, B, n) and back; the result has
+    the operand's layout with its own number of points."""
     from .shape import _reshape
     x, axis = op.operands[0], ir.IntegerAttr(op.attributes["axis"]).value
-    shape = shape_of(x)
-    n, before, after = shape[axis], pymath.prod(shape[:axis]), pymath.prod(shape[axis + 1:])
-    complex_type = element_type(op.results[0].type)
+    shape, out = shape_of(x), op.results[0].type
+    n_in, n_out = shape[axis], shape_of(out)[axis]
+    before, after = pymath.prod(shape[:axis]), pymath.prod(shape[axis + 1:])
+    x_element, y_element = element_type(x), element_type(out)
     if after == 1 or before == 1:
-        layout = [before, n] if after == 1 else [n, after]
-        y = _dft_generic(_reshape(x, ir.RankedTensorType.get(layout, element_type(x))), op, columns=after > 1)
-        return [_reshape(y, op.results[0].type)]
-    x3 = _reshape(x, ir.RankedTensorType.get([before, n, after], element_type(x)))
-    rows = linalg.transpose(x3, outs=[empty([before, after, n], element_type(x))], permutation=[0, 2, 1]).results[0]
-    y = _dft_generic(_reshape(rows, ir.RankedTensorType.get([before * after, n], element_type(x))), op,
-                     columns=False)
-    y3 = _reshape(y, ir.RankedTensorType.get([before, after, n], complex_type))
-    back = linalg.transpose(y3, outs=[empty([before, n, after], complex_type)], permutation=[0, 2, 1]).results[0]
-    return [_reshape(back, op.results[0].type)]
+        columns = after > 1
+        x2 = _reshape(x, ir.RankedTensorType.get([n_in, after] if columns else [before, n_in], x_element))
+        y2 = ir.RankedTensorType.get([n_out, after] if columns else [before, n_out], y_element)
+        return [_reshape(_direct_sum(op, x2, y2, columns, term), out)]
+    x3 = _reshape(x, ir.RankedTensorType.get([before, n_in, after], x_element))
+    rows = linalg.transpose(x3, outs=[empty([before, after, n_in], x_element)], permutation=[0, 2, 1]).results[0]
+    y = _direct_sum(op, _reshape(rows, ir.RankedTensorType.get([before * after, n_in], x_element)),
+                    ir.RankedTensorType.get([before * after, n_out], y_element), False, term)
+    y3 = _reshape(y, ir.RankedTensorType.get([before, after, n_out], y_element))
+    back = linalg.transpose(y3, outs=[empty([before, n_out, after], y_element)], permutation=[0, 2, 1]).results[0]
+    return [_reshape(back, out)]
 
 
-def _dft_generic(x2, op, *, columns: bool):
-    """The direct-sum generic over (c, k, j) of a 2-D x: sequences in rows
-    (c, n), or in columns (n, c)."""
-    shape = shape_of(x2)
-    n, sequences = (shape[0], shape[1]) if columns else (shape[1], shape[0])
-    result = ir.RankedTensorType.get(shape, element_type(op.results[0].type))
-    part = ir.ComplexType(result.element_type).element_type
+def _direct_sum(op, x2, result, columns: bool, term):
+    """The generic over (c, k, j) (sequence, output point, input point) of a
+    2-D x, sequences in rows (c, j) -> (c, k) or columns (j, c) -> (k, c):
+    acc = term(x, acc, scale cos t, scale sin t, j, n, type), t = sign 2 pi ((j k)
+    mod n) / n with n the output's points."""
+    n = shape_of(result)[0 if columns else 1]
+    part = result.element_type
+    if isinstance(part, ir.ComplexType):
+        part = ir.ComplexType(part).element_type
     sign = ir.IntegerAttr(op.attributes["sign"]).value
     scale = ir.FloatAttr(op.attributes["scale"]).value
     index = ir.IndexType.get()
@@ -228,15 +268,12 @@ def _dft_generic(x2, op, *, columns: bool):
         angle = arith.mulf(arith.sitofp(part, exponent), scalar_const(part, sign * 2 * pymath.pi / n))
         wr = arith.mulf(math.cos(angle), scalar_const(part, scale))
         wi = arith.mulf(math.sin(angle), scalar_const(part, scale))
-        if isinstance(value.type, ir.ComplexType):
-            term = cx.mul(value, cx.create_(result.element_type, wr, wi))
-        else:
-            term = cx.create_(result.element_type, arith.mulf(value, wr), arith.mulf(value, wi))
-        return [cx.add(acc, term)]
+        return [term(value, acc, wr, wi, j, n, result.element_type)]
 
     maps = [projection_map(3, [2, 0] if columns else [0, 2]), projection_map(3, [1, 0] if columns else [0, 1])]
     y = generic([result], [x2], maps, ["parallel", "parallel", "reduction"], body,
-                inits=[filled(list(shape), result.element_type, scalar_const(result.element_type, 0))])[0]
+                inits=[filled(list(shape_of(result)), result.element_type,
+                              scalar_const(result.element_type, 0))])[0]
     y.owner.attributes[DFT_SIGN] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), sign)
     y.owner.attributes[DFT_SCALE] = ir.FloatAttr.get_f64(scale)
     return y
@@ -244,6 +281,7 @@ def _dft_generic(x2, op, *, columns: bool):
 
 RULES = {
     "jaxc.dft": dft,
+    "jaxc.hermitian_dft": hermitian_dft,
     "jaxc.reduce": reduce,
     "jaxc.argmax": argmax,
     "jaxc.argmin": argmin,

@@ -18,7 +18,8 @@ fast (docs/performance.md, "Matrix products from a compiled library").
 
 The generic a `jaxc.dft` lowers to (loops (c, k, j): sequence, frequency,
 point; lowering/reduction.py) calls the FFT (fft.c: `jaxc_dft_f32`,
-`jaxc_dft_f64`, which pick the CPU's vector width themselves); the threads
+`jaxc_dft_f64`, which pick the CPU's vector width themselves; a
+`jaxc.hermitian_dft`'s, with a real result, `jaxc_hermitian_dft_f32`/`_f64`); the threads
 split its sequences in whole vectors, and its zero init goes (the call
 writes every element):
 
@@ -199,13 +200,20 @@ def schedule(kernel: Kernel, target: Target) -> Plan:
 
 
 DFT_PREFIX = "jaxc_dft_"  # library_call = DFT_PREFIX + the element type of the parts
+HERMITIAN_PREFIX = "jaxc_hermitian_dft_"  # the same for a jaxc.hermitian_dft (a real result)
 DFT_VECTOR_BITS = 512  # sequences per vector of fft.c: 16 f32, 8 f64; each thread takes whole vectors
 DFT_SEQUENCES = 0  # loop c of the generic (c, k, j)
 
 
 def is_dft(op: ir.Operation) -> bool:
-    """Whether `op` is the generic of a `jaxc.dft` (lowering/reduction.py)."""
+    """Whether `op` is the generic of a `jaxc.dft` or `jaxc.hermitian_dft`
+    (lowering/reduction.py)."""
     return DFT_SIGN in op.attributes
+
+
+def is_hermitian_dft(op: ir.Operation) -> bool:
+    """Whether `op` is the generic of a `jaxc.hermitian_dft`: a DFT's with a real result."""
+    return is_dft(op) and not isinstance(ir.ShapedType(op.operands[-1].type).element_type, ir.ComplexType)
 
 
 def marked_dft(op: ir.Operation) -> str | None:
@@ -213,26 +221,28 @@ def marked_dft(op: ir.Operation) -> str | None:
     if "library_call" not in op.attributes:
         return None
     name = ir.StringAttr(op.attributes["library_call"]).value
-    return name if name.startswith(DFT_PREFIX) else None
+    return name if name.startswith((DFT_PREFIX, HERMITIAN_PREFIX)) else None
 
 
 def dft_part_type(op: ir.Operation) -> str | None:
-    """"f32" or "f64": the parts of the DFT's complex result, or None (another type)."""
+    """"f32" or "f64": the parts of the DFT's result (complex, or real for a
+    Hermitian one), or None (another type)."""
     result = ir.ShapedType(op.operands[-1].type).element_type
-    if not isinstance(result, ir.ComplexType):
-        return None
-    part = str(ir.ComplexType(result).element_type)
+    if isinstance(result, ir.ComplexType):
+        result = ir.ComplexType(result).element_type
+    part = str(result)
     return part if part in ("f32", "f64") else None
 
 
 def mark_dft(op: ir.Operation) -> bool:
-    """Mark the generic of a `jaxc.dft` as a call of the FFT; its zero init
-    becomes an empty tensor (the call writes all of it)."""
+    """Mark the generic of a `jaxc.dft` (`jaxc.hermitian_dft`) as a call of
+    the FFT; its zero init becomes an empty tensor (the call writes all of it)."""
     part = dft_part_type(op)
     if part is None or len(op.operands) != 2:
         return False
     with op.context:
-        op.attributes["library_call"] = ir.StringAttr.get(DFT_PREFIX + part)
+        prefix = HERMITIAN_PREFIX if is_hermitian_dft(op) else DFT_PREFIX
+        op.attributes["library_call"] = ir.StringAttr.get(prefix + part)
         if filled_with(op.operands[1]) is not None:
             _init_empty(op, 1)
     return True
@@ -253,10 +263,10 @@ def describe_dft(op: ir.Operation, ident: int) -> Kernel | None:
     if part is None or not (x.has_static_shape and y.has_static_shape) or x.rank != 2:
         return None
     columns = dft_in_columns(op)
-    n, sequences = x.shape if columns else reversed(x.shape)
+    (n_in, sequences), n_out = (x.shape, y.shape[0]) if columns else (reversed(x.shape), y.shape[1])
     body = tuple(inner.operation.name for inner in op.regions[0].blocks[0].operations)
     maps = [[2, 0], [1, 0]] if columns else [[0, 2], [0, 1]]
-    return Kernel(op, ident, (sequences, n, n), ("parallel", "parallel", "reduction"), maps,
+    return Kernel(op, ident, (sequences, n_out, n_in), ("parallel", "parallel", "reduction"), maps,
                   1, 1, 64 if part == "f64" else 32, body)
 
 

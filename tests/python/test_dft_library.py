@@ -3,7 +3,9 @@ built with gemm.c into libjaxc_kernels.so), called directly through ctypes
 against numpy.fft in float64: every kind of length (powers of two, mixed
 radices, primes up to 13, Bluestein for larger prime factors), column counts
 that do and do not fill the vector blocks, a few or long columns (split in two
-transforms, Bluestein a column at a time), real and complex input, both signs,
+transforms, Bluestein a column at a time), real and complex input (a real input
+takes two blocks of columns in one FFT: 17 and 40 columns pair a full block with
+a partial or a full one), both signs,
 scale, strided, transposed and offset layouts, f32 and f64, each
 instruction-set family and the direct out-of-memory path, many threads at once,
 more lengths than the plan cache holds, unloading, and the copy an exported
@@ -25,7 +27,7 @@ L = ctypes.c_long
 ARGTYPES = [L, L, L, ctypes.c_void_p, L, L, L, L, ctypes.c_void_p, L, L, L, L, L, ctypes.c_double]
 TOLERANCE = {np.float32: 1e-5, np.float64: 1e-12}
 SIZES = [1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 31, 64, 100, 127, 128, 1000, 1009, 1024, 2 * 1009, 4096]
-COLUMNS = [1, 3, 16, 17, 40]
+COLUMNS = [1, 3, 16, 17, 40, 47]
 # jaxc_dft_use_family: 0 the best this CPU runs, 1 direct O(n^2), 2 SSE2, 3 AVX2, 4 AVX-512
 FAMILIES = {"direct": 1, "sse2": 2, "avx2": 3, "avx512": 4}
 
@@ -36,6 +38,8 @@ def library():
     for name in ("f32", "f64"):
         entry = getattr(lib, f"_mlir_ciface_jaxc_dft_{name}")
         entry.argtypes, entry.restype = ARGTYPES, None
+        entry = getattr(lib, f"_mlir_ciface_jaxc_hermitian_dft_{name}")
+        entry.argtypes, entry.restype = HERMITIAN_ARGTYPES, None
     lib.jaxc_dft_use_family.argtypes, lib.jaxc_dft_use_family.restype = [ctypes.c_int], ctypes.c_int
     yield lib
     lib.jaxc_dft_use_family(0)
@@ -451,3 +455,121 @@ def test_exported_program_carries_the_library(tmp_path):
             y = np.empty_like(x)
             run(n, 20, 2, x.ctypes.data, 0, 20 * n, n, 1, y.ctypes.data, 0, 20 * n, n, 1, -1, 1.0)
             _check(y, _reference(x, -1, 1.0), dtype, f"exported {name} n={n}")
+
+
+# --------------------------------------------------------------------------
+# Hermitian sequences to real ones (jaxc.hermitian_dft)
+
+HERMITIAN_ARGTYPES = [ctypes.c_long] * 2 + [ctypes.c_void_p] + [ctypes.c_long] * 4 + [ctypes.c_void_p] \
+    + [ctypes.c_long] * 4 + [ctypes.c_double]
+
+
+def _call_hermitian(library, x, y, sign, scale, x_base=None, y_base=None):
+    """x: (2, columns, n//2 + 1) parts (a view), y: (columns, n) real."""
+    columns, n = y.shape
+    assert x.shape == (2, columns, n // 2 + 1)
+    xp, xo, (xps, xcs, xs) = _where(x, x_base)
+    yp, yo, (ycs, ys) = _where(y, y_base)
+    entry = library._mlir_ciface_jaxc_hermitian_dft_f32 if y.dtype == np.float32 \
+        else library._mlir_ciface_jaxc_hermitian_dft_f64
+    entry(n, columns, xp, xo, xps, xcs, xs, yp, yo, ycs, ys, sign, scale)
+
+
+def _hermitian_reference(x, n, sign, scale):
+    """scale * Re(sum_k X~_k exp(sign 2 pi i j k / n)), X~ the Hermitian
+    sequence of n points whose first n//2 + 1 x holds (numpy's irfft)."""
+    half = x[0].astype(np.float64) + 1j * x[1].astype(np.float64)
+    y = np.fft.irfft(half if sign > 0 else np.conj(half), n, axis=-1) * n
+    return scale * y
+
+
+def _hermitian_layouts(rng, columns, n, dtype):
+    """x (2, columns, n//2 + 1) three ways, each with its base: separate
+    planes; complex elements in padded rows (parts 1 apart, points 2: the
+    interleaved path); complex elements in columns (points a padded row apart)."""
+    m = n // 2 + 1
+    planes = _data(rng, (2, columns, m), dtype)
+    rows = np.empty((columns, 2 * m + 2), dtype)  # padded rows of interleaved complex elements
+    rows[:, :2 * m:2], rows[:, 1:2 * m:2] = planes[0], planes[1]
+    size = rows.itemsize
+    by_rows = np.lib.stride_tricks.as_strided(rows, (2, columns, m), (size, rows.strides[0], 2 * size))
+    cols = np.empty((m, columns + 1, 2), dtype)
+    cols[:, :columns, 0], cols[:, :columns, 1] = planes[0].T, planes[1].T
+    by_cols = cols[:, :columns].transpose(2, 1, 0)
+    return [(planes, None), (by_rows, rows), (by_cols, cols)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 16, 17, 64, 100, 127, 512, 1000, 1009, 4096])
+def test_hermitian_against_numpy(library, n, dtype):
+    rng = np.random.default_rng(n)
+    for columns in (1, 3, 16, 17, 40):
+        for x, x_base in _hermitian_layouts(rng, columns, n, dtype):
+            assert np.shares_memory(x, x_base) if x_base is not None else True
+            for sign, scale in ((1, 1.0 / n), (-1, 0.5)):
+                reference = _hermitian_reference(x, n, sign, scale)
+                for transposed in (False, True):
+                    y = np.full((n, columns), np.nan, dtype).T if transposed else np.full((columns, n), np.nan, dtype)
+                    _call_hermitian(library, x, y, sign, scale, x_base)
+                    tolerance = TOLERANCE[dtype] * max(np.abs(reference).max(), 1e-30) * max(np.log2(n), 1.0)
+                    error = np.abs(y - reference).max()
+                    assert error <= tolerance, f"n={n} columns={columns} sign={sign} transposed={transposed}: " \
+                                               f"error {error:.3g} > {tolerance:.3g}"
+
+
+def test_hermitian_ignores_the_imaginary_parts_numpy_ignores(library):
+    """The imaginary parts of the points 0 and n/2 (n even) do not count,
+    in a block of its own or paired with another."""
+    for n in (8, 9):
+        x = np.zeros((2, 20, n // 2 + 1), np.float64)
+        x[1, :, 0] = 5.0
+        if n % 2 == 0:
+            x[1, :, n // 2] = -3.0
+        y = np.full((20, n), np.nan)
+        _call_hermitian(library, x, y, 1, 1.0)
+        np.testing.assert_array_equal(y, 0.0)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_hermitian_families(library, family):
+    level = FAMILIES[family]
+    try:
+        if library.jaxc_dft_use_family(level) != level:
+            pytest.skip(f"this CPU cannot run {family}")
+        rng = np.random.default_rng(level)
+        for dtype in (np.float32, np.float64):
+            for n in (1, 2, 3, 8, 17, 60, 1009):
+                for columns in (1, 16, 17, 33):
+                    for x, x_base in _hermitian_layouts(rng, columns, n, dtype):
+                        reference = _hermitian_reference(x, n, 1, 1.0)
+                        y = np.empty((columns, n), dtype)
+                        _call_hermitian(library, x, y, 1, 1.0, x_base)
+                        tolerance = TOLERANCE[dtype] * max(np.abs(reference).max(), 1e-30) * max(np.log2(n), 1.0)
+                        assert np.abs(y - reference).max() <= tolerance, f"{family} n={n} columns={columns}"
+    finally:
+        library.jaxc_dft_use_family(0)
+
+
+HERMITIAN_PROGRAM_IR = """
+declare void @_mlir_ciface_jaxc_hermitian_dft_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, double)
+
+define void @run(i64 %n, i64 %c, i64 %x, i64 %xo, i64 %xps, i64 %xcs, i64 %xs,
+                 i64 %y, i64 %yo, i64 %ycs, i64 %ys, i64 %sign, double %scale) {
+  call void @_mlir_ciface_jaxc_hermitian_dft_f64(i64 %n, i64 %c, i64 %x, i64 %xo, i64 %xps, i64 %xcs, i64 %xs,
+                                                 i64 %y, i64 %yo, i64 %ycs, i64 %ys, i64 %sign, double %scale)
+  ret void
+}
+"""
+
+
+def test_exported_program_calling_only_the_hermitian_transform(tmp_path):
+    from jaxc.runtime import aot
+
+    if aot.find_c_compiler() is None:
+        pytest.skip("no C compiler")
+    program = ctypes.CDLL(aot._build_library(HERMITIAN_PROGRAM_IR, str(tmp_path), target="cpu", cpu="x86-64-v2"))
+    program.run.argtypes, program.run.restype = HERMITIAN_ARGTYPES, None
+    x = _data(np.random.default_rng(9), (2, 20, 7), np.float64)
+    y = np.empty((20, 12))
+    program.run(12, 20, x.ctypes.data, 0, 20 * 7, 7, 1, y.ctypes.data, 0, 12, 1, 1, 1.0 / 12)
+    np.testing.assert_allclose(y, _hermitian_reference(x, 12, 1, 1.0 / 12), rtol=1e-12, atol=1e-12)

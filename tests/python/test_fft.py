@@ -287,3 +287,59 @@ def test_fft_along_checks_its_arguments():
         lax._fft.fft_along(x, lax.FftType.RFFT, -1)
     assert_close(lax._fft.fft_along(x, lax.FftType.IRFFT, 1), np.fft.irfft(np.ones((4, 6)), axis=1),
                  rtol=1e-5, atol=1e-5)
+
+
+# The direct sums jaxc-to-linalg makes of the two ops (what the FFT calls
+# compute, and what runs where a DFT reaches the loops without being
+# expanded or called): a module past the `optimized` stage (so nothing
+# expands it) compiled with library calls off.
+DIRECT_SUMS = """
+func.func @main(%x: tensor<6x5xcomplex<f32>>, %r: tensor<3x6x4xf64>, %h: tensor<6x5xcomplex<f32>>)
+    -> (tensor<6x5xcomplex<f32>>, tensor<3x6x4xcomplex<f64>>, tensor<6x9xf32>, tensor<10x5xf32>) {
+  %a = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<6x5xcomplex<f32>> -> tensor<6x5xcomplex<f32>>
+  %b = jaxc.dft %r, axis = 1, sign = 1, scale = 0.5 : tensor<3x6x4xf64> -> tensor<3x6x4xcomplex<f64>>
+  %c = jaxc.hermitian_dft %h, axis = 1, sign = 1, scale = 0.25 : tensor<6x5xcomplex<f32>> -> tensor<6x9xf32>
+  %d = jaxc.hermitian_dft %h, axis = 0, sign = -1, scale = 1.0 : tensor<6x5xcomplex<f32>> -> tensor<10x5xf32>
+  return %a, %b, %c, %d : tensor<6x5xcomplex<f32>>, tensor<3x6x4xcomplex<f64>>, tensor<6x9xf32>, tensor<10x5xf32>
+}
+"""
+
+
+def test_direct_sums_without_library_calls():
+    from jaxc.runtime import cpu
+    x, r, h = rand((6, 5), C64), rand((3, 6, 4), np.float64), rand((6, 5), C64)
+    from mlir import ir
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import stages
+    with host.override(library_calls=False):
+        executable = cpu.compile_module(DIRECT_SUMS, first_stage="optimized")
+        module = ir.Module.parse(DIRECT_SUMS, make_context())
+        loops = str(stages.run_stages(module, "loops", first="optimized"))
+    assert "call @jaxc_" not in loops and "math.cos" in loops  # the sums' own loops
+    a, b, c, d = executable["main"](x, r, h)
+    assert_close(a, np.fft.fft(x, axis=0), rtol=1e-4, atol=1e-4)
+    assert_close(b, 0.5 * 6 * np.fft.ifft(r, axis=1), rtol=1e-10, atol=1e-10)
+    assert_close(c, 0.25 * 9 * np.fft.irfft(h, 9, axis=1), rtol=1e-4, atol=1e-4)
+    assert_close(d, 10 * np.fft.irfft(np.conj(h), 10, axis=0), rtol=1e-4, atol=1e-4)
+
+
+# jaxc.hermitian_dft (irfft's last step): derivatives in both modes for
+# even and odd lengths along either axis, and the gradient JAX gives a
+# complex input (its transposes conjugate only through conj).
+@pytest.mark.parametrize("n, axis", [(8, -1), (7, -1), (6, 0), (1, -1)])
+def test_gradients_of_real_outputs(route, x64, n, axis):
+    shape = [3, 3]
+    shape[axis] = n // 2 + 1
+    z = rand(tuple(shape), np.complex128)
+    check_grads(lambda v: jnp.fft.irfft(v, n, axis=axis) ** 3, (z,), 1, modes=("fwd", "rev"))
+
+
+@pytest.mark.skipif(jax_numpy is None, reason="JAX is not installed")
+def test_gradient_of_a_real_output_against_jax(x64):
+    import jax
+    z = rand((2, 5), np.complex128)
+    for n in (8, 9):
+        mine = jaxc.grad(lambda v: (jnp.fft.irfft(v, n) ** 3).sum())(z)
+        theirs = jax.grad(lambda v: (jax_numpy.fft.irfft(v, n) ** 3).sum())(z)  # JAX in float32
+        assert_close(mine, np.asarray(theirs), rtol=1e-5, atol=1e-5)

@@ -1187,6 +1187,27 @@ def _dft_cases():
 _dft_cases()
 
 
+def _hermitian_dft_cases():
+    rng = np.random.default_rng(6)
+    for name, shape, axis, n, dt, sign, scale in (
+            ("irfft-even", (3, 5), 1, 8, C64, 1, 1 / 8), ("irfft-odd-f64", (2, 4), 1, 7, C128, 1, 1 / 7),
+            ("forward-sign", (6,), 0, 10, C64, -1, 0.5), ("columns", (5, 3, 2), 0, 9, C64, 1, 1.0),
+            ("middle-axis", (2, 4, 3), 1, 6, C128, 1, 1 / 6), ("one-point", (4, 1), 1, 1, C64, 1, 2.0),
+            ("bluestein", (3, 34), 1, 67, C64, 1, 1 / 67)):
+        x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+        half = np.moveaxis(x.astype(np.complex128), axis, -1)
+        exp = scale * n * np.fft.irfft(half if sign > 0 else np.conj(half), n, axis=-1)
+        exp = np.moveaxis(exp, -1, axis).astype(F32 if dt == C64 else F64)
+        rtol, atol = TOL[F32 if dt == C64 else F64]
+        DFT_CASES.append(add(Case(
+            f"hermitian-dft-{name}", "hermitian_dft", [x],
+            f"$r = jaxc.hermitian_dft $0, axis = {axis}, sign = {sign}, scale = {scale!r} : {tta(x)} -> {tta(exp)}",
+            exp, (rtol * 10, atol * 10 * n))))
+
+
+_hermitian_dft_cases()
+
+
 @pytest.mark.parametrize("case", params(DFT_CASES))
 def test_dft(case):
     check(case)

@@ -44,6 +44,7 @@ import operator
 from typing import Any, Sequence
 
 import numpy as np
+from mlir import ir
 
 import jaxc.dialect as jd
 
@@ -153,6 +154,24 @@ DFT = _ops._primitive("dft", lambda x, axis, sign, scale: jd.DftOp(x, axis, sign
                       weak=_ops._never_weak)
 
 
+def _hermitian_op(x: Any, n: int, axis: int, sign: int, scale: float) -> Any:
+    """The op, its result type (real parts, n points on the axis) spelled out."""
+    operand = ir.RankedTensorType(x.type)
+    shape = list(operand.shape)
+    shape[axis] = n
+    part = ir.ComplexType(operand.element_type).element_type
+    return jd.HermitianDftOp(ir.RankedTensorType.get(shape, part), x, axis, sign, scale).result
+
+
+HERMITIAN_DFT = _ops._primitive("hermitian_dft", lambda x, n, axis, sign, scale: _hermitian_op(x, n, axis, sign, scale),
+                                weak=_ops._never_weak)
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """float32 for complex64, float64 for complex128."""
+    return dtypes.float32 if dtype == dtypes.complex64 else dtypes.float64
+
+
 def complex_dtype(dtype: np.dtype) -> np.dtype:
     """complex64 for float32 and complex64, complex128 for the 64-bit ones."""
     return dtypes.complex64 if dtype in (dtypes.float32, dtypes.complex64) else dtypes.complex128
@@ -165,6 +184,30 @@ def dft(x: Any, sign: int = -1, scale: float = 1.0, axis: int = -1) -> Any:
     if 0 in x.shape:
         return _ops.full(x.shape, 0, complex_dtype(x.dtype))
     return DFT.bind(x, axis=axis % x.ndim, sign=int(sign), scale=float(scale))
+
+
+def hermitian_dft(x: Any, n: int, sign: int = 1, scale: float = 1.0, axis: int = -1) -> Any:
+    """`jaxc.hermitian_dft`: the real sequences of n points along `axis`
+    whose spectrum (sign +1: numpy's irfft for scale 1/n) x holds the first
+    n//2 + 1 points of: scale * Re(sum_k X~_k exp(sign 2 pi i j k / n)), X~
+    the Hermitian sequence (X~_(n-k) = conj(X~_k))."""
+    axis %= x.ndim
+    if 0 in x.shape:
+        shape = list(x.shape)
+        shape[axis] = n
+        return _ops.full(tuple(shape), 0, real_dtype(x.dtype))
+    return HERMITIAN_DFT.bind(x, n=int(n), axis=axis, sign=int(sign), scale=float(scale))
+
+
+def hermitian_program(x: Any, n: int, sign: int, scale: float, axis: int) -> Any:
+    """`hermitian_dft` as jaxc ops (`jaxc-expand-dft`): the full spectrum
+    (the conjugates of points 1 .. n - n//2 - 1, mirrored, after the n//2 + 1
+    given), its `dft_program`, the real part."""
+    mirrored_count = n - (n // 2 + 1)
+    if mirrored_count:
+        mirror = _ops.rev(_ops.conj(_slice(x, axis, 1, 1 + mirrored_count)), (axis,))
+        x = _ops.concatenate([x, mirror], axis)
+    return _ops.real(dft_program(x, sign, scale, axis))
 
 
 def dft_program(x: Any, sign: int, scale: float, axis: int) -> Any:
@@ -210,14 +253,8 @@ def _slice(x: Any, axis: int, start: int, stop: int) -> Any:
 
 def _real_inverse(x: Any, axis: int, n: int) -> Any:
     """The inverse transform along `axis` of the first n//2 + 1 frequencies
-    of a real signal of n points: the full spectrum (the rest are the
-    conjugates, mirrored), inverted; only the real part is kept."""
-    kept = _slice(x, axis, 0, n // 2 + 1)
-    mirrored_count = n - (n // 2 + 1)
-    if mirrored_count:
-        mirror = _ops.rev(_ops.conj(_slice(kept, axis, 1, 1 + mirrored_count)), (axis,))
-        kept = _ops.concatenate([kept, mirror], axis)
-    return _ops.real(_inverse(kept, axis))
+    of a real signal of n points (the rest are their conjugates, mirrored)."""
+    return hermitian_dft(_slice(x, axis, 0, n // 2 + 1), n, 1, 1.0 / n, axis)
 
 
 def fft(operand: Any, fft_type: Any, fft_lengths: Sequence[int]) -> Any:

@@ -122,7 +122,7 @@ def _build_library(llvm_ir: str, tmp: str, *, target: str, cpu: str) -> str:
     # helpers, linked in statically); cuda programs call the mgpu* wrappers.
     strict = ["-Wl,-z,defs"] if not _CALLS_GPU_RUNTIME[target] else []
     kernels = []
-    if "_mlir_ciface_jaxc_gemm_" in llvm_ir or "_mlir_ciface_jaxc_dft_" in llvm_ir:
+    if any(f"_mlir_ciface_jaxc_{name}_" in llvm_ir for name in ("gemm", "dft", "hermitian_dft")):
         for source in (KERNELS_SOURCE, FFT_SOURCE):  # GNU C: vector extensions, multiply-adds contracted
             name = os.path.basename(source)
             kernels.append(os.path.join(tmp, name[:-2] + ".o"))

@@ -14,12 +14,28 @@
                long sign, double scale);          (and _f64; element (p, c, j) of x is at
                                                    x[x_offset + p x_part_stride + c x_column_stride + j x_stride])
 
+   and the transform of Hermitian sequences (Y[c, n - k] = conj(Y[c, k])),
+   of which x holds the first n/2 + 1 points, to real ones (numpy's irfft
+   for sign +1 and scale 1/n; the imaginary parts of the points 0 and n/2
+   do not count):
+
+       y[c, j] = scale * Re(sum_(k < n) X[c, k] exp(sign 2 pi i j k / n))
+
+       void _mlir_ciface_jaxc_hermitian_dft_f32(long n, long columns,
+               intptr_t x, long x_offset, long x_part_stride, long x_column_stride, long x_stride,
+               intptr_t y, long y_offset, long y_column_stride, long y_stride,
+               long sign, double scale);          (and _f64)
+
    Fast for every n (O(n log n)): Stockham autosort FFTs of mixed radix (8,
    4, 2 and the odd primes up to 13, fft_family.h), Bluestein's algorithm
    over a power-of-two FFT when n has a larger prime factor. Vectorized
    across columns: a block of columns, one vector register wide (AVX-512:
    16 f32 or 8 f64), is gathered into a work buffer, transformed there and
-   scattered to y. A few columns (which would leave most lanes empty) and
+   scattered to y. Real input columns go two blocks to a transform, one as
+   the real parts and one as the imaginary, and are separated after it;
+   the Hermitian transform's pairs of inputs are combined before it, and
+   its two real outputs are the result's real and imaginary parts. A few
+   columns (which would leave most lanes empty) and
    long contiguous ones go a column at a time through a split n = n1 n2
    that makes columns of the column (SPLIT). The inverse transform (sign +1)
    is the forward one with real and imaginary parts exchanged on the way in
@@ -465,6 +481,31 @@ DIRECT(float, direct_f32)
 DIRECT(double, direct_f64)
 #undef DIRECT
 
+/* The Hermitian transform's O(n^2) sums: the mirrored half counts twice,
+   and only the real part is wanted. */
+#define DIRECT_HERMITIAN(T, NAME)                                                                         \
+    static void NAME(long n, long columns, const T *x, long xps, long xcs, long xs, T *y, long ycs,       \
+                     long ys, long sign, double scale)                                                    \
+    {                                                                                                     \
+        for (long c = 0; c < columns; c++)                                                                \
+            for (long j = 0; j < n; j++) {                                                                \
+                double re = 0;                                                                            \
+                for (long k = 0, e = 0; k <= n / 2; k++) { /* e = j k mod n */                            \
+                    const double angle = 2 * M_PI * ((double)e / (double)n);                              \
+                    const double weight = k == 0 || 2 * k == n ? 1 : 2;                                  \
+                    const double xr = x[c * xcs + k * xs], xi = x[xps + c * xcs + k * xs];                \
+                    re += weight * (xr * cos(angle) - sign * xi * sin(angle));                            \
+                    e += j;                                                                               \
+                    if (e >= n)                                                                           \
+                        e -= n;                                                                           \
+                }                                                                                         \
+                y[c * ycs + j * ys] = (T)(scale * re);                                                    \
+            }                                                                                             \
+    }
+DIRECT_HERMITIAN(float, direct_hermitian_f32)
+DIRECT_HERMITIAN(double, direct_hermitian_f64)
+#undef DIRECT_HERMITIAN
+
 #define ENTRY(T, TYPE, F32)                                                                                        \
     void _mlir_ciface_jaxc_dft_##TYPE(long n, long columns, long parts, intptr_t x, long x_offset,                \
                                       long x_part_stride, long x_column_stride, long x_stride, intptr_t y,        \
@@ -495,3 +536,34 @@ DIRECT(double, direct_f64)
 ENTRY(float, f32, 1)
 ENTRY(double, f64, 0)
 #undef ENTRY
+
+#define HERMITIAN_ENTRY(T, TYPE, F32)                                                                              \
+    void _mlir_ciface_jaxc_hermitian_dft_##TYPE(long n, long columns, intptr_t x, long x_offset,                  \
+                                                long x_part_stride, long x_column_stride, long x_stride,          \
+                                                intptr_t y, long y_offset, long y_column_stride, long y_stride,   \
+                                                long sign, double scale)                                          \
+    {                                                                                                              \
+        if (n <= 0 || columns <= 0)                                                                                \
+            return;                                                                                                \
+        const T *xs = (const T *)x + x_offset;                                                                     \
+        T *ys = (T *)y + y_offset;                                                                                 \
+        const int use = family();                                                                                  \
+        int temporary = 0, failed = 1;                                                                             \
+        struct plan *plan = use == FAMILY_DIRECT ? NULL : get_plan(n, F32, &temporary);                           \
+        if (plan) {                                                                                                \
+            int (*hermitian)(const struct plan *, long, const T *, long, long, long, T *, long, long, int, T) =   \
+                use == FAMILY_AVX512 ? hermitian_##TYPE##_avx512                                                   \
+                : use == FAMILY_AVX2 ? hermitian_##TYPE##_avx2                                                     \
+                                     : hermitian_##TYPE##_sse2;                                                    \
+            failed = hermitian(plan, columns, xs, x_part_stride, x_column_stride, x_stride, ys, y_column_stride,   \
+                               y_stride, sign > 0, (T)scale);                                                      \
+            if (temporary)                                                                                         \
+                free_plan(plan);                                                                                   \
+        }                                                                                                          \
+        if (failed)                                                                                                \
+            direct_hermitian_##TYPE(n, columns, xs, x_part_stride, x_column_stride, x_stride, ys, y_column_stride, \
+                                    y_stride, sign > 0 ? 1 : -1, scale);                                           \
+    }
+HERMITIAN_ENTRY(float, f32, 1)
+HERMITIAN_ENTRY(double, f64, 0)
+#undef HERMITIAN_ENTRY

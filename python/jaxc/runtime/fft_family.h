@@ -471,9 +471,53 @@ static void FN(store_interleaved)(long n, long lanes, const V *restrict src, int
 #undef ZIPLO
 #undef ZIPHI
 
+/* The two real transforms of a block that held x1 + i x2 (x1, x2 real
+   columns): with Z its transform (planes re, im) and Z' the point n - k,
+       X1 = (Z + conj(Z')) / 2,   X2 = (Z - conj(Z')) / (2i),
+   twice: x1's into `x1` and x2's over `z`, pair by pair (k, n - k), in
+   place. The halves are left to the store's scale. */
+static void FN(separate)(long n, V *restrict z, V *restrict x1, int re, int im)
+{
+    for (long k = 0; k <= n / 2; k++) {
+        const long kk = k ? n - k : 0;
+        const V zr = z[2 * k + re], zi = z[2 * k + im], nr = z[2 * kk + re], ni = z[2 * kk + im];
+        x1[2 * k + re] = zr + nr;
+        x1[2 * k + im] = zi - ni;
+        x1[2 * kk + re] = zr + nr;
+        x1[2 * kk + im] = ni - zi;
+        z[2 * k + re] = zi + ni;
+        z[2 * k + im] = nr - zr;
+        z[2 * kk + re] = zi + ni;
+        z[2 * kk + im] = zr - nr;
+    }
+}
+
+/* `lanes` complex columns of x (n points) into the block's planes re, im. */
+INLINE void FN(load)(long n, long lanes, const T *x, long xps, long xcs, long xs, V *dst, int re, int im)
+{
+    if (xps == 1 && xs == 2) {  /* complex elements in place */
+        FN(load_interleaved)(n, lanes, x, xcs, dst, re, im);
+    } else {
+        FN(load_plane)(n, lanes, x, xcs, xs, dst + re);
+        FN(load_plane)(n, lanes, x + xps, xcs, xs, dst + im);
+    }
+}
+
+/* The block's transform (planes re, im of `r`) into `lanes` columns of y. */
+INLINE void FN(store)(long n, long lanes, const V *r, int re, int im, T *y, long yps, long ycs, long ys, T scale)
+{
+    if (yps == 1 && ys == 2) {
+        FN(store_interleaved)(n, lanes, r, re, im, y, ycs, scale);
+    } else {
+        FN(store_plane)(n, lanes, r + re, y, ycs, ys, scale);
+        FN(store_plane)(n, lanes, r + im, y + yps, ycs, ys, scale);
+    }
+}
+
 /* The transform in blocks of W columns through the work buffers. An
    inverse transform (sign +1) is the forward one with real and imaginary
-   parts exchanged on the way in and out.
+   parts exchanged on the way in and out. A real input takes two blocks
+   at once, the second as the imaginary parts (`separate`): half the FFTs.
    Returns 0, or -1 when there is no memory for the work buffers. */
 static int FN(dft)(const struct plan *plan, long columns, long parts, const T *x, long xps, long xcs,
                    long xs, T *y, long yps, long ycs, long ys, int inverse, T scale)
@@ -484,24 +528,80 @@ static int FN(dft)(const struct plan *plan, long columns, long parts, const T *x
         return -1;
     C *b = a + length;
     const int re = inverse, im = !inverse;  /* the buffer's planes of x's parts */
-    for (long c0 = 0; c0 < columns; c0 += W) {
+    for (long c0 = 0; c0 < columns;) {
         const long lanes = columns - c0 < W ? columns - c0 : W;
-        if (parts == 2 && xps == 1 && xs == 2) {  /* complex elements in place */
-            FN(load_interleaved)(n, lanes, x + c0 * xcs, xcs, (V *)a, re, im);
+        const long paired = parts == 1 && columns - c0 > W ? (columns - c0 - W < W ? columns - c0 - W : W) : 0;
+        if (parts == 2) {
+            FN(load)(n, lanes, x + c0 * xcs, xps, xcs, xs, (V *)a, re, im);
         } else {
             FN(load_plane)(n, lanes, x + c0 * xcs, xcs, xs, (V *)a + re);
-            if (parts == 2)
-                FN(load_plane)(n, lanes, x + xps + c0 * xcs, xcs, xs, (V *)a + im);
+            if (paired)
+                FN(load_plane)(n, paired, x + (c0 + W) * xcs, xcs, xs, (V *)a + im);
             else
                 for (long j = 0; j < n; j++) ((V *)a)[2 * j + im] = (V){0};
         }
-        const C *r = plan->inner ? FN(bluestein)(plan, a, b) : FN(stockham)(plan, a, b);
-        if (yps == 1 && ys == 2) {
-            FN(store_interleaved)(n, lanes, (const V *)r, re, im, y + c0 * ycs, ycs, scale);
+        C *r = plan->inner ? FN(bluestein)(plan, a, b) : FN(stockham)(plan, a, b);
+        if (paired) {
+            C *first = r == a ? b : a;
+            FN(separate)(n, (V *)r, (V *)first, re, im);
+            FN(store)(n, W, (const V *)first, re, im, y + c0 * ycs, yps, ycs, ys, scale / 2);
+            FN(store)(n, paired, (const V *)r, re, im, y + (c0 + W) * ycs, yps, ycs, ys, scale / 2);
         } else {
-            FN(store_plane)(n, lanes, (const V *)r + re, y + c0 * ycs, ycs, ys, scale);
-            FN(store_plane)(n, lanes, (const V *)r + im, y + yps + c0 * ycs, ycs, ys, scale);
+            FN(store)(n, lanes, (const V *)r, re, im, y + c0 * ycs, yps, ycs, ys, scale);
         }
+        c0 += lanes + paired;
+    }
+    return 0;
+}
+
+/* Hermitian columns, their first m = n/2 + 1 points in the planes of `a`
+   (X1) and, when paired, `b` (X2), become Z = X1 + i X2 over all n points
+   in `a`: the upper points are the conjugates mirrored, and the imaginary
+   parts of the points 0 and n/2 (n even) do not count. Z's transform is
+   y1 + i y2, both real. */
+static void FN(hermitian_fill)(long n, V *restrict a, const V *restrict b, int re, int im)
+{
+    const long m = n / 2 + 1;
+    const V zero = {0};
+    for (long j = 0; j < m; j++) {
+        const int real_point = j == 0 || 2 * j == n;
+        const V x1r = a[2 * j + re], x1i = real_point ? zero : a[2 * j + im];
+        const V x2r = b ? b[2 * j + re] : zero, x2i = b && !real_point ? b[2 * j + im] : zero;
+        a[2 * j + re] = x1r - x2i;
+        a[2 * j + im] = x1i + x2r;
+        if (j >= 1 && n - j >= m) {
+            a[2 * (n - j) + re] = x1r + x2i;
+            a[2 * (n - j) + im] = x2r - x1i;
+        }
+    }
+}
+
+/* fft.c's Hermitian entry (after the plan): complex columns of n/2 + 1
+   points (the first half of Hermitian sequences) to real columns of n,
+   two blocks of columns per transform (`hermitian_fill`), the first's
+   results in the real plane, the second's in the imaginary one.
+   Returns 0, or -1 when there is no memory for the work buffers. */
+static int FN(hermitian)(const struct plan *plan, long columns, const T *x, long xps, long xcs, long xs, T *y,
+                         long ycs, long ys, int inverse, T scale)
+{
+    const long n = plan->n, m = n / 2 + 1, length = plan->inner ? plan->inner->n : n;
+    C *a = jaxc_scratch(JAXC_SCRATCH_FFT, 2 * (size_t)length * sizeof(C));
+    if (!a)
+        return -1;
+    C *b = a + length;
+    const int re = inverse, im = !inverse;
+    for (long c0 = 0; c0 < columns;) {
+        const long lanes = columns - c0 < W ? columns - c0 : W;
+        const long paired = columns - c0 > W ? (columns - c0 - W < W ? columns - c0 - W : W) : 0;
+        FN(load)(m, lanes, x + c0 * xcs, xps, xcs, xs, (V *)a, re, im);
+        if (paired)
+            FN(load)(m, paired, x + (c0 + W) * xcs, xps, xcs, xs, (V *)b, re, im);
+        FN(hermitian_fill)(n, (V *)a, paired ? (const V *)b : NULL, re, im);
+        const C *r = plan->inner ? FN(bluestein)(plan, a, b) : FN(stockham)(plan, a, b);
+        FN(store_plane)(n, lanes, (const V *)r + re, y + c0 * ycs, ycs, ys, scale);
+        if (paired)
+            FN(store_plane)(n, paired, (const V *)r + im, y + (c0 + W) * ycs, ycs, ys, scale);
+        c0 += lanes + paired;
     }
     return 0;
 }

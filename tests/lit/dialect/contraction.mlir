@@ -1,4 +1,4 @@
-// Round-trip tests for dot_general, conv_general_dilated and dft. Result shapes
+// Round-trip tests for dot_general, conv_general_dilated, dft and hermitian_dft. Result shapes
 // are worked out in comments; the result element type is the preferred one
 // and may differ from the operands'.
 // RUN: jaxc-opt %s | jaxc-opt | FileCheck %s
@@ -149,7 +149,7 @@ func.func @conv_batch_groups_preferred(%x: tensor<4x2x5xbf16>, %w: tensor<6x2x3x
 }
 
 // dft: a complex or real operand, a complex result of its shape; the
-// transform runs along the last axis at every position of the others.
+// transform runs along `axis` at every position of the others.
 // CHECK-LABEL: func.func @dft(
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<3x8xcomplex<f32>>, %[[R:[a-z0-9_]+]]: tensor<8xf64>)
 // CHECK-NEXT: %[[Y:[a-z0-9_]+]] = jaxc.dft %[[X]], axis = 1, sign = -1, scale = 1.000000e+00 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
@@ -159,4 +159,17 @@ func.func @dft(%x: tensor<3x8xcomplex<f32>>, %r: tensor<8xf64>) -> (tensor<3x8xc
   %y = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<3x8xcomplex<f32>> -> tensor<3x8xcomplex<f32>>
   %z = jaxc.dft %r, axis = 0, sign = 1, scale = 0.125 : tensor<8xf64> -> tensor<8xcomplex<f64>>
   return %y, %z : tensor<3x8xcomplex<f32>>, tensor<8xcomplex<f64>>
+}
+
+// hermitian_dft: n//2 + 1 complex points in, n real points out on the axis
+// (the result type says n: 8 and 7 both take 5 points), the other axes kept.
+// CHECK-LABEL: func.func @hermitian_dft(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<3x5xcomplex<f32>>, %[[C:[a-z0-9_]+]]: tensor<5x2xcomplex<f64>>)
+// CHECK-NEXT: %[[Y:[a-z0-9_]+]] = jaxc.hermitian_dft %[[X]], axis = 1, sign = 1, scale = 1.250000e-01 : tensor<3x5xcomplex<f32>> -> tensor<3x8xf32>
+// CHECK-NEXT: %[[Z:[a-z0-9_]+]] = jaxc.hermitian_dft %[[C]], axis = 0, sign = -1, scale = 1.000000e+00 : tensor<5x2xcomplex<f64>> -> tensor<9x2xf64>
+// CHECK-NEXT: return %[[Y]], %[[Z]]
+func.func @hermitian_dft(%x: tensor<3x5xcomplex<f32>>, %c: tensor<5x2xcomplex<f64>>) -> (tensor<3x8xf32>, tensor<9x2xf64>) {
+  %y = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 0.125 : tensor<3x5xcomplex<f32>> -> tensor<3x8xf32>
+  %z = jaxc.hermitian_dft %c, axis = 0, sign = -1, scale = 1.0 : tensor<5x2xcomplex<f64>> -> tensor<9x2xf64>
+  return %y, %z : tensor<3x8xf32>, tensor<9x2xf64>
 }

@@ -1,6 +1,7 @@
 // Invalid contractions: dot_general, conv_general_dilated and dft. They check
 // their operands in type inference during verification, so MLIR adds
-// "failed to infer returned types" after each message.
+// "failed to infer returned types" after each message (not hermitian_dft,
+// whose result type is given: its verifier says what is wrong).
 // RUN: jaxc-opt %s --split-input-file --verify-diagnostics
 
 func.func @dot_general_element_types_differ(%a: tensor<2x3xf32>, %b: tensor<3x4xf16>) {
@@ -306,5 +307,53 @@ func.func @dft_result_type(%x: tensor<8xf32>) {
   // expected-error @+2 {{'jaxc.dft' op inferred type(s) 'tensor<8xcomplex<f32>>' are incompatible with return type(s) of operation 'tensor<8xcomplex<f64>>'}}
   // expected-error @+1 {{'jaxc.dft' op failed to infer returned types}}
   %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8xcomplex<f64>>
+  return
+}
+
+// -----
+
+func.func @hermitian_dft_length(%x: tensor<3x5xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.hermitian_dft' op result 'tensor<3x10xf32>' does not fit operand 'tensor<3x5xcomplex<f32>>': the axis must hold n >= 1 points where the operand holds n//2 + 1}}
+  %0 = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 1.0 : tensor<3x5xcomplex<f32>> -> tensor<3x10xf32>
+  return
+}
+
+// -----
+
+func.func @hermitian_dft_other_axes(%x: tensor<3x5xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.hermitian_dft' op result 'tensor<4x8xf32>' does not fit operand 'tensor<3x5xcomplex<f32>>': the other axes must be the operand's}}
+  %0 = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 1.0 : tensor<3x5xcomplex<f32>> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @hermitian_dft_part_type(%x: tensor<5xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.hermitian_dft' op result 'tensor<8xf64>' must have the operand's part type 'f32'}}
+  %0 = jaxc.hermitian_dft %x, axis = 0, sign = 1, scale = 1.0 : tensor<5xcomplex<f32>> -> tensor<8xf64>
+  return
+}
+
+// -----
+
+func.func @hermitian_dft_axis(%x: tensor<5xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.hermitian_dft' op axis 1 is out of range for operand 'tensor<5xcomplex<f32>>' (0 <= axis < 1)}}
+  %0 = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 1.0 : tensor<5xcomplex<f32>> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @hermitian_dft_sign(%x: tensor<5xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.hermitian_dft' op sign must be -1 (forward) or 1 (inverse), got 0}}
+  %0 = jaxc.hermitian_dft %x, axis = 0, sign = 0, scale = 1.0 : tensor<5xcomplex<f32>> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @hermitian_dft_real_operand(%x: tensor<5xf32>) {
+  // expected-error @+1 {{'jaxc.hermitian_dft' op operand #0 must be statically shaped tensor of}}
+  %0 = jaxc.hermitian_dft %x, axis = 0, sign = 1, scale = 1.0 : tensor<5xf32> -> tensor<8xf32>
   return
 }

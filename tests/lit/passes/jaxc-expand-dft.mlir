@@ -37,6 +37,24 @@ func.func @first_axis(%x: tensor<4x3xcomplex<f32>>) -> tensor<4x3xcomplex<f32>> 
   return %y : tensor<4x3xcomplex<f32>>
 }
 
+// A Hermitian DFT: the full spectrum (the conjugates of points 1..3
+// mirrored after the 5 given), its transform as products, the real part.
+// EXPAND-LABEL: func.func @hermitian
+// EXPAND-NOT: jaxc.hermitian_dft
+// EXPAND: %[[S:.+]] = jaxc.slice %arg0
+// EXPAND: %[[C:.+]] = jaxc.conj %[[S]]
+// EXPAND: %[[M:.+]] = jaxc.reverse %[[C]], dims = [1]
+// EXPAND: jaxc.concatenate(%arg0, %[[M]]), dim = 1 : (tensor<2x5xcomplex<f32>>, tensor<2x3xcomplex<f32>>) -> tensor<2x8xcomplex<f32>>
+// EXPAND: jaxc.dot_general
+// EXPAND: %[[R:.+]] = jaxc.real
+// EXPAND: return %[[R]] : tensor<2x8xf32>
+// KEEP-LABEL: func.func @hermitian
+// KEEP: jaxc.hermitian_dft %arg0, axis = 1, sign = 1
+func.func @hermitian(%x: tensor<2x5xcomplex<f32>>) -> tensor<2x8xf32> {
+  %y = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 0.125 : tensor<2x5xcomplex<f32>> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
 // A real input of a prime length above 64: Bluestein's convolution, itself
 // two transforms of 256 points (16 x 16: two products each) between the
 // chirp multiplications; no jaxc.dft is left, and the program's helper

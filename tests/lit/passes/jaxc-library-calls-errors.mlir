@@ -142,3 +142,29 @@ func.func @dft_on_tensors(%x: tensor<4x8xcomplex<f32>>, %y: tensor<4x8xcomplex<f
   } -> tensor<4x8xcomplex<f32>>
   return %r : tensor<4x8xcomplex<f32>>
 }
+
+// -----
+
+func.func @hermitian_dft_complex_output(%x: memref<4x5xcomplex<f32>>, %y: memref<4x8xcomplex<f32>>) {
+  // ERR: jaxc-library-calls-errors.mlir:[[# @LINE + 1]]:3: error: library_call "jaxc_hermitian_dft_f32": the input (complex<f32>) must be complex<f32> and the output (complex<f32>) f32
+  linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                  iterator_types = ["parallel", "parallel", "reduction"], library_call = "jaxc_hermitian_dft_f32"}
+      ins(%x : memref<4x5xcomplex<f32>>) outs(%y : memref<4x8xcomplex<f32>>) attrs = {jaxc.dft_scale = 1.0 : f64, jaxc.dft_sign = 1 : i64} {
+  ^bb0(%in: complex<f32>, %out: complex<f32>):
+    linalg.yield %out : complex<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @hermitian_dft_f16(%x: memref<4x5xcomplex<f16>>, %y: memref<4x8xf16>) {
+  // ERR: jaxc-library-calls-errors.mlir:[[# @LINE + 1]]:3: error: library_call "jaxc_hermitian_dft_f16": no such function in the library (it has jaxc_hermitian_dft_f32, jaxc_hermitian_dft_f64)
+  linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                  iterator_types = ["parallel", "parallel", "reduction"], library_call = "jaxc_hermitian_dft_f16"}
+      ins(%x : memref<4x5xcomplex<f16>>) outs(%y : memref<4x8xf16>) attrs = {jaxc.dft_scale = 1.0 : f64, jaxc.dft_sign = 1 : i64} {
+  ^bb0(%in: complex<f16>, %out: f16):
+    linalg.yield %out : f16
+  }
+  return
+}

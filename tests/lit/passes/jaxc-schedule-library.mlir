@@ -238,3 +238,44 @@ func.func @dft_columns(%x: tensor<512x257xcomplex<f32>>) -> tensor<512x257xcompl
     -> tensor<512x257xcomplex<f32>>
   return %y : tensor<512x257xcomplex<f32>>
 }
+
+// The generic of a jaxc.hermitian_dft (a real result) calls
+// jaxc_hermitian_dft_f32: the output's points and the sequences, the
+// input's pointer, offset, part stride and strides (in parts), the real
+// output's pointer, offset and strides (no part stride), the sign and the
+// scale; 512 sequences split over the threads.
+// CHECK-LABEL: func.func @hermitian_dft
+// CHECK-NOT: linalg.fill
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: linalg.generic {{.*}}library_call = "jaxc_hermitian_dft_f32"{{.*}} ins(%{{.*}} : tensor<256x257xcomplex<f32>>) outs(%{{.*}} : tensor<256x512xf32>)
+// CALL-LABEL: func.func @hermitian_dft
+// CALL: call @jaxc_hermitian_dft_f32(%c512, %c256, %{{.*}}, %{{.*}}, %c1, %c514, %c2, %{{.*}}, %{{.*}}, %c512, %c1, %c1, %{{.*}}) : (index, index, index, index, index, index, index, index, index, index, index, index, f64) -> ()
+func.func @hermitian_dft(%x: tensor<512x257xcomplex<f32>>) -> tensor<512x512xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %init = linalg.fill ins(%cst : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(c, k, j) -> (c, j)>, affine_map<(c, k, j) -> (c, k)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<512x257xcomplex<f32>>) outs(%init : tensor<512x512xf32>) attrs = {jaxc.dft_scale = 0.001953125 : f64, jaxc.dft_sign = 1 : i64} {
+  ^bb0(%in: complex<f32>, %out: f32):
+    %k = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %jk = arith.muli %j, %k : index
+    %n = arith.constant 512 : index
+    %r = arith.remui %jk, %n : index
+    %ri = arith.index_cast %r : index to i64
+    %rf = arith.sitofp %ri : i64 to f32
+    %step = arith.constant 0.0122718466 : f32
+    %angle = arith.mulf %rf, %step : f32
+    %cos = math.cos %angle : f32
+    %sin = math.sin %angle : f32
+    %re = complex.re %in : complex<f32>
+    %im = complex.im %in : complex<f32>
+    %a = arith.mulf %re, %cos : f32
+    %b = arith.mulf %im, %sin : f32
+    %t = arith.subf %a, %b : f32
+    %s = arith.addf %out, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<512x512xf32>
+  return %y : tensor<512x512xf32>
+}

@@ -236,3 +236,24 @@ func.func @dft_middle_axis(%x: tensor<2x8x3xf64>) -> tensor<2x8x3xcomplex<f64>> 
   %0 = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<2x8x3xf64> -> tensor<2x8x3xcomplex<f64>>
   return %0 : tensor<2x8x3xcomplex<f64>>
 }
+
+// -----
+
+// hermitian_dft: the same direct sum from the n//2 + 1 given points (loop
+// j) to the n real ones (loop k): w * (re(x) cos t - im(x) sin t), the
+// weight w 1 for the points 0 and n/2 and 2 for the others (they stand for
+// their mirrored conjugates too), into a real result.
+// CHECK-LABEL: func.func @hermitian_dft
+// CHECK: %[[Y:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<3x5xcomplex<f32>>) outs(%{{.*}} : tensor<3x8xf32>) attrs = {jaxc.dft_scale = 1.250000e-01 : f64, jaxc.dft_sign = 1 : i64}
+// CHECK: ^bb0(%[[IN:.+]]: complex<f32>, %[[OUT:.+]]: f32):
+// CHECK: %[[J:.+]] = linalg.index 2 : index
+// CHECK: arith.cmpi eq, %[[J]]
+// CHECK: %[[W:.+]] = arith.select
+// CHECK: complex.re %[[IN]]
+// CHECK: complex.im %[[IN]]
+// CHECK: %[[T:.+]] = arith.mulf %[[W]]
+// CHECK: arith.addf %[[OUT]], %[[T]] : f32
+func.func @hermitian_dft(%x: tensor<3x5xcomplex<f32>>) -> tensor<3x8xf32> {
+  %0 = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 0.125 : tensor<3x5xcomplex<f32>> -> tensor<3x8xf32>
+  return %0 : tensor<3x8xf32>
+}
