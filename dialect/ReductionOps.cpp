@@ -304,36 +304,33 @@ LogicalResult ConvGeneralDilatedOp::inferReturnTypes(MLIRContext *, std::optiona
   return success();
 }
 
-LogicalResult DftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-    DftOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
-  StringRef name = getOperationName();
-  RankedTensorType in = getStaticTensor(loc, name, adaptor.getOperands()[0], "operand");
-  if (!in || !adaptor.getAxisAttr() || !adaptor.getSignAttr() || !adaptor.getScaleAttr())
-    return failure();
+LogicalResult DftOp::verify() {
+  auto in = llvm::cast<RankedTensorType>(getOperand().getType());
+  auto out = llvm::cast<RankedTensorType>(getResult().getType());
   Type element = in.getElementType();
   if (auto complex = llvm::dyn_cast<ComplexType>(element))
     element = complex.getElementType();
-  if (!element.isF32() && !element.isF64()) {
-    emitOpErrorAt(loc, name) << "operand " << in
-                             << " must have f32, f64, complex<f32> or complex<f64> elements";
-    return failure();
+  if (!element.isF32() && !element.isF64())
+    return emitOpError() << "operand " << in << " must have f32, f64, complex<f32> or complex<f64> elements";
+  if (in.getRank() < 1)
+    return emitOpError() << "operand " << in << " must have an axis to transform (rank >= 1)";
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for operand " << in << " (0 <= axis < "
+                         << in.getRank() << ")";
+  if (getSign() != 1 && getSign() != -1)
+    return emitOpError() << "sign must be -1 (forward) or 1 (inverse), got " << getSign();
+  if (out.getElementType() != ComplexType::get(element))
+    return emitOpError() << "result " << out << " must have " << ComplexType::get(element) << " elements";
+  if (out.getRank() != in.getRank())
+    return emitOpError() << "result " << out << " must have the operand's rank " << in.getRank();
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t m = out.getDimSize(d), n = in.getDimSize(d);
+    if (d == axis ? m > n || (m < 1 && n > 0) : m != n)
+      return emitOpError() << "result " << out << " does not fit operand " << in << ": "
+                           << (d == axis ? "the axis must hold 1 to n of the operand's n points"
+                                         : "the other axes must be the operand's");
   }
-  if (in.getRank() < 1) {
-    emitOpErrorAt(loc, name) << "operand " << in << " must have an axis to transform (rank >= 1)";
-    return failure();
-  }
-  int64_t axis = adaptor.getAxis();
-  if (axis < 0 || axis >= in.getRank()) {
-    emitOpErrorAt(loc, name) << "axis " << axis << " is out of range for operand " << in
-                             << " (0 <= axis < " << in.getRank() << ")";
-    return failure();
-  }
-  int64_t sign = adaptor.getSign();
-  if (sign != 1 && sign != -1) {
-    emitOpErrorAt(loc, name) << "sign must be -1 (forward) or 1 (inverse), got " << sign;
-    return failure();
-  }
-  inferred.push_back(RankedTensorType::get(in.getShape(), ComplexType::get(element)));
   return success();
 }
 

@@ -133,26 +133,30 @@ def Jaxc_ConvGeneralDilatedOp : Jaxc_Op<"conv_general_dilated", [Pure,
   }];
 }
 
-def Jaxc_DftOp : Jaxc_Op<"dft", [Pure, InferTypeOpAdaptor]> {
+def Jaxc_DftOp : Jaxc_Op<"dft", [Pure]> {
   let summary = "discrete Fourier transform along one axis";
   let description = [{
     `scale * sum_j x_j exp(sign 2 pi i j k / n)` for every sequence `x` along
     axis `axis` (n points), at every position of the other axes: `sign = -1`
     is the forward transform, `+1` the unscaled inverse. The operand is
     complex, or real (f32, f64: imaginary parts zero); the result is complex
-    of the operand's shape. `lax.fft` is built on it; on the CPU it is a call
-    of the compiled FFT, which reads sequences along any axis where they are
-    (rows, columns), and `jaxc-expand-dft` rewrites it into matrix products
-    (Cooley-Tukey, Bluestein) where no FFT library is called.
+    of the operand's shape, or holds only the first m <= n frequencies on
+    the axis (its type says m: a real FFT keeps n//2 + 1). `lax.fft` is
+    built on it; on the CPU it is a call of the compiled FFT, which reads
+    sequences along any axis where they are (rows, columns), and
+    `jaxc-expand-dft` rewrites it into matrix products (Cooley-Tukey,
+    Bluestein) where no FFT library is called.
 
     ```mlir
     %y = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<256x1024xcomplex<f32>> -> tensor<256x1024xcomplex<f32>>
     %c = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<256x1024xcomplex<f32>> -> tensor<256x1024xcomplex<f32>>
     %z = jaxc.dft %r, axis = 0, sign = 1, scale = 0.125 : tensor<8xf64> -> tensor<8xcomplex<f64>>
+    %h = jaxc.dft %r, axis = 0, sign = -1, scale = 1.0 : tensor<8xf64> -> tensor<5xcomplex<f64>>
     ```
   }];
   let arguments = (ins Jaxc_InexactTensor:$operand, I64Attr:$axis, I64Attr:$sign, F64Attr:$scale);
   let results = (outs Jaxc_ComplexTensor:$result);
+  let hasVerifier = 1;
   let assemblyFormat = "$operand `,` `axis` `=` $axis `,` `sign` `=` $sign `,` `scale` `=` $scale attr-dict `:` type($operand) `->` type($result)";
 }
 

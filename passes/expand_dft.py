@@ -42,16 +42,16 @@ def expand_dft(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool = T
 def _expand(op: ir.Operation) -> None:
     """Replace `op` by the program: built in a private function, inlined."""
     from jaxc.core import emitting
-    from jaxc.lax._fft import dft_program, hermitian_program
+    from jaxc.lax._fft import hermitian_program, truncated_program
     axis, sign, scale = integer(op, "axis"), integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value
     fn, block = new_function(module_of(op), "dft_program", [op.operands[0].type], op.location)
     with emitting(block, op.location) as e:
         x = e.wrap(block.arguments[0])
+        points = ir.RankedTensorType(op.results[0].type).shape[axis]
         if op.name == "jaxc.hermitian_dft":
-            n = ir.RankedTensorType(op.results[0].type).shape[axis]
-            result = hermitian_program(x, n, sign, scale, axis).value
+            result = hermitian_program(x, points, sign, scale, axis).value
         else:
-            result = dft_program(x, sign, scale, axis).value
+            result = truncated_program(x, sign, scale, axis, points).value
     finish_function(fn, block, [result], op.location)
     inline_call(op, fn)
     fn.erase()

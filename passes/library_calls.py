@@ -19,17 +19,18 @@ read); batch loops must have been tiled to one iteration:
 
 A DFT's generic
 marked ``library_call = "jaxc_dft_f32"`` (or f64) calls fft.c with the
-counts (points, sequences, parts: 2 for complex elements, 1 for real), each
+counts (points, outputs: the frequencies kept, sequences, parts: 2 for
+complex elements, 1 for real), each
 operand's pointer, then its offset, part stride and strides along the
 sequences and the points, all counted in parts (a complex element is two),
 the sign and the scale:
 
-    func.call @jaxc_dft_f32(%n, %sequences, %parts, %px, %offset_x, %part_stride_x, %strides_x#0,
-                            %strides_x#1, %py, ..., %sign, %scale) : (index x 14, f64) -> ()
+    func.call @jaxc_dft_f32(%n, %outputs, %sequences, %parts, %px, %offset_x, %part_stride_x, %strides_x#0,
+                            %strides_x#1, %py, ..., %sign, %scale) : (index x 15, f64) -> ()
 
 A `jaxc.hermitian_dft`'s (``"jaxc_hermitian_dft_f32"``, a real output)
-passes the output's points and the sequences, no parts, and no part stride
-for the real output: (index x 12, f64).
+passes the output's points and the sequences, no outputs or parts, and no
+part stride for the real output: (index x 12, f64).
 """
 from __future__ import annotations
 
@@ -159,17 +160,20 @@ def _call_dft(op: ir.Operation, name: str) -> None:
         raise LibraryCallError(f"the input ({x_type.element_type}) must be {' or '.join(inputs)} and the "
                                f"output ({y_type.element_type}) {output}")
     index = ir.IndexType.get()
-    _declare(op, name, [index] * (12 if hermitian else 14) + [ir.F64Type.get()])
+    _declare(op, name, [index] * (12 if hermitian else 15) + [ir.F64Type.get()])
     sequence_dim, point_dim = (1, 0) if dft_in_columns(op) else (0, 1)
     with ir.InsertionPoint(op), op.location:
         two = arith.ConstantOp(index, 2).result
-        # the points (of the output: a Hermitian input holds n//2 + 1) and sequences (the
-        # tiles' sizes may be dynamic), and a plain DFT's parts of the input
-        sizes = memref.ExtractStridedMetadataOp(op.operands[1]).results[2:4]
-        arguments: list[ir.Value] = [sizes[point_dim], sizes[sequence_dim]]
-        if not hermitian:
+        # the transform's points n (a DFT's input's; a Hermitian DFT's output's: its input
+        # holds n//2 + 1), a DFT's outputs (its first frequencies), the sequences (the tiles'
+        # sizes may be dynamic), and a DFT's parts of the input
+        x_sizes, y_sizes = (memref.ExtractStridedMetadataOp(v).results[2:4] for v in op.operands)
+        if hermitian:
+            arguments: list[ir.Value] = [y_sizes[point_dim], y_sizes[sequence_dim]]
+        else:
             complex_input = isinstance(x_type.element_type, ir.ComplexType)
-            arguments.append(arith.ConstantOp(index, 2 if complex_input else 1).result)
+            arguments = [x_sizes[point_dim], y_sizes[point_dim], y_sizes[sequence_dim],
+                         arith.ConstantOp(index, 2 if complex_input else 1).result]
         for value in op.operands:
             meta = memref.ExtractStridedMetadataOp(value)
             strides = meta.results[4:6]

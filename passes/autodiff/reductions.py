@@ -13,7 +13,9 @@
     dft             linear: forward applies it to the tangent; the DFT
                     matrix is symmetric, so its adjoint (a transpose
                     without conjugation, JAX's convention) is the same
-                    DFT; a real operand takes the real part of that
+                    DFT (of the cotangent padded with zeros where the op
+                    kept only the first frequencies); a real operand takes
+                    the real part of that
     hermitian_dft   linear: forward applies it to the tangent; the adjoint
                     is the same DFT of the cotangent (made complex), the
                     conjugates of the mirrored points added to the points
@@ -183,8 +185,16 @@ def _dft_jvp(op, xs, ys, ts):
 
 
 def _dft_vjp(op, xs, ys, cts):
+    """The same DFT of the cotangent (zero-padded back to n points when the
+    op kept fewer frequencies)."""
     from jaxc.lax._fft import dft
-    ct = dft(cts[0], integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value, integer(op, "axis"))
+    axis, ct = integer(op, "axis"), cts[0]
+    n, m = xs[0].shape[axis], ys[0].shape[axis]
+    if m < n:
+        padding = [(0, 0, 0)] * ct.ndim
+        padding[axis] = (0, n - m, 0)
+        ct = lax.pad(ct, lax.full((), 0, ct.dtype), padding)
+    ct = dft(ct, integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value, axis)
     return [ct if xs[0].dtype.kind == "c" else lax.real(ct)]
 
 

@@ -194,8 +194,9 @@ DFT_SIGN, DFT_SCALE = "jaxc.dft_sign", "jaxc.dft_scale"  # on the generic a jaxc
 
 
 def dft(op, elements):
-    """`_along_axis` with the direct sum of the DFT."""
-    return _along_axis(op, _dft_term)
+    """`_along_axis` with the direct sum of the DFT (of the operand's
+    points; the result may keep only the first frequencies)."""
+    return _along_axis(op, _dft_term, transform_of="operand")
 
 
 def hermitian_dft(op, elements):
@@ -203,7 +204,7 @@ def hermitian_dft(op, elements):
     sequence: the points 1 .. n/2 stand for their mirrored conjugates too
     (weight 2: the sum of a term and its conjugate is twice its real part),
     0 and n/2 (n even) for themselves; only real parts are summed."""
-    return _along_axis(op, _hermitian_term)
+    return _along_axis(op, _hermitian_term, transform_of="result")
 
 
 def _dft_term(value, acc, wr, wi, point, n, result_type):
@@ -224,36 +225,37 @@ def _hermitian_term(value, acc, wr, wi, point, n, result_type):
     return arith.addf(acc, arith.mulf(weight, real))
 
 
-def _along_axis(op, term):
+def _along_axis(op, term, transform_of: str):
     """(A, n, B) around the axis: rows (A, n) when B = 1, columns (n, B) when
     A = 1, else the rows of the transposed (A, B, n) and back; the result has
-    the operand's layout with its own number of points."""
+    the operand's layout with its own number of points. The transform's
+    length n is the operand's or the result's points (`transform_of`)."""
     from .shape import _reshape
     x, axis = op.operands[0], ir.IntegerAttr(op.attributes["axis"]).value
     shape, out = shape_of(x), op.results[0].type
     n_in, n_out = shape[axis], shape_of(out)[axis]
+    n = n_in if transform_of == "operand" else n_out
     before, after = pymath.prod(shape[:axis]), pymath.prod(shape[axis + 1:])
     x_element, y_element = element_type(x), element_type(out)
     if after == 1 or before == 1:
         columns = after > 1
         x2 = _reshape(x, ir.RankedTensorType.get([n_in, after] if columns else [before, n_in], x_element))
         y2 = ir.RankedTensorType.get([n_out, after] if columns else [before, n_out], y_element)
-        return [_reshape(_direct_sum(op, x2, y2, columns, term), out)]
+        return [_reshape(_direct_sum(op, x2, y2, columns, term, n), out)]
     x3 = _reshape(x, ir.RankedTensorType.get([before, n_in, after], x_element))
     rows = linalg.transpose(x3, outs=[empty([before, after, n_in], x_element)], permutation=[0, 2, 1]).results[0]
     y = _direct_sum(op, _reshape(rows, ir.RankedTensorType.get([before * after, n_in], x_element)),
-                    ir.RankedTensorType.get([before * after, n_out], y_element), False, term)
+                    ir.RankedTensorType.get([before * after, n_out], y_element), False, term, n)
     y3 = _reshape(y, ir.RankedTensorType.get([before, after, n_out], y_element))
     back = linalg.transpose(y3, outs=[empty([before, n_out, after], y_element)], permutation=[0, 2, 1]).results[0]
     return [_reshape(back, out)]
 
 
-def _direct_sum(op, x2, result, columns: bool, term):
+def _direct_sum(op, x2, result, columns: bool, term, n: int):
     """The generic over (c, k, j) (sequence, output point, input point) of a
     2-D x, sequences in rows (c, j) -> (c, k) or columns (j, c) -> (k, c):
-    acc = term(x, acc, scale cos t, scale sin t, j, n, type), t = sign 2 pi ((j k)
-    mod n) / n with n the output's points."""
-    n = shape_of(result)[0 if columns else 1]
+    acc = term(x, acc, scale cos t, scale sin t, j, n, type), t = sign 2 pi
+    ((j k) mod n) / n, n the transform's length."""
     part = result.element_type
     if isinstance(part, ir.ComplexType):
         part = ir.ComplexType(part).element_type

@@ -24,7 +24,7 @@ import pytest
 from jaxc.runtime import cpu
 
 L = ctypes.c_long
-ARGTYPES = [L, L, L, ctypes.c_void_p, L, L, L, L, ctypes.c_void_p, L, L, L, L, L, ctypes.c_double]
+ARGTYPES = [L, L, L, L, ctypes.c_void_p, L, L, L, L, ctypes.c_void_p, L, L, L, L, L, ctypes.c_double]
 TOLERANCE = {np.float32: 1e-5, np.float64: 1e-12}
 SIZES = [1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 31, 64, 100, 127, 128, 1000, 1009, 1024, 2 * 1009, 4096]
 COLUMNS = [1, 3, 16, 17, 40, 47]
@@ -60,13 +60,16 @@ def _where(view, base):
 
 
 def _call(library, x, y, sign=-1, scale=1.0, x_base=None, y_base=None):
-    """The transform of x (parts, columns, n) into y (2, columns, n), both views
-    (of x_base / y_base when given, with offsets)."""
+    """The transform of x (parts, columns, n) into y (2, columns, m), its
+    first m <= n frequencies, both views (of x_base / y_base when given,
+    with offsets)."""
     parts, columns, n = x.shape
-    assert y.shape == (2, columns, n) and x.dtype == y.dtype
+    outputs = y.shape[-1]
+    assert y.shape == (2, columns, outputs) and outputs <= n and x.dtype == y.dtype
     xp, xo, (xps, xcs, xs) = _where(x, x_base)
     yp, yo, (yps, ycs, ys) = _where(y, y_base)
-    _entry(library, x.dtype.type)(n, columns, parts, xp, xo, xps, xcs, xs, yp, yo, yps, ycs, ys, sign, scale)
+    _entry(library, x.dtype.type)(n, outputs, columns, parts, xp, xo, xps, xcs, xs, yp, yo, yps, ycs, ys, sign,
+                                  scale)
 
 
 def _reference(x, sign, scale):
@@ -177,10 +180,10 @@ def test_no_columns_does_nothing(library):
     for dtype in (np.float32, np.float64):
         y = np.full((2, 0, 8), 7, dtype)
         entry = _entry(library, dtype)
-        entry(8, 0, 2, None, 0, 0, 8, 1, None, 0, 0, 8, 1, -1, 1.0)  # no pointer is touched
+        entry(8, 8, 0, 2, None, 0, 0, 8, 1, None, 0, 0, 8, 1, -1, 1.0)  # no pointer is touched
         x = np.ones((2, 4, 8), dtype)
         y = np.full((2, 4, 8), 7, dtype)
-        entry(8, 0, 2, x.ctypes.data, 0, 32, 8, 1, y.ctypes.data, 0, 32, 8, 1, -1, 1.0)
+        entry(8, 8, 0, 2, x.ctypes.data, 0, 32, 8, 1, y.ctypes.data, 0, 32, 8, 1, -1, 1.0)
         assert (y == 7).all()
 
 
@@ -362,7 +365,7 @@ def guarded(shape, dtype):
 
 for dtype, name in ((np.float32, "f32"), (np.float64, "f64")):
     entry = getattr(library, "_mlir_ciface_jaxc_dft_" + name)
-    entry.argtypes = [ctypes.c_long] * 3 + [ctypes.c_void_p] + [ctypes.c_long] * 4 + [ctypes.c_void_p] \\
+    entry.argtypes = [ctypes.c_long] * 4 + [ctypes.c_void_p] + [ctypes.c_long] * 4 + [ctypes.c_void_p] \\
         + [ctypes.c_long] * 5 + [ctypes.c_double]
     for n in (1, 7, 16, 17, 40, 1009):
         for columns in (1, 5, 17, 33):
@@ -375,7 +378,7 @@ for dtype, name in ((np.float32, "f32"), (np.float64, "f64")):
                     for y_transposed in (False, True):
                         y = guarded((2, n, columns) if y_transposed else (2, columns, n), dtype)
                         ys = (n * columns, 1, columns) if y_transposed else (columns * n, n, 1)
-                        entry(n, columns, parts, x.ctypes.data, 0, xps, xcs, xs, y.ctypes.data, 0, *ys, -1, 1.0)
+                        entry(n, n, columns, parts, x.ctypes.data, 0, xps, xcs, xs, y.ctypes.data, 0, *ys, -1, 1.0)
                         assert abs(float(y[0].max()) - n) <= 1e-3 * n, (n, columns)
 print("ok")
 """
@@ -395,7 +398,7 @@ import ctypes, sys, threading, _ctypes
 import numpy as np
 library = ctypes.CDLL(sys.argv[1])
 entry = library._mlir_ciface_jaxc_dft_f32
-entry.argtypes = [ctypes.c_long] * 3 + [ctypes.c_void_p] + [ctypes.c_long] * 4 + [ctypes.c_void_p] \\
+entry.argtypes = [ctypes.c_long] * 4 + [ctypes.c_void_p] + [ctypes.c_long] * 4 + [ctypes.c_void_p] \\
     + [ctypes.c_long] * 5 + [ctypes.c_double]
 entry.restype = None
 x = np.ones((2, 3, 64), np.float32)
@@ -403,7 +406,7 @@ y = np.zeros((2, 3, 64), np.float32)
 done, unloaded = threading.Event(), threading.Event()
 
 def work():
-    entry(64, 3, 2, x.ctypes.data, 0, 192, 64, 1, y.ctypes.data, 0, 192, 64, 1, -1, 1.0)
+    entry(64, 64, 3, 2, x.ctypes.data, 0, 192, 64, 1, y.ctypes.data, 0, 192, 64, 1, -1, 1.0)
     done.set()
     unloaded.wait()  # this thread's work buffers outlive the library
 
@@ -428,11 +431,12 @@ def test_a_thread_ending_after_the_library_is_unloaded():
 # exported programs carry their own copy
 
 PROGRAM_IR = """
-declare void @_mlir_ciface_jaxc_dft_{t}(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, double)
+declare void @_mlir_ciface_jaxc_dft_{t}(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                                        double)
 
-define void @run_dft_{t}(i64 %n, i64 %c, i64 %p, i64 %x, i64 %xo, i64 %xps, i64 %xcs, i64 %xs,
+define void @run_dft_{t}(i64 %n, i64 %o, i64 %c, i64 %p, i64 %x, i64 %xo, i64 %xps, i64 %xcs, i64 %xs,
                          i64 %y, i64 %yo, i64 %yps, i64 %ycs, i64 %ys, i64 %sign, double %scale) {{
-  call void @_mlir_ciface_jaxc_dft_{t}(i64 %n, i64 %c, i64 %p, i64 %x, i64 %xo, i64 %xps, i64 %xcs, i64 %xs,
+  call void @_mlir_ciface_jaxc_dft_{t}(i64 %n, i64 %o, i64 %c, i64 %p, i64 %x, i64 %xo, i64 %xps, i64 %xcs, i64 %xs,
                                       i64 %y, i64 %yo, i64 %yps, i64 %ycs, i64 %ys, i64 %sign, double %scale)
   ret void
 }}
@@ -453,7 +457,7 @@ def test_exported_program_carries_the_library(tmp_path):
         for n in (12, 1009):
             x = _data(rng, (2, 20, n), dtype)
             y = np.empty_like(x)
-            run(n, 20, 2, x.ctypes.data, 0, 20 * n, n, 1, y.ctypes.data, 0, 20 * n, n, 1, -1, 1.0)
+            run(n, n, 20, 2, x.ctypes.data, 0, 20 * n, n, 1, y.ctypes.data, 0, 20 * n, n, 1, -1, 1.0)
             _check(y, _reference(x, -1, 1.0), dtype, f"exported {name} n={n}")
 
 
@@ -573,3 +577,32 @@ def test_exported_program_calling_only_the_hermitian_transform(tmp_path):
     y = np.empty((20, 12))
     program.run(12, 20, x.ctypes.data, 0, 20 * 7, 7, 1, y.ctypes.data, 0, 12, 1, 1, 1.0 / 12)
     np.testing.assert_allclose(y, _hermitian_reference(x, 12, 1, 1.0 / 12), rtol=1e-12, atol=1e-12)
+
+
+# --------------------------------------------------------------------------
+# the first frequencies only (a real FFT's n//2 + 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 7, 16, 64, 100, 1009, 4096, 2 ** 16])
+def test_first_frequencies_only(library, n, dtype):
+    """Only y's first m points are written (the rest of the row keeps its
+    sentinel), on every path: blocks, pairs of real blocks, a few long
+    columns (no split then), Bluestein a column at a time, the direct sums."""
+    rng = np.random.default_rng(n + 1)
+    for family in (0, 1):
+        if family == 1 and n > 1009:
+            continue  # the direct sums are O(n^2)
+        library.jaxc_dft_use_family(family)
+        try:
+            for columns in (1, 3, 40):
+                for parts in (1, 2):
+                    x = _data(rng, (parts, columns, n), dtype)
+                    for m in sorted({1, n // 2 + 1, n}):
+                        y = np.full((2, columns, m + 3), -7.0, dtype)
+                        _call(library, x, y[:, :, :m], -1, 0.5, y_base=y)
+                        _check(y[:, :, :m], _reference(x, -1, 0.5)[:, :m], dtype,
+                               f"family {family} n={n} m={m} columns={columns} parts={parts}")
+                        assert (y[:, :, m:] == -7.0).all(), "wrote past the first m points"
+        finally:
+            library.jaxc_dft_use_family(0)

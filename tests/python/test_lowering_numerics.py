@@ -1168,7 +1168,8 @@ def _dft_cases():
             ("real", (7,), 0, F32, -1, 1.0), ("real-f64-scaled", (3, 10), 1, F64, 1, 0.5),
             ("bluestein", (4, 67), 1, C64, -1, 1.0), ("one-point", (5, 1), 1, C64, 1, 2.0),
             ("columns", (9, 2, 3), 0, C64, -1, 1.0), ("real-columns", (6, 5), 0, F64, 1, 0.25),
-            ("middle-axis", (2, 6, 3), 1, C64, -1, 1.0)):
+            ("middle-axis", (2, 6, 3), 1, C64, -1, 1.0), ("first-frequencies", (3, 10), 1, F32, -1, 1.0),
+            ("first-frequencies-columns", (9, 4), 0, C128, 1, 0.5)):
         x = rng.standard_normal(shape)
         if dt.kind == "c":
             x = x + 1j * rng.standard_normal(shape)
@@ -1177,6 +1178,8 @@ def _dft_cases():
         kernel = np.exp(sign * 2j * np.pi * (np.outer(np.arange(n), np.arange(n)) % n) / n)
         out = C64 if dt in (C64, F32) else C128
         exp = np.moveaxis(scale * (np.moveaxis(x.astype(np.complex128), axis, -1) @ kernel), -1, axis).astype(out)
+        if name.startswith("first-frequencies"):  # a real FFT's n//2 + 1
+            exp = np.take(exp, range(n // 2 + 1), axis=axis)
         rtol, atol = TOL[out]
         DFT_CASES.append(add(Case(
             f"dft-{name}", "dft", [x],

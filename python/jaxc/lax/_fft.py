@@ -23,12 +23,13 @@ A length n is done there
 - a prime above `_DIRECT_MAX` (or a factor n2 that is one): Bluestein's
   algorithm, a convolution of length M >= 2n - 1, M a power of two.
 
-A real input skips the imaginary half of the first product. RFFT keeps the
-first n//2 + 1 frequencies; IRFFT mirrors the conjugates back in and keeps
-the real part; the inverse uses sign +1 and scale 1/n. jit, grad and vmap
-apply through the op's rules (the DFT matrix is symmetric, so the
-transpose of a DFT is the same DFT, as in JAX; an eager call runs the ops
-as one jitted program):
+A real input skips the imaginary half of the first product. RFFT's first
+axis is a `jaxc.dft` that keeps the first n//2 + 1 frequencies; IRFFT's
+last a `jaxc.hermitian_dft` (n//2 + 1 complex points to n real ones; its
+program mirrors the conjugates back in and keeps the real part); the
+inverse uses sign +1 and scale 1/n. jit, grad and vmap apply through the
+ops' rules (the DFT matrix is symmetric, so the transpose of a DFT is the
+same DFT, as in JAX; an eager call runs the ops as one jitted program):
 
     lax.fft(x, FftType.FFT, (256, 1024))    # x: complex64[256, 1024]
       -> %y = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0
@@ -150,7 +151,18 @@ def _bluestein(z: Any, sign: int, scale: float) -> Any:
     return _times_constant(conv, scale * chirp[:, None])
 
 
-DFT = _ops._primitive("dft", lambda x, axis, sign, scale: jd.DftOp(x, axis, sign, scale).result,
+def _dft_op(x: Any, points: int, axis: int, sign: int, scale: float) -> Any:
+    """The op, its result type (complex, `points` frequencies on the axis) spelled out."""
+    operand = ir.RankedTensorType(x.type)
+    shape = list(operand.shape)
+    shape[axis] = points
+    part = operand.element_type
+    if isinstance(part, ir.ComplexType):
+        part = ir.ComplexType(part).element_type
+    return jd.DftOp(ir.RankedTensorType.get(shape, ir.ComplexType.get(part)), x, axis, sign, scale).result
+
+
+DFT = _ops._primitive("dft", lambda x, points, axis, sign, scale: _dft_op(x, points, axis, sign, scale),
                       weak=_ops._never_weak)
 
 
@@ -177,13 +189,17 @@ def complex_dtype(dtype: np.dtype) -> np.dtype:
     return dtypes.complex64 if dtype in (dtypes.float32, dtypes.complex64) else dtypes.complex128
 
 
-def dft(x: Any, sign: int = -1, scale: float = 1.0, axis: int = -1) -> Any:
+def dft(x: Any, sign: int = -1, scale: float = 1.0, axis: int = -1, points: int | None = None) -> Any:
     """`jaxc.dft`: scale * the DFT (sign -1; +1: the unscaled inverse) along
     axis `axis` (negative: from the end) of a real or complex array, complex
-    of the same shape."""
-    if 0 in x.shape:
-        return _ops.full(x.shape, 0, complex_dtype(x.dtype))
-    return DFT.bind(x, axis=axis % x.ndim, sign=int(sign), scale=float(scale))
+    of the same shape, or only its first `points` frequencies on the axis."""
+    axis %= x.ndim
+    points = x.shape[axis] if points is None else int(points)
+    if 0 in x.shape or points == 0:
+        shape = list(x.shape)
+        shape[axis] = points
+        return _ops.full(tuple(shape), 0, complex_dtype(x.dtype))
+    return DFT.bind(x, points=points, axis=axis, sign=int(sign), scale=float(scale))
 
 
 def hermitian_dft(x: Any, n: int, sign: int = 1, scale: float = 1.0, axis: int = -1) -> Any:
@@ -229,6 +245,12 @@ def dft_program(x: Any, sign: int, scale: float, axis: int) -> Any:
     if before > 1:
         y = _ops.transpose(y, tuple(int(d) for d in np.argsort(order)))
     return _ops.complex(*(_ops.reshape(_part(y, i), shape) for i in (0, 1)))
+
+
+def truncated_program(x: Any, sign: int, scale: float, axis: int, points: int) -> Any:
+    """`dft_program`, its first `points` frequencies on the axis."""
+    y = dft_program(x, sign, scale, axis)
+    return y if points == x.shape[axis] else _slice(y, axis, 0, points)
 
 
 def _forward(x: Any, axis: int) -> Any:
@@ -326,8 +348,8 @@ def _eager_transform() -> Any:
 def _transform(x: Any, kind: FftType, lengths: tuple[int, ...], axes: tuple[int, ...]) -> Any:
     """The checked transform, as ops: one `jaxc.dft` per axis."""
     axes = list(axes)
-    if kind == FftType.RFFT:  # the last axis first: a real input to it
-        x = _slice(_forward(x, axes[-1]), axes[-1], 0, lengths[-1] // 2 + 1)
+    if kind == FftType.RFFT:  # the last axis first: a real input to it, its first n//2 + 1 frequencies
+        x = dft(x, -1, 1.0, axes[-1], lengths[-1] // 2 + 1)
         axes = axes[:-1]
     inverse = kind in (FftType.IFFT, FftType.IRFFT)
     for axis in axes[:-1] if kind == FftType.IRFFT else axes:

@@ -1,14 +1,15 @@
 /* Discrete Fourier transforms for compiled CPU code, f32 and f64, on
    AVX-512, AVX2+FMA and SSE2: for `columns` sequences of n points,
 
-       Y[c, k] = scale * sum_(j < n) X[c, j] exp(sign 2 pi i j k / n)    (sign -1 or +1)
+       Y[c, k] = scale * sum_(j < n) X[c, j] exp(sign 2 pi i j k / n)    (sign -1 or +1, k < outputs <= n)
 
    X real (parts = 1) or complex (parts = 2: real and imaginary planes, or
    complex elements in place, part stride 1 and point stride 2, as
-   jaxc.dft's call passes a complex64/128 memref), Y always complex, any
+   jaxc.dft's call passes a complex64/128 memref), Y always complex, its
+   first `outputs` frequencies written (a real FFT keeps n/2 + 1), any
    strides and offsets as MLIR memref descriptors give them (in parts):
 
-       void _mlir_ciface_jaxc_dft_f32(long n, long columns, long parts,
+       void _mlir_ciface_jaxc_dft_f32(long n, long outputs, long columns, long parts,
                intptr_t x, long x_offset, long x_part_stride, long x_column_stride, long x_stride,
                intptr_t y, long y_offset, long y_part_stride, long y_column_stride, long y_stride,
                long sign, double scale);          (and _f64; element (p, c, j) of x is at
@@ -457,11 +458,11 @@ static int family(void)
 /* The O(n^2) sums, in double, with no memory but the stack: what a call
    computes when there is no memory for a plan or the work buffers. */
 #define DIRECT(T, NAME)                                                                                   \
-    static void NAME(long n, long columns, long parts, const T *x, long xps, long xcs, long xs, T *y,    \
-                     long yps, long ycs, long ys, long sign, double scale)                                \
+    static void NAME(long n, long outputs, long columns, long parts, const T *x, long xps, long xcs,      \
+                     long xs, T *y, long yps, long ycs, long ys, long sign, double scale)                 \
     {                                                                                                     \
         for (long c = 0; c < columns; c++)                                                                \
-            for (long k = 0; k < n; k++) {                                                                \
+            for (long k = 0; k < outputs; k++) {                                                          \
                 double re = 0, im = 0;                                                                    \
                 for (long j = 0, e = 0; j < n; j++) { /* e = j k mod n */                                 \
                     const double angle = 2 * M_PI * ((double)e / (double)n);                              \
@@ -507,31 +508,33 @@ DIRECT_HERMITIAN(double, direct_hermitian_f64)
 #undef DIRECT_HERMITIAN
 
 #define ENTRY(T, TYPE, F32)                                                                                        \
-    void _mlir_ciface_jaxc_dft_##TYPE(long n, long columns, long parts, intptr_t x, long x_offset,                \
+    void _mlir_ciface_jaxc_dft_##TYPE(long n, long outputs, long columns, long parts, intptr_t x, long x_offset,  \
                                       long x_part_stride, long x_column_stride, long x_stride, intptr_t y,        \
                                       long y_offset, long y_part_stride, long y_column_stride, long y_stride,     \
                                       long sign, double scale)                                                    \
     {                                                                                                              \
-        if (n <= 0 || columns <= 0)                                                                                \
+        if (n <= 0 || columns <= 0 || outputs <= 0)                                                                \
             return;                                                                                                \
+        if (outputs > n)                                                                                           \
+            outputs = n;                                                                                           \
         const T *xs = (const T *)x + x_offset;                                                                     \
         T *ys = (T *)y + y_offset;                                                                                 \
         const int use = family();                                                                                  \
         int temporary = 0, failed = 1;                                                                             \
         struct plan *plan = use == FAMILY_DIRECT ? NULL : get_plan(n, F32, &temporary);                           \
         if (plan) {                                                                                                \
-            int (*dft)(const struct plan *, long, long, const T *, long, long, long, T *, long, long, long, int, \
-                       T) = use == FAMILY_AVX512 ? transform_##TYPE##_avx512                                       \
-                            : use == FAMILY_AVX2 ? transform_##TYPE##_avx2                                         \
-                                                 : transform_##TYPE##_sse2;                                        \
-            failed = dft(plan, columns, parts, xs, x_part_stride, x_column_stride, x_stride, ys, y_part_stride,   \
-                         y_column_stride, y_stride, sign > 0, (T)scale);                                           \
+            int (*dft)(const struct plan *, long, long, long, const T *, long, long, long, T *, long, long, long, \
+                       int, T) = use == FAMILY_AVX512 ? transform_##TYPE##_avx512                                  \
+                                 : use == FAMILY_AVX2 ? transform_##TYPE##_avx2                                    \
+                                                      : transform_##TYPE##_sse2;                                   \
+            failed = dft(plan, outputs, columns, parts, xs, x_part_stride, x_column_stride, x_stride, ys,         \
+                         y_part_stride, y_column_stride, y_stride, sign > 0, (T)scale);                            \
             if (temporary)                                                                                         \
                 free_plan(plan);                                                                                   \
         }                                                                                                          \
         if (failed)                                                                                                \
-            direct_##TYPE(n, columns, parts, xs, x_part_stride, x_column_stride, x_stride, ys, y_part_stride,     \
-                          y_column_stride, y_stride, sign > 0 ? 1 : -1, scale);                                    \
+            direct_##TYPE(n, outputs, columns, parts, xs, x_part_stride, x_column_stride, x_stride, ys,           \
+                          y_part_stride, y_column_stride, y_stride, sign > 0 ? 1 : -1, scale);                     \
     }
 ENTRY(float, f32, 1)
 ENTRY(double, f64, 0)

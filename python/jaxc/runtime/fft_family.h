@@ -514,12 +514,13 @@ INLINE void FN(store)(long n, long lanes, const V *r, int re, int im, T *y, long
     }
 }
 
-/* The transform in blocks of W columns through the work buffers. An
-   inverse transform (sign +1) is the forward one with real and imaginary
-   parts exchanged on the way in and out. A real input takes two blocks
-   at once, the second as the imaginary parts (`separate`): half the FFTs.
+/* The transform in blocks of W columns through the work buffers; the
+   first `outputs` points of each are stored. An inverse transform (sign
+   +1) is the forward one with real and imaginary parts exchanged on the
+   way in and out. A real input takes two blocks at once, the second as
+   the imaginary parts (`separate`): half the FFTs.
    Returns 0, or -1 when there is no memory for the work buffers. */
-static int FN(dft)(const struct plan *plan, long columns, long parts, const T *x, long xps, long xcs,
+static int FN(dft)(const struct plan *plan, long outputs, long columns, long parts, const T *x, long xps, long xcs,
                    long xs, T *y, long yps, long ycs, long ys, int inverse, T scale)
 {
     const long n = plan->n, length = plan->inner ? plan->inner->n : n;
@@ -544,10 +545,10 @@ static int FN(dft)(const struct plan *plan, long columns, long parts, const T *x
         if (paired) {
             C *first = r == a ? b : a;
             FN(separate)(n, (V *)r, (V *)first, re, im);
-            FN(store)(n, W, (const V *)first, re, im, y + c0 * ycs, yps, ycs, ys, scale / 2);
-            FN(store)(n, paired, (const V *)r, re, im, y + (c0 + W) * ycs, yps, ycs, ys, scale / 2);
+            FN(store)(outputs, W, (const V *)first, re, im, y + c0 * ycs, yps, ycs, ys, scale / 2);
+            FN(store)(outputs, paired, (const V *)r, re, im, y + (c0 + W) * ycs, yps, ycs, ys, scale / 2);
         } else {
-            FN(store)(n, lanes, (const V *)r, re, im, y + c0 * ycs, yps, ycs, ys, scale);
+            FN(store)(outputs, lanes, (const V *)r, re, im, y + c0 * ycs, yps, ycs, ys, scale);
         }
         c0 += lanes + paired;
     }
@@ -621,14 +622,14 @@ static int FN(split)(const struct plan *plan, long columns, long parts, const T 
     const T *restrict tw = plan->split_twiddles;
     const T conj = inverse ? -1 : 1;
     for (long c = 0; c < columns; c++) {
-        if (FN(dft)(plan->split_outer, n2, parts, x + c * xcs, xps, xs, n2 * xs, t, n, n1, 1, inverse, 1))
+        if (FN(dft)(plan->split_outer, n1, n2, parts, x + c * xcs, xps, xs, n2 * xs, t, n, n1, 1, inverse, 1))
             return -1;
         for (long i = 0; i < n; i++) {
             const T re = t[i], im = t[n + i], wr = tw[2 * i], wi = conj * tw[2 * i + 1];
             t[i] = re * wr - im * wi;
             t[n + i] = re * wi + im * wr;
         }
-        if (FN(dft)(plan->split_inner, n1, 2, t, n, 1, n1, y + c * ycs, yps, ys, n1 * ys, inverse, scale))
+        if (FN(dft)(plan->split_inner, n2, n1, 2, t, n, 1, n1, y + c * ycs, yps, ys, n1 * ys, inverse, scale))
             return -1;
     }
     return 0;
@@ -637,8 +638,8 @@ static int FN(split)(const struct plan *plan, long columns, long parts, const T 
 /* Bluestein a column at a time, for a few columns or long ones (the plan's
    FFT of M points has a split): the sequences of the convolution as two
    planes of M points each, a and b, their FFTs split. */
-static int FN(bluestein_columns)(const struct plan *plan, long columns, long parts, const T *x, long xps,
-                                 long xcs, long xs, T *y, long yps, long ycs, long ys, int inverse, T scale)
+static int FN(bluestein_columns)(const struct plan *plan, long outputs, long columns, long parts, const T *x,
+                                 long xps, long xcs, long xs, T *y, long yps, long ycs, long ys, int inverse, T scale)
 {
     const long n = plan->n, M = plan->inner->n;
     T *restrict a = jaxc_scratch(JAXC_SCRATCH_FFT_BLUESTEIN, 4 * (size_t)M * sizeof(T));
@@ -665,7 +666,7 @@ static int FN(bluestein_columns)(const struct plan *plan, long columns, long par
         if (FN(split)(plan->inner, 1, 2, a, M, 0, 1, b, M, 0, 1, 0, 1))
             return -1;
         T *yr = y + c * ycs, *yi = y + yps + c * ycs;
-        for (long k = 0; k < n; k++) {  /* c conj(B), scaled */
+        for (long k = 0; k < outputs; k++) {  /* c conj(B), scaled */
             const T re = b[k], im = -b[M + k];
             const T u = scale * (re * chirp[2 * k] - im * chirp[2 * k + 1]);
             const T v = scale * (re * chirp[2 * k + 1] + im * chirp[2 * k]);
@@ -686,16 +687,17 @@ INLINE int FN(splits)(const struct plan *plan, long columns, int contiguous)
            (2 * columns < W || (contiguous && 2 * plan->n * sizeof(C) > SPLIT_BYTES && 2 * plan->split_inner->n >= W));
 }
 
-/* fft.c's entry (after the plan): the split or blocks of columns;
-   Bluestein's FFTs likewise. */
-static int FN(transform)(const struct plan *plan, long columns, long parts, const T *x, long xps, long xcs,
-                         long xs, T *y, long yps, long ycs, long ys, int inverse, T scale)
+/* fft.c's entry (after the plan): the split (which writes every point)
+   or blocks of columns; Bluestein's FFTs likewise. */
+static int FN(transform)(const struct plan *plan, long outputs, long columns, long parts, const T *x, long xps,
+                         long xcs, long xs, T *y, long yps, long ycs, long ys, int inverse, T scale)
 {
     if (plan->inner && FN(splits)(plan->inner, columns, 1))
-        return FN(bluestein_columns)(plan, columns, parts, x, xps, xcs, xs, y, yps, ycs, ys, inverse, scale);
-    if (FN(splits)(plan, columns, xs == 1 && ys == 1))
+        return FN(bluestein_columns)(plan, outputs, columns, parts, x, xps, xcs, xs, y, yps, ycs, ys, inverse,
+                                     scale);
+    if (outputs == plan->n && FN(splits)(plan, columns, xs == 1 && ys == 1))
         return FN(split)(plan, columns, parts, x, xps, xcs, xs, y, yps, ycs, ys, inverse, scale);
-    return FN(dft)(plan, columns, parts, x, xps, xcs, xs, y, yps, ycs, ys, inverse, scale);
+    return FN(dft)(plan, outputs, columns, parts, x, xps, xcs, xs, y, yps, ycs, ys, inverse, scale);
 }
 
 #undef CMUL

@@ -117,8 +117,8 @@ func.func @not_library(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %h: tenso
 // The generic of a jaxc.dft (jaxc-to-linalg) becomes a call of the FFT
 // (fft.c): jaxc_dft_f32 or jaxc_dft_f64, the zero init gone (the call
 // writes every element). 256 sequences of 1024 points: the threads take
-// 128 each (whole vectors of 16); the call gets the points, sequences and
-// parts, each operand's pointer, offset, part stride and strides in parts
+// 128 each (whole vectors of 16); the call gets the points, the outputs
+// (all of them), the sequences and parts, each operand's pointer, offset, part stride and strides in parts
 // (a complex element is two), the sign and the scale.
 // CHECK-LABEL: func.func @dft_f32
 // CHECK-NOT: linalg.fill
@@ -126,7 +126,7 @@ func.func @not_library(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %h: tenso
 // CHECK: linalg.generic {{.*}}library_call = "jaxc_dft_f32"{{.*}} ins(%{{.*}} : tensor<128x1024xcomplex<f32>>) outs(%{{.*}} : tensor<128x1024xcomplex<f32>>)
 // CALL-LABEL: func.func @dft_f32
 // CALL: scf.forall
-// CALL: call @jaxc_dft_f32(%c1024, %c128, %c2, %{{.*}}, %{{.*}}, %c1, %c2048, %c2, %{{.*}}, %{{.*}}, %c1, %c2048, %c2, %c-1, %{{.*}}) : (index, index, index, index, index, index, index, index, index, index, index, index, index, index, f64) -> ()
+// CALL: call @jaxc_dft_f32(%c1024, %c1024, %c128, %c2, %{{.*}}, %{{.*}}, %c1, %c2048, %c2, %{{.*}}, %{{.*}}, %c1, %c2048, %c2, %c-1, %{{.*}}) : (index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, f64) -> ()
 // CALL-NOT: linalg.generic
 func.func @dft_f32(%x: tensor<256x1024xcomplex<f32>>) -> tensor<256x1024xcomplex<f32>> {
   %step = arith.constant -0.00613592332 : f32
@@ -165,7 +165,7 @@ func.func @dft_f32(%x: tensor<256x1024xcomplex<f32>>) -> tensor<256x1024xcomplex
 // CHECK-NOT: scf.forall
 // CHECK: linalg.generic {{.*}}library_call = "jaxc_dft_f64"
 // CALL-LABEL: func.func @dft_f64
-// CALL: call @jaxc_dft_f64(%c64, %c40, %c1, %{{.*}}, %c0, %c0, %c64, %c1, %{{.*}}, %c0, %c1, %c128, %c2, %c1, %{{.*}})
+// CALL: call @jaxc_dft_f64(%c64, %c64, %c40, %c1, %{{.*}}, %c0, %c0, %c64, %c1, %{{.*}}, %c0, %c1, %c128, %c2, %c1, %{{.*}})
 func.func @dft_f64(%x: tensor<40x64xf64>) -> tensor<40x64xcomplex<f64>> {
   %step = arith.constant 0.098174770424681 : f64
   %scale = arith.constant 0.015625 : f64
@@ -207,7 +207,7 @@ func.func @dft_f64(%x: tensor<40x64xf64>) -> tensor<40x64xcomplex<f64>> {
 // CHECK: linalg.generic {{.*}}library_call = "jaxc_dft_f32"{{.*}} ins(%{{.*}} : tensor<512x?xcomplex<f32>>)
 // CALL-LABEL: func.func @dft_columns
 // CALL: scf.forall
-// CALL: call @jaxc_dft_f32(%c512, %{{.*}}, %c2, %{{.*}}, %{{.*}}, %c1, %c2, %c514, %{{.*}}, %{{.*}}, %c1, %c2, %c514, %c-1, %{{.*}})
+// CALL: call @jaxc_dft_f32(%c512, %c512, %{{.*}}, %c2, %{{.*}}, %{{.*}}, %c1, %c2, %c514, %{{.*}}, %{{.*}}, %c1, %c2, %c514, %c-1, %{{.*}})
 func.func @dft_columns(%x: tensor<512x257xcomplex<f32>>) -> tensor<512x257xcomplex<f32>> {
   %step = arith.constant -0.0122718466 : f32
   %scale = arith.constant 1.0 : f32
