@@ -167,15 +167,15 @@ def _call_dft(op: ir.Operation, name: str) -> None:
         # the transform's points n (a DFT's input's; a Hermitian DFT's output's: its input
         # holds n//2 + 1), a DFT's outputs (its first frequencies), the sequences (the tiles'
         # sizes may be dynamic), and a DFT's parts of the input
-        x_sizes, y_sizes = (memref.ExtractStridedMetadataOp(v).results[2:4] for v in op.operands)
+        metas = [memref.ExtractStridedMetadataOp(v) for v in op.operands]
+        x_sizes, y_sizes = (meta.results[2:4] for meta in metas)
         if hermitian:
             arguments: list[ir.Value] = [y_sizes[point_dim], y_sizes[sequence_dim]]
         else:
             complex_input = isinstance(x_type.element_type, ir.ComplexType)
             arguments = [x_sizes[point_dim], y_sizes[point_dim], y_sizes[sequence_dim],
                          arith.ConstantOp(index, 2 if complex_input else 1).result]
-        for value in op.operands:
-            meta = memref.ExtractStridedMetadataOp(value)
+        for value, meta in zip(op.operands, metas):
             strides = meta.results[4:6]
             complex_ = isinstance(ir.MemRefType(value.type).element_type, ir.ComplexType)
             # a complex element is two parts: offsets and strides in parts, the imaginary one next;

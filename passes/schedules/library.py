@@ -265,7 +265,7 @@ def describe_dft(op: ir.Operation, ident: int) -> Kernel | None:
     columns = dft_in_columns(op)
     (n_in, sequences), n_out = (x.shape, y.shape[0]) if columns else (reversed(x.shape), y.shape[1])
     body = tuple(inner.operation.name for inner in op.regions[0].blocks[0].operations)
-    maps = [[2, 0], [1, 0]] if columns else [[0, 2], [0, 1]]
+    maps: list[list[int] | None] = [[2, 0], [1, 0]] if columns else [[0, 2], [0, 1]]
     return Kernel(op, ident, (sequences, n_out, n_in), ("parallel", "parallel", "reduction"), maps,
                   1, 1, 64 if part == "f64" else 32, body)
 

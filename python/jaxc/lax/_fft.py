@@ -347,7 +347,6 @@ def _eager_transform() -> Any:
 
 def _transform(x: Any, kind: FftType, lengths: tuple[int, ...], axes: tuple[int, ...]) -> Any:
     """The checked transform, as ops: one `jaxc.dft` per axis."""
-    axes = list(axes)
     if kind == FftType.RFFT:  # the last axis first: a real input to it, its first n//2 + 1 frequencies
         x = dft(x, -1, 1.0, axes[-1], lengths[-1] // 2 + 1)
         axes = axes[:-1]
