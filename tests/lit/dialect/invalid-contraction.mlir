@@ -368,3 +368,19 @@ func.func @dft_other_axes(%x: tensor<4x8xf32>) {
   %0 = jaxc.dft %x, axis = 1, sign = -1, scale = 1.0 : tensor<4x8xf32> -> tensor<3x5xcomplex<f32>>
   return
 }
+
+// -----
+
+func.func @dft_result_rank(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'jaxc.dft' op result 'tensor<8x1xcomplex<f32>>' must have the operand's rank 1}}
+  %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<8xf32> -> tensor<8x1xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @hermitian_dft_result_rank(%x: tensor<5xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.hermitian_dft' op result 'tensor<8x1xf32>' must have the operand's rank 1}}
+  %0 = jaxc.hermitian_dft %x, axis = 0, sign = 1, scale = 1.0 : tensor<5xcomplex<f32>> -> tensor<8x1xf32>
+  return
+}
