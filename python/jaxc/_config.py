@@ -24,9 +24,10 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     "jaxc_eager_opt_level": (3, int, 0, "LLVM optimization level (0-3) of eager one-op kernels; "
                                         "0 compiles about 5x faster, 3 runs faster (jit always uses 3)"),
     "jaxc_cpu_compiler": ("auto", str, 0, "what makes machine code of jit programs: 'tools' (the "
-                                          "pinned opt and llc, every core), 'engine' (MLIR's "
-                                          "in-process ExecutionEngine) or 'auto' (tools for "
-                                          "large modules)"),
+                                          "pinned opt and llc, every core), 'jit' (the process's "
+                                          "own LLVM JIT, one core), 'engine' (a new MLIR "
+                                          "ExecutionEngine per program) or 'auto' (tools for "
+                                          "large modules, else jit)"),
     "jaxc_cpu_threads": (0, int, 0, "threads of parallel CPU kernels (OpenMP); 0: every core "
                                     "this process may use"),
     "jaxc_cpu_pin_workers": (True, bool, 0, "pin the OpenMP workers of parallel CPU kernels to cores "
@@ -77,7 +78,7 @@ _GUARDS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
 # name -> the values a string option may take (JAX's enum options)
 CHOICES: dict[str, tuple[str, ...]] = {
     "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
-    "jaxc_cpu_compiler": ("auto", "tools", "engine"),
+    "jaxc_cpu_compiler": ("auto", "tools", "jit", "engine"),
     "jax_numpy_dtype_promotion": ("standard", "strict"),
     "jax_default_matmul_precision": ("default", "high", "highest", "bfloat16", "tensorfloat32",
                                      "float32"),

@@ -53,6 +53,23 @@ def test_run_stages_calls_back_after_each_stage():
     assert "_mlir_ciface_f:" in asm
 
 
+def test_verifying_at_stage_boundaries_lowers_the_same():
+    """`verify_each=False` (the runtime's setting) verifies after each stage,
+    not after every pass: the same IR comes out, and the stage's pass manager
+    is cached apart from the one that verifies after every pass."""
+    context = make_context()
+    lowered = {}
+    managers: dict = {}
+    for verify_each in (True, False):
+        module = ir.Module.parse(SAMPLE, context)
+        stages.run_stages(module, "llvm", pass_managers=managers, verify_each=verify_each)
+        lowered[verify_each] = str(module)
+    assert lowered[True] == lowered[False]
+    assert "llvm.func @_mlir_ciface_f" in lowered[False]
+    keys = {verify for _, verify in managers}
+    assert keys == {True, False}
+
+
 def test_check_no_requests_names_the_op_and_the_pass_that_expands_it():
     text = """
     func.func private @g(%x: tensor<f32>) -> tensor<f32> { return %x : tensor<f32> }

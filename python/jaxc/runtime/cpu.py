@@ -257,7 +257,8 @@ _WARNED_NO_OPENMP: list[bool] = []
 def _compile_here(text: str, first_stage: str | None, opt_level: int, target: Any,
                   chip: str | None) -> Executable:
     """Parse and lower `text` in the one compile context (creating a context
-    and the stages' pass managers costs more than lowering a small module);
+    and the stages' pass managers costs more than lowering a small module),
+    verifying the module after each stage rather than after every pass;
     callers hold `_CACHE_LOCK`. A CPU program is first looked up in the
     persistent compilation cache and written there after compiling."""
     # calls into this process (host callbacks, the SPMD runtime): never cached on disk
@@ -288,12 +289,13 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: An
                 # a program split by its shardings takes one device's blocks: its
                 # signature is read after the `partitioned` stage (docs/parallel.md)
                 stages.run_stages(module, "partitioned", first=first_stage,
-                                  pass_managers=_COMPILE_CONTEXT["pass_managers"], timings=timings)
+                                  pass_managers=_COMPILE_CONTEXT["pass_managers"], timings=timings,
+                                  verify_each=False)
                 first_stage = "partitioned"
             signatures = function_signatures(module)
             stages.run_stages(module, target.final_stage, first=first_stage,
                               pass_managers=_COMPILE_CONTEXT["pass_managers"],
-                              target=target.name, chip=chip, timings=timings)
+                              target=target.name, chip=chip, timings=timings, verify_each=False)
             ops = stages.check_translatable(module)
             parallel = "omp.parallel" in ops
         except ir.MLIRError as error:
@@ -310,11 +312,20 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: An
 
 def _load_on_host(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
                   cache_key: Any, started: float, size: int) -> Executable:
-    """A CPU program (`llvm` stage) as machine code: the LLVM tools or the
-    execution engine, then written to the persistent cache where it may be."""
+    """A CPU program (`llvm` stage) as machine code: the LLVM tools, the
+    process's JIT (`orc`) or the execution engine (programs that call back
+    into Python, or ``jaxc_cpu_compiler="engine"``), then written to the
+    persistent cache where it may be."""
     if not has_callbacks:
         executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started, size)
         if executable is not None:
+            return executable
+        executable = _jit_in_process(module, signatures, opt_level, parallel)
+        if executable is not None:
+            if cache_key is not None:
+                from . import compile_cache
+                compile_cache.store(cache_key, executable.engine, signatures,
+                                    time.perf_counter() - started, parallel=parallel)
             return executable
     executable = jit_lowered(module, signatures, opt_level=opt_level,
                              object_dump=cache_key is not None, parallel=parallel)
@@ -343,7 +354,7 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
                          size: int) -> Executable | None:
     """The module (at the `llvm` stage, `size` operations) compiled by the
     pinned LLVM tools on every core (`llvm_tools`), or None where the
-    execution engine compiles it: ``jaxc_cpu_compiler`` is "engine", or
+    process compiles it: ``jaxc_cpu_compiler`` is "jit" or "engine", or
     "auto" and the module is small (`llvm_tools.MIN_OPS`: decided before any
     translation, so a small module is translated once, by the engine), or the tools are missing (a warning once when
     "tools" was asked for) or failed (a warning once per cause)."""
@@ -354,13 +365,13 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
     from . import compile_cache, llvm_tools
 
     choice = config.jaxc_cpu_compiler
-    if choice == "engine" or (choice == "auto" and size < llvm_tools.MIN_OPS):
+    if choice in ("engine", "jit") or (choice == "auto" and size < llvm_tools.MIN_OPS):
         return None
     why = llvm_tools.unusable()
     if why is not None:  # "auto" falls back quietly: the tools only make large modules faster
         if choice == "tools":
-            _warn_llvm_tools(f"jaxc: the LLVM tools cannot compile here ({why}); the execution "
-                             "engine compiles instead")
+            _warn_llvm_tools(f"jaxc: the LLVM tools cannot compile here ({why}); the program is "
+                             "compiled in-process instead")
         return None
     import tempfile
     started_ns = time.perf_counter_ns()
@@ -374,7 +385,7 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
             executable = Executable(compile_cache.CachedLibrary(path), module, signatures,
                                     parallel=parallel)
     except (llvm_tools.ToolError, stages.StageError, OSError, ValueError) as error:
-        _warn_llvm_tools(f"jaxc: the LLVM tools failed, the execution engine compiles instead: {error}")
+        _warn_llvm_tools(f"jaxc: the LLVM tools failed, the program is compiled in-process instead: {error}")
         return None
     compile_count += 1
     from jaxc.profiler import traces as profile
@@ -387,6 +398,40 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
 
 
 _WARNED_LLVM_TOOLS: set[str] = set()
+
+
+def _jit_in_process(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
+                    opt_level: int, parallel: bool) -> Executable | None:
+    """The module (at the `llvm` stage) compiled and linked by the process's
+    JIT (`orc`: one target machine and LLJIT for every program), or None
+    where the execution engine compiles it: ``jaxc_cpu_compiler`` is
+    "engine", or the JIT failed (a warning once per cause)."""
+    global compile_count
+    from jaxc._config import config
+    from jaxc.passes import stages
+
+    from . import llvm_tools, orc
+
+    if config.jaxc_cpu_compiler == "engine":
+        return None
+    started_ns = time.perf_counter_ns()
+    try:
+        llvm_ir = stages.to_llvm_ir(module)
+        llvm_ir += "\n" + llvm_tools.packed_entry_points(llvm_ir, list(signatures))
+        code = orc.compile_object(llvm_ir, opt_level)
+        program = orc.Program(code, ["_mlir_ciface_" + name for name in signatures], runtime_libraries())
+    except (orc.OrcError, llvm_tools.ToolError, stages.StageError, OSError, AttributeError) as error:
+        # AttributeError: a libLLVM.so without the C API entry points used
+        _warn_llvm_tools(f"jaxc: the in-process JIT failed, the execution engine compiles instead: {error}")
+        return None
+    compile_count += 1
+    executable = Executable(program, module, signatures, parallel=parallel)
+    executable.code_bytes = len(code)
+    from jaxc.profiler import traces as profile
+    if profile.SESSION is not None:
+        profile.SESSION.record("llvm compile", "compile", started_ns, time.perf_counter_ns(),
+                               {"code_bytes": executable.code_bytes, "compiler": "jit"})
+    return executable
 
 
 def _warn_llvm_tools(message: str) -> None:

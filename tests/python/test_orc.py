@@ -1,0 +1,172 @@
+"""The process's own JIT (jaxc/runtime/orc.py, ``jaxc_cpu_compiler="jit"``):
+the same machine code as MLIR's execution engine, programs freed and their
+JITDylibs reused, LLVM's errors as exceptions, the fallback to the engine, the
+persistent cache storing its objects, and the code-generator options
+(jaxc/runtime/llvm_options.py). Values are checked against NumPy and the engine."""
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import jaxc
+import jaxc.numpy as jnp
+from jaxc.runtime import cpu, llvm_options, orc
+
+
+@contextlib.contextmanager
+def compiler(choice: str):
+    """`jaxc_cpu_compiler` set to `choice` for the block."""
+    saved = jaxc.config.read("jaxc_cpu_compiler")
+    jaxc.config.update("jaxc_cpu_compiler", choice)
+    try:
+        yield
+    finally:
+        jaxc.config.update("jaxc_cpu_compiler", saved)
+
+
+def compiled(f, *args):
+    """jit(f) compiled for `args` past every cache of this process: (the
+    runtime Executable, the results)."""
+    jaxc.clear_caches()
+    out = jaxc.jit(f)(*args)
+    executables = [e for key, e in cpu._CACHE.items() if key[3] == "cpu"]
+    assert len(executables) == 1, "expected one compiled program"
+    return executables[0], out
+
+
+def kernels(x):
+    """OpenMP teams, libmvec (sin, exp), bf16/f16 conversions, a strided
+    reduction and a product (the compiled library)."""
+    y = jnp.sin(x) * 0.5 + jnp.exp(-x * x)
+    return (y, y.astype(jnp.bfloat16).astype(jnp.float32), y.astype(jnp.float16), x[::2, ::3].sum(0),
+            x[:64, :48] @ x[:48, :40])
+
+
+def test_the_jit_makes_the_engines_numbers_bit_for_bit() -> None:
+    x = np.linspace(-30, 30, 512 * 1024, dtype=np.float32).reshape(1024, 512)
+    with compiler("jit"):
+        executable, out = compiled(kernels, x)
+    assert isinstance(executable.engine, orc.Program)
+    assert executable.code_bytes == len(executable.engine.code) > 0
+    assert any(fn.parallel for fn in executable.functions.values())
+    with compiler("engine"):
+        engine_executable, engine_out = compiled(kernels, x)
+    assert not isinstance(engine_executable.engine, orc.Program)
+    for got, engine in zip(out, engine_out):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(engine))
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(out[0]), np.sin(x64) * 0.5 + np.exp(-x64 ** 2), rtol=2e-6, atol=2e-7)
+    np.testing.assert_allclose(np.asarray(out[4]), x64[:64, :48] @ x64[:48, :40], rtol=1e-5)
+
+
+def test_auto_compiles_small_programs_in_the_jit() -> None:
+    with compiler("auto"):
+        executable, out = compiled(lambda a, b: a * b + 1, np.arange(5, dtype=np.float32),
+                                   np.full(5, 2, np.float32))
+    assert isinstance(executable.engine, orc.Program)
+    np.testing.assert_array_equal(np.asarray(out), [1, 3, 5, 7, 9])
+
+
+def test_every_opt_level_compiles(monkeypatch) -> None:
+    text = jaxc.jit(lambda a: jnp.tanh(a) * 3).lower(np.ones((3, 7), np.float32)).as_text()
+    x = np.linspace(-2, 2, 21, dtype=np.float32).reshape(3, 7)
+    with compiler("jit"):
+        for level in range(4):
+            executable = cpu.compile_module(text, opt_level=level)
+            assert isinstance(executable.engine, orc.Program)
+            (got,) = executable[next(iter(executable.functions))](x)
+            np.testing.assert_allclose(got, np.tanh(x.astype(np.float64)) * 3, rtol=2e-6, atol=1e-6)
+
+
+def test_freed_programs_give_their_jitdylib_to_the_next() -> None:
+    jit = orc.jit()
+    with compiler("jit"):
+        for i in range(3):  # compile, use and free a few programs
+            executable, out = compiled(lambda a, i=i: a + i, np.zeros(3, np.float32))
+            np.testing.assert_array_equal(np.asarray(out), i)
+            del executable, out
+            jaxc.clear_caches()
+            gc.collect()
+        made = jit.dylib_count
+        assert jit.free_dylibs, "a freed program's JITDylib is kept for reuse"
+        executable, out = compiled(lambda a: a * 7, np.ones(3, np.float32))
+    np.testing.assert_array_equal(np.asarray(out), 7)
+    assert jit.dylib_count == made  # reused, not created
+
+
+def test_llvm_errors_are_exceptions_and_the_jit_goes_on() -> None:
+    with pytest.raises(orc.OrcError, match="cannot parse the module"):
+        orc.compile_object("define void @f( {\n")
+    calls_missing = textwrap.dedent("""
+        declare void @jaxc_test_no_such_function()
+        define void @_mlir_ciface_f() {
+          call void @jaxc_test_no_such_function()
+          ret void
+        }
+        define void @_mlir__mlir_ciface_f(ptr %args) {
+          call void @_mlir_ciface_f()
+          ret void
+        }
+    """)
+    code = orc.compile_object(calls_missing)
+    with pytest.raises(orc.OrcError, match="jaxc_test_no_such_function"):
+        orc.Program(code, ["_mlir_ciface_f"], [])
+    with compiler("jit"):  # the JIT still compiles after a failed link
+        executable, out = compiled(lambda a: a - 1, np.ones(2, np.float32))
+    assert isinstance(executable.engine, orc.Program)
+    np.testing.assert_array_equal(np.asarray(out), 0)
+
+
+def test_a_failing_jit_warns_and_the_engine_compiles(monkeypatch) -> None:
+    def refuse(llvm_ir, opt_level=3):
+        raise orc.OrcError("LLVM code generation failed: out of luck")
+
+    monkeypatch.setattr(orc, "compile_object", refuse)
+    monkeypatch.setattr(cpu, "_WARNED_LLVM_TOOLS", set())
+    with compiler("jit"), pytest.warns(RuntimeWarning, match="in-process JIT failed.*out of luck"):
+        executable, out = compiled(lambda a: jnp.exp(a), np.zeros(4, np.float32))
+    assert not isinstance(executable.engine, orc.Program)
+    np.testing.assert_array_equal(np.asarray(out), 1)
+
+
+def test_the_codegen_options_are_set_once() -> None:
+    assert llvm_options.apply_in_process() == llvm_options.CODEGEN_OPTIONS
+    assert llvm_options.apply_in_process() == llvm_options.CODEGEN_OPTIONS  # a second call does nothing
+    assert "-disable-lsr" in llvm_options.CODEGEN_OPTIONS
+
+
+PROGRAM = textwrap.dedent("""
+    import json
+    import numpy as np
+    import jaxc, jaxc.numpy as jnp
+    from jaxc.runtime import cpu
+    x = np.linspace(-3, 3, 4096, dtype=np.float32).reshape(64, 64)
+    out = jaxc.jit(lambda a: (jnp.sin(a) @ a).sum(1))(x)
+    print(json.dumps({"compiled": cpu.compile_count, "loaded": cpu.cache_load_count,
+                      "out": np.asarray(out).tolist()}))
+""")
+
+
+def test_a_second_process_loads_what_the_jit_compiled(tmp_path) -> None:
+    env = {**os.environ, "JAX_COMPILATION_CACHE_DIR": str(tmp_path), "JAXC_CPU_COMPILER": "jit",
+           "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True,
+                              timeout=600, env=env)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout.splitlines()[-1]))
+    first, second = runs
+    assert first["compiled"] >= 1 and first["loaded"] == 0
+    assert second["loaded"] >= 1 and second["compiled"] < first["compiled"]
+    x = np.linspace(-3, 3, 4096).reshape(64, 64)
+    np.testing.assert_array_equal(first["out"], second["out"])
+    np.testing.assert_allclose(first["out"], (np.sin(x) @ x).sum(1), rtol=1e-4, atol=1e-3)
