@@ -61,13 +61,8 @@ def make_context(*, threading: bool = False) -> ir.Context:
     """A context with every upstream dialect and jaxc loaded.
 
     Multithreading is off by default: jaxc-opt forks for crash isolation and the
-    front end drives compilation from its own threads. Every path to machine
-    code makes a context first, so the LLVM code-generator options jaxc
-    uses (`jaxc.runtime.llvm_options`) are set here, before any code is made.
+    front end drives compilation from its own threads.
     """
-    from jaxc.runtime import llvm_options
-
-    llvm_options.apply_in_process()
     ctx = ir.Context()
     ctx.enable_multithreading(threading)
     register_dialect(ctx)

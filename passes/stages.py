@@ -453,8 +453,7 @@ def to_llvm_ir(module: ir.Module) -> str:
 def to_asm(llvm_ir: str, *, opt_level: int = 3) -> str:
     """x86-64 assembly for LLVM IR text, from the pinned ``llc`` for the host CPU."""
     llc = tool_path("llvm", "llc")
-    from jaxc.runtime.llvm_options import CODEGEN_OPTIONS
-    proc = subprocess.run([llc, f"-O{opt_level}", "-mcpu=native", *CODEGEN_OPTIONS, "-o", "-", "-"],
+    proc = subprocess.run([llc, f"-O{opt_level}", "-mcpu=native", "-o", "-", "-"],
                           input=llvm_ir, capture_output=True, text=True, timeout=300, check=False)
     if proc.returncode != 0:
         raise StageError(f"llc failed (exit status {proc.returncode}):\n{proc.stderr.strip()}")

@@ -1,8 +1,8 @@
 """The process's own JIT (jaxc/runtime/orc.py, ``jaxc_cpu_compiler="jit"``):
 the same machine code as MLIR's execution engine, programs freed and their
-JITDylibs reused, LLVM's errors as exceptions, the fallback to the engine, the
-persistent cache storing its objects, and the code-generator options
-(jaxc/runtime/llvm_options.py). Values are checked against NumPy and the engine."""
+JITDylibs reused, LLVM's errors as exceptions, the fallback to the engine and
+the persistent cache storing its objects. Values are checked against NumPy and
+the engine."""
 from __future__ import annotations
 
 import contextlib
@@ -18,7 +18,7 @@ import pytest
 
 import jaxc
 import jaxc.numpy as jnp
-from jaxc.runtime import cpu, llvm_options, orc
+from jaxc.runtime import cpu, orc
 
 
 @contextlib.contextmanager
@@ -135,12 +135,6 @@ def test_a_failing_jit_warns_and_the_engine_compiles(monkeypatch) -> None:
         executable, out = compiled(lambda a: jnp.exp(a), np.zeros(4, np.float32))
     assert not isinstance(executable.engine, orc.Program)
     np.testing.assert_array_equal(np.asarray(out), 1)
-
-
-def test_the_codegen_options_are_set_once() -> None:
-    assert llvm_options.apply_in_process() == llvm_options.CODEGEN_OPTIONS
-    assert llvm_options.apply_in_process() == llvm_options.CODEGEN_OPTIONS  # a second call does nothing
-    assert "-disable-lsr" in llvm_options.CODEGEN_OPTIONS
 
 
 PROGRAM = textwrap.dedent("""

@@ -36,7 +36,6 @@ import jaxc_aot as aot_loader
 from mlir import ir
 
 from .cpu import CompileError, _captured_diagnostics, _format_error, function_signatures
-from .llvm_options import CODEGEN_OPTIONS
 
 TRIPLE = "x86_64-unknown-linux-gnu"
 SUPPORT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_support.c")
@@ -117,7 +116,7 @@ def _build_library(llvm_ir: str, tmp: str, *, target: str, cpu: str) -> str:
     with open(source, "w") as f:
         f.write(llvm_ir)
     _run("opt", [_llvm_tool("opt"), "-O3", f"-mtriple={TRIPLE}", f"-mcpu={cpu}", "-o", optimized, source])
-    _run("llc", [_llc_path(), "-O3", *CODEGEN_OPTIONS, "-filetype=obj", "-relocation-model=pic", f"-mtriple={TRIPLE}",
+    _run("llc", [_llc_path(), "-O3", "-filetype=obj", "-relocation-model=pic", f"-mtriple={TRIPLE}",
                  f"-mcpu={cpu}", "-o", obj, optimized])
     # -z defs: a CPU program may need libc, libm and libmvec only (and libgcc's f16
     # helpers, linked in statically); cuda programs call the mgpu* wrappers.

@@ -37,8 +37,6 @@ import shlex
 import subprocess
 from typing import Sequence
 
-from .llvm_options import CODEGEN_OPTIONS
-
 # Below this many operations in the `llvm` stage (about 6000 lines of LLVM IR:
 # 1.4-1.6 lines each, measured from a 4-element add to an FFT) the execution
 # engine is as fast or faster on 2 cores (docs/performance.md, "Machine code
@@ -191,7 +189,7 @@ def _compile_objects(tools: dict[str, str], inputs: list[str], opt_level: int) -
     try:
         for path in inputs:
             opt = [tools["opt"], f"-O{opt_level}", *target, "-o", "-", path]
-            llc = [tools["llc"], f"-O{opt_level}", *target, *CODEGEN_OPTIONS, "-relocation-model=pic",
+            llc = [tools["llc"], f"-O{opt_level}", *target, "-relocation-model=pic",
                    "-filetype=obj", "-o", path + ".o", "-"]
             first = subprocess.Popen(opt, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             second = subprocess.Popen(llc, stdin=first.stdout, stderr=subprocess.PIPE)

