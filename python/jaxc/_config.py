@@ -26,8 +26,8 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     "jaxc_cpu_compiler": ("auto", str, 0, "what makes machine code of jit programs: 'tools' (the "
                                           "pinned opt and llc, every core), 'jit' (the process's "
                                           "own LLVM JIT, one core), 'engine' (a new MLIR "
-                                          "ExecutionEngine per program) or 'auto' (tools for "
-                                          "large modules, else jit)"),
+                                          "ExecutionEngine per program) or 'auto' (jit; the "
+                                          "engine for programs that call back into Python)"),
     "jaxc_cpu_threads": (0, int, 0, "threads of parallel CPU kernels (OpenMP); 0: every core "
                                     "this process may use"),
     "jaxc_cpu_pin_workers": (True, bool, 0, "pin the OpenMP workers of parallel CPU kernels to cores "

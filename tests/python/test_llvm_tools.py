@@ -1,7 +1,8 @@
 """The CPU compiler that runs the pinned LLVM tools (jaxc/runtime/llvm_tools.py):
 its packed entry points, programs split over cores, its choice against the
-execution engine (`jaxc_cpu_compiler`), and its fallbacks when a tool is
-missing or fails. Values are checked against NumPy and against the engine."""
+process's JIT and the execution engine (`jaxc_cpu_compiler`), and its
+fallbacks when a tool is missing or fails. Values are checked against NumPy
+and against the engine."""
 from __future__ import annotations
 
 import contextlib
@@ -17,7 +18,7 @@ import pytest
 
 import jaxc
 import jaxc.numpy as jnp
-from jaxc.runtime import compile_cache, cpu, llvm_tools
+from jaxc.runtime import compile_cache, cpu, llvm_tools, orc
 
 if llvm_tools.unusable() is not None:
     pytest.skip(f"the LLVM tools cannot run here: {llvm_tools.unusable()}", allow_module_level=True)
@@ -157,14 +158,14 @@ def test_parallel_kernels_and_runtime_helpers() -> None:
     np.testing.assert_allclose(np.asarray(out[3]), x[::2, ::3].astype(np.float64).sum(0), atol=0.05)
 
 
-def test_auto_uses_the_engine_for_small_modules_and_the_tools_for_large_ones(monkeypatch) -> None:
-    monkeypatch.setattr(llvm_tools, "MIN_OPS", 300)  # the step has about 670 operations, the add 40
+def test_auto_uses_the_jit_for_small_and_large_modules() -> None:
+    """The tools only when asked for: the JIT splits large modules too."""
     with compiler("auto"):
         small, out = compiled(lambda a, b: a + b, np.ones(4, np.float32), np.ones(4, np.float32))
         np.testing.assert_array_equal(np.asarray(out), 2.0)
         large, _ = compiled(mlp_step, *mlp_args(np.random.default_rng(1)))
-    assert not isinstance(small.engine, compile_cache.CachedLibrary)
-    assert isinstance(large.engine, compile_cache.CachedLibrary)
+    assert isinstance(small.engine, orc.Program)
+    assert isinstance(large.engine, orc.Program)
 
 
 def test_host_callbacks_stay_with_the_engine() -> None:
@@ -197,7 +198,7 @@ def test_code_is_unloaded_with_its_last_executable() -> None:
 # Missing and failing tools
 # ----------------------------------------------------------------------------
 
-def test_a_missing_tool_warns_once_and_the_engine_compiles(monkeypatch) -> None:
+def test_a_missing_tool_warns_once_and_the_jit_compiles(monkeypatch) -> None:
     monkeypatch.setattr(llvm_tools, "unusable", lambda: "no C compiler to link with")
     monkeypatch.setattr(cpu, "_WARNED_LLVM_TOOLS", set())
     args = mlp_args(np.random.default_rng(3))
@@ -210,14 +211,13 @@ def test_a_missing_tool_warns_once_and_the_engine_compiles(monkeypatch) -> None:
         warnings.simplefilter("error")  # the second compilation does not warn again
         compiled(lambda a: a * 3, np.ones(3, np.float32))
     monkeypatch.setattr(cpu, "_WARNED_LLVM_TOOLS", set())
-    monkeypatch.setattr(llvm_tools, "MIN_OPS", 0)
     with compiler("auto"), warnings.catch_warnings():
-        warnings.simplefilter("error")  # "auto" uses the engine without a word
+        warnings.simplefilter("error")  # "auto" never asks for the tools: no word about them
         executable, out = compiled(mlp_step, *args)
-    assert not isinstance(executable.engine, compile_cache.CachedLibrary)
+    assert isinstance(executable.engine, orc.Program)
 
 
-def test_a_failing_tool_warns_with_its_message_and_the_engine_compiles(monkeypatch, tmp_path) -> None:
+def test_a_failing_tool_warns_with_its_message_and_the_jit_compiles(monkeypatch, tmp_path) -> None:
     failing = tmp_path / "opt"
     failing.write_text("#!/bin/sh\necho 'opt: out of luck' >&2\nexit 3\n")
     failing.chmod(0o755)

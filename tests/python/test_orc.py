@@ -6,6 +6,7 @@ the engine."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -55,7 +56,7 @@ def test_the_jit_makes_the_engines_numbers_bit_for_bit() -> None:
     with compiler("jit"):
         executable, out = compiled(kernels, x)
     assert isinstance(executable.engine, orc.Program)
-    assert executable.code_bytes == len(executable.engine.code) > 0
+    assert executable.code_bytes == sum(map(len, executable.engine.objects)) > 0
     assert any(fn.parallel for fn in executable.functions.values())
     with compiler("engine"):
         engine_executable, engine_out = compiled(kernels, x)
@@ -118,7 +119,7 @@ def test_llvm_errors_are_exceptions_and_the_jit_goes_on() -> None:
     """)
     code = orc.compile_object(calls_missing)
     with pytest.raises(orc.OrcError, match="jaxc_test_no_such_function"):
-        orc.Program(code, ["_mlir_ciface_f"], [])
+        orc.Program([code], ["_mlir_ciface_f"], [])
     with compiler("jit"):  # the JIT still compiles after a failed link
         executable, out = compiled(lambda a: a - 1, np.ones(2, np.float32))
     assert isinstance(executable.engine, orc.Program)
@@ -126,10 +127,10 @@ def test_llvm_errors_are_exceptions_and_the_jit_goes_on() -> None:
 
 
 def test_a_failing_jit_warns_and_the_engine_compiles(monkeypatch) -> None:
-    def refuse(llvm_ir, opt_level=3):
+    def refuse(llvm_ir, opt_level=3, parts=1):
         raise orc.OrcError("LLVM code generation failed: out of luck")
 
-    monkeypatch.setattr(orc, "compile_object", refuse)
+    monkeypatch.setattr(orc, "compile_objects", refuse)
     monkeypatch.setattr(cpu, "_WARNED_LLVM_TOOLS", set())
     with compiler("jit"), pytest.warns(RuntimeWarning, match="in-process JIT failed.*out of luck"):
         executable, out = compiled(lambda a: jnp.exp(a), np.zeros(4, np.float32))
@@ -164,3 +165,86 @@ def test_a_second_process_loads_what_the_jit_compiled(tmp_path) -> None:
     x = np.linspace(-3, 3, 4096).reshape(64, 64)
     np.testing.assert_array_equal(first["out"], second["out"])
     np.testing.assert_allclose(first["out"], (np.sin(x) @ x).sum(1), rtol=1e-4, atol=1e-3)
+
+
+# ----------------------------------------------------------------------------
+# Programs compiled in parts at once
+# ----------------------------------------------------------------------------
+
+def test_partition_balances_functions_by_size() -> None:
+    module = "".join(f"define void @f{i}() {{\n" + "  ; line\n" * size + "}\n"
+                     for i, size in enumerate([50, 10, 40, 30, 5]))
+    shares = orc.partition(module, 2)
+    assert sorted(map(sorted, shares)) == [["f0", "f1", "f4"], ["f2", "f3"]]  # 65 and 70 lines
+    assert sorted(orc.partition(module, 9), key=min) == [frozenset({f"f{i}"}) for i in range(5)]  # none empty
+    assert orc.parts_for(module, cores=4) == 1  # too small to split
+    big = module + "define internal void @\"g.x\"() {\n" + "  ; line\n" * orc.SPLIT_LINES + "}\n"
+    assert orc.parts_for(big, cores=4) == 4
+    assert orc.parts_for(big, cores=1) == 1
+    assert frozenset({"g.x"}) in orc.partition(big, 4)
+
+
+SHARED_STATE = textwrap.dedent("""
+    @counter = internal global i64 5
+    @table = private constant [2 x i64] [i64 100, i64 200]
+
+    define internal i64 @bump(i64 %by) {
+      %old = load i64, ptr @counter
+      %new = add i64 %old, %by
+      store i64 %new, ptr @counter
+      %second = getelementptr [2 x i64], ptr @table, i64 0, i64 1
+      %t = load i64, ptr %second
+      %r = add i64 %new, %t
+      ret i64 %r
+    }
+
+    define void @_mlir_ciface_f(ptr %out) {
+      %a = call i64 @bump(i64 1)
+      %b = call i64 @bump(i64 10)
+      %c = load i64, ptr @counter
+      %s = add i64 %a, %b
+      %r = add i64 %s, %c
+      store i64 %r, ptr %out
+      ret void
+    }
+
+    define void @_mlir__mlir_ciface_f(ptr %args) {
+      %cell = load ptr, ptr %args
+      %out = load ptr, ptr %cell
+      call void @_mlir_ciface_f(ptr %out)
+      ret void
+    }
+""")
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_parts_share_internal_functions_and_variables(parts) -> None:
+    """Internal functions and variables used across parts: one counter for
+    the whole program, constants copied into each part."""
+    objects = orc.compile_objects(SHARED_STATE, 3, parts)
+    assert len(objects) == parts
+    program = orc.Program(objects, ["_mlir_ciface_f"], [])
+    out = ctypes.c_int64()
+    cell = ctypes.pointer(out)
+    args = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.pointer(cell), ctypes.c_void_p))
+    ctypes.CFUNCTYPE(None, ctypes.c_void_p)(program.raw_lookup("_mlir_ciface_f"))(args)
+    assert out.value == (6 + 200) + (16 + 200) + 16  # the second call sees the first call's store
+
+
+def test_a_program_split_over_the_cores_equals_one_object(monkeypatch) -> None:
+    args = [np.random.default_rng(6).standard_normal(s).astype(np.float32) for s in [(96, 80), (80, 40)]]
+
+    def f(a, b):
+        h = jnp.tanh(a @ b)
+        return jaxc.grad(lambda w: jnp.sum(jnp.sin(a @ w) ** 2))(b), jaxc.nn.softmax(h, axis=1), h.sum(0)
+
+    with compiler("jit"):
+        whole, whole_out = compiled(f, *args)
+        monkeypatch.setattr(orc, "SPLIT_LINES", 1)
+        monkeypatch.setattr(orc, "parts_for", lambda llvm_ir, cores: 2)
+        split, split_out = compiled(f, *args)
+    assert len(whole.engine.objects) == 1 and len(split.engine.objects) == 2
+    for got, want in zip(split_out, whole_out):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-7)
+    a64, b64 = (x.astype(np.float64) for x in args)
+    np.testing.assert_allclose(np.asarray(split_out[2]), np.tanh(a64 @ b64).sum(0), rtol=1e-5, atol=1e-5)

@@ -527,12 +527,19 @@ def _write_entry(path: str, engine: Any, meta: dict) -> None:
 
 
 def _link(engine: Any, tmp: str) -> str:
-    """The engine's object code, dumped and linked into a shared library in `tmp`."""
-    obj, library = os.path.join(tmp, "program.o"), os.path.join(tmp, "program.so")
-    engine.dump_to_object_file(obj)
-    if not os.path.exists(obj):
+    """The program's object code (the JIT's objects, or the engine's, dumped)
+    linked into a shared library in `tmp`."""
+    library = os.path.join(tmp, "program.so")
+    objects = [os.path.join(tmp, f"program{i}.o") for i in range(len(getattr(engine, "objects", [b""])))]
+    if hasattr(engine, "objects"):  # an orc.Program
+        for path, code in zip(objects, engine.objects):
+            with open(path, "wb") as f:
+                f.write(code)
+    else:
+        engine.dump_to_object_file(objects[0])
+    if not all(os.path.exists(path) for path in objects):
         raise llvm_tools.ToolError("the execution engine wrote no object file")
-    llvm_tools.link_shared([obj], library)
+    llvm_tools.link_shared(objects, library)
     return library
 
 

@@ -306,18 +306,17 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: An
                                "\n".join(diags)) from None
     if timings:
         profile.record_stages(timings)
-    return _RUNTIMES[target.name](module, signatures, opt_level, parallel, has_callbacks, cache_key, started,
-                                  sum(ops.values()))
+    return _RUNTIMES[target.name](module, signatures, opt_level, parallel, has_callbacks, cache_key, started)
 
 
 def _load_on_host(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
-                  cache_key: Any, started: float, size: int) -> Executable:
+                  cache_key: Any, started: float) -> Executable:
     """A CPU program (`llvm` stage) as machine code: the LLVM tools, the
     process's JIT (`orc`) or the execution engine (programs that call back
     into Python, or ``jaxc_cpu_compiler="engine"``), then written to the
     persistent cache where it may be."""
     if not has_callbacks:
-        executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started, size)
+        executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started)
         if executable is not None:
             return executable
         executable = _jit_in_process(module, signatures, opt_level, parallel)
@@ -337,7 +336,7 @@ def _load_on_host(module: ir.Module, signatures: dict, opt_level: int, parallel:
 
 
 def _load_on_cuda(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
-                  cache_key: Any, started: float, size: int) -> Executable:
+                  cache_key: Any, started: float) -> Executable:
     """A CUDA program (`binary` stage): host code JIT-compiled against MLIR's
     CUDA runtime wrappers, which load the kernels."""
     from . import cuda
@@ -350,14 +349,12 @@ _RUNTIMES = {"cpu": _load_on_host, "cuda": _load_on_cuda}
 
 
 def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],
-                         opt_level: int, parallel: bool, cache_key: Any, started: float,
-                         size: int) -> Executable | None:
-    """The module (at the `llvm` stage, `size` operations) compiled by the
-    pinned LLVM tools on every core (`llvm_tools`), or None where the
-    process compiles it: ``jaxc_cpu_compiler`` is "jit" or "engine", or
-    "auto" and the module is small (`llvm_tools.MIN_OPS`: decided before any
-    translation, so a small module is translated once, by the engine), or the tools are missing (a warning once when
-    "tools" was asked for) or failed (a warning once per cause)."""
+                         opt_level: int, parallel: bool, cache_key: Any,
+                         started: float) -> Executable | None:
+    """The module (at the `llvm` stage) compiled by the pinned LLVM tools on
+    every core (`llvm_tools`) when ``jaxc_cpu_compiler`` is "tools"; None
+    where the process compiles it: another choice, or the tools are missing
+    or failed (a warning once per cause)."""
     global compile_count
     from jaxc._config import config
     from jaxc.passes import stages
@@ -365,13 +362,12 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
     from . import compile_cache, llvm_tools
 
     choice = config.jaxc_cpu_compiler
-    if choice in ("engine", "jit") or (choice == "auto" and size < llvm_tools.MIN_OPS):
+    if choice != "tools":
         return None
     why = llvm_tools.unusable()
-    if why is not None:  # "auto" falls back quietly: the tools only make large modules faster
-        if choice == "tools":
-            _warn_llvm_tools(f"jaxc: the LLVM tools cannot compile here ({why}); the program is "
-                             "compiled in-process instead")
+    if why is not None:
+        _warn_llvm_tools(f"jaxc: the LLVM tools cannot compile here ({why}); the program is "
+                         "compiled in-process instead")
         return None
     import tempfile
     started_ns = time.perf_counter_ns()
@@ -418,15 +414,15 @@ def _jit_in_process(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec]
     try:
         llvm_ir = stages.to_llvm_ir(module)
         llvm_ir += "\n" + llvm_tools.packed_entry_points(llvm_ir, list(signatures))
-        code = orc.compile_object(llvm_ir, opt_level)
-        program = orc.Program(code, ["_mlir_ciface_" + name for name in signatures], runtime_libraries())
+        objects = orc.compile_objects(llvm_ir, opt_level, orc.parts_for(llvm_ir, llvm_tools.usable_cores()))
+        program = orc.Program(objects, ["_mlir_ciface_" + name for name in signatures], runtime_libraries())
     except (orc.OrcError, llvm_tools.ToolError, stages.StageError, OSError, AttributeError) as error:
         # AttributeError: a libLLVM.so without the C API entry points used
         _warn_llvm_tools(f"jaxc: the in-process JIT failed, the execution engine compiles instead: {error}")
         return None
     compile_count += 1
     executable = Executable(program, module, signatures, parallel=parallel)
-    executable.code_bytes = len(code)
+    executable.code_bytes = sum(len(code) for code in objects)
     from jaxc.profiler import traces as profile
     if profile.SESSION is not None:
         profile.SESSION.record("llvm compile", "compile", started_ns, time.perf_counter_ns(),

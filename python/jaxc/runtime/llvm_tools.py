@@ -14,13 +14,13 @@ The steps, for LLVM IR text (`stages.to_llvm_ir`) and the public function names:
                   (one pair of processes per part, all parts at once)
     program.so  = cc -shared part*.o + the runtime libraries (`link_shared`)
 
-Why not always the in-process `ExecutionEngine`: it compiles on one core
-(it holds the GIL). One ``opt | llc`` pair is slower than the engine on the
-same module (process starts, parsing the IR, linking: matmul 1000² 0.40
-against 0.28 s), so only the parts compiled at once pay: `cpu.py` uses the
-tools for modules of at least `MIN_OPS` operations in the `llvm` stage
-(``jaxc_cpu_compiler="auto"``), which are split over the cores
-(docs/performance.md, "Machine code from the LLVM tools").
+Only ``jaxc_cpu_compiler="tools"`` uses them: the process's own JIT
+(`orc`) splits a large module over the cores the same way, in threads,
+without starting processes or linking with `cc` (an MNIST-sized training
+step: 0.41 against 0.59 s; docs/performance.md, "Compile time: one JIT per
+process"). One ``opt | llc`` pair is slower than the execution engine on
+the same module (process starts, parsing the IR, linking: matmul 1000²
+0.40 against 0.28 s).
 
 Splitting (``llvm-split``, the default name-hash partition) makes the module's
 internal functions hidden external symbols of the library, so no optimization
@@ -37,12 +37,6 @@ import shlex
 import subprocess
 from typing import Sequence
 
-# Below this many operations in the `llvm` stage (about 6000 lines of LLVM IR:
-# 1.4-1.6 lines each, measured from a 4-element add to an FFT) the execution
-# engine is as fast or faster on 2 cores (docs/performance.md, "Machine code
-# from the LLVM tools"). Counted before translation: the engine translates
-# again.
-MIN_OPS = 4000
 # Split a module into parts compiled at once from this many lines on.
 SPLIT_LINES = 2000
 MAX_PARTS = 8

@@ -1,10 +1,9 @@
 """One in-process JIT for the whole process, on LLVM's C API (ORC LLJIT):
 machine code for CPU programs without creating an execution engine each time.
 
-    code = compile_object(llvm_ir, opt_level=3)     # optimized, an ELF object
-    program = Program(code, ["_mlir_ciface_f"])     # linked into the process
+    objects = compile_objects(llvm_ir, 3, parts=2)  # optimized ELF objects, made at once
+    program = Program(objects, ["_mlir_ciface_f"], libraries)  # linked into the process
     program.raw_lookup("_mlir_ciface_f")            # the packed entry, as an engine's
-    program.dump_to_object_file(path)               # the object (compilation cache)
 
 MLIR's `ExecutionEngine` builds a target machine, an LLJIT and its object
 linking layer, and looks up the host CPU for every module it compiles, then
@@ -26,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import threading
 from ctypes import POINTER, byref, c_char, c_char_p, c_int, c_size_t, c_uint8, c_uint64, c_void_p
 
@@ -102,6 +102,21 @@ _SIGNATURES: dict[str, tuple] = {
     "LLVMDisposeMemoryBuffer": (None, [c_void_p]),
     "LLVMGetErrorMessage": (c_void_p, [c_void_p]),
     "LLVMDisposeErrorMessage": (None, [c_void_p]),
+    "LLVMGetFirstFunction": (c_void_p, [c_void_p]),
+    "LLVMGetNextFunction": (c_void_p, [c_void_p]),
+    "LLVMGetFirstGlobal": (c_void_p, [c_void_p]),
+    "LLVMGetNextGlobal": (c_void_p, [c_void_p]),
+    "LLVMIsDeclaration": (c_int, [c_void_p]),
+    "LLVMIsGlobalConstant": (c_int, [c_void_p]),
+    "LLVMGetLinkage": (c_int, [c_void_p]),
+    "LLVMSetLinkage": (None, [c_void_p, c_int]),
+    "LLVMSetInitializer": (None, [c_void_p, c_void_p]),
+    "LLVMGetValueName2": (c_void_p, [c_void_p, POINTER(c_size_t)]),
+    "LLVMSetValueName2": (None, [c_void_p, c_char_p, c_size_t]),
+    "LLVMAddFunction": (c_void_p, [c_void_p, c_char_p, c_void_p]),
+    "LLVMGlobalGetValueType": (c_void_p, [c_void_p]),
+    "LLVMReplaceAllUsesWith": (None, [c_void_p, c_void_p]),
+    "LLVMDeleteFunction": (None, [c_void_p]),
     "LLVMOrcCreateLLJITBuilder": (c_void_p, []),
     "LLVMOrcCreateLLJIT": (c_void_p, [POINTER(c_void_p), c_void_p]),
     "LLVMOrcLLJITGetExecutionSession": (c_void_p, [c_void_p]),
@@ -120,6 +135,7 @@ _SIGNATURES: dict[str, tuple] = {
 }
 
 _CODEGEN_LEVELS = {0: 0, 1: 1, 2: 2, 3: 3}  # -O<n> -> LLVMCodeGenOptLevel (None, Less, Default, Aggressive)
+_EXTERNAL_LINKAGE, _LOCAL_LINKAGES = 0, (8, 9)  # LLVMLinkage: External; Internal, Private
 _RELOC_PIC, _CODE_MODEL_SMALL, _OBJECT_FILE = 2, 3, 1
 
 
@@ -142,7 +158,7 @@ class _Jit:
         if self.api.LLVMGetTargetFromTriple(self.triple, byref(target), byref(error)):
             raise OrcError(f"no LLVM target for {self.triple.decode()}: {self._message(error.value).decode()}")
         self.target = target
-        self.machines: dict[int, int] = {}
+        self.machines: dict[tuple[int, int], int] = {}  # (opt level, slot) -> target machine
         jit = c_void_p()
         self._check(self.api.LLVMOrcCreateLLJIT(byref(jit), self.api.LLVMOrcCreateLLJITBuilder()))
         self.jit = jit
@@ -181,18 +197,52 @@ class _Jit:
             self.api.LLVMDisposeErrorMessage(message)
             raise OrcError(text)
 
-    def machine(self, opt_level: int) -> int:
-        """The host's target machine for code generation at -O`opt_level`."""
-        if opt_level not in self.machines:
-            self.machines[opt_level] = self.api.LLVMCreateTargetMachine(
-                self.target, self.triple, self.cpu, self.features, _CODEGEN_LEVELS[opt_level],
-                _RELOC_PIC, _CODE_MODEL_SMALL)
-        return self.machines[opt_level]
+    def machine(self, opt_level: int, slot: int = 0) -> int:
+        """The host's target machine for code generation at -O`opt_level`;
+        one per `slot` (a thread compiling a part: a target machine is not
+        shared between threads)."""
+        with self.lock:
+            if (opt_level, slot) not in self.machines:
+                self.machines[opt_level, slot] = self.api.LLVMCreateTargetMachine(
+                    self.target, self.triple, self.cpu, self.features, _CODEGEN_LEVELS[opt_level],
+                    _RELOC_PIC, _CODE_MODEL_SMALL)
+            return self.machines[opt_level, slot]
 
-    def compile_object(self, llvm_ir: str, opt_level: int) -> bytes:
-        """`llvm_ir` (text) optimized at -O`opt_level` and compiled to an ELF object."""
+    def compile_objects(self, llvm_ir: str, opt_level: int, parts: int) -> list[bytes]:
+        """`llvm_ir` as `parts` objects compiled at once, one thread each
+        (LLVM runs without the GIL): every part parses the module, keeps the
+        bodies of its share of the functions (`partition`) and declares the
+        rest, whose internal definitions become external symbols that the
+        JITDylib links between the parts."""
+        shares = partition(llvm_ir, parts)
+        if len(shares) < 2:
+            return [self.compile_object(llvm_ir, opt_level)]
+        objects: list[bytes | None] = [None] * len(shares)
+        failures: list[BaseException] = []
+
+        def compile_part(slot: int) -> None:
+            try:
+                objects[slot] = self.compile_object(llvm_ir, opt_level, keep=shares[slot], slot=slot)
+            except BaseException as error:  # noqa: BLE001 -- raised below, in the caller's thread
+                failures.append(error)
+
+        threads = [threading.Thread(target=compile_part, args=(slot,), name=f"jaxc-llvm-{slot}")
+                   for slot in range(1, len(shares))]
+        for thread in threads:
+            thread.start()
+        compile_part(0)
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
+        return [code for code in objects if code is not None]
+
+    def compile_object(self, llvm_ir: str, opt_level: int, keep: frozenset[str] | None = None,
+                       slot: int = 0) -> bytes:
+        """`llvm_ir` (text) optimized at -O`opt_level` and compiled to an ELF
+        object; with `keep`, only those functions' bodies (`_keep_only`)."""
         api = self.api
-        machine = self.machine(opt_level)
+        machine = self.machine(opt_level, slot)
         context = api.LLVMContextCreate()
         try:
             source = llvm_ir.encode()
@@ -203,6 +253,8 @@ class _Jit:
             try:
                 api.LLVMSetTarget(module, self.triple)
                 api.LLVMSetModuleDataLayout(module, api.LLVMCreateTargetDataLayout(machine))
+                if keep is not None:
+                    self._keep_only(module, keep, first_part=slot == 0)
                 if opt_level > 0:
                     options = api.LLVMCreatePassBuilderOptions()
                     for setting in ("LoopUnrolling", "LoopInterleaving", "LoopVectorization", "SLPVectorization"):
@@ -221,10 +273,44 @@ class _Jit:
         finally:
             api.LLVMContextDispose(context)
 
-    def load(self, code: bytes, names: list[str], libraries: list[str]) -> dict[str, int]:
-        """Link `code` into a JITDylib of its own, against the process and
-        `libraries` (paths, loaded global once); the JITDylib (key "") and
-        each name's address."""
+    def _keep_only(self, module: c_void_p, keep: frozenset[str], first_part: bool) -> None:
+        """Make `module` one part of a split: the functions outside `keep`
+        become declarations, internal functions external (another part may
+        call them), and internal variables external, defined in the first
+        part only (constants stay private: each part has its own copy)."""
+        api = self.api
+        functions = []
+        function = api.LLVMGetFirstFunction(module)
+        while function:
+            functions.append(function)
+            function = api.LLVMGetNextFunction(function)
+        for function in functions:
+            if api.LLVMIsDeclaration(function):
+                continue
+            length = c_size_t()
+            name = ctypes.string_at(api.LLVMGetValueName2(function, byref(length)), length.value)
+            if api.LLVMGetLinkage(function) in _LOCAL_LINKAGES:
+                api.LLVMSetLinkage(function, _EXTERNAL_LINKAGE)
+            if name.decode() in keep:
+                continue
+            declaration = api.LLVMAddFunction(module, b"jaxc.part.declaration",
+                                              api.LLVMGlobalGetValueType(function))
+            api.LLVMReplaceAllUsesWith(function, declaration)
+            api.LLVMDeleteFunction(function)
+            api.LLVMSetValueName2(declaration, name, len(name))
+        variable = api.LLVMGetFirstGlobal(module)
+        while variable:
+            if (not api.LLVMIsDeclaration(variable) and not api.LLVMIsGlobalConstant(variable)
+                    and api.LLVMGetLinkage(variable) in _LOCAL_LINKAGES):
+                api.LLVMSetLinkage(variable, _EXTERNAL_LINKAGE)
+                if not first_part:
+                    api.LLVMSetInitializer(variable, None)
+            variable = api.LLVMGetNextGlobal(variable)
+
+    def load(self, objects: list[bytes], names: list[str], libraries: list[str]) -> dict[str, int]:
+        """Link `objects` (the parts of one program) into a JITDylib of its
+        own, against the process and `libraries` (paths, loaded global once);
+        the JITDylib (key "") and each name's address."""
         api = self.api
         with self.lock:
             for path in libraries:
@@ -240,9 +326,10 @@ class _Jit:
                 self._check(api.LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
                     byref(generator), self.prefix, None, None))
                 api.LLVMOrcJITDylibAddGenerator(dylib, generator)
-        buffer = api.LLVMCreateMemoryBufferWithMemoryRangeCopy(code, len(code), b"jaxc-program")
         try:
-            self._check(api.LLVMOrcLLJITAddObjectFile(self.jit, dylib, buffer))  # takes the buffer
+            for code in objects:
+                buffer = api.LLVMCreateMemoryBufferWithMemoryRangeCopy(code, len(code), b"jaxc-program")
+                self._check(api.LLVMOrcLLJITAddObjectFile(self.jit, dylib, buffer))  # takes the buffer
             addresses = self._lookup(dylib, names)
         except OrcError:
             self.release(dylib)
@@ -301,23 +388,19 @@ def jit() -> _Jit:
 
 class Program:
     """One program's machine code, linked into the process: the same
-    `raw_lookup` and `dump_to_object_file` as an execution engine, so
-    `cpu.Executable` and the compilation cache take it in place of one."""
+    `raw_lookup` as an execution engine, so `cpu.Executable` takes it in
+    place of one; its `objects` (position independent) are what the
+    compilation cache links into a library."""
 
-    def __init__(self, code: bytes, names: list[str], libraries: list[str]) -> None:
-        self.code = code
-        self._addresses = jit().load(code, [PACKED + name for name in names], libraries)
+    def __init__(self, objects: list[bytes], names: list[str], libraries: list[str]) -> None:
+        self.objects = objects
+        self._addresses = jit().load(objects, [PACKED + name for name in names], libraries)
         self._dylib = self._addresses.pop("")
 
     def raw_lookup(self, name: str) -> int:
         """The address of the packed entry point of `name` (``_mlir_`` + name),
         as the engine's ``raw_lookup``; 0 for a name not given when loading."""
         return self._addresses.get(PACKED + name, 0)
-
-    def dump_to_object_file(self, path: str) -> None:
-        """Write the program's object code (position independent) to `path`."""
-        with open(path, "wb") as f:
-            f.write(self.code)
 
     def __del__(self) -> None:
         dylib = getattr(self, "_dylib", None)
@@ -328,6 +411,43 @@ class Program:
                 pass  # a failed teardown leaks the code; the next program takes a new JITDylib
 
 
+# A module of this many lines or more is compiled in parts at once, one per
+# usable core (at most MAX_PARTS), when it defines as many functions.
+SPLIT_LINES = 1000
+MAX_PARTS = 8
+_DEFINE = re.compile(r'^define [^@]*@("?)([^"(]+)\1\(', re.MULTILINE)
+
+
+def parts_for(llvm_ir: str, cores: int) -> int:
+    """How many parts to compile `llvm_ir` in on `cores` cores."""
+    if cores < 2 or llvm_ir.count("\n") < SPLIT_LINES:
+        return 1
+    return max(1, min(cores, MAX_PARTS, len(_DEFINE.findall(llvm_ir))))
+
+
+def partition(llvm_ir: str, parts: int) -> list[frozenset[str]]:
+    """The defined functions of `llvm_ir` in at most `parts` shares of about
+    equal size in lines (the largest first, each to the smallest share)."""
+    sizes: dict[str, int] = {}
+    for found in _DEFINE.finditer(llvm_ir):
+        end = llvm_ir.find("\n}", found.end())
+        sizes[found.group(2)] = llvm_ir.count("\n", found.start(), end if end >= 0 else len(llvm_ir))
+    shares: list[tuple[int, set[str]]] = [(0, set()) for _ in range(max(1, parts))]
+    for name in sorted(sizes, key=lambda name: -sizes[name]):
+        index = min(range(len(shares)), key=lambda i: shares[i][0])
+        total, names = shares[index]
+        names.add(name)
+        shares[index] = (total + sizes[name], names)
+    return [frozenset(names) for _, names in shares if names]
+
+
+def compile_objects(llvm_ir: str, opt_level: int = 3, parts: int = 1) -> list[bytes]:
+    """`llvm_ir` (text, with its entry points) as optimized ELF objects for
+    the host, in `parts` parts compiled at once (fewer when it defines fewer
+    functions)."""
+    return jit().compile_objects(llvm_ir, opt_level, parts)
+
+
 def compile_object(llvm_ir: str, opt_level: int = 3) -> bytes:
-    """`llvm_ir` (text, with its entry points) as an optimized ELF object for the host."""
+    """`llvm_ir` (text, with its entry points) as one optimized ELF object for the host."""
     return jit().compile_object(llvm_ir, opt_level)
