@@ -25,7 +25,7 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
                                         "0 compiles about 5x faster, 3 runs faster (jit always uses 3)"),
     "jaxc_cpu_compiler": ("auto", str, 0, "what makes machine code of jit programs: 'tools' (the "
                                           "pinned opt and llc, every core), 'jit' (the process's "
-                                          "own LLVM JIT, one core), 'engine' (a new MLIR "
+                                          "own LLVM JIT, large modules on every core), 'engine' (a new MLIR "
                                           "ExecutionEngine per program) or 'auto' (jit; the "
                                           "engine for programs that call back into Python)"),
     "jaxc_cpu_threads": (0, int, 0, "threads of parallel CPU kernels (OpenMP); 0: every core "

@@ -13,6 +13,7 @@ program (jaxc.runtime.aot) compiles into itself.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import subprocess
 import sys
@@ -280,13 +281,23 @@ def test_offsets_select_the_views(library):
 # families, memory, threads
 
 
-@pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_families(library, family):
+@contextlib.contextmanager
+def forced_family(library, family: str):
+    """The block runs with fft.c forced to `family` (its level is yielded;
+    the test is skipped where this CPU cannot run it); then the CPU's own."""
     level = FAMILIES[family]
     try:
         if library.jaxc_dft_use_family(level) != level:
             pytest.skip(f"this CPU cannot run {family}")
-        sizes = [1, 2, 3, 5, 8, 17, 60] if family == "direct" else [1, 2, 3, 4, 5, 7, 8, 13, 17, 64, 100, 1009, 1024]
+        yield level
+    finally:
+        library.jaxc_dft_use_family(0)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_families(library, family):
+    sizes = [1, 2, 3, 5, 8, 17, 60] if family == "direct" else [1, 2, 3, 4, 5, 7, 8, 13, 17, 64, 100, 1009, 1024]
+    with forced_family(library, family) as level:
         rng = np.random.default_rng(level)
         for dtype in (np.float32, np.float64):
             for n in sizes:
@@ -300,8 +311,6 @@ def test_families(library, family):
                                 _call(library, xv, y, sign)
                                 _check(y, _reference(x, sign, 1.0), dtype,
                                        f"{family} n={n} columns={columns} parts={parts} sign={sign}")
-    finally:
-        library.jaxc_dft_use_family(0)
 
 
 def test_more_lengths_than_the_cache_holds(library):
@@ -536,10 +545,7 @@ def test_hermitian_ignores_the_imaginary_parts_numpy_ignores(library):
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_hermitian_families(library, family):
-    level = FAMILIES[family]
-    try:
-        if library.jaxc_dft_use_family(level) != level:
-            pytest.skip(f"this CPU cannot run {family}")
+    with forced_family(library, family) as level:
         rng = np.random.default_rng(level)
         for dtype in (np.float32, np.float64):
             for n in (1, 2, 3, 8, 17, 60, 1009):
@@ -550,8 +556,6 @@ def test_hermitian_families(library, family):
                         _call_hermitian(library, x, y, 1, 1.0, x_base)
                         tolerance = TOLERANCE[dtype] * max(np.abs(reference).max(), 1e-30) * max(np.log2(n), 1.0)
                         assert np.abs(y - reference).max() <= tolerance, f"{family} n={n} columns={columns}"
-    finally:
-        library.jaxc_dft_use_family(0)
 
 
 HERMITIAN_PROGRAM_IR = """

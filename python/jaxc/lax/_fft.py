@@ -151,15 +151,21 @@ def _bluestein(z: Any, sign: int, scale: float) -> Any:
     return _times_constant(conv, scale * chirp[:, None])
 
 
-def _dft_op(x: Any, points: int, axis: int, sign: int, scale: float) -> Any:
-    """The op, its result type (complex, `points` frequencies on the axis) spelled out."""
+def _result_type(x: Any, axis: int, points: int, complex_result: bool) -> ir.RankedTensorType:
+    """`x`'s tensor type with `points` points on `axis`, complex or real
+    (the real part type of `x`'s elements)."""
     operand = ir.RankedTensorType(x.type)
     shape = list(operand.shape)
     shape[axis] = points
     part = operand.element_type
     if isinstance(part, ir.ComplexType):
         part = ir.ComplexType(part).element_type
-    return jd.DftOp(ir.RankedTensorType.get(shape, ir.ComplexType.get(part)), x, axis, sign, scale).result
+    return ir.RankedTensorType.get(shape, ir.ComplexType.get(part) if complex_result else part)
+
+
+def _dft_op(x: Any, points: int, axis: int, sign: int, scale: float) -> Any:
+    """The op, its result type (complex, `points` frequencies on the axis) spelled out."""
+    return jd.DftOp(_result_type(x, axis, points, complex_result=True), x, axis, sign, scale).result
 
 
 DFT = _ops._primitive("dft", lambda x, points, axis, sign, scale: _dft_op(x, points, axis, sign, scale),
@@ -168,11 +174,7 @@ DFT = _ops._primitive("dft", lambda x, points, axis, sign, scale: _dft_op(x, poi
 
 def _hermitian_op(x: Any, n: int, axis: int, sign: int, scale: float) -> Any:
     """The op, its result type (real parts, n points on the axis) spelled out."""
-    operand = ir.RankedTensorType(x.type)
-    shape = list(operand.shape)
-    shape[axis] = n
-    part = ir.ComplexType(operand.element_type).element_type
-    return jd.HermitianDftOp(ir.RankedTensorType.get(shape, part), x, axis, sign, scale).result
+    return jd.HermitianDftOp(_result_type(x, axis, n, complex_result=False), x, axis, sign, scale).result
 
 
 HERMITIAN_DFT = _ops._primitive("hermitian_dft", lambda x, n, axis, sign, scale: _hermitian_op(x, n, axis, sign, scale),
