@@ -304,6 +304,23 @@ LogicalResult ConvGeneralDilatedOp::inferReturnTypes(MLIRContext *, std::optiona
   return success();
 }
 
+/// The checks jaxc.dft and jaxc.hermitian_dft share: the operand has an
+/// axis to transform, `axis` is one of them, the sign is -1 or 1, and the
+/// result has the operand's rank.
+static LogicalResult verifyTransform(Operation *op, RankedTensorType in, RankedTensorType out, int64_t axis,
+                                     int64_t sign) {
+  if (in.getRank() < 1)
+    return op->emitOpError() << "operand " << in << " must have an axis to transform (rank >= 1)";
+  if (axis < 0 || axis >= in.getRank())
+    return op->emitOpError() << "axis " << axis << " is out of range for operand " << in << " (0 <= axis < "
+                             << in.getRank() << ")";
+  if (sign != 1 && sign != -1)
+    return op->emitOpError() << "sign must be -1 (forward) or 1 (inverse), got " << sign;
+  if (out.getRank() != in.getRank())
+    return op->emitOpError() << "result " << out << " must have the operand's rank " << in.getRank();
+  return success();
+}
+
 LogicalResult DftOp::verify() {
   auto in = llvm::cast<RankedTensorType>(getOperand().getType());
   auto out = llvm::cast<RankedTensorType>(getResult().getType());
@@ -312,18 +329,11 @@ LogicalResult DftOp::verify() {
     element = complex.getElementType();
   if (!element.isF32() && !element.isF64())
     return emitOpError() << "operand " << in << " must have f32, f64, complex<f32> or complex<f64> elements";
-  if (in.getRank() < 1)
-    return emitOpError() << "operand " << in << " must have an axis to transform (rank >= 1)";
   int64_t axis = getAxis();
-  if (axis < 0 || axis >= in.getRank())
-    return emitOpError() << "axis " << axis << " is out of range for operand " << in << " (0 <= axis < "
-                         << in.getRank() << ")";
-  if (getSign() != 1 && getSign() != -1)
-    return emitOpError() << "sign must be -1 (forward) or 1 (inverse), got " << getSign();
+  if (failed(verifyTransform(*this, in, out, axis, getSign())))
+    return failure();
   if (out.getElementType() != ComplexType::get(element))
     return emitOpError() << "result " << out << " must have " << ComplexType::get(element) << " elements";
-  if (out.getRank() != in.getRank())
-    return emitOpError() << "result " << out << " must have the operand's rank " << in.getRank();
   for (int64_t d = 0; d < in.getRank(); ++d) {
     int64_t m = out.getDimSize(d), n = in.getDimSize(d);
     if (d == axis ? m > n || (m < 1 && n > 0) : m != n)
@@ -340,16 +350,9 @@ LogicalResult HermitianDftOp::verify() {
   Type part = llvm::cast<ComplexType>(in.getElementType()).getElementType();  // f32 or f64 (ODS)
   if (out.getElementType() != part)
     return emitOpError() << "result " << out << " must have the operand's part type " << part;
-  if (in.getRank() < 1)
-    return emitOpError() << "operand " << in << " must have an axis to transform (rank >= 1)";
   int64_t axis = getAxis();
-  if (axis < 0 || axis >= in.getRank())
-    return emitOpError() << "axis " << axis << " is out of range for operand " << in << " (0 <= axis < "
-                         << in.getRank() << ")";
-  if (getSign() != 1 && getSign() != -1)
-    return emitOpError() << "sign must be -1 (forward) or 1 (inverse), got " << getSign();
-  if (out.getRank() != in.getRank())
-    return emitOpError() << "result " << out << " must have the operand's rank " << in.getRank();
+  if (failed(verifyTransform(*this, in, out, axis, getSign())))
+    return failure();
   for (int64_t d = 0; d < in.getRank(); ++d) {
     int64_t n = out.getDimSize(d), m = in.getDimSize(d);
     if (d == axis ? n < 1 || n / 2 + 1 != m : n != m)
