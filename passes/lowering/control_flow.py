@@ -172,13 +172,24 @@ def scan(op, elements) -> list[ir.Value]:
 
 
 _CUMULATIVE = ["jaxc.add", "jaxc.mul", "jaxc.max", "jaxc.min"]
+# A scan along the last axis runs over blocks of this many rows: the slices
+# of one position then span 8 cache lines in and 8 out, which the next
+# positions reuse. A slice of every row spanned thousands and missed the
+# cache at each step (cumsum of 4096 x 1024 f32: 71 ms); blocks of 16 or 32
+# rows 4 KB apart overflow the ways of one L1 set (9.4 ms at 16, 4.8 at 8).
+ROW_BLOCK = 8
 
 
 def cumulative(op, elements) -> list[ir.Value]:
     """out[i] = combine(out[i-1], x[i]) along `axis` (from the end when reversed),
-    as an scf.for over the axis carrying the running slice."""
+    as an scf.for over the axis carrying the running slice; along the last
+    axis of many rows, inside an scf.for over blocks of `ROW_BLOCK` rows
+    (the leading axes collapsed into one)::
+
+        scf.for %rb = 0 to R - R % 8 step 8 {          // then the last R % 8 rows
+          scf.for %j = 0 to L { %run = %run + %x[%rb:%rb+8, %j]; %out[%rb:%rb+8, %j] = %run } }
+    """
     from .elementwise import BINARY  # the scalar combiners
-    from .reduction import _identity
     t = elements[0]
     reduction = ["sum", "prod", "max", "min"][ir.IntegerAttr(op.attributes["kind"]).value]
     combine = BINARY[_CUMULATIVE[["sum", "prod", "max", "min"].index(reduction)]]
@@ -189,27 +200,73 @@ def cumulative(op, elements) -> list[ir.Value]:
     shape = shape_of(x)
     if 0 in shape:  # nothing to scan (and no slice of it can be extracted)
         return [tensor.empty(shape, storage_element(t))]
+    rows = 1
+    for size in shape[:-1]:
+        rows *= size
+    if axis == len(shape) - 1 and rows >= 2 * ROW_BLOCK:
+        return [_scan_row_blocks(x, shape, t, fn, reduction, reverse, rows)]
+    return [_scan(x, shape, axis, t, fn, reduction, reverse)]
+
+
+def _scan_row_blocks(x: ir.Value, shape: list[int], t, fn, reduction: str, reverse: bool, rows: int) -> ir.Value:
+    """The scan along the last axis of `x`, as rows x length, by blocks of
+    `ROW_BLOCK` rows (and one block of the rest)."""
+    length = shape[-1]
+    element = storage_element(t)
+    table = x
+    if len(shape) > 2:
+        table = tensor.collapse_shape(ir.RankedTensorType.get([rows, length], element), x,
+                                      [list(range(len(shape) - 1)), [len(shape) - 1]])
+    out = tensor.empty([rows, length], element)
+    full = rows - rows % ROW_BLOCK
+
+    def block(at: ir.Value, count: int, into: ir.Value) -> ir.Value:
+        """Rows [at, at + count) scanned, each position written straight into `into`."""
+        return _scan(table, [rows, length], 1, t, fn, reduction, reverse, out=into, rows=(at, count))
+
+    loop = scf.ForOp(_index(0), _index(full), _index(ROW_BLOCK), [out])
+    with ir.InsertionPoint(loop.body):
+        scf.YieldOp([block(loop.induction_variable, ROW_BLOCK, loop.inner_iter_args[0])])
+    result = loop.results[0]
+    if rows % ROW_BLOCK:
+        result = block(_index(full), rows % ROW_BLOCK, result)
+    if len(shape) > 2:
+        result = tensor.expand_shape(ir.RankedTensorType.get(shape, element), result,
+                                     [list(range(len(shape) - 1)), [len(shape) - 1]], [], shape)
+    return result
+
+
+def _scan(x: ir.Value, shape: list[int], axis: int, t, fn, reduction: str, reverse: bool,
+          out: ir.Value | None = None, rows: tuple[ir.Value, int] | None = None) -> ir.Value:
+    """The scan of `x` along `axis`, written into `out` (None: a new
+    tensor): an scf.for over the axis carrying the running slice (in place:
+    the combining generic's outs is the carry). `rows` (first, count): only
+    those rows of a 2-D `x` scanned along axis 1."""
+    from .reduction import _identity
     length = shape[axis]
     # The running slice keeps the axis as a size-1 dim: a rank-reducing slice
     # is ambiguous when another dim is 1 too (canonicalize then dropped the wrong one).
     sizes = [1 if d == axis else s for d, s in enumerate(shape)]
-    slice_shape = sizes
-    slice_type = ir.RankedTensorType.get(slice_shape, storage_element(t))
-    running = filled(slice_shape, t, scalar_const(t, _identity(reduction, t)))
-    out = tensor.empty(shape, storage_element(t))
+    if rows is not None:
+        sizes[0] = rows[1]
+    slice_type = ir.RankedTensorType.get(sizes, storage_element(t))
+    running = filled(sizes, t, scalar_const(t, _identity(reduction, t)))
+    if out is None:
+        out = tensor.empty(shape, storage_element(t))
     loop = scf.ForOp(_index(0), _index(length), _index(1), [running, out])
     iv, carry, acc = loop.body.arguments
     with ir.InsertionPoint(loop.body):
         position = arith.subi(_index(length - 1), iv) if reverse else iv
         dyn = [_dynamic() if d == axis else 0 for d in range(len(shape))]
-        piece = tensor.extract_slice(slice_type, x, [position], [], [], dyn, sizes, [1] * len(shape))
-        # Combine into the running slice in place (outs = the carry).
-        (combined,) = generic([slice_type], [piece], [identity_map(len(slice_shape))] * 2,
-                              ["parallel"] * len(slice_shape),
-                              lambda p, c: [fn(t, c, p)], inits=[carry])
-        updated = tensor.insert_slice(combined, acc, [position], [], [], dyn, sizes, [1] * len(shape))
+        if rows is not None:
+            dyn[0] = _dynamic()
+        offsets = [position] if rows is None else [rows[0], position]
+        piece = tensor.extract_slice(slice_type, x, offsets, [], [], dyn, sizes, [1] * len(shape))
+        (combined,) = generic([slice_type], [piece], [identity_map(len(sizes))] * 2,
+                              ["parallel"] * len(sizes), lambda p, c: [fn(t, c, p)], inits=[carry])
+        updated = tensor.insert_slice(combined, acc, offsets, [], [], dyn, sizes, [1] * len(shape))
         scf.YieldOp([combined, updated])
-    return [loop.results[1]]
+    return loop.results[1]
 
 
 RULES = {

@@ -876,6 +876,39 @@ def test_cumulative_ops(axis, reverse):
                 assert out.dtype == a.dtype
 
 
+@pytest.mark.parametrize("shape", [(37, 5), (16, 3), (3, 8, 6), (2, 9, 1)], ids=str)
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative_ops_along_the_last_axis_of_many_rows(shape, reverse):
+    """Scans over blocks of rows (`control_flow.ROW_BLOCK`), with a block of
+    the remaining rows and the leading axes collapsed: every kind, float and int."""
+    rng = np.random.default_rng(sum(shape))
+    arrays = {"f": rng.uniform(0.5, 1.5, shape).astype(np.float32) * rng.choice([-1, 1], shape).astype(np.float32),
+              "i": rng.integers(-3, 4, shape).astype(np.int32)}
+    axis = len(shape) - 1
+    jitted = jaxc.jit(lambda xs: {(name, k): getattr(lax, name)(a, axis, reverse)
+                                  for name in CUMULATIVE for k, a in xs.items()})(arrays)
+    for name, ref in CUMULATIVE.items():
+        for k, a in arrays.items():
+            want = _cumulative_ref(ref, a.astype(np.float64), axis, reverse)
+            out = np.asarray(jitted[name, k])
+            assert out.dtype == a.dtype
+            if k == "i":
+                np.testing.assert_array_equal(out, want.astype(a.dtype), err_msg=f"{name} {k}")
+            else:
+                np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6, err_msg=f"{name} {k}")
+
+
+def test_grad_and_vmap_of_a_cumsum_over_many_rows():
+    x = np.random.default_rng(7).standard_normal((20, 6))
+    w = np.arange(6.0)
+    with jaxc.enable_x64():
+        grad = jaxc.grad(lambda x: jnp.sum(jnp.cumsum(x, axis=1) ** 2 * w))(x)
+        batched = jaxc.vmap(lambda row: lax.cumsum(row, 0, reverse=True))(x)
+    want = 2 * np.flip(np.cumsum(np.flip(np.cumsum(x, 1) * w, 1), 1), 1)
+    np.testing.assert_allclose(np.asarray(grad), want, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(batched), np.flip(np.cumsum(np.flip(x, 1), 1), 1), rtol=1e-12)
+
+
 def test_cumulative_defaults_and_errors():
     x = np.array([3, 1, 2], np.uint8)
     check(lambda v: (lax.cumsum(v), lax.cummax(v)), (np.array([3, 4, 6], np.uint8), np.full(3, 3, np.uint8)), x)

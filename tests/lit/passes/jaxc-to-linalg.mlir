@@ -257,3 +257,24 @@ func.func @hermitian_dft(%x: tensor<3x5xcomplex<f32>>) -> tensor<3x8xf32> {
   %0 = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 0.125 : tensor<3x5xcomplex<f32>> -> tensor<3x8xf32>
   return %0 : tensor<3x8xf32>
 }
+
+// -----
+
+// A cumulative op along the last axis of many rows: the leading axes are
+// collapsed into 21 rows, scanned by blocks of 8 (two) and a block of the
+// last 5, each position of a block combined into its running slice and
+// written straight into the result.
+// CHECK-LABEL: func.func @cumulative_rows
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<3x7x5xf32> into tensor<21x5xf32>
+// CHECK: %[[BLOCKS:.+]] = scf.for %[[RB:.+]] = %{{.+}} to %c16 step %c8 iter_args(%[[OUT:.+]] = %{{.+}}) -> (tensor<21x5xf32>)
+// CHECK: scf.for %[[J:.+]] = {{.+}} iter_args(%[[RUNNING:.+]] = %{{.+}}, %[[ACC:.+]] = %[[OUT]]) -> (tensor<8x1xf32>, tensor<21x5xf32>)
+// CHECK: tensor.extract_slice %[[ROWS]][%[[RB]], %[[J]]] [8, 1] [1, 1]
+// CHECK: arith.addf
+// CHECK: tensor.insert_slice %{{.+}} into %[[ACC]][%[[RB]], %[[J]]] [8, 1] [1, 1]
+// CHECK: scf.for {{.+}} -> (tensor<5x1xf32>, tensor<21x5xf32>)
+// CHECK: tensor.extract_slice %[[ROWS]][%{{.+}}, %{{.+}}] [5, 1] [1, 1]
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2]] output_shape [3, 7, 5]
+func.func @cumulative_rows(%x: tensor<3x7x5xf32>) -> tensor<3x7x5xf32> {
+  %0 = jaxc.cumulative sum %x, axis = 2 : tensor<3x7x5xf32>
+  return %0 : tensor<3x7x5xf32>
+}
