@@ -386,6 +386,9 @@ def test_memory_profile_shape_matches_jax() -> None:
     jax = pytest.importorskip("jax")
     kept_jax = jax.numpy.ones((10, 10))
     kept = jnp.ones((10, 10))
+    # a live compiled program for the "executable" samples, whatever earlier tests freed
+    add_one = jaxc.jit(lambda a: a + 1)
+    kept_sum = add_one(kept)
     theirs = decode_profile(jax.profiler.device_memory_profile())
     ours = decode_profile(profiler.device_memory_profile())
     assert ours["sample_types"] == theirs["sample_types"]
@@ -396,7 +399,7 @@ def test_memory_profile_shape_matches_jax() -> None:
     their_devices = {s[1]["device"] for s in theirs["samples"] if s[1]["kind"] == "buffer"}
     assert their_devices == {"cpu:0"}
     assert {s[0][1] for s in theirs["samples"]} & {s[0][1] for s in ours["samples"]} >= {400}
-    del kept, kept_jax
+    del kept, kept_jax, kept_sum, add_one
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed")
