@@ -17,6 +17,7 @@ the carries and the stacked ys; x slices are rank-reducing extract_slices.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, Sequence
 
 from mlir import ir
@@ -200,9 +201,7 @@ def cumulative(op, elements) -> list[ir.Value]:
     shape = shape_of(x)
     if 0 in shape:  # nothing to scan (and no slice of it can be extracted)
         return [tensor.empty(shape, storage_element(t))]
-    rows = 1
-    for size in shape[:-1]:
-        rows *= size
+    rows = math.prod(shape[:-1])
     if axis == len(shape) - 1 and rows >= 2 * ROW_BLOCK:
         return [_scan_row_blocks(x, shape, t, fn, reduction, reverse, rows)]
     return [_scan(x, shape, axis, t, fn, reduction, reverse)]

@@ -5,7 +5,6 @@ fallbacks when a tool is missing or fails. Values are checked against NumPy
 and against the engine."""
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import subprocess
@@ -15,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from cpu_compilers import compiled, compiler
 
 import jaxc
 import jaxc.numpy as jnp
@@ -22,27 +22,6 @@ from jaxc.runtime import compile_cache, cpu, llvm_tools, orc
 
 if llvm_tools.unusable() is not None:
     pytest.skip(f"the LLVM tools cannot run here: {llvm_tools.unusable()}", allow_module_level=True)
-
-
-@contextlib.contextmanager
-def compiler(choice: str):
-    """`jaxc_cpu_compiler` set to `choice` for the block."""
-    saved = jaxc.config.read("jaxc_cpu_compiler")
-    jaxc.config.update("jaxc_cpu_compiler", choice)
-    try:
-        yield
-    finally:
-        jaxc.config.update("jaxc_cpu_compiler", saved)
-
-
-def compiled(f, *args):
-    """jit(f) compiled for `args` past every cache of this process: (the
-    runtime Executable, the results)."""
-    jaxc.clear_caches()
-    out = jaxc.jit(f)(*args)
-    executables = [e for key, e in cpu._CACHE.items() if key[3] == "cpu"]
-    assert len(executables) == 1, "expected one compiled program"
-    return executables[0], out
 
 
 def mlp_step(params, x, y):

@@ -5,7 +5,6 @@ the persistent cache storing its objects. Values are checked against NumPy and
 the engine."""
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import gc
 import json
@@ -16,31 +15,11 @@ import textwrap
 
 import numpy as np
 import pytest
+from cpu_compilers import compiled, compiler
 
 import jaxc
 import jaxc.numpy as jnp
-from jaxc.runtime import cpu, orc
-
-
-@contextlib.contextmanager
-def compiler(choice: str):
-    """`jaxc_cpu_compiler` set to `choice` for the block."""
-    saved = jaxc.config.read("jaxc_cpu_compiler")
-    jaxc.config.update("jaxc_cpu_compiler", choice)
-    try:
-        yield
-    finally:
-        jaxc.config.update("jaxc_cpu_compiler", saved)
-
-
-def compiled(f, *args):
-    """jit(f) compiled for `args` past every cache of this process: (the
-    runtime Executable, the results)."""
-    jaxc.clear_caches()
-    out = jaxc.jit(f)(*args)
-    executables = [e for key, e in cpu._CACHE.items() if key[3] == "cpu"]
-    assert len(executables) == 1, "expected one compiled program"
-    return executables[0], out
+from jaxc.runtime import cpu, llvm_tools, orc
 
 
 def kernels(x):
@@ -105,7 +84,7 @@ def test_freed_programs_give_their_jitdylib_to_the_next() -> None:
 
 def test_llvm_errors_are_exceptions_and_the_jit_goes_on() -> None:
     with pytest.raises(orc.OrcError, match="cannot parse the module"):
-        orc.compile_object("define void @f( {\n")
+        orc.compile_objects("define void @f( {\n")
     calls_missing = textwrap.dedent("""
         declare void @jaxc_test_no_such_function()
         define void @_mlir_ciface_f() {
@@ -117,9 +96,9 @@ def test_llvm_errors_are_exceptions_and_the_jit_goes_on() -> None:
           ret void
         }
     """)
-    code = orc.compile_object(calls_missing)
+    objects = orc.compile_objects(calls_missing)
     with pytest.raises(orc.OrcError, match="jaxc_test_no_such_function"):
-        orc.Program([code], ["_mlir_ciface_f"], [])
+        orc.Program(objects, ["_mlir_ciface_f"], [])
     with compiler("jit"):  # the JIT still compiles after a failed link
         executable, out = compiled(lambda a: a - 1, np.ones(2, np.float32))
     assert isinstance(executable.engine, orc.Program)
@@ -177,10 +156,10 @@ def test_partition_balances_functions_by_size() -> None:
     shares = orc.partition(module, 2)
     assert sorted(map(sorted, shares)) == [["f0", "f1", "f4"], ["f2", "f3"]]  # 65 and 70 lines
     assert sorted(orc.partition(module, 9), key=min) == [frozenset({f"f{i}"}) for i in range(5)]  # none empty
-    assert orc.parts_for(module, cores=4) == 1  # too small to split
+    assert llvm_tools.parts_for(module, cores=4, split_lines=orc.SPLIT_LINES) == 1  # too small to split
     big = module + "define internal void @\"g.x\"() {\n" + "  ; line\n" * orc.SPLIT_LINES + "}\n"
-    assert orc.parts_for(big, cores=4) == 4
-    assert orc.parts_for(big, cores=1) == 1
+    assert llvm_tools.parts_for(big, cores=4, split_lines=orc.SPLIT_LINES) == 4
+    assert llvm_tools.parts_for(big, cores=1, split_lines=orc.SPLIT_LINES) == 1
     assert frozenset({"g.x"}) in orc.partition(big, 4)
 
 
@@ -240,8 +219,7 @@ def test_a_program_split_over_the_cores_equals_one_object(monkeypatch) -> None:
 
     with compiler("jit"):
         whole, whole_out = compiled(f, *args)
-        monkeypatch.setattr(orc, "SPLIT_LINES", 1)
-        monkeypatch.setattr(orc, "parts_for", lambda llvm_ir, cores: 2)
+        monkeypatch.setattr(llvm_tools, "parts_for", lambda llvm_ir, cores=None, split_lines=0: 2)
         split, split_out = compiled(f, *args)
     assert len(whole.engine.objects) == 1 and len(split.engine.objects) == 2
     for got, want in zip(split_out, whole_out):

@@ -530,12 +530,13 @@ def _link(engine: Any, tmp: str) -> str:
     """The program's object code (the JIT's objects, or the engine's, dumped)
     linked into a shared library in `tmp`."""
     library = os.path.join(tmp, "program.so")
-    objects = [os.path.join(tmp, f"program{i}.o") for i in range(len(getattr(engine, "objects", [b""])))]
     if hasattr(engine, "objects"):  # an orc.Program
+        objects = [os.path.join(tmp, f"program{i}.o") for i in range(len(engine.objects))]
         for path, code in zip(objects, engine.objects):
             with open(path, "wb") as f:
                 f.write(code)
     else:
+        objects = [os.path.join(tmp, "program.o")]
         engine.dump_to_object_file(objects[0])
     if not all(os.path.exists(path) for path in objects):
         raise llvm_tools.ToolError("the execution engine wrote no object file")

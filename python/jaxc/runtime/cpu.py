@@ -315,19 +315,15 @@ def _load_on_host(module: ir.Module, signatures: dict, opt_level: int, parallel:
     process's JIT (`orc`) or the execution engine (programs that call back
     into Python, or ``jaxc_cpu_compiler="engine"``), then written to the
     persistent cache where it may be."""
+    executable = None
     if not has_callbacks:
         executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started)
-        if executable is not None:
+        if executable is not None:  # (the tools' library is already in the cache)
             return executable
         executable = _jit_in_process(module, signatures, opt_level, parallel)
-        if executable is not None:
-            if cache_key is not None:
-                from . import compile_cache
-                compile_cache.store(cache_key, executable.engine, signatures,
-                                    time.perf_counter() - started, parallel=parallel)
-            return executable
-    executable = jit_lowered(module, signatures, opt_level=opt_level,
-                             object_dump=cache_key is not None, parallel=parallel)
+    if executable is None:
+        executable = jit_lowered(module, signatures, opt_level=opt_level,
+                                 object_dump=cache_key is not None, parallel=parallel)
     if cache_key is not None:
         from . import compile_cache
         compile_cache.store(cache_key, executable.engine, signatures,
@@ -414,7 +410,7 @@ def _jit_in_process(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec]
     try:
         llvm_ir = stages.to_llvm_ir(module)
         llvm_ir += "\n" + llvm_tools.packed_entry_points(llvm_ir, list(signatures))
-        objects = orc.compile_objects(llvm_ir, opt_level, orc.parts_for(llvm_ir, llvm_tools.usable_cores()))
+        objects = orc.compile_objects(llvm_ir, opt_level, llvm_tools.parts_for(llvm_ir, split_lines=orc.SPLIT_LINES))
         program = orc.Program(objects, ["_mlir_ciface_" + name for name in signatures], runtime_libraries())
     except (orc.OrcError, llvm_tools.ToolError, stages.StageError, OSError, AttributeError) as error:
         # AttributeError: a libLLVM.so without the C API entry points used

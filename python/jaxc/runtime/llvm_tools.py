@@ -143,12 +143,12 @@ def packed_entry_points(llvm_ir: str, names: Sequence[str]) -> str:
 # Building the library
 # ----------------------------------------------------------------------------
 
-def parts_for(llvm_ir: str, cores: int | None = None) -> int:
+def parts_for(llvm_ir: str, cores: int | None = None, split_lines: int = SPLIT_LINES) -> int:
     """How many parts to compile at once: one per usable core (at most
-    `MAX_PARTS`) for a module of `SPLIT_LINES` lines or more with as many
-    function definitions, else 1."""
+    `MAX_PARTS`) for a module of `split_lines` lines or more with as many
+    function definitions, else 1. (The JIT splits from `orc.SPLIT_LINES`.)"""
     cores = usable_cores() if cores is None else cores
-    if cores < 2 or llvm_ir.count("\n") < SPLIT_LINES:
+    if cores < 2 or llvm_ir.count("\n") < split_lines:
         return 1
     return max(1, min(cores, MAX_PARTS, len(re.findall(r"^define ", llvm_ir, re.MULTILINE))))
 

@@ -134,7 +134,6 @@ _SIGNATURES: dict[str, tuple] = {
                                              POINTER(_LookupElement), c_size_t, _LOOKUP_DONE, c_void_p]),
 }
 
-_CODEGEN_LEVELS = {0: 0, 1: 1, 2: 2, 3: 3}  # -O<n> -> LLVMCodeGenOptLevel (None, Less, Default, Aggressive)
 _EXTERNAL_LINKAGE, _LOCAL_LINKAGES = 0, (8, 9)  # LLVMLinkage: External; Internal, Private
 _RELOC_PIC, _CODE_MODEL_SMALL, _OBJECT_FILE = 2, 3, 1
 
@@ -173,12 +172,17 @@ class _Jit:
         self.dylib_count = 0
         self.lock = threading.Lock()
 
+    def _error_text(self, error: int) -> str:
+        """The message of an LLVMErrorRef (consuming it)."""
+        message = self.api.LLVMGetErrorMessage(error)
+        text = ctypes.string_at(message).decode(errors="replace")
+        self.api.LLVMDisposeErrorMessage(message)
+        return text
+
     def _report(self, _context: int, error: int) -> None:
         """The session's error reporter: keep the message (LLVM's own prints
         "JIT session error" to stderr); a failed lookup raises it."""
-        message = self.api.LLVMGetErrorMessage(error)
-        self.errors.append(ctypes.string_at(message).decode(errors="replace"))
-        self.api.LLVMDisposeErrorMessage(message)
+        self.errors.append(self._error_text(error))
         del self.errors[:-8]
 
     def _message(self, pointer: int | None) -> bytes:
@@ -192,10 +196,7 @@ class _Jit:
     def _check(self, error: int | None) -> None:
         """Raise `OrcError` for a non-null LLVMErrorRef (consuming it)."""
         if error:
-            message = self.api.LLVMGetErrorMessage(error)
-            text = ctypes.string_at(message).decode(errors="replace")
-            self.api.LLVMDisposeErrorMessage(message)
-            raise OrcError(text)
+            raise OrcError(self._error_text(error))
 
     def machine(self, opt_level: int, slot: int = 0) -> int:
         """The host's target machine for code generation at -O`opt_level`;
@@ -204,7 +205,8 @@ class _Jit:
         with self.lock:
             if (opt_level, slot) not in self.machines:
                 self.machines[opt_level, slot] = self.api.LLVMCreateTargetMachine(
-                    self.target, self.triple, self.cpu, self.features, _CODEGEN_LEVELS[opt_level],
+                    # -O<n> is LLVMCodeGenOptLevel n (None, Less, Default, Aggressive)
+                    self.target, self.triple, self.cpu, self.features, opt_level,
                     _RELOC_PIC, _CODE_MODEL_SMALL)
             return self.machines[opt_level, slot]
 
@@ -347,9 +349,7 @@ class _Jit:
 
         def done(error, pairs, count, _context) -> None:
             if error:
-                message = api.LLVMGetErrorMessage(error)
-                failure.append(ctypes.string_at(message).decode(errors="replace"))
-                api.LLVMDisposeErrorMessage(message)
+                failure.append(self._error_text(error))
                 return
             addresses = [pairs[i].symbol.address for i in range(count)]
             names_found = [ctypes.string_at(api.LLVMOrcSymbolStringPoolEntryStr(pairs[i].name)).decode()
@@ -412,17 +412,9 @@ class Program:
 
 
 # A module of this many lines or more is compiled in parts at once, one per
-# usable core (at most MAX_PARTS), when it defines as many functions.
+# usable core (`llvm_tools.parts_for(llvm_ir, split_lines=SPLIT_LINES)`).
 SPLIT_LINES = 1000
-MAX_PARTS = 8
 _DEFINE = re.compile(r'^define [^@]*@("?)([^"(]+)\1\(', re.MULTILINE)
-
-
-def parts_for(llvm_ir: str, cores: int) -> int:
-    """How many parts to compile `llvm_ir` in on `cores` cores."""
-    if cores < 2 or llvm_ir.count("\n") < SPLIT_LINES:
-        return 1
-    return max(1, min(cores, MAX_PARTS, len(_DEFINE.findall(llvm_ir))))
 
 
 def partition(llvm_ir: str, parts: int) -> list[frozenset[str]]:
@@ -446,8 +438,3 @@ def compile_objects(llvm_ir: str, opt_level: int = 3, parts: int = 1) -> list[by
     the host, in `parts` parts compiled at once (fewer when it defines fewer
     functions)."""
     return jit().compile_objects(llvm_ir, opt_level, parts)
-
-
-def compile_object(llvm_ir: str, opt_level: int = 3) -> bytes:
-    """`llvm_ir` (text, with its entry points) as one optimized ELF object for the host."""
-    return jit().compile_object(llvm_ir, opt_level)
