@@ -15,7 +15,7 @@ program's object goes into a JITDylib of its own (programs reuse names such as
 freed. The optimization pipeline is the engine's (``default<O3>`` with loop
 unrolling, interleaving and both vectorizers on, `mlir::makeOptimizingTransformer`)
 on the engine's target (the host CPU and its features); the entry points are
-the packed wrappers the engine would add (`llvm_tools.packed_wrappers`).
+the packed wrappers the engine would add (`llvm_tools.packed_entry_points`).
 
 Programs that call back into Python (host callbacks, pmap's SPMD runtime) and
 CUDA programs still use the execution engine: they need its runtime symbol
