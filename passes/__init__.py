@@ -4,8 +4,14 @@ Importing this package registers each pass with `registry`; `pipeline` turns
 a textual pipeline that mixes them with upstream passes into one
 `mlir.passmanager.PassManager`.
 """
-# One import per pass module; importing registers the pass.
-from . import (
+from .dialect_modules import use as _use_light_dialect_modules
+from .registry import PassInfo, all_passes, lookup, register_pass
+
+_use_light_dialect_modules()  # before any pass touches linalg or llvm IR
+
+# One import per pass module; importing registers the pass. The GPU passes
+# (passes/gpu/) register on first use (`registry`).
+from . import (  # noqa: E402
     autodiff,  # noqa: F401  jaxc-autodiff
     batching,  # noqa: F401  jaxc-batch
     bf16_truncation_to_bits,  # noqa: F401  jaxc-bf16-truncation-to-bits
@@ -21,7 +27,6 @@ from . import (
     expand_dft,  # noqa: F401  jaxc-expand-dft
     expm1_log1p_to_libm,  # noqa: F401  jaxc-expm1-log1p-to-libm
     free_at_last_use,  # noqa: F401  jaxc-free-at-last-use
-    gpu,  # noqa: F401  jaxc-gpu-* (passes/gpu/)
     jaxc_to_linalg,  # noqa: F401  jaxc-to-linalg
     keep_loops_rolled,  # noqa: F401  jaxc-keep-loops-rolled
     library_calls,  # noqa: F401  jaxc-library-calls
@@ -35,6 +40,5 @@ from . import (
     vector_math,  # noqa: F401  jaxc-vector-math-to-libmvec
     widen_i1_memrefs,  # noqa: F401  jaxc-widen-i1-memrefs
 )
-from .registry import PassInfo, all_passes, lookup, register_pass
 
 __all__ = ["PassInfo", "all_passes", "lookup", "register_pass"]

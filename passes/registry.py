@@ -22,6 +22,7 @@ needs the compiled dialect.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import re
 from typing import Any, Callable
@@ -112,13 +113,29 @@ def register_pass(argument: str, summary: str,
     return decorate
 
 
+# flag prefix -> the module (relative to this package) that registers those
+# passes, imported on the first lookup of such a flag: CPU compilations never
+# import the GPU passes.
+_REGISTERED_ON_DEMAND = {"jaxc-gpu-": ".gpu.register"}
+
+
+def _register_on_demand(argument: str = "") -> None:
+    """Import the modules whose passes `argument` may name (all for "")."""
+    for prefix, module in _REGISTERED_ON_DEMAND.items():
+        if argument.startswith(prefix) or not argument:
+            importlib.import_module(module, __package__)
+
+
 def lookup(argument: str) -> PassInfo | None:
     """The project pass with this pipeline flag, or None."""
+    if argument not in _REGISTRY:
+        _register_on_demand(argument)
     return _REGISTRY.get(argument)
 
 
 def all_passes() -> list[PassInfo]:
-    """Every registered project pass, sorted by flag."""
+    """Every project pass, sorted by flag."""
+    _register_on_demand()
     return [_REGISTRY[name] for name in sorted(_REGISTRY)]
 
 

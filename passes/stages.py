@@ -9,7 +9,7 @@ through `llvm`; the front end will show the same text with
 The MLIR stages are pass pipelines (elements of ``builtin.module(...)``, so
 project and upstream passes mix as in `pipeline`). The last two are not IR:
 `llvmir` translates the LLVM dialect to LLVM IR in-process
-(`mlir.dialects.llvm.translate_module_to_llvmir`), `asm` feeds that to the
+(`translate_module_to_llvmir` of the LLVM dialect's bindings), `asm` feeds that to the
 pinned ``llc -O3`` for the host CPU.
 
     traced        input as given (requests present)
@@ -441,11 +441,12 @@ def check_translatable(module: ir.Module) -> collections.Counter[str]:
 
 def to_llvm_ir(module: ir.Module) -> str:
     """LLVM IR text for a module in the LLVM dialect (translated in-process)."""
-    from mlir.dialects import llvm
+    # The binding itself: mlir.dialects.llvm, which re-exports it, takes 50 ms to import
+    from mlir._mlir_libs._mlirDialectsLLVM import translate_module_to_llvmir
 
     check_translatable(module)
     try:
-        return str(llvm.translate_module_to_llvmir(module.operation))
+        return str(translate_module_to_llvmir(module.operation))
     except Exception as error:  # noqa: BLE001 -- the bindings raise various types
         raise StageError(f"cannot translate to LLVM IR: {error}") from error
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 import math
 
 from mlir import ir
-from mlir.dialects import linalg
 from mlir.passmanager import ExternalPass
 
+from . import linalg_ops as linalg
 from .ir import ops_named
 from .registry import register_pass
 

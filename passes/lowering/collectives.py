@@ -48,8 +48,9 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
+from mlir.dialects import arith, bufferization, func, memref, tensor
 
+from .. import linalg_ops as linalg
 from .common import (
     LoweringError,
     bit_width,

@@ -14,7 +14,9 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from mlir import ir
-from mlir.dialects import arith, complex as complex_dialect, linalg, tensor
+from mlir.dialects import arith, complex as complex_dialect, tensor
+
+from .. import linalg_ops as linalg
 
 ScalarBody = Callable[[Sequence[ir.Value]], ir.Value]
 

@@ -38,8 +38,9 @@ from __future__ import annotations
 import math as pymath
 
 from mlir import ir
-from mlir.dialects import arith, complex as cx, linalg, math
+from mlir.dialects import arith, complex as cx, math
 
+from .. import linalg_ops as linalg
 from .common import (
     element_type,
     empty,

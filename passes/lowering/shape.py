@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
 
+from .. import linalg_ops as linalg
 from .common import (
     clamp_start,
     element_type,

@@ -42,8 +42,9 @@ from __future__ import annotations
 import math as pymath
 
 from mlir import ir
-from mlir.dialects import arith, linalg, math, tensor
+from mlir.dialects import arith, math, tensor
 
+from .. import linalg_ops as linalg
 from . import elementwise
 from .common import (
     LoweringError,

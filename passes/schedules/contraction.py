@@ -19,8 +19,9 @@ AVX2 (16 ymm) 10 x 8 for 1000², 4 x 16 for powers of two.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import linalg, tensor
+from mlir.dialects import tensor
 
+from .. import linalg_ops as linalg
 from ..host import Target
 from ..lowering.common import empty, filled
 from .kernel import Kernel, defining_op, describe

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -122,3 +123,71 @@ def test_running_every_stage_loads_no_numpy_layer(tmp_path):
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+# ----------------------------------------------------------------------------
+# What a process's first CPU compile loads (docs/performance.md, "first compile")
+# ----------------------------------------------------------------------------
+
+SLOW_TO_LOAD = ("mlir.dialects.linalg", "mlir.dialects.llvm")
+
+
+def test_passes_build_linalg_ops_without_the_upstream_linalg_and_llvm_modules():
+    files = sorted((ROOT / "passes").rglob("*.py"))
+    assert _violations(files, SLOW_TO_LOAD) == []
+
+
+_FIRST_COMPILE = """
+import json, sys
+import numpy as np
+import jaxc, jaxc.numpy as jnp
+x = np.linspace(-1, 1, 48, dtype=np.float32).reshape(6, 8)
+out = jaxc.jit(lambda a: jnp.cumsum(jnp.zeros((8, 6)).at[1].set(1) + a.T @ a[:, :6].T, 1).T)(x)
+expected = np.cumsum(x.T @ x[:, :6].T + (np.arange(8) == 1)[:, None], 1).T
+np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5, atol=1e-5)
+maps = open("/proc/self/maps").read()
+print(json.dumps({"modules": sorted(name for name in sys.modules
+                                    if name.startswith(("mlir.dialects.linalg", "mlir.dialects.llvm",
+                                                        "jaxc.passes.gpu.register"))),
+                  "libMLIR": "/libMLIR.so" in maps}))
+"""
+
+
+def test_a_first_cpu_compile_loads_neither_opdsl_nor_llvm_op_classes_nor_gpu_passes_nor_libmlir():
+    env = {**os.environ, "JAXC_CPU_COMPILER": "jit"}
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", _FIRST_COMPILE], capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == {"modules": [], "libMLIR": False}
+
+
+def test_linalg_ops_build_what_the_upstream_helpers_build():
+    from mlir import ir
+    from mlir.dialects import arith, func, linalg as upstream, tensor
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import linalg_ops
+
+    def build(ops):
+        with make_context(), ir.Location.unknown():
+            module = ir.Module.create()
+            f32 = ir.F32Type.get()
+            with ir.InsertionPoint(module.body):
+                @func.FuncOp.from_py_func(ir.RankedTensorType.get([4, 3], f32),
+                                          ir.MemRefType.get([4, 3], f32), ir.MemRefType.get([4, 3], f32))
+                def f(x, m, n):
+                    one = arith.ConstantOp(f32, 1.0).result
+                    filled = ops.fill(one, outs=[tensor.EmptyOp([4, 3], f32).result])
+                    copied = ops.copy(x, outs=[filled])
+                    ops.copy(m, outs=[n])  # on memrefs: no result
+                    ops.fill(one, outs=[m])
+                    return ops.transpose(copied, outs=[tensor.EmptyOp([3, 4], f32).result],
+                                         permutation=[1, 0]).result
+            assert module.operation.verify()
+            kinds = [type(op).__name__ for op in module.body.operations[0].regions[0].blocks[0].operations]
+            return module.operation.get_asm(print_generic_op_form=True), kinds
+
+    ours, kinds = build(linalg_ops)
+    assert ours == build(upstream)[0]
+    assert {"FillOp", "CopyOp", "TransposeOp"} <= set(kinds)

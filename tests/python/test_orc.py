@@ -105,6 +105,64 @@ def test_llvm_errors_are_exceptions_and_the_jit_goes_on() -> None:
     np.testing.assert_array_equal(np.asarray(out), 0)
 
 
+def _calling(callee: str) -> str:
+    """LLVM IR of an entry point that calls `callee` (declared, not defined)."""
+    return textwrap.dedent(f"""
+        declare void @{callee}(i64, ptr, ptr)
+        define void @_mlir_ciface_f() {{
+          call void @{callee}(i64 0, ptr null, ptr null)
+          ret void
+        }}
+        define void @_mlir__mlir_ciface_f(ptr %args) {{
+          call void @_mlir_ciface_f()
+          ret void
+        }}
+    """)
+
+
+def test_on_demand_libraries_join_only_for_symbols_nothing_else_defines() -> None:
+    missing = orc.compile_objects(_calling("jaxc_test_no_such_function"))
+    assert orc.undefined_symbols(missing[0]) == {"jaxc_test_no_such_function"}
+    assert orc.libraries_for(missing, [], ["on-demand.so"]) == ["on-demand.so"]
+    in_libc = orc.compile_objects(_calling("free"))
+    assert orc.undefined_symbols(in_libc[0]) == {"free"}
+    assert orc.libraries_for(in_libc, [], ["on-demand.so"]) == []
+    kernels = cpu.kernels_library()
+    assert orc.libraries_for(missing, [kernels], []) == [kernels]
+
+
+FRESH_PROCESS = textwrap.dedent("""
+    import os, sys
+    import numpy as np
+    import jaxc, jaxc.numpy as jnp
+    from jaxc.runtime import cpu, orc
+    sys.path.insert(0, {tests!r})
+    from test_orc import _calling
+
+    def lib_mlir_loaded():
+        return any(line.rstrip().endswith("/libMLIR.so") for line in open("/proc/self/maps"))
+
+    out = jaxc.jit(lambda a: jnp.sin(a) * 2 + a.T)(np.ones((3, 3), np.float32))
+    np.testing.assert_allclose(np.asarray(out), 2 * np.sin(1) + 1, rtol=1e-6)
+    assert not lib_mlir_loaded(), "a program that calls no runner utility loaded them"
+    runner = [p for p in cpu.runtime_libraries() if os.path.basename(p) == cpu.RUNNER_UTILS]
+    objects = orc.compile_objects(_calling("memrefCopy"))
+    libraries = orc.libraries_for(objects, [], runner)
+    assert libraries == runner and not lib_mlir_loaded()
+    assert orc.Program(objects, ["_mlir_ciface_f"], libraries).raw_lookup("_mlir_ciface_f")
+    assert lib_mlir_loaded()
+    print("ok")
+""")
+
+
+def test_a_process_loads_the_runner_utilities_only_for_a_program_that_calls_them() -> None:
+    env = {**os.environ, "JAXC_CPU_COMPILER": "jit"}
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    program = FRESH_PROCESS.format(tests=os.path.dirname(__file__))
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0 and proc.stdout.split() == ["ok"], proc.stderr
+
+
 def test_a_failing_jit_warns_and_the_engine_compiles(monkeypatch) -> None:
     def refuse(llvm_ir, opt_level=3, parts=1):
         raise orc.OrcError("LLVM code generation failed: out of luck")

@@ -411,7 +411,10 @@ def _jit_in_process(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec]
         llvm_ir = stages.to_llvm_ir(module)
         llvm_ir += "\n" + llvm_tools.packed_entry_points(llvm_ir, list(signatures))
         objects = orc.compile_objects(llvm_ir, opt_level, llvm_tools.parts_for(llvm_ir, split_lines=orc.SPLIT_LINES))
-        program = orc.Program(objects, ["_mlir_ciface_" + name for name in signatures], runtime_libraries())
+        libraries = runtime_libraries()
+        on_demand = [path for path in libraries if os.path.basename(path) == RUNNER_UTILS]
+        program = orc.Program(objects, ["_mlir_ciface_" + name for name in signatures],
+                              orc.libraries_for(objects, [p for p in libraries if p not in on_demand], on_demand))
     except (orc.OrcError, llvm_tools.ToolError, stages.StageError, OSError, AttributeError) as error:
         # AttributeError: a libLLVM.so without the C API entry points used
         _warn_llvm_tools(f"jaxc: the in-process JIT failed, the execution engine compiles instead: {error}")
@@ -571,6 +574,9 @@ def _spec(func: str, what: str, index: int, type_: ir.Type) -> ArgSpec:
         raise CompileError(f"@{func}: {what} {index}: {error}") from None
 
 
+RUNNER_UTILS = "libmlir_c_runner_utils.so"
+
+
 def runtime_libraries() -> list[str]:
     """The shared libraries compiled CPU code calls: MLIR's C runner utilities
     (memrefCopy and friends, from the pinned wheel), glibc's libmvec (vector
@@ -583,7 +589,7 @@ def runtime_libraries() -> list[str]:
 
     libraries = []
     for root in mlir.__path__:
-        path = os.path.join(root, "lib", "libmlir_c_runner_utils.so")
+        path = os.path.join(root, "lib", RUNNER_UTILS)
         if os.path.exists(path):
             libraries.append(path)
             break

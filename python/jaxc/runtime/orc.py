@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import struct
 import threading
 from ctypes import POINTER, byref, c_char, c_char_p, c_int, c_size_t, c_uint8, c_uint64, c_void_p
 
@@ -315,9 +316,7 @@ class _Jit:
         the JITDylib (key "") and each name's address."""
         api = self.api
         with self.lock:
-            for path in libraries:
-                if path not in self.libraries:
-                    self.libraries[path] = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+            self._load_libraries(libraries)
             if self.free_dylibs:
                 dylib = self.free_dylibs.pop()
             else:
@@ -337,6 +336,25 @@ class _Jit:
             self.release(dylib)
             raise
         return {"": dylib, **addresses}
+
+    def _load_libraries(self, paths: list[str]) -> None:
+        """Load each of `paths` global (once); the caller holds the lock."""
+        for path in paths:
+            if path not in self.libraries:
+                self.libraries[path] = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+
+    def libraries_for(self, objects: list[bytes], libraries: list[str], on_demand: list[str]) -> list[str]:
+        """`libraries` (loaded here), and `on_demand` too when `objects` use a
+        symbol that neither the process nor `libraries` define."""
+        with self.lock:
+            self._load_libraries(libraries)
+        process = ctypes.CDLL(None)
+        for name in sorted(set().union(*map(undefined_symbols, objects))):
+            try:
+                process[name]  # dlsym in the global scope, as the JIT's generator resolves
+            except AttributeError:
+                return libraries + on_demand
+        return libraries
 
     def _lookup(self, dylib: int, names: list[str]) -> dict[str, int]:
         """The addresses of `names` in `dylib` (links the object on the first lookup)."""
@@ -409,6 +427,32 @@ class Program:
                 _JIT[0].release(dylib)
             except OrcError:
                 pass  # a failed teardown leaks the code; the next program takes a new JITDylib
+
+
+def undefined_symbols(elf_object: bytes) -> set[str]:
+    """The global symbols an x86-64 ELF relocatable object uses and does not
+    define (its symbol table's undefined entries)."""
+    shoff, = struct.unpack_from("<Q", elf_object, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", elf_object, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", elf_object, shoff + i * shentsize) for i in range(shnum)]
+    names: set[str] = set()
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for at in range(offset + entsize, offset + size, entsize):  # entry 0 is the null symbol
+            name, info, _, shndx = struct.unpack_from("<IBBH", elf_object, at)
+            if shndx == 0 and name and info >> 4 in (1, 2):  # SHN_UNDEF; STB_GLOBAL or STB_WEAK
+                names.add(elf_object[strings + name:elf_object.index(b"\0", strings + name)].decode())
+    return names
+
+
+def libraries_for(objects: list[bytes], libraries: list[str], on_demand: list[str]) -> list[str]:
+    """The libraries a program's `objects` link against: `libraries`, and
+    `on_demand` only when the objects need a symbol nothing else defines (MLIR's
+    runner utilities bring libMLIR along: 60 ms to load, for memrefCopy or the
+    bf16 truncations that few programs call)."""
+    return jit().libraries_for(objects, libraries, on_demand)
 
 
 # A module of this many lines or more is compiled in parts at once, one per
