@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
 import operator
 import threading
 from typing import Any, Callable, Iterator
@@ -170,11 +171,17 @@ def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axi
 
     with binding([] if axis_name is None else [(axis_name, size)]):
         callee = _Callee(flat_fun, slice_avals, _name(fun), what)
-    out_shapes = tree_util.tree_unflatten(callee.out_tree, callee.out_avals)  # float0 zeros too
-    all_axes = _broadcast_axes(out_axes, out_shapes, "out_axes")
-    kinds = [dtypes.is_float0(y) for y in tree_util.tree_leaves(out_shapes)]
-    out_leaf_axes = [a for a, f in zip(all_axes, kinds) if not f]
-    float0_axes = [a for a, f in zip(all_axes, kinds) if f]
+    if out_axes is None or type(out_axes) is int:
+        # one axis for every leaf: no result tree rebuilt from avals (a custom pytree's
+        # unflatten may not take them: RegularGridInterpolator's __init__)
+        out_leaf_axes: list[int | None] = [out_axes] * len(callee.out_avals)
+        float0_axes: Iterator[int | None] = itertools.repeat(out_axes)
+    else:
+        out_shapes = tree_util.tree_unflatten(callee.out_tree, callee.out_avals)  # float0 zeros too
+        all_axes = _broadcast_axes(out_axes, out_shapes, "out_axes")
+        kinds = [dtypes.is_float0(y) for y in tree_util.tree_leaves(out_shapes)]
+        out_leaf_axes = [a for a, f in zip(all_axes, kinds) if not f]
+        float0_axes = iter([a for a, f in zip(all_axes, kinds) if f])
     out_leaf_axes = [_normalize_out_axis(a, y, what) for a, y in zip(out_leaf_axes, callee.out_avals)]
     result_avals = [y if a is None else ShapedArray(y.shape[:a] + (size,) + y.shape[a:], y.dtype, y.weak_type)
                     for y, a in zip(callee.out_avals, out_leaf_axes)]
@@ -187,9 +194,9 @@ def _vmap(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | None, axi
                          axis_name=None if axis_name is None else ir.StringAttr.get(axis_name))
     outs = _emit(make, operands, result_avals)
     result = tree_util.tree_unflatten(callee.out_tree, outs)
-    if float0_axes:  # float0 results (tangents of integers) gain the mapped axis too
-        axes_left = iter(float0_axes)
-        result = tree_util.tree_map(lambda y: _batched_float0(y, next(axes_left), size)
+    if any(dtypes.is_float0(y) for y in tree_util.tree_leaves(result)):
+        # float0 results (tangents of integers) gain the mapped axis too
+        result = tree_util.tree_map(lambda y: _batched_float0(y, next(float0_axes), size)
                                     if dtypes.is_float0(y) else y, result)
     return result
 

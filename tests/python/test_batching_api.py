@@ -276,3 +276,21 @@ def test_vmap_cache_traces_once_per_signature():
     assert f.trace_count == 1
     f(np.zeros((4, 2), np.float32))
     assert f.trace_count == 2
+
+
+class _Box:
+    """A pytree whose constructor takes arrays only (as RegularGridInterpolator's)."""
+
+    def __init__(self, x):
+        self.x = jnp.asarray(x)
+
+
+jaxc.tree_util.register_pytree_node(_Box, lambda b: ((b.x,), None), lambda _, children: _Box(*children))
+
+
+@pytest.mark.parametrize("out_axes", [0, 1])
+def test_vmap_returns_a_pytree_whose_constructor_takes_only_arrays(out_axes):
+    xs = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    box = jaxc.vmap(lambda x: _Box(x * 2), out_axes=out_axes)(xs)
+    assert isinstance(box, _Box)
+    np.testing.assert_array_equal(np.asarray(box.x), (xs * 2) if out_axes == 0 else (xs * 2).T)

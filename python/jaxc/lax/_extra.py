@@ -395,14 +395,17 @@ class _Converted:
 
 
 def _check_like(what: str, name: str, tree: Any, shapes: Sequence[tuple[int, ...]], expected_tree: Any,
-                expected_shapes: Sequence[tuple[int, ...]], arg: str) -> None:
+                expected_shapes: Sequence[tuple[int, ...]], arg: str, *, shapes_first: bool = False) -> None:
     """`name`'s output must have the structure (TypeError) and shapes
-    (ValueError) of `arg`."""
+    (ValueError) of `arg`; checked in JAX's order (custom_linear_solve:
+    the shapes first, custom_root: the structure first)."""
+    got, expected = [tuple(s) for s in shapes], [tuple(s) for s in expected_shapes]
+    if shapes_first and got != expected:
+        raise ValueError(f"{name}() output shapes must match {arg}, got {got} and {expected}")
     if tree != expected_tree:
         raise TypeError(f"{name}() output pytree structure must match {arg}, got {tree} and {expected_tree}.")
-    if [tuple(s) for s in shapes] != [tuple(s) for s in expected_shapes]:
-        raise ValueError(f"{name}() output shapes must match {arg}, got {[tuple(s) for s in shapes]} and "
-                         f"{[tuple(s) for s in expected_shapes]}")
+    if got != expected:
+        raise ValueError(f"{name}() output shapes must match {arg}, got {got} and {expected}")
 
 
 def _split_aux(out: Any, has_aux: bool, name: str) -> tuple[Any, Any]:
@@ -547,14 +550,17 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any
         from .._api_more import eval_shape
         out = eval_shape(matvec, tree_util.tree_unflatten(tree, b_leaves))
         out_leaves, out_tree = tree_util.tree_flatten(out)
-        _check_like(what, "matvec", out_tree, [v.shape for v in out_leaves], tree, [v.shape for v in b_leaves], "b")
+        _check_like(what, "matvec", out_tree, [v.shape for v in out_leaves], tree, [v.shape for v in b_leaves], "b",
+                    shapes_first=True)
         out = solve(matvec, b)
         x, _ = _split_aux(out, has_aux, "solve")
         x_leaves, x_tree = tree_util.tree_flatten(x)
-        _check_like(what, "solve", x_tree, [np.shape(v) for v in x_leaves], tree, [v.shape for v in b_leaves], "b")
+        _check_like(what, "solve", x_tree, [np.shape(v) for v in x_leaves], tree, [v.shape for v in b_leaves], "b",
+                    shapes_first=True)
         return out
     mv = _Converted(matvec, tree, b_leaves, "matvec")
-    _check_like(what, "matvec", mv.out_tree, [a.shape for a in mv.out_avals], tree, [v.shape for v in b_leaves], "b")
+    _check_like(what, "matvec", mv.out_tree, [a.shape for a in mv.out_avals], tree, [v.shape for v in b_leaves], "b",
+                shapes_first=True)
     if symmetric:
         vecmat, transpose_solve = mv, solve
     else:
