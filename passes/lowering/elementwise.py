@@ -301,12 +301,13 @@ _SPLAT_FILL_THRESHOLD = 64  # elements
 def constant(op, elements) -> list[ir.Value]:
     """jaxc.constant -> arith.constant on the signless type (same bits)."""
     result_type = signless(op.results[0].type)
-    if 0 not in shape_of(result_type) and is_complex(element_type(result_type)):
+    if 0 in shape_of(result_type):  # no elements: nothing to read from the attribute (the
+        # bindings cannot even wrap a complex one)
+        return [empty(shape_of(result_type), element_type(op.results[0].type))]
+    if is_complex(element_type(result_type)):
         return [_complex_constant_value(op)]
     value = op.attributes["value"]
     dense = ir.DenseElementsAttr(value)
-    if 0 in shape_of(result_type):  # no elements: nothing to read from the attribute
-        return [empty(shape_of(result_type), element_type(op.results[0].type))]
     if dense.is_splat and np.prod(shape_of(result_type)) > _SPLAT_FILL_THRESHOLD:
         # A large splat would become a full-size global buffer: fill instead.
         t = element_type(op.results[0].type)

@@ -427,3 +427,11 @@ def test_values_and_gradients_match_jax(name):
         g_mine = jaxc.grad(lambda z: jnp.sum(jnp.abs(mine(z))))(Z)
         g_theirs = jax.grad(lambda z: jax_numpy.sum(jax_numpy.abs(theirs(z))))(Z)
     assert_close(g_mine, np.asarray(g_theirs), rtol=1e-4, atol=1e-4)
+
+
+def test_zero_size_complex_arrays_compile():
+    # the lowering read the (empty) constant's attribute, which the bindings cannot wrap
+    out = jaxc.jit(lambda v: v * 2)(np.zeros((0, 3), np.complex64))
+    assert out.shape == (0, 3) and out.dtype == np.complex64
+    assert jnp.fft.rfft(np.ones((0, 4), np.float32)).shape == (0, 3)
+    assert jnp.fft.fft(np.ones((0, 4), np.complex64)).shape == (0, 4)

@@ -108,6 +108,39 @@ def test_integer_and_bool_inputs_become_complex64():
     assert jnp.fft.rfft(np.array([True, False, True])).dtype == np.complex64
 
 
+_DTYPE_CASES = [np.int8, np.uint8, np.int32, np.int64, np.bool_, np.float16, np.float32]
+_DTYPE_FNS = ["fft", "rfft", "ifft", "fftn", "rfftn", "irfft", "hfft"]
+
+
+def _result_dtypes(fft_module):
+    out = {}
+    for dtype in _DTYPE_CASES:
+        for name in _DTYPE_FNS:
+            try:
+                out[dtype.__name__, name] = str(getattr(fft_module, name)(np.ones(4, dtype)).dtype)
+            except ValueError:
+                out[dtype.__name__, name] = "ValueError"
+    return out
+
+
+def test_result_dtypes_under_x64_follow_the_input_width(x64):
+    # ints as JAX's to_inexact (int32 -> complex64, int64 -> complex128), not the
+    # default float; an RFFT of float16 is JAX's ValueError
+    got = _result_dtypes(jnp.fft)
+    assert got["int32", "fft"] == got["bool", "rfft"] == got["int8", "fftn"] == "complex64"
+    assert got["int64", "fft"] == got["int64", "rfftn"] == "complex128"
+    assert got["int32", "irfft"] == "float32" and got["int64", "hfft"] == "float64"
+    assert got["float16", "rfft"] == got["float16", "rfftn"] == "ValueError"
+    with pytest.raises(ValueError, match="RFFT input must be float32 or float64, got float16"):
+        jnp.fft.rfft(np.ones(4, np.float16))
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        assert got == _result_dtypes(jax.numpy.fft)
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
 def test_frequencies_and_shifts():
     check(lambda: jnp.fft.fftfreq(7, 0.5), None, expected=np.fft.fftfreq(7, 0.5), dtype="float32", jit=False)
     check(lambda: jnp.fft.fftfreq(8), None, expected=np.fft.fftfreq(8), jit=False)

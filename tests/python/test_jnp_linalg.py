@@ -206,12 +206,18 @@ def test_einsum_dtypes_and_interleaved_form():
     ("ij->k", [(3, 4)], r"output subscript 'k' does not appear in the inputs"),
     ("ij->ii", [(3, 3)], r"output subscript 'i' repeated"),
     ("ii", [(3, 4)], r"size of 'i' in 'ii' differs: 3 vs 4 in operand 0 of shape \(3, 4\)"),
-    ("...i->i", [(2, 3)], r"needs '...'"),
     ("i->i->i", [(3,)], r"more than once"),
 ])
 def test_einsum_errors(spec, shapes, message):
     with pytest.raises(ValueError, match="jnp.einsum: .*" + message):
         jnp.einsum(spec, *[rand(s) for s in shapes])
+
+
+def test_einsum_output_without_ellipsis_sums_its_dimensions():
+    # as JAX (NumPy raises): the dimensions '...' stands for are contracted
+    x, w = rand((3, 4, 5)), rand((3, 4))
+    check(lambda a: jnp.einsum("...n->n", a), lambda a: np.einsum("abn->n", a), x, **TOL)
+    check(lambda a, b: jnp.einsum("...n,...->n", a, b), lambda a, b: np.einsum("abn,ab->n", a, b), x, w, **TOL)
 
 
 def test_einsum_contracts_pairwise_with_dot_general():

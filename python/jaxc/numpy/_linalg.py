@@ -391,9 +391,7 @@ def _einsum_parse(subscripts: str, ndims: list[int]) -> tuple[list[list[str]], l
 
     inputs = [expand(term, ndim) for term, ndim in zip(terms, ndims)]
     if arrow:
-        if ellipsis_ndim and "..." not in rhs:
-            raise ValueError(f"jnp.einsum: the output of {subscripts!r} needs '...' for the dimensions the "
-                             "inputs' '...' stands for")
+        # an output without '...' sums over the dimensions it stands for (as JAX; NumPy raises)
         output = expand(rhs, len(rhs.replace("...", "")) + ellipsis_ndim)
         seen = {label for labels in inputs for label in labels}
         for label in output:

@@ -75,8 +75,8 @@ def _axes_and_sizes(x: Any, s: Sequence[int] | None, axes: Sequence[int] | None,
 
 def _complex_input(a: Any, fn: str) -> Any:
     x = asarray(a, fn=f"fft.{fn}")
-    if x.dtype == np.bool_ or dtypes.is_int(x.dtype):
-        x = lax.convert_element_type(x, dtypes.default_float())
+    if x.dtype == np.bool_ or dtypes.is_int(x.dtype):  # as JAX: int32 -> complex64, int64 -> complex128
+        x = lax.convert_element_type(x, dtypes.to_inexact(x.dtype), False)
     if not dtypes.is_complex(x.dtype):
         x = lax.convert_element_type(x, dtypes.complex_dtype(x.dtype))
     return x
@@ -86,8 +86,10 @@ def _real_input(a: Any, fn: str) -> Any:
     x = asarray(a, fn=f"fft.{fn}")
     if dtypes.is_complex(x.dtype):
         raise TypeError(f"jnp.fft.{fn} does not support complex input, got {x.dtype.name}")
-    if not (dtypes.is_float(x.dtype) and x.dtype in (dtypes.float32, dtypes.float64)):
-        x = lax.convert_element_type(x, dtypes.default_float())
+    if x.dtype == np.bool_ or dtypes.is_int(x.dtype):  # as JAX: int32 -> float32, int64 -> float64
+        x = lax.convert_element_type(x, dtypes.to_inexact(x.dtype), False)
+    if x.dtype not in (dtypes.float32, dtypes.float64):
+        raise ValueError(f"jnp.fft.{fn}: RFFT input must be float32 or float64, got {x.dtype.name}")
     return x
 
 

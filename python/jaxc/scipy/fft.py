@@ -139,8 +139,6 @@ def _transform(fn: str, x: Any, axes: list[int], sizes: list[int | None], norm: 
         return lax.complex(_transform(fn, lax.real(x), axes, [None] * len(axes), norm, inverse),
                            _transform(fn, lax.imag(x), axes, [None] * len(axes), norm, inverse))
     x = _real_input(fn, x)
-    if x.size == 0:  # an empty batch: nothing to compute (and jaxc cannot compile zero-size complex constants)
-        return jnp.zeros(x.shape, x.dtype)
     one = _idct_last if inverse else _dct_last
     for axis in axes:
         x = jnp.moveaxis(one(jnp.moveaxis(x, axis, -1), norm), -1, axis)
