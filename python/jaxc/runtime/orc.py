@@ -167,6 +167,7 @@ class _Jit:
 
         self.free_dylibs: list[int] = []  # cleared JITDylibs, reused by the next programs
         self.libraries: dict[str, ctypes.CDLL] = {}  # path -> the library, loaded global
+        self.process = ctypes.CDLL(None)  # the global scope, where `libraries_for` looks symbols up
         self.errors: list[str] = []  # what the session reported outside a lookup
         self._reporter = _ERROR_REPORTER(self._report)  # kept alive: LLVM holds the pointer
         self.api.LLVMOrcExecutionSessionSetErrorReporter(self.session, self._reporter, None)
@@ -348,10 +349,9 @@ class _Jit:
         symbol that neither the process nor `libraries` define."""
         with self.lock:
             self._load_libraries(libraries)
-        process = ctypes.CDLL(None)
         for name in sorted(set().union(*map(undefined_symbols, objects))):
             try:
-                process[name]  # dlsym in the global scope, as the JIT's generator resolves
+                self.process[name]  # dlsym in the global scope, as the JIT's generator resolves
             except AttributeError:
                 return libraries + on_demand
         return libraries
