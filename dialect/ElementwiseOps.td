@@ -90,6 +90,7 @@ def Jaxc_StopGradientOp : Jaxc_UnaryOp<"stop_gradient", Jaxc_Tensor, "identity, 
 }
 
 def Jaxc_AbsOp : Jaxc_Op<"abs", [Pure, Elementwise, InferTypeOpAdaptor]> {
+  let family = "unary";
   let summary = "elementwise absolute value";
   let description = [{
     |x| of each element; the modulus of a complex element, as a real of its
@@ -110,6 +111,7 @@ def Jaxc_ConjOp : Jaxc_UnaryOp<"conj", Jaxc_ComplexTensor, "complex conjugate">;
 
 class Jaxc_ComplexPartOp<string mnemonic, string what>
     : Jaxc_Op<mnemonic, [Pure, Elementwise, InferTypeOpAdaptor]> {
+  let family = "unary";
   let summary = "elementwise " # what # " of a complex tensor";
   let description = "The " # what # " of each element, of the component type.\n\n"
     # "```mlir\n%r = jaxc." # mnemonic # " %z : tensor<4xcomplex<f32>>   // -> tensor<4xf32>\n```";
@@ -121,6 +123,7 @@ def Jaxc_RealOp : Jaxc_ComplexPartOp<"real", "real part">;
 def Jaxc_ImagOp : Jaxc_ComplexPartOp<"imag", "imaginary part">;
 
 def Jaxc_ComplexOp : Jaxc_Op<"complex", [Pure, InferTypeOpAdaptor]> {
+  let family = "binary";
   let summary = "elementwise complex number from real and imaginary parts";
   let description = [{
     `lhs + i * rhs`; both operands have the same f32 or f64 type.
@@ -136,6 +139,7 @@ def Jaxc_ComplexOp : Jaxc_Op<"complex", [Pure, InferTypeOpAdaptor]> {
 
 def Jaxc_RoundOp : Jaxc_Op<"round", [Pure, Elementwise, SameOperandsAndResultType,
                                      InferTypeOpInterface]> {
+  let family = "elementwise";
   let summary = "elementwise rounding to an integral value";
   let description = [{
     Rounds halfway cases away from zero (default) or to the nearest even.
@@ -152,6 +156,7 @@ def Jaxc_RoundOp : Jaxc_Op<"round", [Pure, Elementwise, SameOperandsAndResultTyp
 
 def Jaxc_IsFiniteOp : Jaxc_Op<"is_finite", [Pure, Elementwise,
     InferTypeOpAdaptor]> {
+  let family = "unary";
   let summary = "elementwise test for a finite value";
   let description = [{
     True where the element is neither infinite nor NaN; the result is i1.
@@ -194,6 +199,7 @@ def Jaxc_NextAfterOp : Jaxc_BinaryOp<"nextafter", Jaxc_FloatTensor, "next repres
 
 def Jaxc_CompareOp : Jaxc_Op<"compare", [Pure,
     InferTypeOpAdaptor]> {
+  let family = "elementwise";
   let summary = "elementwise comparison";
   let description = [{
     Compares `lhs` with `rhs`; the result is i1 of the same shape. Floats
@@ -211,6 +217,7 @@ def Jaxc_CompareOp : Jaxc_Op<"compare", [Pure,
 
 def Jaxc_SelectOp : Jaxc_Op<"select", [Pure,
     InferTypeOpAdaptor]> {
+  let family = "elementwise";
   let summary = "choose elements from two tensors by a predicate";
   let description = [{
     `pred` is a 0-d i1 tensor or an i1 tensor of the operands' shape.
@@ -226,6 +233,7 @@ def Jaxc_SelectOp : Jaxc_Op<"select", [Pure,
 
 def Jaxc_ClampOp : Jaxc_Op<"clamp", [Pure,
     InferTypeOpAdaptor]> {
+  let family = "elementwise";
   let summary = "clamp elements between bounds";
   let description = [{
     `min(max(operand, min), max)`; `min` and `max` are 0-d or of the operand's type.
@@ -240,6 +248,7 @@ def Jaxc_ClampOp : Jaxc_Op<"clamp", [Pure,
 }
 
 def Jaxc_ConvertOp : Jaxc_Op<"convert", [Pure]> {
+  let family = "elementwise";
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts each element; the shapes of operand and result agree.
@@ -256,6 +265,7 @@ def Jaxc_ConvertOp : Jaxc_Op<"convert", [Pure]> {
 }
 
 def Jaxc_BitcastConvertOp : Jaxc_Op<"bitcast_convert", [Pure]> {
+  let family = "elementwise";
   let summary = "reinterpret the bits as another element type";
   let description = [{
     Equal widths keep the shape; a narrower result adds a trailing dimension of

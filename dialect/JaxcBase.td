@@ -90,8 +90,17 @@ def Jaxc_RoundingMethod : I32EnumAttr<"RoundingMethod", "rounding method", [
 // Base classes
 //===----------------------------------------------------------------------===//
 
+// `family` files the op in the op table (`jaxc.dialect.op_table`, generated
+// from these records at build time), which jaxc.lax, jaxc-batch and the
+// completeness tests read instead of keeping lists of op names:
+//   "unary"        elementwise, one operand, no attributes, result inferred
+//   "binary"       elementwise, two operands of one type, no attributes, result inferred
+//   "elementwise"  the other elementwise ops (attributes, result types, more operands)
+//   ""             everything else
 class Jaxc_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Jaxc_Dialect, mnemonic, traits>;
+    : Op<Jaxc_Dialect, mnemonic, traits> {
+  string family = "";
+}
 
 // One operand, same type in and out: `%y = jaxc.sin %x : tensor<4xf32>`.
 class Jaxc_UnaryOp<string mnemonic, Type T, string what, list<Trait> traits = []>
@@ -103,6 +112,7 @@ class Jaxc_UnaryOp<string mnemonic, Type T, string what, list<Trait> traits = []
   let arguments = (ins T:$operand);
   let results = (outs T:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let family = "unary";
 }
 
 // Two operands of identical type; mismatches are reported by name and shape.
@@ -118,6 +128,7 @@ class Jaxc_BinaryOp<string mnemonic, Type T, string what, list<Trait> traits = [
     # "```mlir\n%z = jaxc." # mnemonic # " %x, %y : tensor<2x3xf32>\n```";
   let arguments = (ins T:$lhs, T:$rhs);
   let results = (outs T:$result);
+  let family = "binary";
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` custom<SameType>(type($lhs), type($rhs))";
 }
 

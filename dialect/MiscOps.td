@@ -10,6 +10,7 @@ include "JaxcBase.td"
 
 def Jaxc_Threefry2x32Op : Jaxc_Op<"threefry2x32", [Pure,
     InferTypeOpAdaptor]> {
+  let family = "elementwise";
   let summary = "the Threefry-2x32 block cipher (20 rounds)";
   let description = [{
     Encrypts the counter pairs (`x0`, `x1`) under the key (`key0`, `key1`).
@@ -281,6 +282,7 @@ def Jaxc_RematOp : Jaxc_Op<"remat", [
 }
 
 def Jaxc_CheckpointNameOp : Jaxc_Op<"checkpoint_name", [Pure, SameOperandsAndResultType]> {
+  let family = "elementwise";
   let summary = "identity that names a value for a remat policy";
   let description = [{
     The identity on values (and on derivatives). The policies

@@ -11,14 +11,10 @@ accepts it).
 from __future__ import annotations
 
 from jaxc import lax
+from jaxc.dialect import op_table
 
 from .interpreter import BATCH, Axis, broadcast_batch, same_op
 
-UNARY = ("neg abs exp log sin cos tanh sqrt not sign exp2 expm1 log1p tan asin acos atan sinh cosh asinh "
-         "acosh atanh logistic rsqrt cbrt floor ceil erf erf_inv lgamma digamma population_count clz "
-         "stop_gradient checkpoint_name round is_finite convert bitcast_convert real imag conj").split()
-BINARY = ("add sub mul div max min and or xor rem pow atan2 shift_left shift_right_logical "
-          "shift_right_arithmetic nextafter compare complex").split()
 # op -> groups of operand positions that may stay 0-d next to larger
 # operands; a group stays 0-d only while all its members do (threefry's two
 # keys must have one type)
@@ -43,5 +39,7 @@ def _elementwise(op, xs, batched, axis: Axis):
     return same_op(op, operands, axis.size), [True] * len(op.results)
 
 
-for _name in UNARY + BINARY + ["select", "clamp", "threefry2x32"]:
-    BATCH[f"jaxc.{_name}"] = _elementwise
+# Every op of the elementwise families of the op table.
+ELEMENTWISE = op_table.ops_in("unary", "binary", "elementwise")
+for _name in ELEMENTWISE:
+    BATCH[_name] = _elementwise

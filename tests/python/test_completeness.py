@@ -1,4 +1,5 @@
-"""Every op of the dialect has a round-trip lit test and documentation.
+"""Every op of the dialect has a round-trip lit test and documentation, and
+the op table (jaxc.dialect.op_table) describes the ops the bindings define.
 
 - Each op name the generated Python module defines must appear as an op in a
   round-trip file tests/lit/dialect/*.mlir (the invalid-*.mlir files, which
@@ -8,6 +9,7 @@
 from __future__ import annotations
 
 import glob
+import importlib.util
 import inspect
 import os
 import re
@@ -17,7 +19,7 @@ import subprocess
 import mlir
 import pytest
 
-from jaxc.dialect import _jaxc_ops_gen
+from jaxc.dialect import _jaxc_ops_gen, op_table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIT_DIALECT = os.path.join(ROOT, "tests", "lit", "dialect")
@@ -35,6 +37,27 @@ def generated_op_classes() -> dict[str, type]:
         if isinstance(name, str) and name.startswith("jaxc."):
             ops[name] = cls
     return ops
+
+
+def test_op_table_lists_every_generated_class() -> None:
+    assert {name: info.cls for name, info in op_table.OPS.items()} == {
+        name: cls.__name__ for name, cls in generated_op_classes().items()}
+
+
+def test_op_table_families_fit_their_ops() -> None:
+    """"unary"/"binary": that many operands and no attributes (lax builds
+    them from the operands alone)."""
+    operand_counts = {"unary": 1, "binary": 2}
+    for name, info in op_table.OPS.items():
+        assert info.family in op_table.FAMILIES, name
+        if info.family in operand_counts:
+            assert len(info.operands) == operand_counts[info.family] and not info.attributes, name
+            assert not any(c.startswith(("Variadic", "Optional")) for _, c in info.operands), name
+
+
+def test_op_table_rejects_an_unknown_family() -> None:
+    with pytest.raises(ValueError, match="unknown op families"):
+        op_table.ops_in("unary", "elementwize")
 
 
 def round_trip_files() -> list[str]:
@@ -122,21 +145,29 @@ def _tblgen() -> tuple[str, str] | None:
     return tool, include
 
 
-def ods_op_docs() -> dict[str, tuple[str, str]]:
-    """ODS op name -> (summary, description) for every jaxc op."""
+def _records_text() -> str:
+    """`mlir-tblgen --print-records` of the dialect's ODS."""
     found = _tblgen()
     if found is None:
         pytest.skip("mlir-tblgen or the MLIR .td includes (xtc-mlir-dev) are not installed")
     tool, include = found
-    records = subprocess.run(
+    return subprocess.run(
         [tool, "--print-records", "-I", DIALECT_DIR, "-I", include,
          os.path.join(DIALECT_DIR, "JaxcOps.td")],
         check=True, capture_output=True, text=True).stdout
+
+
+def _records() -> list[tuple[list[str], str]]:
+    """(superclasses, body) of every jaxc op record of the ODS."""
+    ops = [(m.group(2).split(), m.group(3)) for m in RECORD.finditer(_records_text())]
+    return [(supers, body) for supers, body in ops
+            if "Op" in supers and "Dialect opDialect = Jaxc_Dialect;" in body]
+
+
+def ods_op_docs() -> dict[str, tuple[str, str]]:
+    """ODS op name -> (summary, description) for every jaxc op."""
     docs = {}
-    for match in RECORD.finditer(records):
-        superclasses, body = match.group(2).split(), match.group(3)
-        if "Op" not in superclasses or "Dialect opDialect = Jaxc_Dialect;" not in body:
-            continue
+    for superclasses, body in _records():
         op_name = re.search(r'^  string opName = "(.*)";$', body, re.M).group(1)
         fields = []
         for field in ("summary", "description"):
@@ -144,6 +175,27 @@ def ods_op_docs() -> dict[str, tuple[str, str]]:
             fields.append((m.group(1) or m.group(2) or "") if m else "")
         docs["jaxc." + op_name] = (fields[0].strip(), fields[1].strip())
     return docs
+
+
+def test_every_op_with_the_elementwise_trait_has_an_elementwise_family() -> None:
+    """So that jaxc-batch and lax see it (the family is set by hand on ops
+    that do not derive from Jaxc_UnaryOp/Jaxc_BinaryOp)."""
+    elementwise = [body for _, body in _records()
+                   if re.search(r"^  list<Trait> traits = \[.*\bElementwise\b", body, re.M)]
+    assert elementwise, "no op has the Elementwise trait: the record format changed"
+    unfiled = sorted(re.search(r'^  string opName = "(.*)";$', body, re.M).group(1) for body in elementwise
+                     if '  string family = "";' in body)
+    assert not unfiled, f"ops with the Elementwise trait but no family in the ODS: {unfiled}"
+
+
+def test_op_table_is_current() -> None:
+    """The installed table is what make_op_table.py makes of the ODS now."""
+    spec = importlib.util.spec_from_file_location("make_op_table", os.path.join(DIALECT_DIR, "make_op_table.py"))
+    make_op_table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_op_table)
+    fresh = make_op_table.op_table(_records_text())
+    assert fresh == {name: tuple(info) for name, info in op_table.OPS.items()}, (
+        "the op table is stale: rebuild the dialect")
 
 
 def test_ods_and_generated_classes_agree() -> None:

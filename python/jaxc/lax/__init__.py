@@ -6,8 +6,7 @@
     lax.linalg.cholesky(x)   # decompositions (imported on first use: it builds on jaxc.numpy)
 """
 from ._ops import *  # noqa: F401,F403
-from ._ops import (GatherDimensionNumbers, ScatterDimensionNumbers, _with_weak, abs, complex, max, min, pow,  # noqa: F401
-                   round, slice)
+from ._ops import GatherDimensionNumbers, ScatterDimensionNumbers, _with_weak, complex, pow, round, slice  # noqa: F401
 from ._control_flow import *  # noqa: F401,F403
 from ._fft import FftType, fft  # noqa: F401
 from ._parallel import (all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute,  # noqa: F401

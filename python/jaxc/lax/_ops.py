@@ -18,12 +18,13 @@ from __future__ import annotations
 import builtins
 import enum
 import operator
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 import mlir.ir as ir
 import numpy as np
 
 import jaxc.dialect as jd
+from jaxc.dialect import op_table
 
 from .. import core, dtypes
 from ..core import ArrayBase, Primitive, ShapedArray
@@ -213,37 +214,21 @@ def constant(value: Any, dtype: Any = None, weak_type: bool = False) -> Any:
 # Elementwise
 # ---------------------------------------------------------------------------
 
-def _unary(name: str, op: type, **kw: Any) -> Primitive:
-    return _primitive(name, lambda x: op(x).result, **kw)
-
-
-def _binary(name: str, op: type) -> Primitive:
-    return _primitive(name, lambda x, y: op(x, y).result)
-
-
 _never_weak = lambda avals, **params: False  # noqa: E731
 
-UNARY = {name: _unary(name, op) for name, op in {
-    "neg": jd.NegOp, "abs": jd.AbsOp, "sign": jd.SignOp, "exp": jd.ExpOp, "exp2": jd.Exp2Op,
-    "expm1": jd.Expm1Op, "log": jd.LogOp, "log1p": jd.Log1pOp, "sin": jd.SinOp, "cos": jd.CosOp,
-    "tan": jd.TanOp, "asin": jd.AsinOp, "acos": jd.AcosOp, "atan": jd.AtanOp, "sinh": jd.SinhOp,
-    "cosh": jd.CoshOp, "tanh": jd.TanhOp, "asinh": jd.AsinhOp, "acosh": jd.AcoshOp,
-    "atanh": jd.AtanhOp, "logistic": jd.LogisticOp, "sqrt": jd.SqrtOp, "rsqrt": jd.RsqrtOp,
-    "cbrt": jd.CbrtOp, "floor": jd.FloorOp, "ceil": jd.CeilOp, "not": jd.NotOp, "erf": jd.ErfOp,
-    "erf_inv": jd.ErfInvOp, "lgamma": jd.LgammaOp, "digamma": jd.DigammaOp,
-    "population_count": jd.PopulationCountOp, "clz": jd.ClzOp,
-    "stop_gradient": jd.StopGradientOp, "real": jd.RealOp, "imag": jd.ImagOp, "conj": jd.ConjOp,
-}.items()}
-UNARY["is_finite"] = _unary("is_finite", jd.IsFiniteOp, weak=_never_weak)
 
-BINARY = {name: _binary(name, op) for name, op in {
-    "add": jd.AddOp, "sub": jd.SubOp, "mul": jd.MulOp, "div": jd.DivOp, "rem": jd.RemOp,
-    "pow": jd.PowOp, "max": jd.MaxOp, "min": jd.MinOp, "atan2": jd.Atan2Op, "and": jd.AndOp,
-    "or": jd.OrOp, "xor": jd.XorOp, "shift_left": jd.ShiftLeftOp,
-    "shift_right_logical": jd.ShiftRightLogicalOp,
-    "shift_right_arithmetic": jd.ShiftRightArithmeticOp, "nextafter": jd.NextAfterOp,
-    "complex": jd.ComplexOp,
-}.items()}
+def _elementwise_primitive(op_name: str) -> Primitive:
+    """The primitive of an op of the "unary" or "binary" family: its operands
+    in, its one result (inferred by the dialect) out."""
+    name = op_name.removeprefix("jaxc.")
+    op = getattr(jd, op_table.OPS[op_name].cls)
+    return _primitive(name, lambda *xs: op(*xs).result, weak=_never_weak if name in _NEVER_WEAK else None)
+
+
+_NEVER_WEAK = {"is_finite"}  # a bool result, never weak (as in JAX)
+# Every op of the two families of the op table (jaxc.dialect.op_table), by its short name.
+UNARY = {name.removeprefix("jaxc."): _elementwise_primitive(name) for name in op_table.ops_in("unary")}
+BINARY = {name.removeprefix("jaxc."): _elementwise_primitive(name) for name in op_table.ops_in("binary")}
 
 _DIRECTIONS = {"eq": jd.ComparisonDirection.EQ, "ne": jd.ComparisonDirection.NE,
                "lt": jd.ComparisonDirection.LT, "le": jd.ComparisonDirection.LE,
@@ -263,40 +248,38 @@ BITCAST = _primitive("bitcast_convert_type", lambda x, dtype, shape: jd.BitcastC
     core.ir_type(shape, dtype), x).result, weak=_never_weak)
 
 
-def _define_unary(name: str):
+# JAX's names for the ops whose short names are Python keywords.
+_PUBLIC_NAMES = {"not": "bitwise_not", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
+
+
+def _define_unary(name: str) -> Callable[[Any], Any]:
     prim = UNARY[name]
 
     def apply(x: Any) -> Any:
         return prim.bind(_array(x, name))
-    apply.__name__ = apply.__qualname__ = {"not": "bitwise_not"}.get(name, name)
+    apply.__name__ = apply.__qualname__ = _PUBLIC_NAMES.get(name, name)
     apply.__doc__ = f"Elementwise `jaxc.{name}`."
     return apply
 
 
-def _define_binary(name: str):
+def _define_binary(name: str) -> Callable[[Any, Any], Any]:
     prim = BINARY[name]
 
     def apply(x: Any, y: Any) -> Any:
         return prim.bind(*_same(name, x, y))
-    apply.__name__ = apply.__qualname__ = {"and": "bitwise_and", "or": "bitwise_or",
-                                           "xor": "bitwise_xor"}.get(name, name)
+    apply.__name__ = apply.__qualname__ = _PUBLIC_NAMES.get(name, name)
     apply.__doc__ = f"Elementwise `jaxc.{name}` (operands of one shape and dtype)."
     return apply
 
 
-neg, abs, sign, exp, exp2, expm1, log, log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, \
-    asinh, acosh, atanh, logistic, sqrt, rsqrt, cbrt, floor, ceil, bitwise_not, erf, erf_inv, \
-    lgamma, digamma, population_count, clz, is_finite = (_define_unary(n) for n in (
-        "neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log1p", "sin", "cos", "tan", "asin",
-        "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "sqrt",
-        "rsqrt", "cbrt", "floor", "ceil", "not", "erf", "erf_inv", "lgamma", "digamma",
-        "population_count", "clz", "is_finite"))
+# `lax.sin`, `lax.add`, `lax.bitwise_not`, ...: one function per primitive
+# above. Those that check or convert their operands first (real, imag,
+# conj, complex, pow, stop_gradient) are defined below and replace these.
+globals().update({f.__name__: f for f in [*map(_define_unary, UNARY), *map(_define_binary, BINARY)]})
 _stop_gradient = _define_unary("stop_gradient")
 
-add, sub, mul, div, rem, max, min, atan2, bitwise_and, bitwise_or, bitwise_xor, shift_left, \
-    shift_right_logical, shift_right_arithmetic, nextafter = (_define_binary(n) for n in (
-        "add", "sub", "mul", "div", "rem", "max", "min", "atan2", "and", "or", "xor",
-        "shift_left", "shift_right_logical", "shift_right_arithmetic", "nextafter"))
+if TYPE_CHECKING:  # a type checker cannot see the functions made above
+    def __getattr__(name: str) -> Any: ...
 
 
 def real(x: Any) -> Any:
@@ -362,6 +345,7 @@ def integer_pow(x: Any, y: int) -> Any:
                         f"integer_pow({x.dtype.name}[{','.join(map(str, x.shape))}], {y})")
     if y == 0:
         return full_like(x, 1)
+    mul, div = BINARY["mul"].bind, BINARY["div"].bind  # operands of one type
     exponent, base, acc = builtins.abs(y), x, None
     while exponent > 0:
         if exponent & 1:
