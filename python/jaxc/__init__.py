@@ -91,6 +91,7 @@ _API = {
     "NamedSharding": (".sharding", "NamedSharding"),
     "test_util": (".test_util", None),
     "profiler": (".profiler", None),
+    "monitoring": (".monitoring", None),
     "live_arrays": (".profiler.memory", "live_arrays"),
     "image": (".image", None),
     "checkpoint": ("._toplevel", "checkpoint"),
@@ -136,6 +137,11 @@ _API = {
     "transfer_guard_host_to_device": ("._config", "transfer_guard_host_to_device"),
     "transfer_guard_device_to_host": ("._config", "transfer_guard_device_to_host"),
     "transfer_guard_device_to_device": ("._config", "transfer_guard_device_to_device"),
+    "threefry_partitionable": ("._config", "threefry_partitionable"),
+    "legacy_prng_key": ("._config", "legacy_prng_key"),
+    "enable_custom_prng": ("._config", "enable_custom_prng"),
+    "softmax_custom_jvp": ("._config", "softmax_custom_jvp"),
+    "allow_f16_reductions": ("._config", "allow_f16_reductions"),
 }
 
 __all__ = sorted(_API)

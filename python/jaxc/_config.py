@@ -72,7 +72,24 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     "jax_transfer_guard_host_to_device": (None, str, 0, "accepted; no effect"),
     "jax_transfer_guard_device_to_host": (None, str, 0, "accepted; no effect"),
     "jax_transfer_guard_device_to_device": (None, str, 0, "accepted; no effect"),
+    # jaxc.random and jaxc.nn (contexts of the same name below).
+    "jax_threefry_partitionable": (True, bool, 0, "random bits and key splits of JAX's partitionable "
+                                                  "threefry (False: the bits of JAX before 0.5)"),
+    "jax_legacy_prng_key": ("allow", str, 0, "a uint32 key array passed to a jaxc.random function: "
+                                             "'allow', 'warn' (UserWarning) or 'error' (ValueError)"),
+    "jax_enable_custom_prng": (False, bool, 0, "a uint32 key array passed to a jaxc.random function "
+                                               "warns (FutureWarning) where jax_legacy_prng_key allows it"),
+    "jax_softmax_custom_jvp": (False, bool, 0, "jaxc.nn.softmax differentiates by its custom_jvp rule "
+                                               "y * (dx - sum(y * dx)) instead of through its formula"),
+    "jax_allow_f16_reductions": (True, bool, 0, "False: a sum of float16/bfloat16 over an axis longer "
+                                                "than 1 raises ValueError"),
 }
+
+# Options that change what tracing a function produces: part of every jit
+# cache key (JAX's `include_in_jit_key`), so a function traced under one
+# setting is traced again under another.
+TRACE_OPTIONS = ("jax_numpy_rank_promotion", "jax_threefry_partitionable", "jax_softmax_custom_jvp",
+                 "jax_allow_f16_reductions")
 
 _GUARDS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
 # name -> the values a string option may take (JAX's enum options)
@@ -86,6 +103,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "jax_transfer_guard_host_to_device": _GUARDS,
     "jax_transfer_guard_device_to_host": _GUARDS,
     "jax_transfer_guard_device_to_device": _GUARDS,
+    "jax_legacy_prng_key": ("allow", "warn", "error"),
 }
 
 
@@ -123,6 +141,16 @@ class Config:
         object.__setattr__(self, "_listeners", [])
         for name, value in values.items():
             object.__setattr__(self, name, value)  # plain attribute reads: on the dispatch path
+        self._set_trace_context()
+
+    def _set_trace_context(self) -> None:
+        """`trace_context`: the values of TRACE_OPTIONS; `_trace_context_id`:
+        a small int naming it with jax_enable_x64 (bit 0), which the compiled
+        jit cache (runtime/_fastcall.c) compares."""
+        context = tuple(self._values[name] for name in TRACE_OPTIONS)
+        object.__setattr__(self, "trace_context", context)
+        ids = _TRACE_CONTEXT_IDS.setdefault(context, len(_TRACE_CONTEXT_IDS))
+        object.__setattr__(self, "_trace_context_id", int(self._values["jax_enable_x64"]) | ids << 1)
 
     def update(self, name: str, value: Any) -> None:
         if name not in OPTIONS:
@@ -143,6 +171,8 @@ class Config:
             raise ValueError(f"jaxc.config.update('{name}', {value!r}): must be at least {smallest}")
         self._values[name] = value
         object.__setattr__(self, name, value)
+        if name in TRACE_OPTIONS or name == "jax_enable_x64":
+            self._set_trace_context()
         for listener in self._listeners:
             listener(name, value)
 
@@ -165,6 +195,7 @@ class Config:
         self._listeners.append(listener)
 
 
+_TRACE_CONTEXT_IDS: dict[tuple, int] = {}  # trace_context -> its number, in the order first seen
 config = Config()
 
 
@@ -233,6 +264,11 @@ transfer_guard = _state("jax_transfer_guard", OPTIONS["jax_transfer_guard"][3])
 transfer_guard_host_to_device = _state("jax_transfer_guard_host_to_device", "no effect")
 transfer_guard_device_to_host = _state("jax_transfer_guard_device_to_host", "no effect")
 transfer_guard_device_to_device = _state("jax_transfer_guard_device_to_device", "no effect")
+threefry_partitionable = _state("jax_threefry_partitionable", OPTIONS["jax_threefry_partitionable"][3])
+legacy_prng_key = _state("jax_legacy_prng_key", OPTIONS["jax_legacy_prng_key"][3])
+enable_custom_prng = _state("jax_enable_custom_prng", OPTIONS["jax_enable_custom_prng"][3])
+softmax_custom_jvp = _state("jax_softmax_custom_jvp", OPTIONS["jax_softmax_custom_jvp"][3])
+allow_f16_reductions = _state("jax_allow_f16_reductions", OPTIONS["jax_allow_f16_reductions"][3])
 
 
 def checking_leaks() -> _OptionContext:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import dispatch, tree_util
-from ._config import config
+from ._config import TRACE_OPTIONS, config
 
 # ---------------------------------------------------------------------------
 # checkpoint / remat
@@ -453,7 +453,7 @@ def explain_cache_miss(fun: Any, positional: Sequence[str], static_argnums: froz
     """Under `jax_explain_cache_misses`: log (WARNING, as JAX does) why the
     jit function of Python function `fun` was traced for cache key
     `key` = (pytree of the dynamic arguments, their avals, static arguments,
-    x64): never seen before, or what differs from the closest `earlier` keys.
+    `dtypes.trace_context()`): never seen before, or what differs from the closest `earlier` keys.
     `positional` names fun's positional parameters, `static_argnums` are static.
 
         TRACING CACHE MISS at train.py:12 (step) costing 3.1 ms because:
@@ -514,12 +514,14 @@ class _ArgumentNames:
 
 def _key_differences(key: tuple, other: tuple, names: _ArgumentNames) -> list[str]:
     """What differs between two jit cache keys, one sentence each."""
-    tree, avals, statics, x64 = key
-    other_tree, other_avals, other_statics, other_x64 = other
+    tree, avals, statics, context = key
+    other_tree, other_avals, other_statics, other_context = other
     found = []
-    if x64 != other_x64:
-        found.append(f"different tracing context (jax_enable_x64 now {x64} and before {other_x64}), "
-                     "e.g. due to config or context manager")
+    options = ("jax_enable_x64", *TRACE_OPTIONS)
+    changed = [f"{name} now {now} and before {then}"
+               for name, now, then in zip(options, context, other_context) if now != then]
+    if changed:
+        found.append(f"different tracing context ({', '.join(changed)}), e.g. due to config or context manager")
     if tree != other_tree:
         found.append(f"different input pytree structure:\n  now {tree}\n  and before {other_tree}")
     elif avals != other_avals:

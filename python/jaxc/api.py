@@ -9,7 +9,8 @@
 
 compiles it through the stages of `jaxc.passes.stages`, and runs it on the
 device's executor. The signature is the input pytree structure, each leaf's
-aval (shape, dtype, weak type), the static arguments and the x64 flag; a
+aval (shape, dtype, weak type), the static arguments and the tracing context
+(x64 and the options of `_config.TRACE_OPTIONS`, `dtypes.trace_context()`); a
 second call with the same signature reuses the compiled function
 (`f.trace_count`, `f._cache_size()` show it).
 
@@ -34,7 +35,7 @@ import numpy as np
 import optree
 from mlir.dialects import func as func_d
 
-from . import _config, core, dispatch, dtypes, tree_util
+from . import _config, core, dispatch, dtypes, monitoring, tree_util
 from .array import Array
 from .core import ArrayBase, ShapedArray
 from .profiler import traces as _profile
@@ -54,12 +55,13 @@ class Traced:
     function `name`), the output structure, the captured constants."""
 
     def __init__(self, module: ir.Module, name: str, out_tree: Any, out_avals: list[ShapedArray],
-                 consts: list[Array]) -> None:
+                 consts: list[Array], python_name: str | None = None) -> None:
         self.module = module
         self.name = name
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.consts = consts
+        self.python_name = python_name  # the traced function's __name__, where there was one
 
     @property
     def label(self) -> str:
@@ -106,7 +108,7 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             [a.type for a in block.arguments], [v.type for v in values]))
     out_avals = [x.aval for x in outs]
-    return Traced(module, name, out_tree, out_avals, list(scope.captured))
+    return Traced(module, name, out_tree, out_avals, list(scope.captured), getattr(fun, "__name__", None))
 
 
 # ---------------------------------------------------------------------------
@@ -168,7 +170,9 @@ def compile_traced(traced: Traced) -> Any:
     from ._toplevel import log_compile
     log_compile(traced.label)
     try:
-        executable = compile_module(traced.text(debug_info=True))
+        fun_name = f"jit({traced.python_name})" if traced.python_name else traced.label  # JAX's name
+        with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, fun_name=fun_name):
+            executable = compile_module(traced.text(debug_info=True))
     except CompileError as error:
         raise core.JaxcTypeError(f"{traced.label}: cannot compile: {error}") from None
     return executable[traced.name]
@@ -322,7 +326,7 @@ class _SignatureRule:
                 avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
             except TypeError as error:
                 raise TypeError(f"jit({self.name.removeprefix('jit_')}): {error}") from None
-        key = (tree, avals, statics, dtypes.x64_enabled())
+        key = (tree, avals, statics, dtypes.trace_context())
         values = [x if type(x) is Array else _leaf_value(x, a) for x, a in zip(leaves, avals)]
         return key, values, functools.partial(self.rebuild, args, kwargs, tree)
 
@@ -497,7 +501,8 @@ class JitFunction(_fastcall.JitCache):
 
     def _trace(self, key: Any, rebuild: Callable, values: Sequence[Any] | None = None) -> Traced:
         self._traces.count += 1
-        with _profile.span(f"trace jit({self._name.removeprefix('jit_')})", "tracing"):
+        with _profile.span(f"trace jit({self._name.removeprefix('jit_')})", "tracing"), \
+                monitoring.timed(monitoring.TRACE_EVENT, fun_name=getattr(self.fun, "__name__", self._name)):
             return trace_function(self.fun, key[1], rebuild, self._name, values)
 
     # __call__ is JitCache's (C): a registered signature runs there, anything else here.
@@ -541,7 +546,7 @@ class JitFunction(_fastcall.JitCache):
             return
         positional = len(leaves) == len(args) and all(type(a) is Array for a in args)
         out_tree = compiled.traced.out_tree
-        self._fast_add(tuple(x.aval for x in leaves), dtypes.x64_enabled(), compiled.function._entry,
+        self._fast_add(tuple(x.aval for x in leaves), dtypes.trace_context_id(), compiled.function._entry,
                        consts, tuple(compiled.out_avals), device,
                        None if out_tree.is_leaf() else out_tree.unflatten,
                        None if positional else _flatten_arguments(args)[1])

@@ -38,7 +38,7 @@ import mlir.ir as ir
 import numpy as np
 from mlir.dialects import func as func_d
 
-from . import core
+from . import core, monitoring
 from ._config import config
 from .profiler import traces as _profile
 
@@ -410,7 +410,7 @@ def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], par
         kernel = _KERNELS.get(key)
         if kernel is not None:
             return kernel
-        with ctx, core.user_location():
+        with ctx, core.user_location(), monitoring.timed(monitoring.TRACE_EVENT, fun_name=prim.name):
             module = ir.Module.create()
             with ir.InsertionPoint(module.body):
                 arg_types = [core.ir_type(a.shape, a.dtype) for a in avals]
@@ -423,9 +423,10 @@ def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], par
                     ir.FunctionType.get(arg_types, [r.type for r in results]))
         out_avals = [core.aval_of_type(r.type) for r in results]
         try:
-            executable = compile_module(module.operation.get_asm(enable_debug_info=True),
-                                        opt_level=min(config.jaxc_eager_opt_level, 3),
-                                        target=device.target, chip=device.chip)
+            with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, fun_name=f"jit({prim.name})"):
+                executable = compile_module(module.operation.get_asm(enable_debug_info=True),
+                                            opt_level=min(config.jaxc_eager_opt_level, 3),
+                                            target=device.target, chip=device.chip)
         except CompileError as error:
             raise core.JaxcTypeError(f"{core.where()}: cannot compile {prim.name} for "
                                      f"{', '.join(a.str_short() for a in avals)}: {error}") from None

@@ -86,6 +86,18 @@ def x64_enabled() -> bool:
     return config.jax_enable_x64 or getattr(_THREAD, "force_x64", False)
 
 
+def trace_context() -> tuple:
+    """What besides its arguments decides how a function traces: x64 and the
+    values of `_config.TRACE_OPTIONS` (part of every jit cache key)."""
+    return (x64_enabled(), *config.trace_context)
+
+
+def trace_context_id() -> int:
+    """The compiled jit cache's number for `trace_context()`; -1 (never
+    matched) while this thread forces x64 against the option."""
+    return config._trace_context_id if x64_enabled() == config.jax_enable_x64 else -1
+
+
 class forced_x64:
     """Within this context, this thread canonicalizes as if x64 were on."""
 

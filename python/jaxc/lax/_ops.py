@@ -27,6 +27,7 @@ import jaxc.dialect as jd
 from jaxc.dialect import op_table
 
 from .. import core, dtypes
+from .._config import config
 from ..core import ArrayBase, Primitive, ShapedArray
 
 # ---------------------------------------------------------------------------
@@ -833,12 +834,28 @@ def _drop(shape: Sequence[int], axis: int) -> tuple[int, ...]:
     return tuple(d for i, d in enumerate(shape) if i != axis)
 
 
+_SHORT_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+
+
+def _check_f16_reduction(x: Any, axes: tuple[int, ...]) -> None:
+    """JAX's refusal, under `jax_allow_f16_reductions` False, of a sum of
+    float16/bfloat16 over an axis longer than 1 (ValueError). Checked as
+    the user's program is traced; the sums jaxc-autodiff builds for a
+    derivative (JAX checks its transposes too) are not."""
+    short = _SHORT_DTYPES.get(x.dtype.name)
+    if short and any(x.shape[a] != 1 for a in axes if -x.ndim <= a < x.ndim):
+        raise ValueError(f"reduce_sum on operand {short}[{','.join(map(str, x.shape))}] is not allowed "
+                         "when jax_allow_f16_reductions=False.")
+
+
 def _reducer(kind: str):
     def apply(x: Any, axes: Sequence[int]) -> Any:
         x = _array(x, f"reduce_{kind}")
         axes = tuple(sorted(_ints(axes, f"reduce_{kind}", "axes")))
         if not axes:
             return x
+        if kind == "sum" and not config.jax_allow_f16_reductions and not core.in_rules():
+            _check_f16_reduction(x, axes)
         return REDUCE.bind(x, kind=kind, axes=axes)
     apply.__name__ = apply.__qualname__ = f"reduce_{kind}"
     apply.__doc__ = f"Reduce with {kind} over `axes` (they disappear)."

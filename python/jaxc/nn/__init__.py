@@ -13,6 +13,7 @@ are not provided: they need block-scaled low-precision types (docs/nn.md).
 """
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from .. import core, dtypes, lax, numpy as jnp
 from .._autodiff import custom_jvp
+from .._config import config
 from ..numpy import _elementwise as ew  # first: jaxc.numpy sets up the front end
 from ..numpy._util import (
     asarray,
@@ -240,11 +242,35 @@ def softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
     x = _float("softmax", x)
     x, mask = _masked("softmax", x, where, -np.inf)
     axes = canonicalize_axes(axis, x.ndim, "softmax")
-    shift = lax.stop_gradient(lax.reduce_max(x, axes))  # as JAX: an inf in the row gives NaNs
+    if config.jax_softmax_custom_jvp:
+        out = _softmax_with_rule(x, axes)
+    else:
+        out = _softmax_formula(x, axes, lax.stop_gradient)
+    return out if mask is None else lax.select(mask, out, lax.full_like(out, 0))
+
+
+def _softmax_formula(x: Any, axes: tuple[int, ...], shifted: Any = lambda m: m) -> Any:
+    """exp(x - max) / sum(exp(x - max)) over `axes` (as JAX: an inf in the
+    row gives NaNs); `shifted` is applied to the max."""
+    shift = shifted(lax.reduce_max(x, axes))
     unnormalized = lax.exp(lax.sub(x, expand_reduced(shift, axes, x.shape)))
     total = lax.reduce_sum(unnormalized, axes)
-    out = lax.div(unnormalized, expand_reduced(total, axes, x.shape))
-    return out if mask is None else lax.select(mask, out, lax.full_like(out, 0))
+    return lax.div(unnormalized, expand_reduced(total, axes, x.shape))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax_with_rule(x: Any, axes: tuple[int, ...]) -> Any:
+    """softmax under `jax_softmax_custom_jvp`: the same values, and the
+    derivative from JAX's rule dy = y * (dx - sum(y * dx))."""
+    return _softmax_formula(x, axes)
+
+
+@_softmax_with_rule.defjvp
+def _softmax_jvp(axes: tuple[int, ...], primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    (x,), (x_dot,) = primals, tangents
+    y = _softmax_with_rule(x, axes)
+    weighted = lax.reduce_sum(lax.mul(y, x_dot), axes)
+    return y, lax.mul(y, lax.sub(x_dot, expand_reduced(weighted, axes, x.shape)))
 
 
 def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:

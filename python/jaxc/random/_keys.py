@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import core, dtypes, lax
+from .._config import config
 from ..tree_util import register_pytree_node
 
 IMPL = "threefry2x32"
@@ -159,12 +161,18 @@ def _invalid(what: str) -> TypeError:
     return TypeError(f"JAX encountered invalid PRNG key data: {what}")
 
 
-def check_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Any, bool]:
+_LEGACY_KEY = ("Legacy uint32 key array passed as key to jax.random function. Please create keys using "
+               "jax.random.key(). If use of a raw key array was intended, set jax_legacy_prng_key=\"allow\".")
+
+
+def check_key(name: str, key: Any, *, allow_batched: bool = False, legacy_policy: bool = True) -> tuple[Any, bool]:
     """(uint32 key data of shape (..., 2), was the key legacy data?).
 
     A typed key gives its data; legacy data is checked as JAX checks it
-    (TypeError naming the dtype or the shape); a key array where one key is
-    expected is a ValueError, as in JAX."""
+    (TypeError naming the dtype or the shape), then, with `legacy_policy`,
+    refused or warned about as `jax_legacy_prng_key` and
+    `jax_enable_custom_prng` say; a key array where one key is expected is a
+    ValueError, as in JAX."""
     if isinstance(key, PRNGKeyArray):
         data, legacy = key._data, False
     elif hasattr(key, "shape") and hasattr(key, "dtype"):
@@ -175,6 +183,8 @@ def check_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Any,
                            f"for impl={IMPL}")
         data = key if isinstance(key, core.ArrayBase) else _as_array(key)
         legacy = True
+        if legacy_policy:
+            _legacy_key_policy()
     else:
         raise _invalid(f"expected key_data to have ndim, shape, and dtype attributes. Got {key!r}")
     if not allow_batched and data.ndim > 1:
@@ -184,9 +194,23 @@ def check_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Any,
     return data, legacy
 
 
+def _legacy_key_policy() -> None:
+    """JAX's answer to a uint32 key array: ValueError ('error'), UserWarning
+    ('warn'), or under 'allow' a FutureWarning with jax_enable_custom_prng."""
+    policy = config.jax_legacy_prng_key
+    if policy == "error":
+        raise ValueError(_LEGACY_KEY)
+    if policy == "warn":
+        warnings.warn(_LEGACY_KEY, stacklevel=4)
+    elif config.jax_enable_custom_prng:
+        warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. Assuming valid "
+                      "threefry2x32 key for now.", FutureWarning, stacklevel=4)
+
+
 def returned(legacy: bool, data: Any) -> Any:
-    """Keys in the style the caller passed: legacy data or typed keys."""
-    return data if legacy else PRNGKeyArray(data)
+    """Keys in the style the caller passed: legacy data or typed keys (always
+    typed under `jax_enable_custom_prng`, as in JAX)."""
+    return data if legacy and not config.jax_enable_custom_prng else PRNGKeyArray(data)
 
 
 def _as_array(x: Any) -> Any:
@@ -215,7 +239,10 @@ def counters(shape: tuple[int, ...]) -> tuple[Any, Any]:
 
 
 def split_data(data: Any, shape: tuple[int, ...]) -> Any:
-    """Key data of shape (*shape, 2): key i is threefry2x32(key, counter i)."""
+    """Key data of shape (*shape, 2): key i is threefry2x32(key, counter i)
+    (under `jax_threefry_partitionable` False: JAX's earlier split, below)."""
+    if not config.jax_threefry_partitionable:
+        return _split_data_original(data, shape)
     hi, lo = counters(shape)
     b1, b2 = lax.threefry2x32(_word(data, 0), _word(data, 1), hi, lo)
     return lax.concatenate([lax.expand_dims(b1, (len(shape),)), lax.expand_dims(b2, (len(shape),))],
@@ -246,7 +273,57 @@ def seed_data(seed: Any) -> Any:
 
 def random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
     """Unsigned bits of `bit_width` (8/16/32/64) from one key's data."""
+    if not config.jax_threefry_partitionable:
+        return _random_bits_original(data, bit_width, shape)
     return lax.random_bits(data, bit_width, shape)
+
+
+# JAX's threefry before its partitionable form (`jax_threefry_partitionable`
+# False, the default before JAX 0.5): the counters are 0, 1, ..., n - 1 hashed
+# in two halves, so every bit depends on n.
+
+def _threefry_2x32(data: Any, count: Any) -> Any:
+    """JAX's `threefry_2x32(key, count)`: the flat uint32 counts, a zero
+    appended when there is an odd number, hashed as (first half, second half)
+    and put back in count's shape."""
+    n = math.prod(count.shape)
+    flat = lax.reshape(count, (n,))
+    if n % 2:
+        flat = lax.concatenate([flat, lax.full((1,), 0, np.uint32)], 0)
+    half = (n + 1) // 2
+    b1, b2 = lax.threefry2x32(_word(data, 0), _word(data, 1), lax.slice(flat, (0,), (half,)),
+                              lax.slice(flat, (half,), (2 * half,)))
+    return lax.reshape(lax.slice(lax.concatenate([b1, b2], 0), (0,), (n,)), count.shape)
+
+
+def _split_data_original(data: Any, shape: tuple[int, ...]) -> Any:
+    """threefry_2x32(key, [0, 1, ..., 2 * num - 1]) as num keys."""
+    return lax.reshape(_threefry_2x32(data, lax.iota(np.uint32, 2 * math.prod(shape))), (*shape, 2))
+
+
+def _random_bits_original(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
+    """ceil(bit_width * size / 32) hashed counters: 64-bit values join the
+    first half (high words) and the second half (low words); 8- and 16-bit
+    values are the words' pieces, lowest first (a view of the words)."""
+    size = math.prod(shape)
+    words = -(-bit_width * size // 32)
+    if words >= 2 ** 32 - 1:
+        raise NotImplementedError(f"random bits of shape {shape} need {words} 32-bit words; with "
+                                  "jax_threefry_partitionable False jaxc makes fewer than 2**32 - 1")
+    bits = _threefry_2x32(data, lax.iota(np.uint32, words))
+    dtype = np.dtype(f"uint{bit_width}")
+    if bit_width == 64:
+        hi, lo = (lax.convert_element_type(lax.slice(bits, (start,), (start + size,)), dtype)
+                  for start in (0, size))
+        bits = lax.bitwise_or(lax.shift_left(hi, lax.full((), 32, dtype)), lo)
+    elif bit_width in (8, 16):
+        per_word = 32 // bit_width
+        shifts = lax.mul(lax.iota(np.uint32, per_word), lax.full((per_word,), bit_width, np.uint32))
+        pieces = lax.shift_right_logical(lax.broadcast_in_dim(bits, (words, per_word), (0,)),
+                                         lax.broadcast_in_dim(shifts, (words, per_word), (1,)))
+        pieces = lax.bitwise_and(pieces, lax.full((words, per_word), (1 << bit_width) - 1, np.uint32))
+        bits = lax.slice(lax.reshape(lax.convert_element_type(pieces, dtype), (words * per_word,)), (0,), (size,))
+    return lax.reshape(bits, shape)
 
 
 # ---------------------------------------------------------------------------
@@ -288,9 +365,10 @@ def key(seed: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
 
 
 def PRNGKey(seed: Any, *, impl: Any = None) -> Any:
-    """A legacy key: uint32[2] data `[seed >> 32, seed & 0xFFFFFFFF]`."""
+    """A legacy key: uint32[2] data `[seed >> 32, seed & 0xFFFFFFFF]` (a
+    typed key under `jax_enable_custom_prng`)."""
     _impl_name(impl, None, "PRNGKey")
-    return seed_data(_seed_array(seed, "PRNGKey"))
+    return returned(True, seed_data(_seed_array(seed, "PRNGKey")))
 
 
 def _split_shape(num: Any) -> tuple[int, ...]:
@@ -325,7 +403,7 @@ def fold_in(key: Any, data: Any) -> Any:
 
 def clone(key: Any) -> Any:
     """The same key (JAX uses it to mark a key as consumed twice on purpose)."""
-    check_key("clone", key, allow_batched=True)
+    check_key("clone", key, allow_batched=True, legacy_policy=False)
     return key
 
 
@@ -340,7 +418,7 @@ def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -
     _impl_name(impl, dtype, "wrap_key_data")
     if isinstance(key_bits_array, PRNGKeyArray):
         raise TypeError("wrap_key_data: the argument is already a typed key array")
-    data, _ = check_key("wrap_key_data", key_bits_array, allow_batched=True)
+    data, _ = check_key("wrap_key_data", key_bits_array, allow_batched=True, legacy_policy=False)
     return PRNGKeyArray(data)
 
 

@@ -36,7 +36,7 @@
  * goes to `self._call_slow(*args, **kwargs)`, the Python path with all its
  * checks. `configure(Array, ShapedArray, config, trace_state)` tells the
  * module jaxc's classes (their slots are read and written at their offsets),
- * jaxc.config (for jax_enable_x64) and core's thread-local trace state.
+ * jaxc.config (for its tracing context, `_trace_context_id`) and core's thread-local trace state.
  *
  * Compiled code runs with denormals flushed to zero, as XLA runs it on the
  * CPU: `invoke` sets MXCSR's FTZ and DAZ bits around the call and puts the
@@ -89,7 +89,7 @@ static PyObject *trace_state = NULL;     /* jaxc.core._STATE: `.stack`, the scop
 static Py_ssize_t off_aval = -1, off_value = -1, off_task = -1, off_index = -1, off_device = -1;
 static Py_ssize_t off_traceback = -1;
 static Py_ssize_t off_shape = -1, off_dtype = -1, off_weak = -1;
-static PyObject *str_executor, *str_pending, *str_x64, *str_stack, *str_call_slow;
+static PyObject *str_executor, *str_pending, *str_context, *str_stack, *str_call_slow;
 
 #define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
@@ -1264,7 +1264,7 @@ static PyTypeObject EntryType = {
 /* JitCache: the signatures of one jit function that take the fast path      */
 /* ------------------------------------------------------------------------ */
 
-/* An item is (argument structure, avals, x64) -> (entry, consts, outputs).
+/* An item is (argument structure, avals, tracing context) -> (entry, consts, outputs).
  * The structure is NULL for positional Arrays (`f(x, y)`: nothing to
  * flatten), else the treedef of the positional arguments (`f({"w": x})`),
  * found with the `flatten` callable given to JitCache(). */
@@ -1272,7 +1272,7 @@ static PyTypeObject EntryType = {
 
 typedef struct {
   PyObject *avals;      /* tuple of the argument leaves' avals */
-  int x64;              /* jax_enable_x64 when traced */
+  int context;          /* config._trace_context_id when traced (x64 and the TRACE_OPTIONS) */
   Entry *entry;         /* takes the leaves, then `consts` */
   PyObject *consts;     /* tuple of Arrays the function closes over */
   PyObject *out_avals;  /* tuple */
@@ -1359,13 +1359,13 @@ static int avals_equal(PyObject *a, PyObject *b) {
   return 1;
 }
 
-/* _fast_add(avals, x64, entry, consts, out_avals, device, unflatten, tree=None):
+/* _fast_add(avals, context, entry, consts, out_avals, device, unflatten, tree=None):
  * the most recent first; an item for the same entry, avals and structure is
  * replaced, the oldest dropped when full. */
 static PyObject *JitCache_add(JitCache *self, PyObject *args) {
   PyObject *avals, *entry, *consts, *out_avals, *device, *unflatten, *tree = Py_None;
-  int x64;
-  if (!PyArg_ParseTuple(args, "O!pO!O!O!OO|O:add", &PyTuple_Type, &avals, &x64, &EntryType, &entry,
+  int context;
+  if (!PyArg_ParseTuple(args, "O!iO!O!O!OO|O:add", &PyTuple_Type, &avals, &context, &EntryType, &entry,
                         &PyTuple_Type, &consts, &PyTuple_Type, &out_avals, &device, &unflatten,
                         &tree))
     return NULL;
@@ -1384,7 +1384,7 @@ static PyObject *JitCache_add(JitCache *self, PyObject *args) {
   int drop = -1;
   for (int i = 0; i < self->count; i++) {
     JitItem *item = &self->items[i];
-    if (item->x64 != x64 || item->entry != e || (item->tree == NULL) != (tree == Py_None)) continue;
+    if (item->context != context || item->entry != e || (item->tree == NULL) != (tree == Py_None)) continue;
     int same = avals_equal(item->avals, avals);
     if (same > 0 && item->tree != NULL && item->tree != tree) {
       PyObject *held = Py_NewRef(item->tree);
@@ -1409,7 +1409,7 @@ static PyObject *JitCache_add(JitCache *self, PyObject *args) {
   memmove(&self->items[1], &self->items[0], sizeof(JitItem) * (size_t)drop);
   JitItem *item = &self->items[0];
   item->avals = Py_NewRef(avals);
-  item->x64 = x64;
+  item->context = context;
   item->entry = (Entry *)Py_NewRef(entry);
   item->consts = Py_NewRef(consts);
   item->out_avals = Py_NewRef(out_avals);
@@ -1482,19 +1482,23 @@ static JitItem hold(const JitItem *item) {
   return held;
 }
 
-static int current_x64(void) {
-  PyObject *flag = PyObject_GetAttr(jaxc_config, str_x64);
+static int current_context(void) {
+  PyObject *flag = PyObject_GetAttr(jaxc_config, str_context);
   if (flag == NULL) {
     PyErr_Clear();
     return -1;
   }
-  int x64 = flag == Py_True;
+  long context = PyLong_Check(flag) ? PyLong_AsLong(flag) : -1;
   Py_DECREF(flag);
-  return x64;
+  if (context < 0 || context > INT_MAX) {
+    PyErr_Clear();
+    return -1;
+  }
+  return (int)context;
 }
 
 /* The tree items: flatten `args`, then compare structure and avals. */
-static PyObject *call_tree(JitCache *self, PyObject *args, int x64) {
+static PyObject *call_tree(JitCache *self, PyObject *args, int context) {
   PyObject *flat = PyObject_CallOneArg(self->flatten, args);
   if (flat == NULL) {
     PyErr_Clear();
@@ -1511,7 +1515,7 @@ static PyObject *call_tree(JitCache *self, PyObject *args, int x64) {
   for (Py_ssize_t i = 0; i < n; i++)
     if (Py_TYPE(items[i]) != array_type) goto done;
   for (int k = 0; k < self->count; k++) {
-    if (self->items[k].tree == NULL || self->items[k].x64 != x64 ||
+    if (self->items[k].tree == NULL || self->items[k].context != context ||
         PyTuple_GET_SIZE(self->items[k].avals) != n)
       continue;
     JitItem held = hold(&self->items[k]);
@@ -1538,15 +1542,15 @@ static PyObject *JitCache_call(JitCache *self, PyObject *args) {
   if (!PyTuple_CheckExact(args) || array_type == NULL || self->count == 0) Py_RETURN_NONE;
   Py_ssize_t n = PyTuple_GET_SIZE(args);
   PyObject *const *items = &PyTuple_GET_ITEM(args, 0);
-  int x64 = current_x64();
-  if (x64 < 0) Py_RETURN_NONE;
+  int context = current_context();
+  if (context < 0) Py_RETURN_NONE;
   for (Py_ssize_t i = 0; i < n; i++)
     if (Py_TYPE(items[i]) != array_type)
-      return self->trees > 0 ? call_tree(self, args, x64) : Py_NewRef(Py_None);
+      return self->trees > 0 ? call_tree(self, args, context) : Py_NewRef(Py_None);
   for (int k = 0; k < self->count; k++) {
     JitItem *item = &self->items[k];
     /* avals_match runs no Python code: `item` stays valid until hold(). */
-    if (item->tree != NULL || item->x64 != x64 || PyTuple_GET_SIZE(item->avals) != n ||
+    if (item->tree != NULL || item->context != context || PyTuple_GET_SIZE(item->avals) != n ||
         !avals_match(items, item->avals))
       continue;
     JitItem held = hold(item);
@@ -1591,7 +1595,7 @@ static PyObject *JitCache_len(JitCache *self, PyObject *unused) { return PyLong_
 
 static PyMethodDef JitCache_methods[] = {
     {"_fast_add", (PyCFunction)JitCache_add, METH_VARARGS,
-     "_fast_add(avals, x64, entry, consts, out_avals, device, unflatten, tree=None)"},
+     "_fast_add(avals, context, entry, consts, out_avals, device, unflatten, tree=None)"},
     {"_fast_call", (PyCFunction)JitCache_call, METH_O,
      "_fast_call(args) -> the outputs, or None when the fast path does not apply"},
     {"_fast_clear", (PyCFunction)JitCache_clear, METH_NOARGS, "forget every signature"},
@@ -1642,10 +1646,10 @@ PyMODINIT_FUNC PyInit__fastcall(void) {
   if (PyType_Ready(&EntryType) < 0 || PyType_Ready(&JitCacheType) < 0) return NULL;
   str_executor = PyUnicode_InternFromString("_executor");
   str_pending = PyUnicode_InternFromString("_pending");
-  str_x64 = PyUnicode_InternFromString("jax_enable_x64");
+  str_context = PyUnicode_InternFromString("_trace_context_id");
   str_stack = PyUnicode_InternFromString("stack");
   str_call_slow = PyUnicode_InternFromString("_call_slow");
-  if (!str_executor || !str_pending || !str_x64 || !str_stack || !str_call_slow) return NULL;
+  if (!str_executor || !str_pending || !str_context || !str_stack || !str_call_slow) return NULL;
   PyObject *module = PyModule_Create(&module_def);
   if (module == NULL) return NULL;
   Py_INCREF(&EntryType);

@@ -58,10 +58,12 @@ import os
 import platform
 import struct
 import threading
+import time
 import warnings
 import weakref
 from typing import Any, Callable
 
+from .. import monitoring
 from . import llvm_tools
 
 FORMAT_VERSION = 1
@@ -90,6 +92,8 @@ def stats() -> dict[str, int]:
 def _count(name: str) -> None:
     with _STATS_LOCK:
         _STATS[name] += 1
+    if name in monitoring.CACHE_EVENTS:  # hits, misses: JAX's events too
+        monitoring.record_event(monitoring.CACHE_EVENTS[name])
 
 
 # ----------------------------------------------------------------------------
@@ -356,6 +360,8 @@ def load(key: CacheKey, build: Callable[[CachedLibrary, dict[str, Any], bool], A
     ``{name: (args, results)}``, each a list of ``(shape, element_type)``;
     `parallel`: whether the code forks OpenMP teams; an exception of `build`
     (a missing function, a bad signature) makes the entry bad."""
+    monitoring.record_event(monitoring.CACHE_EVENTS["requests"])
+    started = time.perf_counter()
     path = entry_path(key)
     try:
         with open(path, "rb") as f:
@@ -385,6 +391,10 @@ def load(key: CacheKey, build: Callable[[CachedLibrary, dict[str, Any], bool], A
     except Exception as error:  # noqa: BLE001 -- any failure means: compile instead
         return _bad_entry(path, f"unusable ({type(error).__name__}: {error})")
     _count("hits")
+    retrieval = time.perf_counter() - started
+    saved = meta.get("compile_seconds", 0.0) - retrieval
+    monitoring.record_event_duration_secs(monitoring.CACHE_EVENTS["saved"], saved)
+    monitoring.record_event_duration_secs(monitoring.CACHE_EVENTS["retrieval"], retrieval)
     return loaded
 
 
