@@ -7,6 +7,8 @@
 Defaults follow JAX: float32 and int32 unless ``jax_enable_x64`` is set;
 Python scalars are weakly typed; arrays are immutable (``x.at[i].set(v)``).
 """
+from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
+
 import numpy as _np
 
 from ..array import Array
@@ -15,7 +17,7 @@ from ._scalar_types import SCALAR_TYPES as _SCALAR_TYPES
 from ._util import asarray, broadcast_shapes as _broadcast_shapes  # noqa: F401
 from ._creation import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403
-from ._elementwise import round, abs  # noqa: F401
+from ._elementwise import round  # noqa: F401
 from ._reductions import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from ._shape import *  # noqa: F401,F403
@@ -31,6 +33,10 @@ from . import fft, linalg  # noqa: F401
 from ._array_api import __array_api_version__, __array_namespace_info__, finfo, iinfo  # noqa: F401
 
 ndarray = Array
+
+
+if _TYPE_CHECKING:  # a type checker cannot see the functions made from tables (_elementwise, _ufunc)
+    def __getattr__(name: str) -> _Any: ...
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
 dtype = _np.dtype

@@ -17,7 +17,7 @@ formulas: ``x // 0`` is -1 or -2 for signed, the maximum for unsigned;
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -397,6 +397,9 @@ _TABLES = [
 for _table, _make, _promote in _TABLES:
     for _name, _fn in _table.items():
         globals()[_name] = _make(_name, _fn, _promote)
+
+if TYPE_CHECKING:  # a type checker cannot see the functions made above
+    def __getattr__(name: str) -> Any: ...
 
 
 def fmax(x1: Any, x2: Any) -> Any:
