@@ -238,6 +238,7 @@ class Target:
     host_calls: bool  # programs may call back into the process (host callbacks, the SPMD runtime)
     disk_cache: bool  # the persistent compilation cache keeps its programs
     stage_table: Callable[[str | None], tuple[Stage, ...]]  # chip -> the stages
+    runtime: str  # the module whose `load(module, signatures, ...)` makes the compiled program runnable
 
     def stages(self, chip: str | None = None) -> tuple[Stage, ...]:
         return self.stage_table(self.chip(chip))
@@ -255,9 +256,9 @@ def _gpu_default_chip() -> str:
 
 
 CPU = Target("cpu", "CPU", "llvm", None, host_calls=True, disk_cache=True,
-             stage_table=lambda chip: CPU_STAGES)
+             stage_table=lambda chip: CPU_STAGES, runtime="jaxc.runtime.cpu")
 CUDA = Target("cuda", "GPU", "binary", _gpu_default_chip(), host_calls=False, disk_cache=False,
-              stage_table=cuda_stages)
+              stage_table=cuda_stages, runtime="jaxc.runtime.cuda")
 TARGETS = {target.name: target for target in (CPU, CUDA)}
 
 

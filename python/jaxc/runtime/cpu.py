@@ -20,6 +20,7 @@ function, where building the arguments with ctypes took several µs.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 import time
@@ -306,11 +307,13 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: An
                                "\n".join(diags)) from None
     if timings:
         profile.record_stages(timings)
-    return _RUNTIMES[target.name](module, signatures, opt_level, parallel, has_callbacks, cache_key, started)
+    # the target's runtime module (this one, or cuda.py) makes the program runnable
+    runtime = importlib.import_module(target.runtime)
+    return runtime.load(module, signatures, opt_level, parallel, has_callbacks, cache_key, started)
 
 
-def _load_on_host(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
-                  cache_key: Any, started: float) -> Executable:
+def load(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
+         cache_key: Any, started: float) -> Executable:
     """A CPU program (`llvm` stage) as machine code: the LLVM tools, the
     process's JIT (`orc`) or the execution engine (programs that call back
     into Python, or ``jaxc_cpu_compiler="engine"``), then written to the
@@ -329,19 +332,6 @@ def _load_on_host(module: ir.Module, signatures: dict, opt_level: int, parallel:
         compile_cache.store(cache_key, executable.engine, signatures,
                             time.perf_counter() - started, parallel=parallel)
     return executable
-
-
-def _load_on_cuda(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
-                  cache_key: Any, started: float) -> Executable:
-    """A CUDA program (`binary` stage): host code JIT-compiled against MLIR's
-    CUDA runtime wrappers, which load the kernels."""
-    from . import cuda
-    return jit_lowered(module, signatures, opt_level=opt_level, shared_libs=cuda.runtime_libraries(),
-                       function_class=cuda.CudaFunction, initialize=True, parallel=parallel)
-
-
-# target name -> how its compiled module becomes an Executable
-_RUNTIMES = {"cpu": _load_on_host, "cuda": _load_on_cuda}
 
 
 def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[ArgSpec], list[ArgSpec]]],

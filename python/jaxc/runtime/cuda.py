@@ -26,11 +26,12 @@ import functools
 import os
 import threading
 import weakref
+from typing import Any
 
 import jaxc_aot
 import numpy as np
 
-from .cpu import Function, runtime_libraries as _cpu_libraries
+from .cpu import Function, jit_lowered, runtime_libraries as _cpu_libraries
 
 _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
@@ -226,6 +227,16 @@ def _prefetch(array: np.ndarray) -> None:
     """Move a managed buffer to the GPU in bulk (`jaxc_aot.prefetch_to_gpu`):
     kernels then touch it without page faults."""
     jaxc_aot.prefetch_to_gpu([(array.ctypes.data, array.nbytes)])
+
+
+def load(module: Any, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
+         cache_key: Any, started: float) -> Any:
+    """A CUDA program (`binary` stage) made runnable (`cpu.compile_module`
+    calls the `load` of its target's runtime): host code JIT-compiled against
+    MLIR's CUDA runtime wrappers, which load the kernels. Not written to the
+    persistent cache (`Target.disk_cache`)."""
+    return jit_lowered(module, signatures, opt_level=opt_level, shared_libs=runtime_libraries(),
+                       function_class=CudaFunction, initialize=True, parallel=parallel)
 
 
 class CudaFunction(Function):
