@@ -77,8 +77,9 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
                                                   "threefry (False: the bits of JAX before 0.5)"),
     "jax_legacy_prng_key": ("allow", str, 0, "a uint32 key array passed to a jaxc.random function: "
                                              "'allow', 'warn' (UserWarning) or 'error' (ValueError)"),
-    "jax_enable_custom_prng": (False, bool, 0, "a uint32 key array passed to a jaxc.random function "
-                                               "warns (FutureWarning) where jax_legacy_prng_key allows it"),
+    "jax_enable_custom_prng": (False, bool, 0, "PRNGKey, split and fold_in return typed keys, and a uint32 "
+                                               "key array passed to a jaxc.random function warns "
+                                               "(FutureWarning) where jax_legacy_prng_key allows it"),
     "jax_softmax_custom_jvp": (False, bool, 0, "jaxc.nn.softmax differentiates by its custom_jvp rule "
                                                "y * (dx - sum(y * dx)) instead of through its formula"),
     "jax_allow_f16_reductions": (True, bool, 0, "False: a sum of float16/bfloat16 over an axis longer "
