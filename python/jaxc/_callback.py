@@ -152,6 +152,7 @@ def _call(what: str, callback: Callable, args: tuple, kwargs: dict,
     # config object) is static: the host function gets it as it is.
     static = {i: x for i, x in enumerate(leaves) if not _is_array_like(x)}
     operands = [core.as_operand(x, what) for i, x in enumerate(leaves) if i not in static]
+    result_avals: list[ShapedArray]
     if result_shape_dtypes is None and io is None:
         result_avals, out_tree = [], None
     else:
@@ -166,6 +167,7 @@ def _call(what: str, callback: Callable, args: tuple, kwargs: dict,
             return []
         return _checked_results(what, out, result_avals, out_tree)
 
+    results: list[Any]  # Arrays, or tracers under a trace
     if core.current_scope() is None:
         from .array import Array
         outs = host(*[np.asarray(x) for x in operands])

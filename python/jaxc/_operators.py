@@ -125,20 +125,25 @@ def attach() -> None:
         setattr(ArrayBase, f"__{dunder}__", _unary(name))
     for name in METHODS:
         setattr(ArrayBase, name, _method(_METHOD_TARGET.get(name, name)))
-    ArrayBase.reshape = _front_end_only(_reshape, "x.reshape()")
-    ArrayBase.transpose = _front_end_only(_transpose, "x.transpose()")
-    ArrayBase.astype = _front_end_only(_astype, "x.astype()")
-    ArrayBase.T = property(lambda self: _method("transpose")(self))
-    ArrayBase.mT = property(lambda self: _method("matrix_transpose")(self))
-    ArrayBase.real = property(_front_end_only(lambda self: _jnp().real(self), "x.real"))
-    ArrayBase.imag = property(_front_end_only(lambda self: _jnp().imag(self), "x.imag"))
-    ArrayBase.__getitem__ = _front_end_only(lambda self, index: _indexing().getitem(self, index), "x[index]")
-    ArrayBase.at = property(_front_end_only(lambda self: _indexing().AtIndexer(self), "x.at"))
-    ArrayBase.__setitem__ = _no_setitem
-    Tracer.__iter__ = _tracer_rows
-    ArrayBase.__round__ = _round
-    ArrayBase.to_device = _to_device
-    ArrayBase.__array_namespace__ = _array_namespace
+    # setattr: ArrayBase declares none of these (mypy sees the class as core defines it)
+    attributes = {
+        "reshape": _front_end_only(_reshape, "x.reshape()"),
+        "transpose": _front_end_only(_transpose, "x.transpose()"),
+        "astype": _front_end_only(_astype, "x.astype()"),
+        "T": property(lambda self: _method("transpose")(self)),
+        "mT": property(lambda self: _method("matrix_transpose")(self)),
+        "real": property(_front_end_only(lambda self: _jnp().real(self), "x.real")),
+        "imag": property(_front_end_only(lambda self: _jnp().imag(self), "x.imag")),
+        "__getitem__": _front_end_only(lambda self, index: _indexing().getitem(self, index), "x[index]"),
+        "at": property(_front_end_only(lambda self: _indexing().AtIndexer(self), "x.at")),
+        "__setitem__": _no_setitem,
+        "__round__": _round,
+        "to_device": _to_device,
+        "__array_namespace__": _array_namespace,
+    }
+    for name, value in attributes.items():
+        setattr(ArrayBase, name, value)
+    setattr(Tracer, "__iter__", _tracer_rows)
 
 
 def _front_end_only(fn: Callable, what: str) -> Callable:

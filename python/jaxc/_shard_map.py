@@ -101,15 +101,15 @@ class _Layout:
                                  f"is not a mapped axis of the mesh {[n for n, _ in axes]}")
         if len(set(used)) != len(used):
             raise ValueError(f"{core.where()}: shard_map {what}: {spec} names a mesh axis twice")
-        self.block = []
+        block: list[int] = []
         for d, n in enumerate(shape):
             parts = math.prod(sizes[a] for a in self.per_dim[d])
             if n % parts:
                 raise ValueError(f"{core.where()}: shard_map {what}: dimension {d} of shape {tuple(shape)} "
                                  f"({n}) is not divisible by {parts}, the number of parts {spec} splits "
                                  f"it into on mesh axes {dict(axes)}")
-            self.block.append(n // parts)
-        self.block = tuple(self.block)
+            block.append(n // parts)
+        self.block = tuple(block)
         self.used = set(used)
 
     def _split(self) -> tuple[list[int], dict[str, int], list[int]]:
@@ -117,7 +117,9 @@ class _Layout:
         sizes..., block): that shape, where each mesh axis sits, where each
         block dimension sits."""
         sizes = dict(self.axes)
-        split, where, blocks = [], {}, []
+        split: list[int] = []
+        where: dict[str, int] = {}
+        blocks: list[int] = []
         for d, axes in enumerate(self.per_dim):
             for a in axes:
                 where[a] = len(split)
@@ -201,17 +203,16 @@ class ShardMapFunction:
         program = self._programs.get(key)
         if program is None:
             program = self._programs[key] = self._trace(in_tree, avals, layouts, axes, mesh)
-        traced, out_layouts, out_shardings = program
+        traced, out_layouts, out_shardings, function = program
         inputs = [x if isinstance(x, core.ArrayBase) else np.asarray(x, a.dtype) for x, a in zip(leaves, avals)]
         inputs += traced.consts
-        layouts = layouts + [None] * len(traced.consts)
-        function = program[0].function
+        lane_layouts: list[_Layout | None] = layouts + [None] * len(traced.consts)
         lanes = len(devices)
 
         in_dtypes = [a.dtype for a in avals] + [c.dtype for c in traced.consts]
 
         def run(*values: Any) -> list[np.ndarray]:
-            return run_on_lanes(function, lanes, values, layouts, in_dtypes, out_layouts,
+            return run_on_lanes(function, lanes, values, lane_layouts, in_dtypes, out_layouts,
                                 [a.dtype for a in traced.out_avals])
         out_avals = [ShapedArray(layout.global_shape(), a.dtype, a.weak_type)
                      for layout, a in zip(out_layouts, traced.out_avals)]
@@ -247,8 +248,7 @@ class ShardMapFunction:
             shape = tuple(n * math.prod(sizes[a] for a in spec.axes_of(d)) for d, n in enumerate(aval.shape))
             out_layouts.append(_Layout(shape, spec, axes, f"out_specs of output leaf {i}"))
             out_shardings.append(NamedSharding(mesh, spec))
-        traced.function = compile_traced(traced)
-        return traced, out_layouts, out_shardings
+        return traced, out_layouts, out_shardings, compile_traced(traced)
 
     def _as_vmaps(self, args: tuple, leaves: list, in_tree: Any, specs: list, axes: list) -> Any:
         """Inside a trace: nested vmaps, one per mesh axis (outermost first),

@@ -171,6 +171,7 @@ def _ir_policy(policy: Callable[..., bool] | None) -> tuple[str | Callable[..., 
     if policy is None:
         return "nothing_saveable", None
     if type(policy) in _NAMED_POLICIES:
+        assert isinstance(policy, (SaveOnlyTheseNames, SaveAnyNamesButThese, SaveAnythingExceptTheseNames))
         return _NAMED_POLICIES[type(policy)], sorted(policy.names)
     try:
         return _IR_POLICIES[policy], None
@@ -235,7 +236,8 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True,
     def fun_remat(*args: Any, **kwargs: Any) -> Any:
         _static_positions(static_argnums, len(args))
         args = _resolve_kwargs(fun, args, kwargs)
-        numbers = (static_argnums,) if type(static_argnums) is int else static_argnums
+        # _static_positions checked it: an int or a tuple of ints
+        numbers = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
         static = {d % len(args) for d in numbers} | _named_positions(fun, static_argnames)
         return remat_call(fun, args, sorted(static), ir_policy, names, keep_apart)
     return fun_remat

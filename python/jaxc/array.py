@@ -19,7 +19,7 @@ the results of `pmap` and `shard_map` and arrays `device_put` on a
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from .runtime._fastcall import traceback as _where_created
 from .sharding import Sharding, SingleDeviceSharding, replica_ids
 
 if TYPE_CHECKING:
-    from .dispatch import Device
+    from .dispatch import Device, Task
 
 _operators.attach()  # Arrays have operators even before jaxc.lax is imported (lax attaches them too)
 
@@ -45,6 +45,13 @@ class Array(ArrayBase):
     aval: ShapedArray
     device: Device | None
     _sharding: Sharding | None
+    _value: np.ndarray | None  # None while pending
+    _task: Task | None  # the task that computes a pending Array's value (None once ready)
+    _index: int  # which of the task's results
+    _traceback: Any
+
+    if TYPE_CHECKING:  # attached by _operators.attach()
+        def astype(self, dtype: Any) -> Array: ...
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("jaxc.Array cannot be constructed directly; use jnp.asarray(x) or "
@@ -64,7 +71,7 @@ class Array(ArrayBase):
         return self
 
     @classmethod
-    def _pending(cls, aval: ShapedArray, task: Any, index: int, device: Any) -> "Array":
+    def _pending(cls, aval: ShapedArray, task: Task | None, index: int, device: Any) -> "Array":
         self = object.__new__(cls)
         self.aval = aval
         self._value = None
@@ -108,7 +115,9 @@ class Array(ArrayBase):
     def _ready_value(self) -> np.ndarray:
         value = self._value
         if value is None:
-            value = self._task.result(self._index)
+            task = self._task
+            assert task is not None  # a pending Array holds its task
+            value = task.result(self._index)
             self._value = value
             self._task = None
         return value
@@ -118,7 +127,8 @@ class Array(ArrayBase):
         return self
 
     def is_ready(self) -> bool:
-        return self._value is not None or self._task.is_done()
+        task = self._task
+        return self._value is not None or (task is not None and task.is_done())
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """NumPy 2's protocol: the read-only value (copy=None), a fresh
@@ -177,7 +187,7 @@ class Array(ArrayBase):
         # scalars, and an Array holds an ndarray (np.asarray of an element needs one).
         return (Array._ready(value[i, ...], aval, self.device) for i in range(len(value)))
 
-    def __hash__(self) -> None:
+    def __hash__(self) -> NoReturn:
         raise TypeError("unhashable type: 'jaxc.Array' (arrays are mutable-looking values; "
                         "use a tuple, or mark a jit argument static only if it is hashable)")
 

@@ -155,9 +155,11 @@ def batch_call(op: ir.Operation, xs: list[Any], batched: list[bool], axis_size: 
                         "vmap maps is not supported; pass the value as an argument"))
     args = tree_util.tree_unflatten(in_tree, xs[:n_args])
     in_batched = tree_util.tree_unflatten(in_tree, batched[:n_args])
+    vmap_rule = fn.vmap_rule
+    assert vmap_rule is not None  # custom_vmap.__call__ marks a call only once a rule is set
     try:
         with core.user_code():
-            result = fn.vmap_rule(axis_size, in_batched, *args)
+            result = vmap_rule(axis_size, in_batched, *args)
     except Exception as error:  # noqa: BLE001 -- the user's rule: raised again at the caller
         fail(error)
     name = _name(fn.vmap_rule)

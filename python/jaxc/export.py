@@ -274,6 +274,7 @@ def _call_traced(exported: Exported, args: tuple, kwargs: dict) -> Any:
                              f"{x.dtype.name}{list(x.shape)}, but the function was exported for "
                              f"{want.dtype.name}{list(want.shape)}")
     scope = core.current_scope()
+    assert scope is not None  # called by the jitted `call` of _jitted, while it is traced
     module = _trace_module(scope)
     with core.context(), ir.Location.unknown(core.context()):
         program = ir.Module.parse(exported.mlir_module())
@@ -314,7 +315,7 @@ def _decode_aval(data: list) -> ShapedArray:
 
 
 # serialized name -> (type, serialize_auxdata, deserialize_auxdata, from_children); and type -> name
-_SERIALIZABLE: dict[str, tuple[type, Callable, Callable, Callable]] = {}
+_SERIALIZABLE: dict[str, tuple[type, Callable, Callable, Callable | None]] = {}
 _NAMES: dict[type, str] = {}
 
 
@@ -408,7 +409,9 @@ def _decode(data: Any) -> Any:
     children = [_decode(c) for c in data["children"]]
     if from_children is not None:
         return from_children(aux, children)
-    return optree.register_pytree_node.get(nodetype, namespace=tree_util.NAMESPACE).unflatten_func(aux, children)
+    entry = optree.register_pytree_node.get(nodetype, namespace=tree_util.NAMESPACE)
+    assert entry is not None, f"{nodetype} is not a registered pytree node"  # as serialization requires
+    return entry.unflatten_func(aux, children)
 
 
 __all__ = ["DisabledSafetyCheck", "Exported", "default_export_platform", "deserialize", "export",

@@ -102,7 +102,7 @@ def _normalize(weights: Any) -> Any:
 
 
 def compute_weight_mat(input_size: int, output_size: int, scale: Any, translation: Any,
-                       kernel: Any, antialias: bool, edge_padding: bool, radius: int | None) -> Any:
+                       kernel: Any, antialias: bool, edge_padding: bool, radius: int) -> Any:
     """The (input_size, output_size) resampling matrix of one dimension."""
     dtype = jnp.result_type(scale, translation)
     inv_scale = 1. / scale

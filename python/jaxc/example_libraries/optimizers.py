@@ -53,7 +53,7 @@ OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subt
 register_pytree_node(
     OptimizerState,
     lambda state: ((state.packed_state,), (state.tree_def, state.subtree_defs)),
-    lambda structures, children: OptimizerState(children[0], *structures))
+    lambda structures, children: OptimizerState(*children, *structures))
 
 InitFn = Callable[[Params], OptimizerState]
 UpdateFn = Callable[[Step, Updates, OptimizerState], OptimizerState]

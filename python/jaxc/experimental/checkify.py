@@ -151,7 +151,8 @@ class OOBError(JaxException):
 
     @classmethod
     def _rebuild(cls, static: tuple, payload: list[Any]) -> "OOBError":
-        return cls(*static, payload[0])
+        where, primitive_name, operand_shape = static
+        return cls(where, primitive_name, operand_shape, payload[0])
 
     def __str__(self) -> str:
         index, axis, size = (int(v) for v in np.asarray(self._oob))
@@ -447,6 +448,13 @@ class _Checker:
         _hooks_in_use(-1)
 
 
+def _traced_scope() -> core.Scope:
+    """The current scope, where a checker is made: always under a trace."""
+    scope = core.current_scope()
+    assert scope is not None  # checkify's traced paths and the regions of control flow
+    return scope
+
+
 def _stack() -> list[_Checker]:
     stack = getattr(_STATE, "checkers", None)
     if stack is None:
@@ -467,7 +475,7 @@ def _hooks_in_use(change: int) -> None:
         _control_flow.functionalize_hook = _take_over if _hook_users else None
 
 
-def _checker_of(scope: core.Scope) -> tuple[_Checker | None, bool]:
+def _checker_of(scope: core.Scope | None) -> tuple[_Checker | None, bool]:
     """(the checker that owns `scope`'s checks, whether it is `scope`'s own);
     a checker of an enclosing scope owns the checks of scopes nested in it
     that have none of their own (the functions grad, vmap... trace)."""
@@ -604,12 +612,12 @@ def checkify(f: Callable[..., Any], errors: frozenset = user_checks) -> Callable
 
     checked.__name__ = f"checkify_{getattr(f, '__name__', 'fun')}"
     checked.__doc__ = getattr(f, "__doc__", None)
-    checked.__wrapped__ = f
+    setattr(checked, "__wrapped__", f)  # as functools.wraps sets it (mypy knows no such attribute)
     return checked
 
 
 def _checkify_traced(f: Callable, enabled: frozenset, args: tuple, kwargs: dict) -> tuple[Error, Any]:
-    with _Checker(core.current_scope(), enabled, init_error) as checker:
+    with _Checker(_traced_scope(), enabled, init_error) as checker:
         out = f(*args, **kwargs)
     return checker.error, out
 
@@ -703,7 +711,7 @@ def _until_stable(checker: _Checker, plain: Callable[[object], Any], threaded: C
 def _unthreaded(checker: _Checker, fun: Callable, owner: object) -> Callable:
     """`fun` under a checker of its own region that must record nothing."""
     def plain(*args: Any) -> Any:
-        with _Checker(core.current_scope(), checker.enabled, init_error) as inner:
+        with _Checker(_traced_scope(), checker.enabled, init_error) as inner:
             out = fun(*args)
         if inner.error._pred:
             raise _NewSlots(owner, set(inner.error._pred))
@@ -724,7 +732,7 @@ def _threaded(checker: _Checker, call: Callable[[Callable, list], tuple[list, An
 
     def wrap(fun: Callable[[], Any]) -> Callable[[list], tuple[list, Any]]:
         def with_error(error_leaves: list) -> tuple[list, Any]:
-            with _Checker(core.current_scope(), checker.enabled,
+            with _Checker(_traced_scope(), checker.enabled,
                           tree_util.tree_unflatten(start_tree, error_leaves)) as inner:
                 out = fun()
             extra = set(inner.error._pred) - set(start._pred)
@@ -774,7 +782,7 @@ def _while_loop(checker: _Checker, cond_fun: Callable, body_fun: Callable, init_
 
     def test(val: Callable[[Any], Any], owner: object) -> Callable:
         def run(carry: Any) -> Any:
-            with _Checker(core.current_scope(), checker.enabled, init_error) as inner:
+            with _Checker(_traced_scope(), checker.enabled, init_error) as inner:
                 out = cond_fun(val(carry))
             if inner.error._pred and not tested[0]:
                 tested[0] = True
@@ -826,7 +834,8 @@ def _scan(checker: _Checker, f: Callable, init: Any, xs: Any = None, length: Any
     return _until_stable(checker, plain, threaded)
 
 
-_CONTROL_FLOW = {"cond": _cond, "switch": _switch, "while_loop": _while_loop, "scan": _scan}
+_CONTROL_FLOW: dict[str, Callable[..., Any]] = {"cond": _cond, "switch": _switch, "while_loop": _while_loop,
+                                                 "scan": _scan}
 
 
 # ---------------------------------------------------------------------------

@@ -45,7 +45,8 @@ def create_device_mesh(mesh_shape: Sequence[int], devices: Sequence[Any] | None 
     devices = list(devices)
     if math.prod(shape) != len(devices):
         raise ValueError(f"Number of devices {len(devices)} must equal the product of mesh_shape {shape}")
-    handler = device_kind_handler_dict.get(getattr(devices[-1], "device_kind", None))
+    kind: Any = getattr(devices[-1], "device_kind", None)  # any device object may come in
+    handler = device_kind_handler_dict.get(kind)
     if handler is not None:
         mesh = handler(shape, devices, contiguous_submeshes=contiguous_submeshes)
         if mesh is not None:

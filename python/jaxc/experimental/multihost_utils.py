@@ -125,7 +125,7 @@ def _place(what: str, inputs: Any, mesh: Any, pspecs: Any, keep_arrays: bool) ->
         specs = optree.broadcast_prefix(pspecs, inputs, none_is_leaf=True, namespace=tree_util.NAMESPACE)
     except ValueError as error:
         raise ValueError(f"{what}: pspecs must be a tree prefix of the inputs: {error}") from None
-    out = []
+    out: list[Any] = []
     for x, spec in zip(leaves, specs):
         if x is None:
             out.append(None)

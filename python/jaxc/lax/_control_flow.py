@@ -83,6 +83,7 @@ def _emit(make_op: Callable[[list[ir.Value], list[ir.Type]], Any], operands: Seq
     values, result types)`, then `fill_regions(op)`; return its results as
     tracers with the weak types of `result_avals`."""
     scope = core.current_scope()
+    assert scope is not None  # cond, while_loop, scan: only under a trace (else they run eagerly)
     with core.context(), core.user_location(), ir.InsertionPoint(scope.block):
         values = [scope.value(x) for x in operands]
         op = make_op(values, _arg_types(result_avals))

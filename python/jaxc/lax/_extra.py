@@ -244,7 +244,8 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
 # Integer and float helpers
 # ---------------------------------------------------------------------------
 
-_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_UNSIGNED: dict[int, np.dtype] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+                                  8: np.dtype(np.uint64)}
 
 
 def _mulhi_unsigned(u: Any, v: Any) -> Any:
@@ -444,6 +445,7 @@ class _LinearSystem:
         self.tree, self.has_aux = tree, has_aux
 
     def transpose(self) -> "_LinearSystem":
+        assert self.transpose_solve is not None  # checked by _linear_bwd, the caller
         return _LinearSystem(self.vecmat, self.matvec, self.transpose_solve, self.solve, self.tree, self.has_aux)
 
     def function(self, consts: Sequence[Any]) -> Callable:
@@ -561,14 +563,16 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any
     mv = _Converted(matvec, tree, b_leaves, "matvec")
     _check_like(what, "matvec", mv.out_tree, [a.shape for a in mv.out_avals], tree, [v.shape for v in b_leaves], "b",
                 shapes_first=True)
+    vecmat: Callable[[Sequence[Any], Sequence[Any]], Any]
     if symmetric:
         vecmat, transpose_solve = mv, solve
     else:
-        def vecmat(y: Sequence[Any], consts: Sequence[Any]) -> list[Any]:
+        def pullback(y: Sequence[Any], consts: Sequence[Any]) -> list[Any]:
             # the transpose of the linear map x -> A x: its pullback (at zeros)
             zeros = [L.full_like(v, 0) for v in b_leaves]
             _, pull = _ad().vjp(lambda *xs: mv(list(xs), consts), *zeros)
             return list(pull(list(y)))
+        vecmat = pullback
     system = _LinearSystem(mv, vecmat, solve, transpose_solve, tree, has_aux)
     x, aux = _linear_solve(system, b_leaves, mv.consts)
     x = tree_util.tree_unflatten(tree, x)

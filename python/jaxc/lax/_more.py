@@ -208,11 +208,13 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable, window_d
             mask = np.logical_and(mask[..., None], r[s0:s1:s]) if d else r[s0:s1:s]
         if not mask.any():
             continue
+        assert result is not None  # filled with the init values before the loop (no monoid)
         combined = combine(result, pieces)
         if not mask.all():
             keep = L.constant(mask)
             combined = [L.select(keep, c, r) for c, r in zip(combined, result)]
         result = combined
+    assert result is not None  # the window has positive sizes: the loop ran
     return tree_util.tree_unflatten(tree, result)
 
 
@@ -359,7 +361,8 @@ def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int], padding: Any,
     rhs_dilation = one if rhs_dilation is None else L._ints(rhs_dilation, "conv_transpose", "rhs_dilation")
     if use_consistent_padding or (isinstance(padding, str) and padding in ("SAME", "VALID")):
         effective = [(k - 1) * r + 1 if k else 0 for k, r in zip(kernel, rhs_dilation)]
-        per_dim = [padding] * len(strides) if isinstance(padding, str) else [tuple(p) for p in padding]
+        per_dim: list[str | tuple[int, ...]] = \
+            [padding] * len(strides) if isinstance(padding, str) else [tuple(p) for p in padding]
         pads: Any = tuple(_conv_transpose_padding(k, s, p) for k, s, p in zip(effective, strides, per_dim))
     else:
         pads = padding
@@ -520,14 +523,14 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """The shape NumPy broadcasting gives `shapes`."""
-    shapes = [tuple(int(L.operator_index(d)) for d in s) for s in shapes]
-    ndim = builtins.max((len(s) for s in shapes), default=0)
-    padded = [(1,) * (ndim - len(s)) + s for s in shapes]
+    int_shapes = [tuple(int(L.operator_index(d)) for d in s) for s in shapes]
+    ndim = builtins.max((len(s) for s in int_shapes), default=0)
+    padded = [(1,) * (ndim - len(s)) + s for s in int_shapes]
     out = []
     for sizes in zip(*padded):
         big = {d for d in sizes if d != 1}
         if len(big) > 1:
-            raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}")
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in int_shapes]}")
         out.append(big.pop() if big else 1)
     return tuple(out)
 
@@ -537,26 +540,26 @@ def select_n(which: Any, *cases: Any) -> Any:
     integer, 0-d or of the cases' shape."""
     if not cases:
         raise ValueError("select_n() must have at least one case")
-    cases = L._same("select_n", *cases)
+    arrays = L._same("select_n", *cases)
     which = L._array(which, "select_n")
     if not (which.dtype == np.bool_ or dtypes.is_int(which.dtype)):
         raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype.name}.")
-    if which.dtype == np.bool_ and len(cases) > 2:
+    if which.dtype == np.bool_ and len(arrays) > 2:
         raise TypeError("select with boolean `which` cannot have > 2 cases.")
-    if which.ndim and which.shape != cases[0].shape:
+    if which.ndim and which.shape != arrays[0].shape:
         raise TypeError(f"select `which` must be scalar or have the same shape as cases, got `which` shape "
-                        f"{which.shape} but case shape {cases[0].shape}.")
-    if len(cases) == 1:
-        return cases[0]
+                        f"{which.shape} but case shape {arrays[0].shape}.")
+    if len(arrays) == 1:
+        return arrays[0]
     if which.dtype == np.bool_:
-        return L.select(which, cases[1], cases[0])
+        return L.select(which, arrays[1], arrays[0])
 
     def pick(offset: int, chosen: Sequence[Any]) -> Any:
         if len(chosen) == 1:
             return chosen[0]
         mid = len(chosen) // 2
         return L.select(L.lt(which, offset + mid), pick(offset, chosen[:mid]), pick(offset + mid, chosen[mid:]))
-    return pick(0, cases)
+    return pick(0, arrays)
 
 
 # ---------------------------------------------------------------------------

@@ -631,8 +631,8 @@ def dynamic_update_slice(x: Any, update: Any, start_indices: Sequence[Any]) -> A
     return DYNAMIC_UPDATE_SLICE.bind(x, update, *idx)
 
 
-def dynamic_index_in_dim(x: Any, index: Any, axis: int = 0, keepdims: bool = True) -> Any:
-    x = _array(x, "dynamic_index_in_dim")
+def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True) -> Any:
+    x = _array(operand, "dynamic_index_in_dim")
     axis = _axis(axis, x.ndim, "dynamic_index_in_dim")
     starts = [0] * x.ndim
     starts[axis] = index

@@ -344,21 +344,21 @@ def _operands(fn: str, arrays: tuple[Any, ...], ranks: tuple[int, ...], complex_
     linear-algebra primitive's (TypeError): each of at least its rank, of a
     floating (or, with `complex_ok`, complex) dtype, all of one dtype, with
     one number of batch dimensions."""
-    arrays = [jnp.asarray(x) for x in arrays]
+    checked = [jnp.asarray(x) for x in arrays]
     kind = jnp.inexact if complex_ok else jnp.floating
-    for i, (x, rank) in enumerate(zip(arrays, ranks)):
+    for i, (x, rank) in enumerate(zip(checked, ranks)):
         if not jnp.issubdtype(x.dtype, kind):
             what = "floating-point or complex" if complex_ok else "floating-point"
             raise TypeError(f"lax.linalg.{fn}: argument {i} must be a {what} array, got {x.dtype}")
         if x.ndim < rank:
             raise TypeError(f"lax.linalg.{fn}: argument {i} must have rank at least {rank}, got shape {x.shape}")
-    if len({x.dtype for x in arrays}) > 1:
+    if len({x.dtype for x in checked}) > 1:
         raise TypeError(f"lax.linalg.{fn}: the arguments must have one dtype, got "
-                        f"{', '.join(str(x.dtype) for x in arrays)}")
-    if len({x.ndim - rank for x, rank in zip(arrays, ranks)}) > 1:
+                        f"{', '.join(str(x.dtype) for x in checked)}")
+    if len({x.ndim - rank for x, rank in zip(checked, ranks)}) > 1:
         raise TypeError(f"lax.linalg.{fn}: the arguments must have the same number of batch dimensions, got "
-                        f"shapes {', '.join(str(x.shape) for x in arrays)}")
-    return arrays
+                        f"shapes {', '.join(str(x.shape) for x in checked)}")
+    return checked
 
 
 def _column(x: Any, j: Any) -> Any:
@@ -1062,7 +1062,8 @@ def _qdwh_weights(eps: float, max_iterations: int) -> list[tuple[float, float, f
     """The dynamic weights (a, b, c) of the steps until the lower bound l
     of the smallest singular value (from l = eps) reaches 1 - 5 eps:
     Nakatsukasa, Bai and Gygi's optimal Halley weights for [l, 1]."""
-    weights, l, tolerance = [], eps, 5 * eps
+    weights: list[tuple[float, float, float]] = []
+    l, tolerance = eps, 5 * eps
     while l + tolerance < 1 and len(weights) < max_iterations:
         l2 = l * l
         dd = (4 * (1 / l2 - 1) / l2) ** (1 / 3)

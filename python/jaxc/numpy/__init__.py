@@ -14,7 +14,7 @@ import numpy as _np
 from ..array import Array
 from ..dtypes import issubdtype, promote_types, result_type  # noqa: F401
 from ._scalar_types import SCALAR_TYPES as _SCALAR_TYPES
-from ._util import asarray, broadcast_shapes as _broadcast_shapes  # noqa: F401
+from ._util import broadcast_shapes as _broadcast_shapes
 from ._creation import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import round  # noqa: F401
@@ -46,8 +46,8 @@ generic, number, integer, signedinteger, unsignedinteger, floating, inexact, com
 character, flexible, object_ = _np.character, _np.flexible, _np.object_  # NumPy's classes, as in JAX
 ComplexWarning = _np.exceptions.ComplexWarning
 globals().update(_SCALAR_TYPES)  # float32, int8, bool_, bfloat16, ...
-bool = bool_  # noqa: A001,F405 -- jnp.bool is NumPy 2's name for bool_
-float_, int_ = float32, int32  # noqa: F405
+bool = _SCALAR_TYPES["bool_"]  # noqa: A001 -- jnp.bool is NumPy 2's name for bool_
+float_, int_ = _SCALAR_TYPES["float32"], _SCALAR_TYPES["int32"]
 
 
 def broadcast_shapes(*shapes):
@@ -58,4 +58,4 @@ def broadcast_shapes(*shapes):
 
 from .. import core as _core  # noqa: E402
 
-_core.to_array = asarray  # core.as_operand converts with jnp's rules from now on (lists, __jax_array__)
+_core.to_array = asarray  # noqa: F405 -- core.as_operand converts with jnp's rules from now on (lists, __jax_array__)

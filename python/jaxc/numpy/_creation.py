@@ -103,7 +103,7 @@ def _from_sequence(x: Any, dtype: Any, fn: str) -> Any:
     if dtype is None:
         dtype = dtypes.promote(*[_leaf_type(leaf, fn) for leaf in leaves])[0] if leaves \
             else dtypes.default_float()
-    arrays = [leaf for leaf in leaves if isinstance(leaf, ArrayBase)]
+    arrays: list[Any] = [leaf for leaf in leaves if isinstance(leaf, ArrayBase)]
     if arrays and not (_eager() and all(a.is_ready() for a in arrays)):
         return _stack_nested(x, dtype, fn)
     # Host data only (or ready arrays): NumPy builds it, one constant results.
@@ -589,8 +589,9 @@ def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) 
     dims = static_shape(dimensions, "indices")
     dtype = _dtype_arg(dtype, "indices") or dtypes.default_int()
     if _eager():
-        grid = np.indices(dims, dtype=dtype, sparse=sparse)
-        return tuple(lax.constant(g) for g in grid) if sparse else lax.constant(grid)
+        if sparse:
+            return tuple(lax.constant(g) for g in np.indices(dims, dtype=dtype, sparse=True))
+        return lax.constant(np.indices(dims, dtype=dtype))
     if sparse:
         return tuple(lax.reshape(lax.iota(dtype, d), tuple(d if j == i else 1 for j in range(len(dims))))
                      for i, d in enumerate(dims))

@@ -342,6 +342,8 @@ def _real_only(name: str, fn: Callable) -> Callable:
     return apply
 
 
+_isfinite_parts = _complex_parts_test(_isfinite, lax.bitwise_and)  # jnp.isfinite of an array
+
 _PLAIN_BINARY = {
     "add": lax.add, "multiply": lax.mul, "maximum": lax.max, "minimum": lax.min,
     "subtract": _no_bool("subtract", lax.sub, "use jnp.logical_xor instead"),
@@ -372,7 +374,7 @@ _PLAIN_UNARY = {
     "bitwise_invert": _int_only("bitwise_invert", lax.bitwise_not),
     "bitwise_count": _int_only("bitwise_count", _bitwise_count),
     "isnan": _complex_parts_test(_isnan, lax.bitwise_or), "isinf": _complex_parts_test(_isinf, lax.bitwise_or),
-    "isfinite": _complex_parts_test(_isfinite, lax.bitwise_and), "signbit": _signbit,
+    "isfinite": _isfinite_parts, "signbit": _signbit,
     "conj": _conj, "conjugate": _conj,
 }
 _NUMERIC_UNARY = {"square": _square}
@@ -388,7 +390,7 @@ _INEXACT_UNARY = {
     "deg2rad": _deg2rad, "rad2deg": _rad2deg, "radians": _deg2rad, "degrees": _rad2deg, "sinc": _sinc,
 }
 
-_TABLES = [
+_TABLES: list[tuple[dict[str, Any], Callable[..., Callable], Callable]] = [
     (_PLAIN_BINARY, _binary, _promote_plain), (_NUMERIC_BINARY, _binary, _promote_numeric),
     (_INEXACT_BINARY, _binary, _promote_inexact), (_COMPARISONS, _binary, _promote_plain),
     (_PLAIN_UNARY, _unary, _asarray_one), (_NUMERIC_UNARY, _unary, _promote_numeric),
@@ -579,9 +581,9 @@ def clip(arr: Any = None, /, min: Any = None, max: Any = None) -> Any:
         raise ValueError("jnp.clip received a complex value either through the input or the min/max "
                          "keywords. Complex values have no ordering and cannot be clipped.")
     if min is not None:
-        x = maximum(min, x)  # noqa: F821 -- defined from the table above
+        x = lax.max(*promote_args("maximum", min, x))  # jnp.maximum
     if max is not None:
-        x = minimum(max, x)  # noqa: F821
+        x = lax.min(*promote_args("minimum", max, x))  # jnp.minimum
     return x
 
 
@@ -592,7 +594,7 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan:
     diff = lax.abs(lax.sub(a, b))  # real also for complex a, b
     tol = lax.add(lax.full_like(diff, atol), lax.mul(lax.full_like(diff, rtol), lax.abs(b)))
     close = lax.bitwise_or(lax.le(diff, tol), lax.eq(a, b))  # eq: equal infinities
-    finite = lax.bitwise_and(isfinite(a), isfinite(b))  # noqa: F821 -- from the table above
+    finite = lax.bitwise_and(_isfinite_parts(a), _isfinite_parts(b))
     close = lax.bitwise_and(close, lax.bitwise_or(finite, lax.eq(a, b)))
     if equal_nan:
         close = lax.bitwise_or(close, lax.bitwise_and(lax.ne(a, a), lax.ne(b, b)))
@@ -629,9 +631,11 @@ def array_equiv(a1: Any, a2: Any) -> Any:
     return lax.reduce_and(lax.eq(a1, a2), tuple(range(a1.ndim)))
 
 
-__all__ = sorted([name for table, _, _ in _TABLES for name in table] + [
+# The functions defined above, in a list literal (what a type checker reads), then those made from the tables.
+__all__ = [
     "fmax", "fmin", "trunc", "real", "imag", "isposinf", "isneginf",
     "power", "pow", "divmod", "modf", "round", "around", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "where", "clip", "isclose", "allclose", "array_equal", "array_equiv"])
+    "where", "clip", "isclose", "allclose", "array_equal", "array_equiv"]
+__all__ = sorted([name for table, _, _ in _TABLES for name in table] + __all__)
 
 del _table, _make, _promote, _name, _fn

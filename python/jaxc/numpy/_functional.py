@@ -104,7 +104,7 @@ def vectorize(pyfunc: Callable, *, excluded: Any = frozenset(), signature: str |
             return pyfunc(*full, **named)
 
         if signature is None:
-            in_core = [()] * len(arrays)
+            in_core: list[tuple[str, ...]] = [()] * len(arrays)
             out_core = None
         else:
             in_core, out_core = _parse_signature(signature)
@@ -283,7 +283,8 @@ def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
     if isinstance(choices, (ArrayBase, np.ndarray)):
-        choices = [choices[i] for i in range(choices.shape[0])] if np.ndim(choices) else [choices]
+        rows: Any = choices  # indexable (jnp attaches the indexing of ArrayBase)
+        choices = [rows[i] for i in range(rows.shape[0])] if rows.ndim else [rows]
     choices = list(choices)
     if not choices:
         raise ValueError("jnp.choose: choices must not be empty")
@@ -339,16 +340,16 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplac
     except ValueError:
         raise ValueError(f"put_along_axis argument 'values' must be broadcastable to 'indices'. Got "
                          f"values.shape={values.shape} and indices.shape={indices.shape}.") from None
-    shape = []
+    sizes = []
     for d, (m, k) in enumerate(zip(arr.shape, indices.shape)):
         if d == axis:
-            shape.append(k)
+            sizes.append(k)
         elif m != k and k != 1:
             raise ValueError(f"jnp.{fn}: indices of shape {indices.shape} do not broadcast against arr of "
                              f"shape {arr.shape} along dimension {d}")
         else:
-            shape.append(m)
-    shape = tuple(shape)
+            sizes.append(m)
+    shape = tuple(sizes)
     index = []
     for d in range(arr.ndim):
         if d == axis:

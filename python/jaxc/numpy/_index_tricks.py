@@ -39,12 +39,12 @@ def _slice_values(item: Any, name: str) -> tuple[Any, Any, Any]:
         raise TypeError(f"jnp.{name}[...] takes slices such as 0:5 or 0:1:5j, got {item!r}")
     if item.stop is None:
         raise ValueError(f"jnp.{name}[...]: a slice needs a stop value, got {item!r}")
-    values = []
+    values: list[Any] = []
     for what, value in (("start", item.start), ("stop", item.stop), ("step", item.step)):
         if isinstance(value, core.Tracer):
             value = core.concrete(value, f"the slice {what} of jnp.{name}[...]")
         if isinstance(value, (ArrayBase, np.ndarray)):
-            if np.ndim(value) != 0:
+            if value.ndim != 0:
                 raise TypeError(f"jnp.{name}[...]: slice bounds must be scalars, got shape {np.shape(value)}")
             value = np.asarray(value).item()
         if value is not None and not isinstance(value, (int, float, complex, np.number)):
@@ -64,7 +64,7 @@ def _range(item: slice, dtype: np.dtype, name: str) -> Any:
     linspace(start, stop, n) (both ends included) for a complex step n*1j."""
     start, stop, step = _slice_values(item, name)
     if isinstance(step, (complex, np.complexfloating)):
-        count = int(abs(step))
+        count = int(abs(step))  # type: ignore[call-overload]  # mypy joins float and np.floating to object
         return _creation.linspace(float(np.real(start)), float(np.real(stop)), count, dtype=dtype)
     return _creation.arange(start, stop, step, dtype=dtype)
 

@@ -106,6 +106,7 @@ def _classify(item: Any, position: int, fn: str) -> Any:
         return np.asarray(item)
     if isinstance(item, (int, np.integer)):
         return int(item)
+    array: Any  # an ArrayBase or np.ndarray (None while NumPy fails)
     if isinstance(item, ArrayBase):
         array = item
     elif isinstance(item, (list, tuple)) and any(isinstance(leaf, ArrayBase) for leaf in _leaves(item)):
@@ -444,7 +445,7 @@ def _gather(x: Any, entries: Sequence[Any], mode: str, fill_value: Any, fn: str)
         if mode != "fill":
             raise IndexError(f"{fn}: cannot take elements from an axis of size 0")
         return lax.full(out_shape, _fill_default(x.dtype) if fill_value is None else fill_value, x.dtype)
-    values = [y_entries[d].value for d in indexed]
+    values = [e.value for e in y_entries if isinstance(e, _Advanced)]  # those of `indexed`
     dtype = _index_dtype(values)
     normalization = {"wrap": "wrap", "clamp": "raw"}.get(mode, "keep")
     components = [_normalize(v, n, normalization, dtype) for v, n in zip(values, sizes)]
@@ -464,7 +465,7 @@ def _gather(x: Any, entries: Sequence[Any], mode: str, fill_value: Any, fn: str)
     return lax.reshape(out, out_shape)
 
 
-def take_indices(x: Any, index: tuple, mode: str | None, fill_value: Any, fn: str) -> Any:
+def take_indices(x: Any, index: tuple, mode: str, fill_value: Any, fn: str) -> Any:
     """`x[index]` with an explicit out-of-range `mode`: "fill", "clip",
     "wrap", or "clamp" (clip without wrapping negative indices first, as
     NumPy's and JAX's take); for jnp.take, take_along_axis and repeat."""

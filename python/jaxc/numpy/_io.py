@@ -74,7 +74,7 @@ def load(file: Any, *args: Any, **kwargs: Any) -> Any:
 
 def get_printoptions() -> dict[str, Any]:
     """NumPy's current print options (used by jaxc's repr and str)."""
-    return np.get_printoptions()
+    return dict(np.get_printoptions())
 
 
 def set_printoptions(*args: Any, **kwargs: Any) -> None:
@@ -107,7 +107,8 @@ def einsum_path(subscripts: str, /, *operands: Any, optimize: Any = "auto") -> t
     dummies = [np.broadcast_to(np.zeros((), np.float32), _shape_of(op)) for op in operands]
     count = len(dummies)
     if optimize is False:
-        strategy: Any = ["einsum_path"] + ([(0, 1)] * (count - 1) if count > 1 else [(0,)])
+        pairs: list[tuple[int, ...]] = [(0, 1)] * (count - 1) if count > 1 else [(0,)]
+        strategy: Any = ["einsum_path"] + pairs
     elif optimize is True or optimize == "auto":
         strategy = "optimal" if optimize is True or count <= 4 else "greedy"
     elif isinstance(optimize, str):

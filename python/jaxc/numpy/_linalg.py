@@ -447,11 +447,11 @@ def _einsum_sum_out(x: Any, labels: list[str], keep: set[str]) -> tuple[Any, lis
     return lax.reduce_sum(x, summed), [label for label in labels if label in keep]
 
 
-def _einsum_interleaved(args: tuple) -> tuple[str, list[Any]]:
+def _einsum_interleaved(args: tuple) -> tuple[str, tuple[Any, ...]]:
     """``einsum(x, [0, 1], y, [1, 2], [0, 2])`` as a subscripts string."""
     output = args[-1] if len(args) % 2 else None
     pairs = args[:-1] if len(args) % 2 else args
-    operands, terms = list(pairs[0::2]), list(pairs[1::2])
+    operands, terms = pairs[0::2], list(pairs[1::2])
 
     def letters(term: Sequence[Any]) -> str:
         out = []

@@ -13,7 +13,7 @@ not here: docs/frontend.md lists them.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -737,7 +737,7 @@ def _dtype_of(x: Any) -> np.dtype:
 def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
     """NumPy's `can_cast` on dtypes (an array or dtype `from_`)."""
     source = _dtype_of(from_) if isinstance(from_, ArrayBase) else from_
-    return bool(np.can_cast(source, np.dtype(to), casting=casting))
+    return bool(np.can_cast(source, np.dtype(to), casting=cast(Any, casting)))  # NumPy checks the name
 
 
 def _kind_dtypes() -> dict[str, set]:

@@ -13,7 +13,7 @@ matrix and `roots` go through the complex eigenvalues (lax/_eig.py).
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -252,10 +252,10 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, weights: Any = N
     if isinstance(bins, str):
         raise ValueError(f"jnp.histogramdd: string bins are not supported, got {bins!r}; there should be a "
                          "bin for each dimension")
-    if isinstance(bins, (list, tuple)) or (isinstance(bins, (ArrayBase, np.ndarray)) and np.ndim(bins) > 0):
+    if isinstance(bins, (list, tuple)) or (isinstance(bins, (ArrayBase, np.ndarray)) and bins.ndim > 0):
         if len(bins) != d:
             raise ValueError(f"should be a bin for each dimension: got {len(bins)} bins for {d} dimensions")
-        bins = list(bins)
+        bins = list(cast(Any, bins))  # (cast: ArrayBase does not declare the iteration jnp attaches)
     else:
         bins = [bins] * d
     if range is None:

@@ -10,7 +10,7 @@ size (`size=`, `total_repeat_length=`) is given, as in JAX.
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -52,7 +52,7 @@ def _static_ints(values: Any, what: str, fn: str) -> tuple[int, ...]:
     """An int or a sequence of ints (static) as a tuple."""
     if isinstance(values, core.Tracer):  # known only outside jit (an eager grad's argument)
         values = core.concrete(values, f"{what} of jnp.{fn}").tolist()
-    if isinstance(values, (ArrayBase, np.ndarray)) and np.ndim(values) > 0:
+    if isinstance(values, (ArrayBase, np.ndarray)) and values.ndim > 0:
         values = np.asarray(values).tolist()
     seq = values if isinstance(values, (tuple, list)) else (values,)
     return tuple(_static_int(v, what, fn) for v in seq)
@@ -193,7 +193,8 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 def _sequence(arrays: Any, fn: str) -> list[Any]:
     """The arrays of a sequence argument, promoted to their common dtype."""
     if isinstance(arrays, (ArrayBase, np.ndarray)):
-        arrays = [arrays[i] for i in range(len(arrays))] if np.ndim(arrays) else [arrays]
+        rows: Any = arrays  # indexable (jnp attaches the indexing of ArrayBase)
+        arrays = [rows[i] for i in range(len(rows))] if rows.ndim else [rows]
     arrays = [a if isinstance(a, (ArrayBase, bool, int, float)) else asarray(a, fn=fn) for a in arrays]
     if not arrays:
         raise ValueError(f"jnp.{fn}: need at least one array")
@@ -459,7 +460,8 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     if isinstance(shift, ArrayBase) and shift.ndim == 0:
         shifts: list[Any] = [shift]
     elif isinstance(shift, core.Tracer):
-        shifts = [shift[i] for i in range(shift.shape[0])]
+        traced: Any = shift  # indexable (jnp attaches the indexing of tracers)
+        shifts = [traced[i] for i in range(traced.shape[0])]
     else:
         shifts = list(_static_ints(shift, "shift", fn))
     if axis is None:
@@ -482,14 +484,14 @@ def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     axis toward the second)."""
     fn = "rot90"
     m = asarray(m, fn=fn)
-    axes = _static_ints(axes, "axes", fn)
-    if len(axes) != 2:
-        raise ValueError(f"jnp.rot90: axes must be two axes, got {axes}")
+    plane = _static_ints(axes, "axes", fn)
+    if len(plane) != 2:
+        raise ValueError(f"jnp.rot90: axes must be two axes, got {plane}")
     if m.ndim < 2:
         raise ValueError(f"jnp.rot90: the array must be at least 2-d, got shape {m.shape}")
-    a0, a1 = (canonicalize_axis(ax, m.ndim, fn) for ax in axes)
+    a0, a1 = (canonicalize_axis(ax, m.ndim, fn) for ax in plane)
     if a0 == a1:
-        raise ValueError(f"jnp.rot90: axes must be different, got {axes}")
+        raise ValueError(f"jnp.rot90: axes must be different, got {plane}")
     k = _static_int(k, "k", fn) % 4
     perm = list(range(m.ndim))
     perm[a0], perm[a1] = perm[a1], perm[a0]
@@ -542,7 +544,8 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     array = asarray(array, fn=fn)
     if isinstance(pad_width, core.Tracer):
         raise core.ConcretizationTypeError(pad_width, "pad_width of jnp.pad")
-    widths = np.asarray(pad_width.tolist() if isinstance(pad_width, ArrayBase) else pad_width)
+    # (cast: ArrayBase does not declare the tolist() of Array and Tracer)
+    widths = np.asarray(cast(Any, pad_width).tolist() if isinstance(pad_width, ArrayBase) else pad_width)
     if widths.size and widths.dtype.kind not in "iu":
         raise TypeError(f"jnp.pad: pad_width must be integers, got {pad_width!r}")
     widths = _pad_pairs(widths.astype(np.int64), array.ndim, "pad_width")
@@ -568,7 +571,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
         if n == 0:
             raise ValueError(f"jnp.pad: can't extend empty axis {axis} using modes other than "
                              "'constant' or 'empty'")
-        source = np.pad(np.arange(n), (before, after), mode=mode)
+        source = np.pad(np.arange(n), (before, after), mode=cast(Any, mode))  # one of NumPy's (`allowed`)
         pieces = []
         for lo, hi, backwards in _source_runs(source):
             piece = lax.slice_in_dim(array, lo, hi, 1, axis)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..lax._fft import FftType, fft_along
-from ._util import asarray, canonicalize_axis, place
+from ._util import asarray, canonicalize_axis, place, promote_args_inexact
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn",
            "fft2", "ifft2", "rfft2", "irfft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -53,7 +53,7 @@ def _resize(x: Any, axis: int, n: int) -> Any:
 
 
 def _axes_and_sizes(x: Any, s: Sequence[int] | None, axes: Sequence[int] | None, fn: str,
-                    default_last: int | None = None) -> tuple[list[int], list[int | None]]:
+                    default_last: int | None = None) -> tuple[list[int], Sequence[int | None]]:
     """Normalized axes (unique) and their requested lengths (None: as is)."""
     if axes is None:
         count = len(s) if s is not None else (default_last or x.ndim)
@@ -247,9 +247,10 @@ def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> 
 
 
 def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any) -> Any:
-    from ._elementwise import true_divide
     dtype = dtypes.canonicalize(dtype) if dtype is not None else dtypes.default_float()
-    return true_divide(lax.constant(k.astype(dtype)), asarray(d, fn="fft.fftfreq") * n).astype(dtype)
+    numerator, denominator = promote_args_inexact("true_divide", lax.constant(k.astype(dtype)),
+                                                  asarray(d, fn="fft.fftfreq") * n)
+    return lax.div(numerator, denominator).astype(dtype)  # jnp.true_divide
 
 
 def _shift(x: Any, axes: Any, fn: str, inverse: bool) -> Any:

@@ -359,8 +359,8 @@ def _lu_diagonal_and_parity(a: Any) -> tuple[Any, Any]:
 @custom_jvp
 def _slogdet(a: Any) -> tuple[Any, Any]:
     diagonal, parity = _lu_diagonal_and_parity(a)
-    sign = parity * jnp.prod(jnp.sign(diagonal), axis=-1)
-    return sign, jnp.sum(jnp.log(jnp.abs(diagonal)), axis=-1)
+    sign = parity * jnp.prod(lax.sign(diagonal), axis=-1)  # lax: the diagonal is float or complex
+    return sign, jnp.sum(lax.log(lax.abs(diagonal)), axis=-1)
 
 
 @_slogdet.defjvp
@@ -514,7 +514,7 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
         raise NotImplementedError("jnp.linalg.svd(subset_by_index=...) is not implemented in jaxc")
     if hermitian:
         w, v = eigh(_square("svd", a))
-        s = jnp.abs(w)
+        s = lax.abs(w)  # w: real eigenvalues
         order = jnp.argsort(-s, axis=-1)
         s = jnp.take_along_axis(s, order, axis=-1)
         if not compute_uv:
@@ -672,7 +672,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> An
     if numpy_resid and (int(rank) < n or m <= n):
         residuals = jnp.zeros((0,), real_dtype)
     elif jnp.iscomplexobj(a):
-        residuals = jnp.sum(jnp.abs(b - jnp.matmul(a, x)) ** 2, axis=0)
+        residuals = jnp.sum(lax.abs(b - jnp.matmul(a, x)) ** 2, axis=0)
     else:
         residuals = jnp.sum((b - jnp.matmul(a, x)) ** 2, axis=0)
     return LstsqResult(x[:, 0] if vector else x, residuals, rank, s)

@@ -115,7 +115,7 @@ class Session:
         return {"displayTimeUnit": "ns", "traceEvents": out}
 
 
-def _window(options: ProfileOptions, start_ns: int, wall_start_ns: int) -> tuple[int, int] | None:
+def _window(options: ProfileOptions, start_ns: int, wall_start_ns: int) -> tuple[int, float] | None:
     """The perf_counter_ns interval the options keep, or None (everything)."""
     if not options.start_timestamp_ns and not options.duration_ms:
         return None
@@ -293,7 +293,7 @@ class TraceAnnotation:
     def __init__(self, name: str, **kwargs: Any) -> None:
         self.name = name
         self.kwargs = kwargs
-        self._session = None
+        self._session: Session | None = None
 
     def __enter__(self) -> "TraceAnnotation":
         self._session = SESSION

@@ -38,7 +38,7 @@ from ._uniform import check_shape, float_dtype, key_data_of, randint, uniform_bo
 __all__ = ["categorical", "choice", "gumbel", "permutation"]
 
 _GUMBEL_MODES = ("highest", "high", "low")
-_SIGNED_OF_BITS = {16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+_SIGNED_OF_BITS: dict[int, np.dtype] = {16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
 
 
 # ---------------------------------------------------------------------------

@@ -150,7 +150,7 @@ class PRNGKeyArray:
     __str__ = __repr__
 
 
-register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None), lambda _, data: PRNGKeyArray(data[0]))
+register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None), lambda _, data: PRNGKeyArray(*data))
 
 
 # ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from .. import dtypes, lax, numpy as jnp
 from ..api import jit
 from ._keys import canonical_shape, check_key, random_bits, split_data
 
-UINT_OF_BITS = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+UINT_OF_BITS: dict[int, np.dtype] = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
                 64: np.dtype(np.uint64)}
 
 

@@ -40,16 +40,16 @@ _EI_ROOT = Fraction("0.3725074107813666344619918665801191335357")
 def _prepare(name: str, *args: Any) -> tuple[list[Any], Callable[[Any], Any]]:
     """The arguments promoted to one inexact dtype and broadcast (16-bit
     floats widened to float32) and a function that casts results back."""
-    args = promote_args_inexact(name, *args)
-    dtype, weak = args[0].dtype, args[0].weak_type
+    promoted = promote_args_inexact(name, *args)
+    dtype, weak = promoted[0].dtype, promoted[0].weak_type
     if np.issubdtype(dtype, np.complexfloating):
         raise ValueError(f"{name}: complex inputs are not supported.")
     if dtype.itemsize < 4:
-        args = [lax.convert_element_type(a, np.float32) for a in args]
+        promoted = [lax.convert_element_type(a, np.float32) for a in promoted]
 
     def finish(out: Any) -> Any:
         return lax.convert_element_type(out, dtype, weak)
-    return args, finish
+    return promoted, finish
 
 
 def _wide(x: Any) -> bool:

@@ -110,7 +110,7 @@ def _overlap_add(segments: Any, step: int) -> Any:
     nblocks = count + blocks_per_segment - 1
     padded = jnp.pad(segments, [(0, 0)] * (len(batch) + 1) + [(0, blocks_per_segment * step - nperseg)])
     parts = padded.reshape(*batch, count, blocks_per_segment, step)
-    total = None
+    total: Any = None
     for j in range(blocks_per_segment):
         shifted = jnp.pad(parts[..., j, :], [(0, 0)] * len(batch) + [(j, blocks_per_segment - 1 - j), (0, 0)])
         total = shifted if total is None else total + shifted

@@ -4,7 +4,7 @@ conditions, Algorithm 3.5 (search) and 3.6 (zoom) of Nocedal and Wright,
 JAX's constants, step choices and counters (so BFGS takes JAX's steps)."""
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -15,7 +15,10 @@ from ...numpy._util import promote_dtypes_inexact
 _HIGHEST = lax.Precision.HIGHEST
 
 
-def _select(pred: Any, state: NamedTuple, **new: Any) -> NamedTuple:
+_State = TypeVar("_State", bound=NamedTuple)
+
+
+def _select(pred: Any, state: _State, **new: Any) -> _State:
     """`state` with the fields in `new` replaced where `pred` holds."""
     return state._replace(**{k: jnp.where(pred, v, getattr(state, k)) for k, v in new.items()})
 

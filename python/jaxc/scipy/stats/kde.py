@@ -69,7 +69,7 @@ class gaussian_kde:
             factor = bw_method(self)
         else:
             raise ValueError("`bw_method` should be 'scott', 'silverman', a scalar, or a callable.")
-        data_covariance = jnp.atleast_2d(jnp.cov(dataset, rowvar=1, bias=False, aweights=weights))
+        data_covariance = jnp.atleast_2d(jnp.cov(dataset, rowvar=True, bias=False, aweights=weights))
         data_inv_cov, _ = _spd_inverse(data_covariance)
         self._setattr("covariance", data_covariance * factor ** 2)
         self._setattr("inv_cov", data_inv_cov / factor ** 2)
