@@ -5,7 +5,8 @@ array whose last axis has length 2 (`PRNGKey(0)` is `[0, 0]`); a *typed*
 key (`key(0)`) is a `PRNGKeyArray` of shape `data.shape[:-1]` and dtype
 `key<fry>` over the same data. Every function accepts both and returns keys
 in the style it was given. All key arithmetic is JAX's (partitionable
-threefry, the default since JAX 0.5), so the bits are JAX's bits:
+threefry, the default since JAX 0.5; with `jax_threefry_partitionable`
+False, JAX's earlier bits, `_split_data_original`), so the bits are JAX's bits:
 
     seed s        -> [s >> 32, s & 0xFFFFFFFF]            (int64 seeds; else [0, s])
     split(k, shape)[i] = threefry2x32(k, (hi(i), lo(i)))   (i: row-major flat index)
