@@ -8,6 +8,7 @@ the op table (jaxc.dialect.op_table) describes the ops the bindings define.
 """
 from __future__ import annotations
 
+import functools
 import glob
 import importlib.util
 import inspect
@@ -127,7 +128,17 @@ def test_every_generated_class_has_a_docstring() -> None:
 # their base classes by `mlir-tblgen --print-records`.
 # ---------------------------------------------------------------------------
 
-RECORD = re.compile(r"^def (\w+) \{\t// (.*?)\n(.*?)^\}", re.S | re.M)
+
+def _load_make_op_table():
+    """dialect/make_op_table.py, the build step that makes the op table (not installed)."""
+    spec = importlib.util.spec_from_file_location("make_op_table", os.path.join(DIALECT_DIR, "make_op_table.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_op_table = _load_make_op_table()
+RECORD = make_op_table.RECORD  # one record of `--print-records`: name, superclasses, body
 # `string summary = "...";` or `code description = [{...}];` (the printed
 # strings are not escaped: they end at the first `";` that ends a line).
 FIELD = r'^  (?:string|code) {name} = (?:"(.*?)"|\[\{{(.*?)\}}\]);$'
@@ -145,8 +156,9 @@ def _tblgen() -> tuple[str, str] | None:
     return tool, include
 
 
+@functools.cache
 def _records_text() -> str:
-    """`mlir-tblgen --print-records` of the dialect's ODS."""
+    """`mlir-tblgen --print-records` of the dialect's ODS (run once)."""
     found = _tblgen()
     if found is None:
         pytest.skip("mlir-tblgen or the MLIR .td includes (xtc-mlir-dev) are not installed")
@@ -190,9 +202,6 @@ def test_every_op_with_the_elementwise_trait_has_an_elementwise_family() -> None
 
 def test_op_table_is_current() -> None:
     """The installed table is what make_op_table.py makes of the ODS now."""
-    spec = importlib.util.spec_from_file_location("make_op_table", os.path.join(DIALECT_DIR, "make_op_table.py"))
-    make_op_table = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_op_table)
     fresh = make_op_table.op_table(_records_text())
     assert fresh == {name: tuple(info) for name, info in op_table.OPS.items()}, (
         "the op table is stale: rebuild the dialect")

@@ -216,6 +216,7 @@ def constant(value: Any, dtype: Any = None, weak_type: bool = False) -> Any:
 # ---------------------------------------------------------------------------
 
 _never_weak = lambda avals, **params: False  # noqa: E731
+_NEVER_WEAK = {"is_finite"}  # a bool result, never weak (as in JAX)
 
 
 def _elementwise_primitive(op_name: str) -> Primitive:
@@ -226,7 +227,6 @@ def _elementwise_primitive(op_name: str) -> Primitive:
     return _primitive(name, lambda *xs: op(*xs).result, weak=_never_weak if name in _NEVER_WEAK else None)
 
 
-_NEVER_WEAK = {"is_finite"}  # a bool result, never weak (as in JAX)
 # Every op of the two families of the op table (jaxc.dialect.op_table), by its short name.
 UNARY = {name.removeprefix("jaxc."): _elementwise_primitive(name) for name in op_table.ops_in("unary")}
 BINARY = {name.removeprefix("jaxc."): _elementwise_primitive(name) for name in op_table.ops_in("binary")}
