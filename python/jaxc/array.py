@@ -39,7 +39,7 @@ class Array(ArrayBase):
     # `_traceback`: where the Array was created, (code, line, ...) innermost
     # first (jaxc.profiler.device_memory_profile shows it).
     # `_sharding`: a pmap result's PmapSharding (unset: all of it on `device`).
-    __slots__ = ("aval", "_value", "_task", "_index", "device", "_traceback", "_sharding",
+    __slots__ = ("aval", "_value", "_task", "_cell", "device", "_traceback", "_sharding",
                  "__weakref__")
 
     aval: ShapedArray
@@ -47,7 +47,10 @@ class Array(ArrayBase):
     _sharding: Sharding | None
     _value: np.ndarray | None  # None while pending
     _task: Task | None  # the task that computes a pending Array's value (None once ready)
-    _index: int  # which of the task's results
+    # A pending Array's result cell, `[value]`, which its task fills: the Array
+    # holds its own result and the task keeps none, so a pending Array (a loss
+    # nobody has read) keeps no other result of its call alive. None when ready.
+    _cell: list[np.ndarray | None] | None
     _traceback: Any
 
     if TYPE_CHECKING:  # attached by _operators.attach()
@@ -65,18 +68,19 @@ class Array(ArrayBase):
         self.aval = aval
         self._value = value
         self._task = None
-        self._index = 0
+        self._cell = None
         self.device = device
         self._traceback = _where_created()
         return self
 
     @classmethod
-    def _pending(cls, aval: ShapedArray, task: Task | None, index: int, device: Any) -> "Array":
+    def _pending(cls, aval: ShapedArray, task: Task | None, cell: list[np.ndarray | None] | None,
+                 device: Any) -> "Array":
         self = object.__new__(cls)
         self.aval = aval
         self._value = None
         self._task = task
-        self._index = index
+        self._cell = cell
         self.device = device
         self._traceback = _where_created()
         return self
@@ -116,8 +120,14 @@ class Array(ArrayBase):
         value = self._value
         if value is None:
             task = self._task
-            assert task is not None  # a pending Array holds its task
-            value = task.result(self._index)
+            if task is None:  # another thread made it ready meanwhile
+                value = self._value
+                assert value is not None
+                return value
+            task.check()  # waits; raises the task's error
+            cell = self._cell
+            assert cell is not None and cell[0] is not None  # the task filled it
+            value = cell[0]
             self._value = value
             self._task = None
         return value

@@ -53,16 +53,24 @@ class JaxcRuntimeError(RuntimeError):
 # ---------------------------------------------------------------------------
 
 class Task:
-    """One enqueued call: `run()` fills `values` or `error`, then `done` is set.
-    `where` (the user's line, for error messages) may be None while the task
-    has not failed: a task run inline finds it after the fact (see `run`)."""
+    """One enqueued call: `run()` fills its result cells (or `values`) or
+    `error`, then the task is done. `where` (the user's line, for error
+    messages) may be None while the task has not failed: a task run inline
+    finds it after the fact (see `run`).
 
-    __slots__ = ("fn", "inputs", "values", "error", "_lock", "what", "where")
+    `cells`, one `[value]` list per result, are shared with the pending Arrays
+    of the results, and the task lets go of them once it has run: each Array
+    then holds only its own result (an unread loss keeps no parameters alive,
+    as a JAX Array holds only its own buffer). A task without cells (run
+    inline) keeps its results in `values`."""
+
+    __slots__ = ("fn", "inputs", "cells", "values", "error", "_lock", "what", "where")
 
     def __init__(self, fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any], what: str,
-                 where: str | None) -> None:
+                 where: str | None, cells: list[list[Any]] | None = None) -> None:
         self.fn = fn
         self.inputs: Sequence[Any] | None = inputs  # dropped once run
+        self.cells = cells  # dropped once run
         self.values: Sequence[np.ndarray] | None = None
         self.error: BaseException | None = None
         self._lock = threading.Lock()  # held until the task has run (cheaper than an Event)
@@ -80,11 +88,19 @@ class Task:
             values = self.fn(*args)
             for value in values:
                 value.flags.writeable = False
-            self.values = values
+            cells = self.cells
+            if cells is None:
+                self.values = values
+            else:
+                if len(values) != len(cells):
+                    raise RuntimeError(f"{len(values)} results where {len(cells)} were expected")
+                for cell, value in zip(cells, values):
+                    cell[0] = value
         except BaseException as error:  # noqa: BLE001 -- surfaces at the next sync
             self.error = error
         finally:
             self.inputs = None
+            self.cells = None
             if session is not None:
                 session.record(self.what, "execution", start, time.perf_counter_ns())
             self._lock.release()
@@ -97,7 +113,8 @@ class Task:
             with self._lock:
                 pass
 
-    def result(self, index: int) -> np.ndarray:
+    def check(self) -> None:
+        """Wait until the task has run; raise its error as a JaxcRuntimeError."""
         self.wait()
         if self.error is not None:
             error = self.error
@@ -105,9 +122,6 @@ class Task:
                 raise error
             raise JaxcRuntimeError(f"{self.where}: {self.what} failed while executing: "
                                    f"{type(error).__name__}: {error}") from error
-        values = self.values
-        assert values is not None  # it ran without an error
-        return values[index]
 
 
 class Executor:
@@ -323,10 +337,11 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
             ready = _Array._ready
             return [ready(value, aval, device) for value, aval in zip(task.values, out_avals)]
         task.where = core.where()  # the caller's frames are still the launching ones
-    else:
-        task = executor.submit(Task(fn, inputs, what, core.where()))
+        return [_Array._pending(aval, task, None, device) for aval in out_avals]  # they raise its error
+    cells: list[list[Any]] = [[None] for _ in out_avals]
+    task = executor.submit(Task(fn, inputs, what, core.where(), cells))
     pending = _Array._pending
-    return [pending(aval, task, i, device) for i, aval in enumerate(out_avals)]
+    return [pending(aval, task, cell, device) for aval, cell in zip(out_avals, cells)]
 
 
 def transfer(value: np.ndarray, device: Device) -> np.ndarray:

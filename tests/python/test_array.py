@@ -3,9 +3,11 @@ asynchronous execution model (work runs on the device's executor thread;
 errors surface at the next synchronization)."""
 from __future__ import annotations
 
+import gc
 import pickle
 import threading
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -127,6 +129,26 @@ def test_compiled_code_releases_the_gil() -> None:
     elapsed = time.perf_counter() - start
     assert elapsed > 0.01, "the kernel was too fast to observe"
     assert ticks > 100
+
+
+def test_an_unread_result_keeps_no_other_result_of_its_call_alive() -> None:
+    """A training loop keeps each step's loss pending until the end; a loss
+    must hold only its own value, not the step's other results (the new
+    parameters), or every step's parameters stay in memory until then."""
+    gate = threading.Event()
+    step = jaxc.jit(lambda w: (w * 2, w.sum()))
+    w = jnp.asarray(np.ones((300, 300), np.float32))
+    step(w)[0].block_until_ready()           # compile first
+    jaxc.devices()[0].executor.submit(dispatch.Task(lambda: (gate.wait(10), [])[1], [], "gate", "test"))
+    params, loss = step(w)                   # enqueued behind the gate: both pending
+    assert not params.is_ready() and not loss.is_ready()
+    gate.set()
+    params_value = weakref.ref(np.asarray(params))
+    del params
+    gc.collect()
+    assert params_value() is None, "the pending loss keeps the parameters alive"
+    assert loss._value is None            # still unread
+    assert float(loss) == 90000.0
 
 
 def test_execution_error_surfaces_at_the_next_synchronization() -> None:

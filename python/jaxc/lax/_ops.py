@@ -432,10 +432,10 @@ def _with_weak(x: Any, weak_type: bool) -> Any:
     """`x` with its weak-type flag changed (no computation)."""
     from ..array import Array
     if isinstance(x, Array):
-        out = Array._pending(ShapedArray(x.shape, x.dtype, weak_type), None, 0, x.device) \
+        out = Array._pending(ShapedArray(x.shape, x.dtype, weak_type), None, None, x.device) \
             if x._value is None else Array._ready(x._value, ShapedArray(x.shape, x.dtype, weak_type), x.device)
         if x._value is None:
-            out._task, out._index = x._task, x._index
+            out._task, out._cell = x._task, x._cell
         return out
     return core.Tracer(x.scope, x.value, ShapedArray(x.shape, x.dtype, weak_type),
                        x if x.recipe is not None else None)

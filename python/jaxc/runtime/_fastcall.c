@@ -86,7 +86,7 @@ static PyTypeObject *array_type = NULL;  /* jaxc.Array */
 static PyTypeObject *aval_type = NULL;   /* jaxc.core.ShapedArray */
 static PyObject *jaxc_config = NULL;     /* jaxc.config */
 static PyObject *trace_state = NULL;     /* jaxc.core._STATE: `.stack`, the scopes traced in this thread */
-static Py_ssize_t off_aval = -1, off_value = -1, off_task = -1, off_index = -1, off_device = -1;
+static Py_ssize_t off_aval = -1, off_value = -1, off_task = -1, off_cell = -1, off_device = -1;
 static Py_ssize_t off_traceback = -1;
 static Py_ssize_t off_shape = -1, off_dtype = -1, off_weak = -1;
 static PyObject *str_executor, *str_pending, *str_context, *str_stack, *str_call_slow;
@@ -115,11 +115,11 @@ static PyObject *configure(PyObject *module, PyObject *args) {
     return NULL;
   PyTypeObject *t = (PyTypeObject *)type, *a = (PyTypeObject *)avals;
   Py_ssize_t offsets[9];
-  const char *names[9] = {"aval",  "_value", "_task",     "_index",    "device",
+  const char *names[9] = {"aval",  "_value", "_task",     "_cell",     "device",
                           "_traceback", "shape",  "dtype", "weak_type"};
   for (int i = 0; i < 9; i++)
     if ((offsets[i] = slot_offset(i < 6 ? t : a, names[i])) < 0) return NULL;
-  off_aval = offsets[0], off_value = offsets[1], off_task = offsets[2], off_index = offsets[3],
+  off_aval = offsets[0], off_value = offsets[1], off_task = offsets[2], off_cell = offsets[3],
   off_device = offsets[4], off_traceback = offsets[5], off_shape = offsets[6], off_dtype = offsets[7],
   off_weak = offsets[8];
   Py_INCREF(type);
@@ -231,7 +231,8 @@ static PyObject *new_array(PyObject *aval, PyObject *value, PyObject *device) {
   SLOT(self, off_value) = value;
   Py_INCREF(Py_None);
   SLOT(self, off_task) = Py_None;
-  SLOT(self, off_index) = PyLong_FromLong(0); /* a cached small int: cannot fail */
+  Py_INCREF(Py_None);
+  SLOT(self, off_cell) = Py_None;
   Py_INCREF(device);
   SLOT(self, off_device) = device;
   return self;
