@@ -17,9 +17,10 @@ MPI_DEPS := mpich==5.0.2 mpi4py==4.1.2
 # hypothesis: the property-based tests (tests/python/test_properties.py) and `make fuzz`;
 # pytest-xdist: the suite runs on every core (PYTEST_WORKERS, default auto);
 # scipy: the reference of the scipy.stats/special/linalg tests (they skip without it);
+# ml_dtypes below 0.7: 0.7.0 takes ~1 s to import with NumPy 2.4 (docs/toolchain.md);
 # ruff and mypy: `make lint` (their settings are in pyproject.toml), pinned so that a new
 # release cannot fail CI.
-BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest pytest-xdist scipy optree ml_dtypes hypothesis \
+BUILD_DEPS := 'scikit-build-core>=0.10' 'cmake>=3.20' ninja numpy lit pytest pytest-xdist scipy optree 'ml_dtypes>=0.4,<0.7' hypothesis \
               ruff==0.17.6 mypy==1.18.2
 PYTEST_WORKERS ?= auto
 SOURCES := $(shell find dialect passes python tools -type f \( -name '*.td' -o -name '*.c' -o -name '*.cpp' -o -name '*.h' -o -name '*.py' -o -name 'CMakeLists.txt' \) -not -path '*/__pycache__/*' 2>/dev/null) CMakeLists.txt pyproject.toml
