@@ -11,6 +11,7 @@ rule interpreters of autodiff and batching, the error a rule raises and
 """
 from __future__ import annotations
 
+import importlib
 from typing import Callable, Collection, Sequence
 
 from mlir import ir
@@ -41,6 +42,23 @@ def module_of(op: ir.Operation) -> ir.Operation:
     while op.name != "builtin.module":
         op = op.parent
     return op
+
+
+def apply_transform_script(payload: ir.Operation | ir.OpView, text: str) -> None:
+    """Parse `text`, a module holding a ``transform.named_sequence``, and
+    apply that sequence to `payload` with the transform interpreter (which
+    raises `ir.MLIRError` when it refuses)::
+
+        module attributes {transform.with_named_sequence} {
+          transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+            %g = transform.structured.match ops{["linalg.generic"]} in %root ...
+
+    The interpreter comes from its binding module, not `mlir.dialects.transform`
+    (13 ms of a process's first compile to import its op classes)."""
+    script = ir.Module.parse(text)
+    entry = next(op for op in script.body.operations if op.operation.name == "transform.named_sequence")
+    interpreter = importlib.import_module("mlir._mlir_libs._mlirTransformInterpreter")
+    interpreter.apply_named_sequence(payload.operation, entry.operation, script.operation)
 
 
 def all_ops(op: ir.Operation) -> list[ir.Operation]:

@@ -40,7 +40,7 @@ import os
 import signal
 
 from mlir import ir
-from mlir.dialects import arith, shard, tensor
+from mlir.dialects import arith, tensor
 from mlir.passmanager import ExternalPass, PassManager
 
 from .ir import ops_where
@@ -74,6 +74,7 @@ def _split_axes(attr: ir.Attribute | None, rank: int) -> ir.Attribute:
 
 def _annotate(module: ir.Operation, sizes: list[int]) -> None:
     """Step 1, in the child: the grid and the shard.shard annotations."""
+    from mlir.dialects import shard  # here: 5 ms to import, for sharded programs only
     with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]), ir.Location.unknown():
         shard.GridOp(GRID, ir.DenseI64ArrayAttr.get(sizes))
     grid = ir.FlatSymbolRefAttr.get(GRID)

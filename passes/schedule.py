@@ -26,11 +26,10 @@ from __future__ import annotations
 from typing import Callable
 
 from mlir import ir
-from mlir.dialects.transform import interpreter
 from mlir.passmanager import ExternalPass
 
 from . import host
-from .ir import all_ops, ops_named
+from .ir import all_ops, apply_transform_script, ops_named
 from .registry import register_pass
 from .schedules import contraction, convolution, elementwise, library, reduction, rows
 from .schedules.kernel import Kernel, describe
@@ -283,10 +282,7 @@ def _mark_static_tiles(module: ir.Operation, idents: set[int], mark: int) -> boo
 
 
 def _apply(module: ir.Operation, text: str) -> None:
-    script = ir.Module.parse(text)
-    entry = next(op for op in script.body.operations
-                 if op.operation.name == "transform.named_sequence")
-    interpreter.apply_named_sequence(module, entry, script)
+    apply_transform_script(module, text)
 
 
 def _restore(module: ir.Operation, backup: ir.Operation) -> None:

@@ -11,6 +11,9 @@ path, so the namespaces that have a module here get it instead::
     %0 = linalg.generic ...     # op.opview: GenericOp of _linalg_ops_gen, as before
     llvm.br ^bb1 {loop_annotation = #llvm.loop_annotation<...>}   # a plain OpView
 
+``transform`` gets an empty module too: the passes only parse transform
+scripts and apply them (`passes/ir.apply_transform_script`).
+
 Every other namespace, and any explicit ``from mlir.dialects import linalg``,
 still gets the upstream module.
 """

@@ -20,10 +20,9 @@ After::
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects.transform import interpreter
 from mlir.passmanager import ExternalPass
 
-from ..ir import ops_named
+from ..ir import apply_transform_script, ops_named
 from ..registry import register_pass
 
 MARK = "jaxc.interchange"  # which permutation a generic gets, while the pass runs
@@ -44,10 +43,7 @@ def parallel_dims_outer(op: ir.Operation, pass_: ExternalPass) -> None:
                                                           permutations.index(permutation))
         if not permutations:
             return
-        script = ir.Module.parse(_script(permutations))
-        entry = next(inner for inner in script.body.operations
-                     if inner.operation.name == "transform.named_sequence")
-        interpreter.apply_named_sequence(op, entry, script)
+        apply_transform_script(op, _script(permutations))
         for generic in ops_named(op, ["linalg.generic"]):
             if MARK in generic.attributes:
                 del generic.attributes[MARK]

@@ -129,10 +129,10 @@ def test_running_every_stage_loads_no_numpy_layer(tmp_path):
 # What a process's first CPU compile loads (docs/performance.md, "first compile")
 # ----------------------------------------------------------------------------
 
-SLOW_TO_LOAD = ("mlir.dialects.linalg", "mlir.dialects.llvm")
+SLOW_TO_LOAD = ("mlir.dialects.linalg", "mlir.dialects.llvm", "mlir.dialects.transform")
 
 
-def test_passes_build_linalg_ops_without_the_upstream_linalg_and_llvm_modules():
+def test_passes_build_linalg_ops_and_apply_transform_scripts_without_the_upstream_modules():
     files = sorted((ROOT / "passes").rglob("*.py"))
     assert _violations(files, SLOW_TO_LOAD) == []
 
@@ -148,12 +148,16 @@ np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5, atol=1e-5)
 maps = open("/proc/self/maps").read()
 print(json.dumps({"modules": sorted(name for name in sys.modules
                                     if name.startswith(("mlir.dialects.linalg", "mlir.dialects.llvm",
+                                                        "mlir.dialects.transform", "mlir.dialects.shard",
+                                                        "jaxc.runtime.compile_cache",
                                                         "jaxc.passes.gpu.register"))),
                   "libMLIR": "/libMLIR.so" in maps}))
 """
 
 
-def test_a_first_cpu_compile_loads_neither_opdsl_nor_llvm_op_classes_nor_gpu_passes_nor_libmlir():
+def test_a_first_cpu_compile_loads_none_of_the_slow_modules_it_does_not_need():
+    """Neither opdsl, nor the llvm, transform and shard op classes, nor the GPU
+    passes, nor libMLIR, nor the persistent cache while it is off."""
     env = {**os.environ, "JAXC_CPU_COMPILER": "jit"}
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     done = subprocess.run([sys.executable, "-c", _FIRST_COMPILE], capture_output=True, text=True,

@@ -345,11 +345,12 @@ def _jit_with_llvm_tools(module: ir.Module, signatures: dict[str, tuple[list[Arg
     from jaxc._config import config
     from jaxc.passes import stages
 
-    from . import compile_cache, llvm_tools
+    from . import llvm_tools
 
     choice = config.jaxc_cpu_compiler
     if choice != "tools":
         return None
+    from . import compile_cache
     why = llvm_tools.unusable()
     if why is not None:
         _warn_llvm_tools(f"jaxc: the LLVM tools cannot compile here ({why}); the program is "
@@ -429,6 +430,9 @@ def _warn_llvm_tools(message: str) -> None:
 def _cache_key(text: str, first_stage: str | None, opt_level: int, target: str) -> Any:
     """The persistent cache's key for this compilation, or None when the
     cache is off (``jax_compilation_cache_dir`` unset) or the target is not the CPU."""
+    from jaxc._config import config
+    if not config.jax_compilation_cache_dir:  # off: not even the module (hashlib: OpenSSL)
+        return None
     from . import compile_cache
 
     if not compile_cache.enabled(target):
