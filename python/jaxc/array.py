@@ -49,7 +49,8 @@ class Array(ArrayBase):
     _task: Task | None  # the task that computes a pending Array's value (None once ready)
     # A pending Array's result cell, `[value]`, which its task fills: the Array
     # holds its own result and the task keeps none, so a pending Array (a loss
-    # nobody has read) keeps no other result of its call alive. None when ready.
+    # nobody has read) keeps no other result of its call alive. None for an
+    # Array made ready (a pending one keeps it, holding the same value).
     _cell: list[np.ndarray | None] | None
     _traceback: Any
 

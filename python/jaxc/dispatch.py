@@ -53,25 +53,23 @@ class JaxcRuntimeError(RuntimeError):
 # ---------------------------------------------------------------------------
 
 class Task:
-    """One enqueued call: `run()` fills its result cells (or `values`) or
-    `error`, then the task is done. `where` (the user's line, for error
-    messages) may be None while the task has not failed: a task run inline
-    finds it after the fact (see `run`).
+    """One enqueued call: `run()` fills its result cells or `error`, then the
+    task is done. `where` (the user's line, for error messages) may be None
+    while the task has not failed: a task run inline finds it after the fact
+    (see `run`).
 
-    `cells`, one `[value]` list per result, are shared with the pending Arrays
-    of the results, and the task lets go of them once it has run: each Array
-    then holds only its own result (an unread loss keeps no parameters alive,
-    as a JAX Array holds only its own buffer). A task without cells (run
-    inline) keeps its results in `values`."""
+    `cells`, one `[value]` list per result, are shared with the Arrays of the
+    results, and the task lets go of them once it has run: each Array then
+    holds only its own result (an unread loss keeps no parameters alive, as a
+    JAX Array holds only its own buffer)."""
 
-    __slots__ = ("fn", "inputs", "cells", "values", "error", "_lock", "what", "where")
+    __slots__ = ("fn", "inputs", "cells", "error", "_lock", "what", "where")
 
     def __init__(self, fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any], what: str,
-                 where: str | None, cells: list[list[Any]] | None = None) -> None:
+                 where: str | None, cells: Sequence[list[Any]] = ()) -> None:
         self.fn = fn
         self.inputs: Sequence[Any] | None = inputs  # dropped once run
         self.cells = cells  # dropped once run
-        self.values: Sequence[np.ndarray] | None = None
         self.error: BaseException | None = None
         self._lock = threading.Lock()  # held until the task has run (cheaper than an Event)
         self._lock.acquire()
@@ -86,21 +84,16 @@ class Task:
             assert inputs is not None  # a task runs once
             args = [x._ready_value() if type(x) is _Array else x for x in inputs]
             values = self.fn(*args)
-            for value in values:
+            if len(values) != len(self.cells):
+                raise RuntimeError(f"{len(values)} results where {len(self.cells)} were expected")
+            for cell, value in zip(self.cells, values):
                 value.flags.writeable = False
-            cells = self.cells
-            if cells is None:
-                self.values = values
-            else:
-                if len(values) != len(cells):
-                    raise RuntimeError(f"{len(values)} results where {len(cells)} were expected")
-                for cell, value in zip(cells, values):
-                    cell[0] = value
+                cell[0] = value
         except BaseException as error:  # noqa: BLE001 -- surfaces at the next sync
             self.error = error
         finally:
             self.inputs = None
-            self.cells = None
+            self.cells = ()
             if session is not None:
                 session.record(self.what, "execution", start, time.perf_counter_ns())
             self._lock.release()
@@ -330,16 +323,16 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
     once; with `inline` (a small program) run it here if the device is idle."""
     device = device or _device_of(inputs)
     executor = device.executor
-    if inline and executor.idle():
-        task = Task(fn, inputs, what, None)
-        task.run()
-        if task.values is not None:  # it ran without an error
-            ready = _Array._ready
-            return [ready(value, aval, device) for value, aval in zip(task.values, out_avals)]
-        task.where = core.where()  # the caller's frames are still the launching ones
-        return [_Array._pending(aval, task, None, device) for aval in out_avals]  # they raise its error
     cells: list[list[Any]] = [[None] for _ in out_avals]
-    task = executor.submit(Task(fn, inputs, what, core.where(), cells))
+    if inline and executor.idle():
+        task = Task(fn, inputs, what, None, cells)
+        task.run()
+        if task.error is None:
+            ready = _Array._ready
+            return [ready(cell[0], aval, device) for cell, aval in zip(cells, out_avals)]
+        task.where = core.where()  # the caller's frames are still the launching ones
+    else:
+        task = executor.submit(Task(fn, inputs, what, core.where(), cells))
     pending = _Array._pending
     return [pending(aval, task, cell, device) for aval, cell in zip(out_avals, cells)]
 
