@@ -4,6 +4,9 @@ compile, run) of programs of N ops, against JAX in the same process.
     chain   jit of N elementwise ops on a float32[4]: sin, *1.01, sin, ...
     cond    jit(grad) of N nested lax.cond: level k is
             cond(y > 0, lambda z: level_{k-1}(z) * 1.01, lambda z: cos(z) - 0.5, y)
+    cond-arg  the same with each level's argument computed in the branch:
+            cond(y > 0, lambda z: level_{k-1}(z * 1.01), cos, y); the IR keeps
+            N nested scf.if (in `cond` they become selects)
     mlp     jit(grad) of an MLP of N tanh layers 256 wide, batch 64 (sum of squares
             of the output): 3 matrix products per layer, like a deep model's step
 
@@ -45,6 +48,15 @@ def nested_conds(n, np_, lax):
     return lambda x: level(n, x)
 
 
+def nested_conds_arg(n, np_, lax):
+    """N nested conds, each level's argument computed in the true branch."""
+    def level(k, y):
+        if k == 0:
+            return np_.sin(y)
+        return lax.cond(y > 0, lambda z: level(k - 1, z * 1.01), np_.cos, y)
+    return lambda x: level(n, x)
+
+
 def mlp(n, np_):
     """The loss of an N-layer tanh MLP; its argument is the list of weights."""
     def loss(ws, x):
@@ -64,6 +76,8 @@ PROGRAMS = {
     "chain": (lambda lib, n: lib.jit(chain(n, lib.numpy)), lambda n: (np.ones(4, np.float32),)),
     "cond": (lambda lib, n: lib.jit(lib.grad(nested_conds(n, lib.numpy, lib.lax))),
              lambda n: (np.float32(0.3),)),
+    "cond-arg": (lambda lib, n: lib.jit(lib.grad(nested_conds_arg(n, lib.numpy, lib.lax))),
+                 lambda n: (np.float32(0.3),)),
     "mlp": (lambda lib, n: lib.jit(lib.grad(mlp(n, lib.numpy))), mlp_args),
 }
 

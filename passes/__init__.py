@@ -36,6 +36,7 @@ from . import (  # noqa: E402
     schedule,  # noqa: F401  jaxc-schedule
     strided_copies_to_loops,  # noqa: F401  jaxc-strided-copies-to-loops
     tree_horizontal_reductions,  # noqa: F401  jaxc-tree-horizontal-reductions
+    unshare_empties,  # noqa: F401  jaxc-unshare-empties
     unshare_fills,  # noqa: F401  jaxc-unshare-fills
     vector_math,  # noqa: F401  jaxc-vector-math-to-libmvec
     widen_i1_memrefs,  # noqa: F401  jaxc-widen-i1-memrefs

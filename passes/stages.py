@@ -102,6 +102,7 @@ CPU_STAGES: tuple[Stage, ...] = (
           "elementwise chains fused; each kernel tiled, vectorized and split over threads"),
     Stage("bufferized", (
         "jaxc-unshare-fills",  # else a shared zero fill is copied into every product
+        "jaxc-unshare-empties",  # else nested conds make one-shot's analysis grow as N^5
         "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map "
         "allow-return-allocs-from-loops}",

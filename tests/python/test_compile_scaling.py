@@ -77,6 +77,57 @@ def test_grad_of_150_nested_conds_matches_finite_differences():
         np.testing.assert_allclose(got, want, rtol=1e-4)
 
 
+def branch_depths_of_empty_uses(text):
+    """For `text` (at the scheduled stage) after the passes of the bufferized
+    stage that come before one-shot-bufferize: how many scf.if levels below
+    its tensor.empty each use of one lies."""
+    from mlir import ir
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import pipeline, stages
+    from jaxc.passes.ir import ops_named
+
+    bufferized = next(stage for stage in stages.CPU_STAGES if stage.name == "bufferized")
+    before = [p for p in bufferized.passes[:next(i for i, p in enumerate(bufferized.passes)
+                                                 if p.startswith("one-shot-bufferize"))]]
+    module = ir.Module.parse(text, make_context())
+    pipeline.build_pass_manager(pipeline.parse_pipeline(f"builtin.module({','.join(before)})"),
+                                module.context).run(module.operation)
+    depths = []
+    for empty in ops_named(module.operation, ("tensor.empty",)):
+        for use in empty.results[0].uses:
+            block, depth = use.owner.operation.block, 0
+            while block != empty.block:
+                depth += block.owner.operation.name == "scf.if"
+                block = block.owner.operation.block
+            depths.append(depth)
+    return depths
+
+
+def test_grad_of_nested_conds_gives_deep_branches_their_own_empty_tensors():
+    # CSE leaves one tensor.empty as the destination of kernels at every
+    # depth; one-shot-bufferize's analysis of that grew as N^5 (3.7 s for 40).
+    def level(k, y):  # the next level's argument is computed in the branch
+        if k == 0:
+            return jnp.sin(y)
+        return lax.cond(y > 0, lambda z: level(k - 1, z * 1.01), jnp.cos, y)
+    text = on_big_stack(lambda: jaxc.jit(jaxc.grad(lambda x: level(40, x))).lower(np.float32(0.3))
+                        .as_text(stage="scheduled"))
+    assert text.count("scf.if") >= 40
+    depths = branch_depths_of_empty_uses(text)
+    assert len(depths) >= 80 and max(depths) <= 1, sorted(depths)[-5:]
+
+    def level_np(k, y):
+        if k == 0:
+            return np.sin(y)
+        return level_np(k - 1, y * 1.01) if y > 0 else np.cos(y)
+    grad = on_big_stack(lambda: jaxc.jit(jaxc.grad(lambda x: level(40, x))))
+    for x in (0.3, -0.3):
+        got = float(on_big_stack(lambda: grad(np.float32(x))))
+        want = (level_np(40, x + 1e-6) - level_np(40, x - 1e-6)) / 2e-6
+        np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
 def chain(n, np_):
     def f(x):
         for i in range(n):
