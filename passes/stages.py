@@ -89,7 +89,7 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("optimized", ("jaxc-pad-sums-to-updates", "jaxc-expand-dft", "jaxc-cleanup"),
           "sums of disjoint zero pads written as updates; DFTs as matrix products where no FFT library is "
           "called; canonicalize, CSE and symbol DCE until nothing changes"),
-    Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse"),
+    Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse", "canonicalize"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
     Stage("partitioned", ("jaxc-partition",),
           "a program with shardings (jit in/out_shardings) split into one device's program through the "

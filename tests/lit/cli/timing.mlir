@@ -80,6 +80,7 @@
 // STAGES-NEXT: %)    Canonicalizer
 // STAGES-NEXT: %)    CSE
 // STAGES-NEXT: %)      (A) DominanceInfo
+// STAGES-NEXT: %)    Canonicalizer
 // STAGES-NEXT: %)  Output
 // STAGES-NEXT: %)  Rest
 // STAGES-NEXT: %)  Total
