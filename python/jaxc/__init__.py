@@ -127,6 +127,8 @@ _API = {
     "explain_cache_misses": ("._config", "explain_cache_misses"),
     "default_device": ("._config", "default_device"),
     "no_tracing": ("._config", "no_tracing"),
+    "no_execution": ("._config", "no_execution"),
+    "make_user_context": ("._config", "make_user_context"),
     "default_matmul_precision": ("._config", "default_matmul_precision"),
     "numpy_rank_promotion": ("._config", "numpy_rank_promotion"),
     "numpy_dtype_promotion": ("._config", "numpy_dtype_promotion"),

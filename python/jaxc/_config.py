@@ -51,6 +51,8 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     "jax_log_compiles": (False, bool, 0, "log (logging, WARNING) every jit compilation"),
     "jax_no_tracing": (False, bool, 0, "raise RuntimeError where a jit function would be traced "
                                        "(a test that nothing retraces)"),
+    "jax_no_execution": (False, bool, 0, "raise RuntimeError where a jit call or eager op would run "
+                                         "its compiled code (tracing and compiling still happen)"),
     "jax_default_device": (None, object, 0, "where computations and new arrays go when no "
                                             "argument is on a device: a jaxc Device, a platform "
                                             "name ('cpu', 'gpu') or None (the first CPU device)"),
@@ -88,9 +90,9 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
 
 # Options that change what tracing a function produces: part of every jit
 # cache key (JAX's `include_in_jit_key`), so a function traced under one
-# setting is traced again under another.
-TRACE_OPTIONS = ("jax_numpy_rank_promotion", "jax_threefry_partitionable", "jax_softmax_custom_jvp",
-                 "jax_allow_f16_reductions")
+# setting is traced again under another. `make_user_context` adds to it.
+TRACE_OPTIONS = ["jax_numpy_rank_promotion", "jax_threefry_partitionable", "jax_softmax_custom_jvp",
+                 "jax_allow_f16_reductions"]
 
 _GUARDS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
 # name -> the values a string option may take (JAX's enum options)
@@ -170,6 +172,8 @@ class Config:
             CHECKS[name](value)
         if kind in (int, float) and value < smallest:
             raise ValueError(f"jaxc.config.update('{name}', {value!r}): must be at least {smallest}")
+        if name in TRACE_OPTIONS:
+            hash(value)  # part of the jit cache key: an unhashable value raises TypeError here
         self._values[name] = value
         object.__setattr__(self, name, value)
         if name in TRACE_OPTIONS or name == "jax_enable_x64":
@@ -190,6 +194,14 @@ class Config:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("use jaxc.config.update(name, value)")
+
+    def add_option(self, name: str) -> None:
+        """Take `name`, newly put in OPTIONS, at its default value."""
+        default = OPTIONS[name][0]
+        self._values[name] = default
+        object.__setattr__(self, name, default)
+        if name in TRACE_OPTIONS:
+            self._set_trace_context()
 
     def on_update(self, listener) -> None:
         """Call `listener(name, value)` after every update (caches that depend on options)."""
@@ -270,6 +282,52 @@ legacy_prng_key = _state("jax_legacy_prng_key", OPTIONS["jax_legacy_prng_key"][3
 enable_custom_prng = _state("jax_enable_custom_prng", OPTIONS["jax_enable_custom_prng"][3])
 softmax_custom_jvp = _state("jax_softmax_custom_jvp", OPTIONS["jax_softmax_custom_jvp"][3])
 allow_f16_reductions = _state("jax_allow_f16_reductions", OPTIONS["jax_allow_f16_reductions"][3])
+
+
+no_execution = _state("jax_no_execution", OPTIONS["jax_no_execution"][3])
+
+
+class UserContext:
+    """A context whose value is part of every jit cache key, made by
+    `make_user_context`: a jit function called under another value is
+    traced and compiled again.
+
+        mode = jaxc.make_user_context(default_value="fast")
+        with mode("exact"):
+            f(x)             # traced again if f last ran under "fast"
+        mode.value           # -> "fast" again here
+
+    The value must be hashable. Like jaxc's other contexts it is
+    process-wide, not per thread."""
+
+    def __init__(self, default_value: Any = None) -> None:
+        self._option = f"jaxc_user_context_{len(_USER_CONTEXTS)}"
+        _USER_CONTEXTS.append(self)
+        OPTIONS[self._option] = (default_value, object, 0, "a context made by make_user_context")
+        TRACE_OPTIONS.append(self._option)
+        config.add_option(self._option)
+
+    @property
+    def value(self) -> Any:
+        return config.read(self._option)
+
+    def get_global(self) -> Any:
+        return self.value
+
+    def set_global(self, new_value: Any) -> None:
+        config.update(self._option, new_value)
+
+    def __call__(self, new_value: Any) -> _OptionContext:
+        return _OptionContext(self._option, new_value)
+
+
+_USER_CONTEXTS: list[UserContext] = []
+
+
+def make_user_context(default_value: Any = None) -> UserContext:
+    """A jit-cache-sensitive context (JAX's `jax.make_user_context`): see
+    `UserContext`."""
+    return UserContext(default_value)
 
 
 def checking_leaks() -> _OptionContext:

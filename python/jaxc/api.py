@@ -377,7 +377,7 @@ def _clear_fast_paths() -> None:
 
 
 # Options the C fast path does not look at: turning one on sends calls back to `_call_slow`.
-_SLOW_PATH_OPTIONS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs")
+_SLOW_PATH_OPTIONS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_no_execution")
 _config.config.on_update(lambda name, value: _clear_fast_paths() if name in _SLOW_PATH_OPTIONS else None)
 
 

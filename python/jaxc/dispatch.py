@@ -321,6 +321,10 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
         inline: bool = False) -> list[Any]:
     """Enqueue `fn(*inputs)` on `device` and return its results as Arrays at
     once; with `inline` (a small program) run it here if the device is idle."""
+    if config.jax_no_execution:
+        label = what if what.startswith("jit(") else f"jit({what})"
+        raise RuntimeError(f"jaxc tried to execute function {label}, but the no_execution config "
+                           "option is set")
     device = device or _device_of(inputs)
     executor = device.executor
     cells: list[list[Any]] = [[None] for _ in out_avals]
@@ -396,7 +400,7 @@ def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> 
     if kernel is None:
         kernel = _compile_kernel(prim, avals, params, key, device)
     out_avals = kernel.weak_out_avals if prim.weak(avals, **params) else kernel.out_avals
-    if config.jax_debug_nans or config.jax_debug_infs:  # check every result (waits for it)
+    if config.jax_debug_nans or config.jax_debug_infs or config.jax_no_execution:  # checks
         from ._toplevel import check_finite
         outs = run(kernel.function, arrays, out_avals, prim.name, device, inline=kernel.inline)
         check_finite(outs, prim.name)

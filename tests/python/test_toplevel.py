@@ -1,6 +1,7 @@
 """JAX's smaller top-level names (jaxc/_toplevel.py) and the config
 contexts of jaxc/_config.py."""
 import logging
+import re
 import warnings
 
 import numpy as np
@@ -237,6 +238,7 @@ CONTEXTS = {
     "explain_cache_misses": ("jax_explain_cache_misses", True),
     "default_device": ("jax_default_device", "cpu"),
     "no_tracing": ("jax_no_tracing", True),
+    "no_execution": ("jax_no_execution", True),
     "enable_checks": ("jax_enable_checks", True),
     "numpy_rank_promotion": ("jax_numpy_rank_promotion", "raise"),
     "numpy_dtype_promotion": ("jax_numpy_dtype_promotion", "strict"),
@@ -411,6 +413,59 @@ def test_no_tracing_refuses_a_trace_and_allows_cached_calls():
         with pytest.raises(RuntimeError, match="re-tracing function .* for `jit`, but 'no_tracing' is set"):
             f(jnp.ones(4))
     np.testing.assert_array_equal(np.asarray(f(jnp.ones(4))), 2.0)  # off again
+
+
+def test_no_execution_refuses_to_run_compiled_code_and_still_compiles():
+    f = jaxc.jit(lambda x: x * 2)
+    x = jnp.ones(3)
+    np.testing.assert_array_equal(np.asarray(f(x)), 2.0)  # the C fast path now knows this call
+    compiled = jaxc.jit(lambda x: x + 1).lower(x).compile()
+    message = "jaxc tried to execute function {}, but the no_execution config option is set"
+    with jaxc.no_execution():
+        for call, name in ((lambda: f(x), "jit(_lambda_)"), (lambda: compiled(x), "jit(_lambda_)"),
+                           (lambda: jnp.sin(x), "jit(sin)"), (lambda: x + x, "jit(add)"),
+                           (lambda: jaxc.jit(lambda y: y - 1)(x), "jit(_lambda_)")):
+            with pytest.raises(RuntimeError, match=re.escape(message.format(name))):
+                call()
+        assert jaxc.jit(lambda y: y * 3).lower(x).compile() is not None  # compiling is allowed
+    np.testing.assert_array_equal(np.asarray(f(x)), 2.0)  # off again
+    np.testing.assert_array_equal(np.asarray(compiled(x)), 2.0)
+
+
+def test_make_user_context_is_part_of_the_jit_cache_key():
+    traces = []
+
+    def g(x):
+        traces.append(1)
+        return x * 2
+
+    f = jaxc.jit(g)
+    mode = jaxc.make_user_context(default_value=5)
+    assert mode.value == 5 and mode.get_global() == 5
+    f(1.0), f(1.0)
+    assert len(traces) == 1
+    with mode(7):
+        assert mode.value == 7
+        f(1.0), f(1.0)
+        assert len(traces) == 2
+    assert mode.value == 5
+    f(1.0)
+    assert len(traces) == 2  # traced under 5 before: cached
+    mode.set_global(9)
+    try:
+        f(1.0)
+        assert len(traces) == 3 and mode.get_global() == 9
+        with pytest.raises(TypeError, match="unhashable"):
+            with mode([1]):
+                pass
+        assert mode.value == 9
+    finally:
+        mode.set_global(5)
+    other = jaxc.make_user_context()  # independent of the first
+    assert other.value is None
+    with other("x"):
+        f(1.0)
+        assert len(traces) == 4
 
 
 def _cache_misses(caplog) -> list[str]:
