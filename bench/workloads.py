@@ -327,6 +327,31 @@ def axis_sum(rows: int, cols: int, axis: int) -> Workload:
         reference=lambda x: f(x.astype(np.float64)), rtol=1e-4, atol=1e-3)
 
 
+def row_argmax(rows: int, cols: int) -> Workload:
+    """x.argmax(1): the row's max, then the first index holding it, fused
+    per row (a NaN-free input; ties are rare)."""
+    f = lambda x: x.argmax(1)  # noqa: E731
+    return Workload(
+        name=f"argmax axis 1 {rows}x{cols}",
+        make_inputs=lambda rng: [rng.standard_normal((rows, cols), dtype=np.float32)],
+        frontend=lambda jx, jnp: f, numpy=f, jax=lambda jax, jnp: f,
+        reference=f, rtol=0, atol=0)
+
+
+def row_logsumexp(rows: int, cols: int) -> Workload:
+    """log(sum(exp(x), 1)) computed stably (max first): a row reduction fed by
+    the row's max, fused per row."""
+    def reference(x):
+        m = x.max(1, keepdims=True)
+        return (np.log(np.exp(x - m).sum(1, keepdims=True)) + m)[:, 0]
+    return Workload(
+        name=f"logsumexp axis 1 {rows}x{cols}",
+        make_inputs=lambda rng: [rng.standard_normal((rows, cols), dtype=np.float32)],
+        frontend=lambda jx, jnp: (lambda x: jx.scipy.special.logsumexp(x, axis=1)),
+        numpy=reference, jax=lambda jax, jnp: (lambda x: jax.scipy.special.logsumexp(x, axis=1)),
+        reference=lambda x: reference(x.astype(np.float64)), rtol=1e-5, atol=1e-5)
+
+
 # --- dispatch overhead -------------------------------------------------------------
 
 def tiny_add_jit(n: int = 4) -> Workload:
@@ -547,7 +572,8 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
     if quick:
         ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), activation_matmul(64), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
-              layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), heads_projection(2, 16, 32, 4),
+              layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), row_argmax(64, 300),
+              row_logsumexp(64, 300), heads_projection(2, 16, 32, 4),
               grad_scalar(), vmap_grad(100),
               mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
               fft_rows(4, 64), rfft2(16, 16), mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
@@ -556,6 +582,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
         ws = [tiny_add_jit(), tiny_add(), matmul(1000), activation_matmul(512), sin_loop((1000, 1000)),
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), layer_norm(4096, 1024), axis_sum(4096, 1024, 1), axis_sum(4096, 1024, 0),
+              row_argmax(4096, 1024), row_logsumexp(4096, 1024),
               heads_projection(8, 128, 512, 8), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),
               rfft2(512, 512), mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),

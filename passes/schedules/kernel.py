@@ -36,6 +36,14 @@ class Kernel:
         return tuple(i for i, it in enumerate(self.iterators) if it == "reduction")
 
     @property
+    def reads_index(self) -> bool:
+        """Whether the body reads its loop indices (`linalg.index`: argmax's
+        first index). Such a reduction is never split into partial results:
+        `tile_reduction_using_for` does not offset the index, so each partial
+        would see its own position, not the row's."""
+        return "linalg.index" in self.body_ops
+
+    @property
     def size(self) -> int:
         return math.prod(self.ranges)
 

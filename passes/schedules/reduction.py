@@ -61,6 +61,8 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
     inner = len(kernel.ranges) - 1
     if kernel.iterators[inner] == "reduction":
         return _rows(kernel, target, lanes)
+    if kernel.reads_index:
+        return None  # its rows would be split into per-thread partials
     return _columns(kernel, target, lanes)
 
 
@@ -84,6 +86,20 @@ def split_into_partials(s: Script, op: str, rank: int, extent: int, width: int) 
         s.peel(loop)
 
 
+def reduce_row(s: Script, op: str, kernel: Kernel, width: int) -> None:
+    """The innermost (reduction) loop of `op`, one of `kernel`'s row
+    reductions: `split_into_partials`, or, for a body that reads its loop
+    index, tiles of `width` reduced one after the other (each vectorized
+    tile offsets the index; the last one is peeled)."""
+    rank, extent = len(kernel.ranges), kernel.ranges[-1]
+    if not kernel.reads_index:
+        split_into_partials(s, op, rank, extent, width)
+        return
+    _, loops = s.tile(op, [0] * (rank - 1) + [width])
+    if extent % width:
+        s.peel(loops[-1])
+
+
 def _rows(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
     ranges, rank = kernel.ranges, len(kernel.ranges)
     width = partial_width(lanes, ranges[-1])
@@ -99,12 +115,14 @@ def _rows(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
         if threads > 1 and ranges[0] >= threads:
             op, _ = s.tile_forall(op, [threads] + [0] * (rank - 1))
         op, _ = s.tile(op, [1] * len(parallel) + [0] * (rank - len(parallel)))
+    elif kernel.reads_index:
+        return None  # per-thread partials of a full reduction would offset no index either
     elif threads > 1 and rank > 1 and ranges[0] >= threads:
         _, op, _, _ = s.tile_reduction_forall(op, [threads] + [0] * (rank - 1))
     n_reduction = rank - len(parallel)
     if n_reduction > 1:  # outer reduction loops one step at a time: each row has its own partials
         op, _ = s.tile(op, [0] * len(parallel) + [1] * (n_reduction - 1) + [0])
-    split_into_partials(s, op, rank, ranges[-1], width)
+    reduce_row(s, op, kernel, width)
     return Plan(s.text())
 
 

@@ -27,8 +27,10 @@ MIN_ROW = 64  # shorter rows: the per-row overhead costs more than the fusion sa
 
 
 def groups(kernels: list[Kernel]) -> list[list[Kernel]]:
-    """Each group: an elementwise consumer last, its row-shaped producers before it
-    (in program order), at least one of them a reduction over the last dimension."""
+    """Each group: a consumer last, elementwise over rows or reducing them,
+    its row-shaped producers before it (in program order), at least one of
+    them a reduction over the last dimension (argmax: the row's max, then
+    the first index holding it; logsumexp: max, then the sum of exp(x - max))."""
     by_result = {}
     for kernel in kernels:
         for result in kernel.op.results:
@@ -36,7 +38,7 @@ def groups(kernels: list[Kernel]) -> list[list[Kernel]]:
     found: list[list[Kernel]] = []
     taken: set[int] = set()
     for consumer in reversed(kernels):
-        if consumer.ident in taken or not _is_row_elementwise(consumer):
+        if consumer.ident in taken or not (_is_row_elementwise(consumer) or _is_row_reduction(consumer)):
             continue
         rows = consumer.ranges[:-1]
         members = {consumer.ident: consumer}
@@ -51,7 +53,7 @@ def groups(kernels: list[Kernel]) -> list[list[Kernel]]:
                 members[producer.ident] = producer
                 stack.append(producer)
         group = sorted(members.values(), key=lambda k: k.ident)
-        if any(k.reduction for k in group) and consumer.ranges[-1] >= MIN_ROW:
+        if any(k.reduction for k in group[:-1]) and consumer.ranges[-1] >= MIN_ROW:
             found.append(group)
             taken.update(members)
     return found
@@ -75,6 +77,16 @@ def give_producers_their_own_outputs(group: list[Kernel]) -> None:
 def _is_row_elementwise(kernel: Kernel) -> bool:
     return (not kernel.reduction and len(kernel.ranges) >= 2 and kernel.n_outputs == 1
             and kernel.is_identity(len(kernel.maps) - 1))
+
+
+def _is_row_reduction(kernel: Kernel) -> bool:
+    """A reduction of each row to one value whose inputs are read along the
+    rows: the whole row, one value per row, or one value per column (argmax's
+    indices); not a product (its rows would be columns of the other operand)."""
+    rank = len(kernel.ranges)
+    along_rows = (list(range(rank)), list(range(rank - 1)), [rank - 1])
+    return (rank >= 2 and bool(kernel.reduction) and _row_shaped(kernel, kernel.ranges[:-1], kernel.ranges[-1])
+            and all(m in along_rows for m in kernel.maps[:-1]))
 
 
 def _row_shaped(kernel: Kernel, rows: tuple[int, ...], width: int) -> bool:
@@ -113,8 +125,7 @@ def schedule(group: list[Kernel], target: Target) -> Plan:
         h = s.match_kernel("jaxc.row_op", kernel.ident, where=func)
         lanes = target.lanes(kernel.element_bits)
         if kernel.reduction:
-            extent = kernel.ranges[-1]
-            reduction.split_into_partials(s, h, rank, extent, reduction.partial_width(lanes, extent))
+            reduction.reduce_row(s, h, kernel, reduction.partial_width(lanes, kernel.ranges[-1]))
         else:
             step = lanes * elementwise.UNROLL
             _, loops = s.tile(h, [0] * (rank - 1) + [step])

@@ -441,6 +441,27 @@ def test_argmax_and_int_reductions():
     run_and_check(lambda i: jnp.sum(i, axis=0), lambda i: np.sum(i, axis=0), i)
 
 
+@pytest.mark.parametrize("shape", [(60, 70), (3, 5, 1000), (4097,), (2, 65536 + 5), (7, 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_arg_reductions_along_the_last_axis(shape, dtype):
+    """argmax/argmin along the last axis are a row max (min) and then a
+    reduction to the first index that holds it (fused per row, split into
+    partial results: the indices are a constant input up to IOTA_MAX, the
+    loop index beyond). Ties keep the first index, a NaN wins (the first
+    one), -0.0 and 0.0 tie, as NumPy and JAX do."""
+    rng = np.random.default_rng(0)
+    if np.issubdtype(dtype, np.floating):
+        x = rng.integers(-3, 4, shape).astype(dtype)  # many ties
+        x.reshape(-1, shape[-1])[::3, shape[-1] // 2] = np.nan
+        x.reshape(-1, shape[-1])[1::3, -1] = np.nan
+        x.reshape(-1, shape[-1])[2::5, :2] = [-0.0, 0.0][:shape[-1]]
+    else:
+        x = rng.integers(0, 5, shape).astype(dtype)
+    for ours, theirs in ((jnp.argmax, np.argmax), (jnp.argmin, np.argmin)):
+        got = np.asarray(jaxc.jit(lambda v: ours(v, axis=-1))(x))
+        np.testing.assert_array_equal(got, theirs(x, axis=-1), err_msg=ours.__name__)
+
+
 def test_softmax_rows():
     x = rand((300, 257))
 

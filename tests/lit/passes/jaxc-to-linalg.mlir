@@ -87,6 +87,44 @@ func.func @reduce_max(%x: tensor<2x3xf32>) -> tensor<3xf32> {
 
 // -----
 
+// argmax along the last axis: the row's max (NaN-propagating), then the
+// smallest index whose element equals it or is a NaN, the indices read from a
+// constant (so the second reduction splits into partials like the first).
+// CHECK-DAG: #[[X:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[COL:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @argmax_rows
+// CHECK: %[[M:.+]] = linalg.generic {indexing_maps = [#[[X]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK: arith.maximumf
+// CHECK-DAG: %[[N:.+]] = arith.constant 3 : i32
+// CHECK-DAG: %[[IOTA:.+]] = arith.constant dense<[0, 1, 2]> : tensor<3xi32>
+// CHECK: %[[START:.+]] = linalg.fill ins(%[[N]] : i32)
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[ROW]], #[[COL]], #[[ROW]]], iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %[[M]], %[[IOTA]] : tensor<2x3xf32>, tensor<2xf32>, tensor<3xi32>) outs(%[[START]] : tensor<2xi32>)
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %[[MAX:.+]]: f32, %[[I:.+]]: i32, %[[ACC:.+]]: i32):
+// CHECK-NEXT: %[[EQ:.+]] = arith.cmpf oeq, %[[V]], %[[MAX]] : f32
+// CHECK-NEXT: %[[NAN:.+]] = arith.cmpf uno, %[[V]], %[[V]] : f32
+// CHECK-NEXT: %[[HIT:.+]] = arith.ori %[[EQ]], %[[NAN]] : i1
+// CHECK-NEXT: %[[SEL:.+]] = arith.select %[[HIT]], %[[I]], %[[N]] : i32
+// CHECK-NEXT: %[[FIRST:.+]] = arith.minsi %[[ACC]], %[[SEL]] : i32
+// CHECK-NEXT: linalg.yield %[[FIRST]] : i32
+func.func @argmax_rows(%x: tensor<2x3xf32>) -> tensor<2xi32> {
+  %0 = jaxc.argmax %x, axis = 1 : tensor<2x3xf32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// Along another axis: one reduction carrying the value and its index.
+// CHECK-LABEL: func.func @argmin_columns
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%{{.+}} : tensor<2x3xi32>) outs(%{{.+}}, %{{.+}} : tensor<3xi32>, tensor<3xi32>)
+// CHECK: linalg.index 0
+func.func @argmin_columns(%x: tensor<2x3xi32>) -> tensor<3xi32> {
+  %0 = jaxc.argmin %x, axis = 0 : tensor<2x3xi32> -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
 // dot_general: loops (i, j, k) with k a reduction; accumulate a * b.
 // CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
