@@ -253,7 +253,10 @@ UNARY = {
     "jaxc.floor": _float_only(math.floor),
     "jaxc.ceil": _float_only(math.ceil),
     "jaxc.erf": _float_only(math.erf),
-    "jaxc.is_finite": _float_only(math.isfinite),
+    # |x| < inf (ordered: false for NaN), not math.isfinite: its LLVM lowering
+    # (llvm.intr.is.fpclass) takes no 2-D vector, which a scheduled kernel has
+    "jaxc.is_finite": {"float": lambda t, x: arith.cmpf(arith.CmpFPredicate.OLT, math.absf(x),
+                                                        scalar_const(t, float("inf")))},
     "jaxc.not": {"any": lambda t, x: arith.xori(x, scalar_const(t, -1))},
     "jaxc.population_count": {"signed": lambda t, x: math.ctpop(x),
                               "unsigned": lambda t, x: math.ctpop(x)},

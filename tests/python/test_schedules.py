@@ -462,6 +462,18 @@ def test_arg_reductions_along_the_last_axis(shape, dtype):
         np.testing.assert_array_equal(got, theirs(x, axis=-1), err_msg=ours.__name__)
 
 
+def test_isfinite_in_vectorized_kernels():
+    """is_finite in a 2-D scheduled kernel (and cholesky 256, which checks its
+    result with it): math.isfinite's LLVM lowering took no 2-D vector."""
+    x = np.tile(np.array([1, np.inf, -np.inf, np.nan, -0.0, 3e38], np.float32), (64, 100))
+    np.testing.assert_array_equal(np.asarray(jaxc.jit(lambda v: jnp.where(jnp.isfinite(v), v, 0.0))(x)),
+                                  np.where(np.isfinite(x), x, 0.0))
+    a = rand((256, 256))
+    s = a @ a.T + 256 * np.eye(256, dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(jaxc.jit(jnp.linalg.cholesky)(s)), np.linalg.cholesky(s),
+                               rtol=1e-4, atol=1e-4)
+
+
 def test_softmax_rows():
     x = rand((300, 257))
 
