@@ -56,16 +56,20 @@ func.func @scatter_no_updates(%x: tensor<0x3xf32>, %idx: tensor<2x1xi32>, %u: te
 
 // -----
 
-// sort: a stable bottom-up merge sort: 2 passes (4 = 2^2) over the input and
-// a scratch copy of it that swap roles, runs of width 1 << pass, one merge
-// loop per pair of runs carrying the two read positions.
+// sort: a stable bottom-up merge sort: 2 passes (4 = 2^2), made as one step
+// that merges the input into a scratch copy of it (runs of width 1 << 2k) and
+// back (width 2 << 2k), so each tensor keeps its place in the loop (swapped,
+// bufferization copied both whole tensors per pass); one merge loop per pair
+// of runs carrying the two read positions.
 // CHECK-LABEL: func.func @sort
-// CHECK: scf.for %[[P:.+]] = %{{.+}} to %c2 step %{{.+}} iter_args(%{{.+}} = %arg0, %{{.+}} = %arg0) -> (tensor<4xf32>, tensor<4xf32>) {
-// CHECK: %[[W:.+]] = arith.shli %{{.+}}, %[[P]] : index
-// CHECK: scf.for %[[S:.+]] = %{{.+}} to %c4 step %{{.+}} iter_args(
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %c1{{.*}} step %{{.+}} iter_args(%[[IN:.+]] = %arg0, %[[SCRATCH:.+]] = %arg0) -> (tensor<4xf32>, tensor<4xf32>) {
+// CHECK: %[[K2:.+]] = arith.shli %[[K]], %{{.+}} : index
+// CHECK: %[[W:.+]] = arith.shli %{{.+}}, %[[K2]] : index
+// CHECK: scf.for %[[S:.+]] = %{{.+}} to %c4 step %{{.+}} iter_args(%{{.+}} = %[[SCRATCH]])
 // CHECK: scf.for %{{.+}} = %[[S]] to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[S]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (index, index, tensor<4xf32>) {
 // CHECK: arith.bitcast %{{.+}} : f32 to i32
 // CHECK: tensor.insert
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c4{{[_0-9]*}} step %{{.+}} iter_args(%{{.+}} = %[[IN]])
 func.func @sort(%x: tensor<4xf32>) -> tensor<4xf32> {
   %s = jaxc.sort(%x), dim = 0, num_keys = 1 stable : tensor<4xf32>
   return %s : tensor<4xf32>
