@@ -140,8 +140,8 @@ def _arg_reduce(op, t: ir.Type, direction: str):
 def _arg_reduce_rows(op, t: ir.Type, direction: str, index_type: ir.Type) -> ir.Value:
     """`_arg_reduce` along the last axis as two one-result row reductions,
     which the schedules vectorize and fuse row by row (the one-kernel form,
-    value and index carried together, stays a scalar loop: argmax of a
-    4096x1024 float32 took 25 ms). The row's max (min), NaN if the row holds
+    value and index carried together, stays a scalar loop on one thread:
+    argmax of a 4096x1024 float32 took 12.8 ms). The row's max (min), NaN if the row holds
     one, then the first index that holds it, a NaN's for a NaN::
 
         %m = linalg.generic {(d0, d1) -> (d0, d1), (d0, d1) -> (d0)} ins(%x) outs(%neg_inf) { maximumf }

@@ -12,6 +12,7 @@ capitals (``JAX_ENABLE_X64=1``) sets its initial value.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 from typing import Any
 
@@ -301,8 +302,7 @@ class UserContext:
     process-wide, not per thread."""
 
     def __init__(self, default_value: Any = None) -> None:
-        self._option = f"jaxc_user_context_{len(_USER_CONTEXTS)}"
-        _USER_CONTEXTS.append(self)
+        self._option = f"jaxc_user_context_{next(_USER_CONTEXT_NUMBERS)}"
         OPTIONS[self._option] = (default_value, object, 0, "a context made by make_user_context")
         TRACE_OPTIONS.append(self._option)
         config.add_option(self._option)
@@ -321,7 +321,7 @@ class UserContext:
         return _OptionContext(self._option, new_value)
 
 
-_USER_CONTEXTS: list[UserContext] = []
+_USER_CONTEXT_NUMBERS = itertools.count()  # names each context's option
 
 
 def make_user_context(default_value: Any = None) -> UserContext:

@@ -400,7 +400,8 @@ def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> 
     if kernel is None:
         kernel = _compile_kernel(prim, avals, params, key, device)
     out_avals = kernel.weak_out_avals if prim.weak(avals, **params) else kernel.out_avals
-    if config.jax_debug_nans or config.jax_debug_infs or config.jax_no_execution:  # checks
+    # the checked path: results checked (waits for them), or `run` refuses under no_execution
+    if config.jax_debug_nans or config.jax_debug_infs or config.jax_no_execution:
         from ._toplevel import check_finite
         outs = run(kernel.function, arrays, out_avals, prim.name, device, inline=kernel.inline)
         check_finite(outs, prim.name)
