@@ -211,3 +211,41 @@ def test_f16_add_3d_windows():
     expected[0, 1:3, 1:3] += u[0]
     expected[1, 2:4, 0:2] += u[1]
     np.testing.assert_array_equal(r, expected)
+
+
+def test_window_dims_before_scatter_dims():
+    # updates (3, 2): window dim 0 (the columns), scatter dim 1; x[:, i[n]] += u[:, n].
+    dims = ("[0]", "[1]", "[1]", 1)
+    f = _compile("tensor<3x4xf32>", "tensor<2x1xi32>", "tensor<3x2xf32>", dims, ADD, "f32")
+    idx = np.array([[3], [1]], np.int32)
+    u = np.arange(6, dtype=np.float32).reshape(3, 2) + 1
+    (r,) = f(np.ones((3, 4), np.float32), idx, u)
+    expected = np.ones((3, 4), np.float32)
+    expected[:, idx[:, 0]] += u
+    np.testing.assert_array_equal(r, expected)
+
+
+# A chain of elementwise ops runs on scalars: old + new * new.
+ADD_SQUARE = ("    %q = jaxc.mul %new, %new : {s}\n    %s = jaxc.add %old, %q : {s}\n"
+              "    jaxc.yield %s : {s}\n")
+# jaxc.select has no scalar rule: the region is lowered as 0-d tensor ops per element.
+SELECT_LARGER = ("    %p = jaxc.compare gt, %new, %old : {s}\n"
+                 "    %s = jaxc.select %p, %new, %old : tensor<i1>, {s}\n    jaxc.yield %s : {s}\n")
+
+
+def test_elementwise_chain_on_scalars():
+    f = _compile("tensor<3x2xf32>", "tensor<4x1xi32>", "tensor<4x2xf32>", ROWS_2D, ADD_SQUARE, "f32")
+    idx = np.array([[2], [0], [2], [7]], np.int32)
+    u = np.arange(8, dtype=np.float32).reshape(4, 2) - 3
+    (r,) = f(np.ones((3, 2), np.float32), idx, u)
+    expected = np.ones((3, 2), np.float32)
+    np.add.at(expected, idx[:3, 0], u[:3] ** 2)  # row 7 does not fit
+    np.testing.assert_array_equal(r, expected)
+
+
+def test_region_without_scalar_rules():
+    f = _compile("tensor<3x2xf32>", "tensor<4x1xi32>", "tensor<4x2xf32>", ROWS_2D, SELECT_LARGER, "f32")
+    idx = np.array([[2], [0], [2], [-1]], np.int32)
+    u = np.array([[5, -5], [0, 2], [4, 9], [100, 100]], np.float32)
+    (r,) = f(np.ones((3, 2), np.float32), idx, u)
+    np.testing.assert_array_equal(r, [[1, 2], [1, 1], [5, 9]])

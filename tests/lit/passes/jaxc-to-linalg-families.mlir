@@ -16,14 +16,16 @@ func.func @gather(%x: tensor<5x3xf32>, %idx: tensor<2x1xi32>) -> tensor<2x3xf32>
 
 // -----
 
-// scatter: a loop over the updates carrying the result; in-bounds updates run
-// the update computation (moved into an scf.if) and insert its value.
+// scatter: a loop over the updates carrying the result; in-bounds updates
+// combine on scalars (the update computation's jaxc.add is an arith.addf, no
+// 0-d tensors) and insert the value.
 // CHECK-LABEL: func.func @scatter_add
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<5xf32>
 // CHECK: %[[R:.+]] = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[X]]) -> (tensor<5xf32>) {
 // CHECK: scf.if %{{.+}} -> (tensor<5xf32>) {
-// CHECK: arith.addf
-// CHECK: tensor.insert %{{.+}} into %[[ACC]][%{{.+}}] : tensor<5xf32>
+// CHECK-NOT: tensor.from_elements
+// CHECK: %[[SUM:.+]] = arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK: tensor.insert %[[SUM]] into %[[ACC]][%{{.+}}] : tensor<5xf32>
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[ACC]] : tensor<5xf32>
 // CHECK: return %[[R]] : tensor<5xf32>
@@ -31,6 +33,48 @@ func.func @scatter_add(%x: tensor<5xf32>, %idx: tensor<2x1xi32>, %u: tensor<2xf3
   %r = jaxc.scatter %x[%idx], %u update_window_dims = [], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : (tensor<5xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<5xf32> {
   ^bb0(%old: tensor<f32>, %new: tensor<f32>):
     %s = jaxc.add %old, %new : tensor<f32>
+    jaxc.yield %s : tensor<f32>
+  }
+  return %r : tensor<5xf32>
+}
+
+// -----
+
+// scatter of rows: the index is read and checked once per row, outside the
+// loop over the row's elements.
+// CHECK-LABEL: func.func @scatter_add_rows
+// CHECK: scf.for %[[N:.+]] = %{{.+}} to %c2 step %{{.+}} iter_args(%[[ACC:.+]] = %arg0) -> (tensor<5x3xf32>) {
+// CHECK: tensor.extract %arg1[%[[N]], %{{.+}}] : tensor<2x1xi32>
+// CHECK: scf.if %{{.+}} -> (tensor<5x3xf32>) {
+// CHECK: scf.for %[[W:.+]] = %{{.+}} to %c3 step %{{.+}} iter_args(%[[ROW:.+]] = %[[ACC]]) -> (tensor<5x3xf32>) {
+// CHECK-NOT: tensor.extract %arg1
+// CHECK: tensor.extract %arg2[%[[N]], %[[W]]] : tensor<2x3xf32>
+// CHECK: arith.addf
+// CHECK: tensor.insert %{{.+}} into %[[ROW]][%{{.+}}, %[[W]]] : tensor<5x3xf32>
+func.func @scatter_add_rows(%x: tensor<5x3xf32>, %idx: tensor<2x1xi32>, %u: tensor<2x3xf32>) -> tensor<5x3xf32> {
+  %r = jaxc.scatter %x[%idx], %u update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : (tensor<5x3xf32>, tensor<2x1xi32>, tensor<2x3xf32>) -> tensor<5x3xf32> {
+  ^bb0(%old: tensor<f32>, %new: tensor<f32>):
+    %s = jaxc.add %old, %new : tensor<f32>
+    jaxc.yield %s : tensor<f32>
+  }
+  return %r : tensor<5x3xf32>
+}
+
+// -----
+
+// scatter whose update computation has an op without a scalar rule
+// (jaxc.select): the region moves into the loop and is lowered there, as
+// generics on 0-d tensors.
+// CHECK-LABEL: func.func @scatter_select
+// CHECK: scf.if %{{.+}} -> (tensor<5xf32>) {
+// CHECK: tensor.from_elements %{{.+}} : tensor<f32>
+// CHECK: linalg.generic {{.+}} iterator_types = []
+// CHECK: arith.select
+func.func @scatter_select(%x: tensor<5xf32>, %idx: tensor<2x1xi32>, %u: tensor<2xf32>) -> tensor<5xf32> {
+  %r = jaxc.scatter %x[%idx], %u update_window_dims = [], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : (tensor<5xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<5xf32> {
+  ^bb0(%old: tensor<f32>, %new: tensor<f32>):
+    %p = jaxc.compare gt, %new, %old : tensor<f32>
+    %s = jaxc.select %p, %new, %old : tensor<i1>, tensor<f32>
     jaxc.yield %s : tensor<f32>
   }
   return %r : tensor<5xf32>
