@@ -29,7 +29,6 @@ from .common import (
     identity_map,
     is_bool,
     is_unsigned,
-    kind,
     scalar_const,
     shape_of,
     signless,
@@ -190,11 +189,10 @@ def cumulative(op, elements) -> list[ir.Value]:
         scf.for %rb = 0 to R - R % 8 step 8 {          // then the last R % 8 rows
           scf.for %j = 0 to L { %run = %run + %x[%rb:%rb+8, %j]; %out[%rb:%rb+8, %j] = %run } }
     """
-    from .elementwise import BINARY  # the scalar combiners
+    from .elementwise import BINARY, scalar_rule  # the scalar combiners
     t = elements[0]
     reduction = ["sum", "prod", "max", "min"][ir.IntegerAttr(op.attributes["kind"]).value]
-    combine = BINARY[_CUMULATIVE[["sum", "prod", "max", "min"].index(reduction)]]
-    fn = combine.get(kind(t)) or combine["any"]
+    fn = scalar_rule(BINARY[_CUMULATIVE[["sum", "prod", "max", "min"].index(reduction)]], t)
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     reverse = "reverse" in op.attributes
     x = op.operands[0]

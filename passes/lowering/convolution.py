@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .common import element_type, empty, filled, generic, kind, padded, scalar_const, shape_of
-from .elementwise import BINARY, _convert_scalar
+from .common import element_type, empty, filled, generic, padded, scalar_const, shape_of
+from .elementwise import BINARY, _convert_scalar, scalar_rule
 
 
 def _array(op, name: str) -> list[int]:
@@ -111,8 +111,7 @@ def conv_general_dilated(op: ir.Operation, elements: list[ir.Type]) -> list[ir.V
             ir.AffineMap.get(loops, 0, [dim(d) for d in rhs_dims]),
             ir.AffineMap.get(loops, 0, [dim(d) for d in range(rank)])]
     iterators = ["parallel"] * rank + ["reduction"] * (1 + n_spatial)
-    add = BINARY["jaxc.add"].get(kind(dst)) or BINARY["jaxc.add"]["any"]
-    mul = BINARY["jaxc.mul"].get(kind(dst)) or BINARY["jaxc.mul"]["any"]
+    add, mul = scalar_rule(BINARY["jaxc.add"], dst), scalar_rule(BINARY["jaxc.mul"], dst)
     init = filled(out_shape, dst, scalar_const(dst, 0))
 
     def body(a, b, acc):

@@ -52,11 +52,17 @@ from .common import (
 )
 
 
+def scalar_rule(scalar_rules: dict[str, Callable[..., ir.Value]], t: ir.Type) -> Callable[..., ir.Value] | None:
+    """The rule of an op's table (UNARY or BINARY entry) for elements of
+    type `t`: the one for its kind, else the one for "any"; None if neither."""
+    return scalar_rules.get(kind(t)) or scalar_rules.get("any")
+
+
 def _elementwise(scalar_rules: dict[str, Callable[..., ir.Value]]) -> Rule:
     """A rule applying `scalar_rules[kind]` (kind of the first operand) per element."""
     def rule(op: ir.OpView, elements: Sequence[ir.Type]) -> list[ir.Value]:
         t = elements[0]
-        fn = scalar_rules.get(kind(t)) or scalar_rules.get("any")
+        fn = scalar_rule(scalar_rules, t)
         if fn is None:
             raise LoweringError(op, f"no lowering of '{op.name}' for {t} elements")
         result_type = op.results[0].type

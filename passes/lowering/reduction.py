@@ -59,7 +59,7 @@ from .common import (
     signless,
     storage_element,
 )
-from .elementwise import BINARY, _cmp, _convert_scalar
+from .elementwise import BINARY, _cmp, _convert_scalar, scalar_rule
 
 _KINDS = ["sum", "prod", "max", "min", "and", "or"]
 _COMBINE = {"sum": "jaxc.add", "prod": "jaxc.mul", "max": "jaxc.max", "min": "jaxc.min",
@@ -90,8 +90,7 @@ def reduce(op, elements):
     in_shape = shape_of(op.operands[0])
     rank = len(in_shape)
     kept = [d for d in range(rank) if d not in dims]
-    combine = BINARY[_COMBINE[reduction]]
-    fn = combine.get(kind(t)) or combine["any"]
+    fn = scalar_rule(BINARY[_COMBINE[reduction]], t)
     init = filled(shape_of(op.results[0].type), t, scalar_const(t, _identity(reduction, t)))
     maps = [ir.AffineMap.get_identity(rank), projection_map(rank, kept)]
     iterators = ["reduction" if d in dims else "parallel" for d in range(rank)]
@@ -226,8 +225,7 @@ def dot_general(op, elements):
             projection_map(rank, list(range(n_out)))]
     iterators = ["parallel"] * n_out + ["reduction"] * len(lc)
     src, dst = elements[0], element_type(op.results[0].type)
-    add = BINARY["jaxc.add"].get(kind(dst)) or BINARY["jaxc.add"]["any"]
-    mul = BINARY["jaxc.mul"].get(kind(dst)) or BINARY["jaxc.mul"]["any"]
+    add, mul = scalar_rule(BINARY["jaxc.add"], dst), scalar_rule(BINARY["jaxc.mul"], dst)
     if not lc:
         # No contraction (an outer or batched elementwise product): a plain product that
         # does not read its init. An all-parallel generic that accumulates into its init

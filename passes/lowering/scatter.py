@@ -38,7 +38,6 @@ from mlir.dialects import arith, scf, tensor
 from .common import (
     element_type,
     is_unsigned,
-    kind,
     operand_coordinates,
     read_index,
     scalar_const,
@@ -49,7 +48,7 @@ from .common import (
     to_storage,
 )
 from .control_flow import move_region
-from .elementwise import BINARY, UNARY
+from .elementwise import BINARY, UNARY, scalar_rule
 
 RULES: dict = {}
 
@@ -68,32 +67,26 @@ def _index(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
-def _scalar_rule(inner: ir.OpView) -> Callable | None:
-    """The scalar rule of an elementwise op in the update computation, or None."""
-    rules = UNARY.get(inner.name) or BINARY.get(inner.name)
-    if rules is None or not inner.operands:
-        return None
-    t = element_type(inner.operands[0])
-    return rules.get(kind(t)) or rules.get("any")
-
-
 def scalar_combine(block: ir.Block, elem: ir.Type) -> ScalarCombine | None:
     """The update computation as a function of two stored scalars (current,
     update) giving the stored result, when every op of `block` has a scalar
     rule; None otherwise."""
     ops = list(block.operations)
-    steps = []
+    steps = []  # (op, its operands' element type, its scalar rule)
     for inner in ops[:-1]:
-        rule = _scalar_rule(inner)
-        if rule is None or len(inner.results) != 1:
+        rules = UNARY.get(inner.name) or BINARY.get(inner.name)
+        if rules is None or not inner.operands or len(inner.results) != 1:
             return None
-        steps.append((inner, rule))
+        t = element_type(inner.operands[0])
+        rule = scalar_rule(rules, t)
+        if rule is None:
+            return None
+        steps.append((inner, t, rule))
     yielded = ops[-1].operands[0]
 
     def combine(current: ir.Value, update: ir.Value) -> ir.Value:
         values = {block.arguments[0]: to_compute(elem, current), block.arguments[1]: to_compute(elem, update)}
-        for inner, rule in steps:
-            t = element_type(inner.operands[0])
+        for inner, t, rule in steps:
             values[inner.results[0]] = rule(t, *[values[v] for v in inner.operands])
         return to_storage(elem, values[yielded])
     return combine
