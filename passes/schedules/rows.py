@@ -48,6 +48,7 @@ def groups(kernels: list[Kernel]) -> list[list[Kernel]]:
             for operand in kernel.op.operands:
                 producer = by_result.get(operand)
                 if (producer is None or producer.ident in members or producer.ident in taken
+                        or _shared_accumulator_fill(producer, rows)
                         or not _row_shaped(producer, rows, consumer.ranges[-1])):
                     continue
                 members[producer.ident] = producer
@@ -72,6 +73,17 @@ def give_producers_their_own_outputs(group: list[Kernel]) -> None:
             continue
         with ir.InsertionPoint(kernel.op), kernel.op.location:
             kernel.op.operands[index] = empty(init.type.shape, init.type.element_type)
+
+
+def _shared_accumulator_fill(kernel: Kernel, rows: tuple[int, ...]) -> bool:
+    """One value per row computed from nothing that is the initial value
+    (output operand) of more than one op: CSE merged the fills of several
+    reductions."""
+    if kernel.n_inputs or kernel.ranges != rows:
+        return False
+    as_init = [use for use in kernel.op.results[0].uses
+               if use.operand_number == len(use.owner.operands) - 1]
+    return len(as_init) > 1
 
 
 def _is_row_elementwise(kernel: Kernel) -> bool:
@@ -110,10 +122,12 @@ def schedule(group: list[Kernel], target: Target) -> Plan:
     fused = {consumer.ident: tiled}
     for kernel in reversed(group[:-1]):
         h, forall = s.fuse_into(ops[kernel.ident], forall)
+        # A producer used twice in the row (exp by the sum and by the division)
+        # was fused once per use, each copy reading its own producers: merged
+        # now, or a chain of rounds multiplies the copies (docs/toolchain.md).
+        s.cse(forall)
         fused[kernel.ident] = h
-    # A producer used twice in the row (exp by the sum and by the division) was
-    # fused once per use; CSE merges the copies (marked alike) before each op
-    # is tiled, and each op is found again by its mark.
+    # Each op is found again by its mark once the function is CSE'd.
     for kernel in group:
         s.annotate(fused[kernel.ident], "jaxc.row_op", kernel.ident)
         s.annotate(fused[kernel.ident])  # every op of the row joins the consumer's kernel id

@@ -7,7 +7,9 @@ within its bound (upstream fusion is quadratic in the length of a chain)."""
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -161,3 +163,45 @@ def test_long_elementwise_chain_is_fused_in_bounded_kernels():
     assert sum(bodies) == n and max(bodies) <= 128 and len(bodies) == 3, bodies
     np.testing.assert_allclose(np.asarray(f(x)), chain(n, np)(x.astype(np.float64)),
                                rtol=1e-5, atol=1e-6)
+
+
+ROUNDS_OF_ROW_MAXIMA = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import jaxc, jaxc.numpy as jnp
+
+    def largest_first(x, rounds):
+        # each round: the largest value not taken yet, then the first index holding it
+        iota = jnp.arange(x.shape[1])
+        m = jnp.full(x.shape[:1], jnp.inf, x.dtype)
+        i = jnp.full(x.shape[:1], -1, iota.dtype)
+        taken = []
+        for _ in range(rounds):
+            remaining = (x < m[:, None]) | ((x == m[:, None]) & (iota > i[:, None]))
+            m = jnp.max(jnp.where(remaining, x, -jnp.inf), 1)
+            i = jnp.min(jnp.where(remaining & (x == m[:, None]), iota, x.shape[1]), 1)
+            taken.append(i)
+        return jnp.stack(taken, 1)
+
+    x = np.random.default_rng(0).standard_normal((64, 1024)).astype(np.float32)
+    x[:, 7] = x[:, 3]  # ties: the first index first
+    f = jaxc.jit(lambda x: largest_first(x, 8))
+    text = f.lower(x).as_text(stage="scheduled")
+    print(text.count("scf.forall (%arg1) in (64)"), text.count("scf.forall ("))
+    np.testing.assert_array_equal(np.asarray(f(x)), np.argsort(-x, axis=1, kind="stable")[:, :8])
+""")
+
+
+def test_rounds_of_dependent_row_reductions_compile():
+    # Each round's max and min are fused into the row loop of the next one;
+    # fusion clones a producer once per use in the loop, and without merging
+    # the clones after each step the copies multiplied by ~9 per round: 4
+    # rounds took 5 s, 5 rounds 100 s, 8 rounds hours. A hang is the failure
+    # here (a generous limit, not a timing).
+    result = subprocess.run([sys.executable, "-c", ROUNDS_OF_ROW_MAXIMA], capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    # every loop is a fused loop over the rows (a refused group would be
+    # scheduled kernel by kernel: 39 loops)
+    row_loops, loops = map(int, result.stdout.split()[-2:])
+    assert row_loops == loops <= 2, result.stdout
