@@ -239,6 +239,7 @@ def _apply_plans(module: ir.Operation, plans: list[tuple[Kernel, str, Plan]],
         for kernel, _, plan in plans:
             try:
                 _apply(module, plan.tiling)
+                order_parallel_inserts(module)
                 _apply(module, canonicalize_script(kernel.ident))
                 if _mark_static_tiles(module, {kernel.ident}, kernel.ident):
                     _apply(module, vectorize_script(kernel.ident, plan.patterns))
@@ -251,6 +252,7 @@ def _apply_plans(module: ir.Operation, plans: list[tuple[Kernel, str, Plan]],
             _apply(module, plan.tiling)
         except Exception:  # noqa: BLE001 -- the interpreter refused this kernel's plan
             return kernel.ident
+    order_parallel_inserts(module)
     by_patterns: dict[tuple[str, ...], set[int]] = {}
     for kernel, _, plan in plans:
         by_patterns.setdefault(plan.patterns, set()).add(kernel.ident)
@@ -264,6 +266,41 @@ def _apply_plans(module: ir.Operation, plans: list[tuple[Kernel, str, Plan]],
         return SOME_KERNEL
     _strip(module, (KERNEL_ATTR, VECTORIZE_ATTR, "jaxc.row_op"))
     return None
+
+
+def order_parallel_inserts(root: ir.Operation) -> None:
+    """Put the `tensor.parallel_insert_slice` ops that end each one-iteration
+    `scf.forall` in the order of the shared outputs they write. MLIR 22.1.8's
+    canonicalization folds such a loop away and pairs its results with those
+    ops in their order, so out of order (fusion appends results with their
+    inserts in its own order) it swaps results: wrong numbers, or an invalid
+    module when the types differ. Loops of more iterations keep their order:
+    one-shot-bufferize copies their inserts in order, and fusion's order is
+    the one it gets right (docs/toolchain.md).
+
+        scf.forall (%i) in (1) shared_outs(%a = %x, %b = %y) ... { insert %v into %b; insert %u into %a }
+        ->                                                      { insert %u into %a; insert %v into %b }
+    """
+    for forall in ops_named(root, ["scf.forall"]):
+        if not _one_iteration(forall):
+            continue
+        in_parallel = list(forall.regions[0].blocks[0].operations)[-1]
+        inserts = list(in_parallel.regions[0].blocks[0].operations)
+        if not all(isinstance(op.operands[1], ir.BlockArgument) for op in inserts):
+            continue
+        ordered = sorted(inserts, key=lambda op: ir.BlockArgument(op.operands[1]).arg_number)
+        if ordered == inserts:
+            continue
+        ordered[0].move_before(inserts[0])
+        for before, op in zip(ordered, ordered[1:]):
+            op.move_after(before)
+
+
+def _one_iteration(forall: ir.Operation) -> bool:
+    bounds = [list(ir.DenseI64ArrayAttr(forall.attributes[name]))
+              for name in ("staticLowerBound", "staticUpperBound", "staticStep")]
+    dynamic = ir.ShapedType.get_dynamic_size()
+    return all(dynamic not in (lo, up, step) and 0 < up - lo <= step for lo, up, step in zip(*bounds))
 
 
 def _mark_static_tiles(module: ir.Operation, idents: set[int], mark: int) -> bool:

@@ -483,6 +483,52 @@ def test_softmax_rows():
     run_and_check(softmax(jnp), softmax(np), x, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("rows", [1, 2, 3])
+def test_row_group_with_several_results_of_one_row(rows):
+    """A row group whose producers are also results (e, x - m) makes a forall
+    with several results; with one row, canonicalization folds the loop away
+    and (MLIR 22.1.8) paired its results with the inserts in their order,
+    which fusion leaves reversed: one row gave e*2 as x - m before
+    `order_parallel_inserts`."""
+    x = rand((rows, 1024))
+
+    def f(m):
+        def g(x):
+            e = m.exp(x - x.max(1, keepdims=True))
+            return e / e.sum(1, keepdims=True), e * 2, x - x.max(1, keepdims=True)
+        return g
+
+    got = jaxc.jit(f(jnp))(x)
+    for g, w in zip(got, f(np)(x.astype(np.float64))):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-6)
+
+
+def test_parallel_inserts_are_put_in_the_order_of_the_shared_outputs():
+    from mlir import ir
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import pipeline
+    from jaxc.passes.schedule import order_parallel_inserts
+    module = ir.Module.parse("""
+      func.func @f(%x: tensor<4xi8>, %y: tensor<4xi32>, %z: tensor<4xi32>, %u: tensor<4xi8>, %v: tensor<4xi32>,
+                   %w: tensor<4xi32>) -> (tensor<4xi8>, tensor<4xi32>, tensor<4xi32>) {
+        %r:3 = scf.forall (%i) in (1) shared_outs(%a = %x, %b = %y, %c = %z) -> (tensor<4xi8>, tensor<4xi32>, tensor<4xi32>) {
+          scf.forall.in_parallel {
+            tensor.parallel_insert_slice %w into %c[0] [4] [1] : tensor<4xi32> into tensor<4xi32>
+            tensor.parallel_insert_slice %u into %a[0] [4] [1] : tensor<4xi8> into tensor<4xi8>
+            tensor.parallel_insert_slice %v into %b[0] [4] [1] : tensor<4xi32> into tensor<4xi32>
+          }
+        }
+        return %r#0, %r#1, %r#2 : tensor<4xi8>, tensor<4xi32>, tensor<4xi32>
+      }""", make_context())
+    order_parallel_inserts(module.operation)
+    assert [line.split()[1] for line in str(module).splitlines() if "parallel_insert_slice" in line] == \
+        ["%arg3", "%arg4", "%arg5"]  # u, v, w
+    pipeline.build_pass_manager(pipeline.parse_pipeline("builtin.module(canonicalize)"),
+                                module.context).run(module.operation)
+    assert "return %arg3, %arg4, %arg5 :" in str(module)
+
+
 def test_normalize_columns():
     x = rand((1000, 100))
     run_and_check(lambda x: (x - x.mean(0)) / x.std(0),
