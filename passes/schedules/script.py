@@ -120,7 +120,7 @@ class Script:
         return main, rem
 
     def vectorize(self, handle: str) -> None:
-        self.emit(f"transform.structured.vectorize {handle} : {ANY}")
+        self.emit(f"transform.structured.vectorize {handle} {{vectorize_nd_extract}} : {ANY}")
 
     def patterns(self, where: str, *names: str) -> None:
         body = " ".join(f"transform.apply_patterns.{n}" for n in names)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -490,6 +491,73 @@ def test_top_k_vmap_and_grads(x64):
     expected = [np_top_k(v, 3) for v in x]
     assert_close((values, indices), (np.stack([e[0] for e in expected]), np.stack([e[1] for e in expected])))
     check_grads(lambda v: lax.top_k(v, 3)[0], (x,), order=1, modes=("fwd", "rev"))
+
+
+def special_values(shape, dtype, rng):
+    """`shape` of `dtype` with many ties, both zeros, both infinities and
+    NaNs of both signs (floats), or the extremes (integers)."""
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        pool = np.array([info.min, info.max, 0, 1, info.min + 1, 7, 7, 7], dtype)
+        return np.where(rng.random(shape) < 0.3, rng.choice(pool, shape),
+                        rng.integers(info.min, int(info.max) + 1, shape, dtype=np.int64).astype(dtype))
+    pool = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.5, 1.5, -2.0], np.float64)
+    values = np.where(rng.random(shape) < 0.3, rng.choice(pool, shape), rng.normal(size=shape))
+    return values.astype(dtype)
+
+
+# (shape, k): chunked rounds (the last chunk padded, or not), plain rounds, and
+# a k large enough for the sort
+TOP_K_CASES = [((3, 1000), 3), ((2, 4099), 7), ((5, 64), 8), ((4, 50), 1), ((2, 100), 60), ((1, 1), 1)]
+
+
+@pytest.mark.parametrize("shape,k", TOP_K_CASES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, "bfloat16", np.int32, np.uint8, np.int8,
+                                   np.bool_], ids=str)
+def test_top_k_in_the_order_of_the_bits(shape, k, dtype, x64):
+    """Every path of top_k (chunk filter, rounds, sort) against NumPy in
+    top_k's total order: bits of the values and indices exact."""
+    import ml_dtypes
+    from fuzz_programs import np_top_k as np_top_k_total
+    dtype = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    if dtype == np.bool_ and k > 1:
+        k = 1 if shape[-1] == 1 else 2
+    rng = np.random.default_rng(zlib.crc32(repr((shape, k, str(dtype))).encode()))
+    x = special_values(shape, dtype, rng)
+    values, indices = jaxc.jit(lambda v: lax.top_k(v, k))(x)
+    want_values, want_indices = np_top_k_total(x, k)
+    np.testing.assert_array_equal(np.asarray(indices), want_indices)
+    assert np.asarray(indices).dtype == np.int32
+    np.testing.assert_array_equal(np.asarray(values).view(np.uint8), want_values.view(np.uint8))
+    if dtype != np.bool_:
+        tied = np.full(shape, 3, dtype)  # all equal: the first k indices
+        np.testing.assert_array_equal(np.asarray(lax.top_k(tied, k)[1]), np.broadcast_to(np.arange(k), shape[:-1] + (k,)))
+
+
+def test_top_k_chunked_along_every_axis_vmap_and_grads(x64):
+    """The chunk filter along a middle axis and under vmap (a loop as
+    reference), gradients (float64 finite differences) and JAX itself."""
+    from fuzz_programs import np_top_k as np_top_k_total
+    x = floats(3, 700, 4, dtype=np.float64)
+    x[1, 650:, 2] = x[1, 0, 2] = 9.0  # ties in the first and the last chunk
+    values, indices = jaxc.jit(lambda v: lax.top_k(v, 5, axis=1))(x)
+    want = np_top_k_total(x, 5, axis=1)
+    np.testing.assert_array_equal(np.asarray(indices), want[1])
+    np.testing.assert_array_equal(np.asarray(values), want[0])
+    batched = jaxc.vmap(lambda v: lax.top_k(v, 4), in_axes=2, out_axes=0)(x)
+    for j in range(x.shape[2]):
+        loop = np_top_k_total(x[:, :, j], 4)
+        np.testing.assert_array_equal(np.asarray(batched[1][j]), loop[1])
+        np.testing.assert_array_equal(np.asarray(batched[0][j]), loop[0])
+    check_grads(lambda v: lax.top_k(v, 3)[0], (floats(2, 300, dtype=np.float64),), order=1, modes=("fwd", "rev"))
+    jax = pytest.importorskip("jax")
+    y = special_values((6, 2000), np.float32, np.random.default_rng(3))
+    theirs = jax.lax.top_k(y, 9)
+    ours = lax.top_k(y, 9)
+    np.testing.assert_array_equal(np.asarray(ours[1]), np.asarray(theirs[1]))
+    np.testing.assert_array_equal(np.asarray(ours[0]).view(np.uint32), np.asarray(theirs[0]).view(np.uint32))
 
 
 def np_scan(fn, xs, reverse=False):

@@ -6,7 +6,8 @@ slicing conveniences, `top_k`, scans and a few special functions.
         -> a pad with the init value, one strided slice per window offset,
            combined with lax.max (no reduce-window op)
     lax.associative_scan(jnp.add, x)    -> O(n log n) odd/even recursion
-    lax.top_k(x, 3)                     -> a two-key sort, reversed
+    lax.top_k(x, 3)                     -> 3 rounds of max, then first index, over the
+                                           3 chunks with the largest maxima
 
 `reduce_window` and `reduce` take any `computation` that works elementwise
 on arrays (JAX calls it on scalars; here it is called on whole slices):
@@ -568,10 +569,14 @@ def select_n(which: Any, *cases: Any) -> Any:
 
 def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     """The `k` largest entries along `axis`, largest first, and their int32
-    indices; equal entries in index order. Built from a two-key ascending
-    sort (the value, then the reversed index), reversed: as in JAX (the
-    order of the bits), NaN ranks above +inf, a NaN with the sign bit set
-    below -inf, and 0.0 above -0.0."""
+    indices; equal entries in index order. As in JAX (the order of the
+    bits), NaN ranks above +inf, a NaN with the sign bit set below -inf, and
+    0.0 above -0.0.
+
+    Small `k` (`_TOP_K_BY_ROUNDS`): k rounds of "the largest entry not taken
+    yet, then the first index holding it" over integer keys in that order,
+    after keeping only the k chunks with the largest maxima (`_top_k_last`);
+    larger `k`: a two-key sort, reversed."""
     x = L._array(operand, "top_k")
     k = L._int(k, "top_k", "k")
     if k < 0:
@@ -581,6 +586,125 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     if k > n:
         raise ValueError(f"k argument to top_k must be no larger than size along axis; got k={k} with "
                          f"shape={list(x.shape)} and axis={axis}")
+    if not _TOP_K_BY_ROUNDS(k, n) or math.prod(x.shape) == 0:
+        return _top_k_by_sort(x, k, axis, n)
+    last = x.ndim - 1
+    order = list(range(x.ndim))
+    order[axis], order[last] = last, axis
+    values, indices = _top_k_last(x if axis == last else L.transpose(x, order), k)
+    if axis == last:
+        return values, indices
+    return L.transpose(values, order), L.transpose(indices, order)
+
+
+def _TOP_K_BY_ROUNDS(k: int, n: int) -> bool:
+    """Rounds cost ~2k passes over the row (fewer after the chunk filter),
+    sort ~log2(n) slower ones: rounds while k is under 8 log2(n)."""
+    return 0 < k <= 8 * max(1, math.ceil(math.log2(max(n, 2))))
+
+
+_MIN_CHUNK = 8  # entries per chunk of the filter (an AVX2 vector of f32)
+
+
+def _top_k_last(x: Any, k: int) -> tuple[Any, Any]:
+    """top_k along the last axis. Keys: the entries as integers in top_k's
+    order. The row is cut into c >= 4k chunks of s entries; the k chunks with
+    the largest maxima (ties: the first) hold the k largest entries (any
+    entry beaten by the maxima of k other chunks is not among them), so the
+    rounds run over those k*s candidates only, with their own indices.
+
+        x (R, 1000), k=4:  chunk maxima (R, 63, 16) -> (R, 63); 4 rounds -> 4 chunks;
+                           candidates (R, 64) and their indices; 4 rounds -> (R, 4)
+    """
+    n = x.shape[-1]
+    rows = x.shape[:-1]
+    keys = _order_keys(x)
+    size = max(_MIN_CHUNK, -(-n // (16 * k) + 7) // 8 * 8)
+    chunks = -(-n // size)
+    if chunks >= 2 * k:
+        lowest = np.iinfo(keys.dtype).min
+        padded = L.pad(keys, keys.dtype.type(lowest), [(0, 0, 0)] * len(rows) + [(0, chunks * size - n, 0)])
+        blocks = L.reshape(padded, rows + (chunks, size))
+        maxima = L.reduce_max(blocks, (len(rows) + 1,))
+        chosen = _rounds(maxima, L.broadcasted_iota(np.int32, maxima.shape, len(rows)), k)
+        keys = L.reshape(_take_rows(L.reshape(blocks, rows + (chunks * size,)), chosen, size), rows + (k * size,))
+        within = L.broadcasted_iota(np.int32, rows + (k, size), len(rows) + 1)
+        first = L.broadcast_in_dim(L.mul(chosen, L.full(chosen.shape, size, np.int32)), rows + (k, size),
+                                   tuple(range(len(rows) + 1)))
+        index = L.reshape(L.add(first, within), rows + (k * size,))
+    else:
+        index = L.broadcasted_iota(np.int32, keys.shape, len(rows))
+    indices = _rounds(keys, index, k)
+    return _take_rows(x, indices, 1), indices
+
+
+def _order_keys(x: Any) -> Any:
+    """Integers in top_k's order of `x`: a float's bits with the magnitude
+    flipped when the sign bit is set (-NaN < -inf < -0.0 < 0.0 < inf < NaN;
+    every NaN of a sign alike); integers as they are, booleans as int8."""
+    if x.dtype == np.bool_:
+        return L.convert_element_type(x, np.int8)
+    if not dtypes.is_float(x.dtype):
+        return x
+    bits = L.bitcast_sign(x)
+    width = x.dtype.itemsize * 8
+    magnitude = L.full(bits.shape, (1 << (width - 1)) - 1, bits.dtype)
+    keys = L.bitwise_xor(bits, L.bitwise_and(L.shift_right_arithmetic(bits, L.full(bits.shape, width - 1, bits.dtype)),
+                                             magnitude))
+    nan_key = L.select(L.lt(bits, L.full(bits.shape, 0, bits.dtype)),
+                       L.full(bits.shape, np.iinfo(bits.dtype).min + 1, bits.dtype), magnitude)
+    return L.select(L.ne(x, x), nan_key, keys)
+
+
+def _rounds(keys: Any, index: Any, k: int) -> Any:
+    """The `index` entries of the k largest `keys` along the last axis,
+    largest first, ties by lower index: round t takes the largest key below
+    the last one taken (or equal to it at a higher index), then the lowest
+    index holding it.
+
+        keys [3, 1, 3], index [0, 1, 2], k=2  ->  [0, 2]
+    """
+    from ._control_flow import fori_loop
+    rows = keys.shape[:-1]
+    info = np.iinfo(keys.dtype)
+    beyond = np.iinfo(np.int32).max
+
+    def per_row(v: Any) -> Any:
+        return L.broadcast_in_dim(v, keys.shape, tuple(range(len(rows))))
+
+    def round_(t: Any, state: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        last_key, last_index, taken = state
+        remaining = L.bitwise_or(L.lt(keys, per_row(last_key)),
+                                 L.bitwise_and(L.eq(keys, per_row(last_key)), L.gt(index, per_row(last_index))))
+        key = L.reduce_max(L.select(remaining, keys, L.full(keys.shape, info.min, keys.dtype)), (len(rows),))
+        at = L.bitwise_and(remaining, L.eq(keys, per_row(key)))
+        first = L.reduce_min(L.select(at, index, L.full(index.shape, beyond, np.int32)), (len(rows),))
+        taken = L.dynamic_update_slice(taken, L.reshape(first, rows + (1,)), (0,) * len(rows) + (t,))
+        return key, first, taken
+
+    start = (L.full(rows, info.max, keys.dtype), L.full(rows, -1, np.int32), L.full(rows + (k,), 0, np.int32))
+    return fori_loop(0, k, round_, start)[2]
+
+
+def _take_rows(x: Any, starts: Any, size: int) -> Any:
+    """x[..., starts[..., j] * size : + size] for each j, joined: (rows..., m)
+    starts of an (rows..., n) array -> (rows..., m, size) (size 1: (rows..., m))."""
+    rows = x.shape[:-1]
+    n = x.shape[-1]
+    count = math.prod(rows)
+    m = starts.shape[-1]
+    row = L.broadcasted_iota(np.int32, (count, m), 0)
+    flat = L.add(L.mul(row, L.full((count, m), n, np.int32)),
+                 L.mul(L.reshape(starts, (count, m)), L.full((count, m), size, np.int32)))
+    dims = (L.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(0,)) if size > 1
+            else L.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,)))
+    out = L.gather(L.reshape(x, (count * n,)), L.reshape(flat, (count * m, 1)), dims, (size,))
+    return L.reshape(out, rows + ((m, size) if size > 1 else (m,)))
+
+
+def _top_k_by_sort(x: Any, k: int, axis: int, n: int) -> tuple[Any, Any]:
+    """top_k from a two-key ascending sort (the value, then the reversed
+    index), reversed."""
     last = n - 1
     backwards = L.sub(L.full(x.shape, last, np.int32), L.broadcasted_iota(np.int32, x.shape, axis))
     if dtypes.is_float(x.dtype):  # sort compares -0.0 == 0.0: the sign bit breaks that tie

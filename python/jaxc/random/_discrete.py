@@ -38,8 +38,6 @@ from ._uniform import check_shape, float_dtype, key_data_of, randint, uniform_bo
 __all__ = ["categorical", "choice", "gumbel", "permutation"]
 
 _GUMBEL_MODES = ("highest", "high", "low")
-_SIGNED_OF_BITS: dict[int, np.dtype] = {16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
-
 
 # ---------------------------------------------------------------------------
 # Argument checks
@@ -83,24 +81,10 @@ def _gumbel_mode(mode: Any) -> str:
 # Orderings: XLA's top_k and jnp.searchsorted
 # ---------------------------------------------------------------------------
 
-def _total_order_key(x: Any) -> Any:
-    """Signed integers that order like the floats `x` in IEEE total order
-    (-NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN)."""
-    nbits = x.dtype.itemsize * 8
-    sint = _SIGNED_OF_BITS[nbits]
-    i = lax.bitcast_convert_type(x, sint)
-    sign = lax.shift_right_arithmetic(i, lax.full((), nbits - 1, sint))
-    return lax.bitwise_xor(i, lax.bitwise_and(sign, lax.full((), np.iinfo(sint).max, sint)))
-
-
 def _top_k_indices(x: Any, k: int) -> Any:
     """int32 indices of the k largest floats along the last axis, largest
     first, as lax.top_k gives them (total order; ties: lower index first)."""
-    last = x.ndim - 1
-    descending = lax.bitwise_not(_total_order_key(x))  # ~i reverses the signed order
-    iota = lax.broadcasted_iota(np.int32, x.shape, last)
-    _, indices = lax.sort((descending, iota), last, is_stable=True, num_keys=1)
-    return lax.slice_in_dim(indices, 0, k, axis=last)
+    return lax.top_k(x, k)[1]
 
 
 def _searchsorted(a: Any, v: Any) -> Any:
