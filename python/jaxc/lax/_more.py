@@ -573,7 +573,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     bits), NaN ranks above +inf, a NaN with the sign bit set below -inf, and
     0.0 above -0.0.
 
-    Small `k` (`_TOP_K_BY_ROUNDS`): k rounds of "the largest entry not taken
+    Small `k` (`_by_rounds`): k rounds of "the largest entry not taken
     yet, then the first index holding it" over integer keys in that order,
     after keeping only the k chunks with the largest maxima (`_top_k_last`);
     larger `k`: a two-key sort, reversed."""
@@ -586,7 +586,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     if k > n:
         raise ValueError(f"k argument to top_k must be no larger than size along axis; got k={k} with "
                          f"shape={list(x.shape)} and axis={axis}")
-    if not _TOP_K_BY_ROUNDS(k, n) or math.prod(x.shape) == 0:
+    if not _by_rounds(k, n, math.prod(x.shape)):
         return _top_k_by_sort(x, k, axis, n)
     last = x.ndim - 1
     order = list(range(x.ndim))
@@ -597,10 +597,11 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     return L.transpose(values, order), L.transpose(indices, order)
 
 
-def _TOP_K_BY_ROUNDS(k: int, n: int) -> bool:
+def _by_rounds(k: int, n: int, size: int) -> bool:
     """Rounds cost ~2k passes over the row (fewer after the chunk filter),
-    sort ~log2(n) slower ones: rounds while k is under 8 log2(n)."""
-    return 0 < k <= 8 * max(1, math.ceil(math.log2(max(n, 2))))
+    sort ~log2(n) slower ones: rounds while k is under 8 log2(n), on arrays
+    whose flat int32 positions (the gathers' indices) do not overflow."""
+    return 0 < k <= 8 * max(1, math.ceil(math.log2(max(n, 2)))) and 0 < size <= np.iinfo(np.int32).max
 
 
 _MIN_CHUNK = 8  # entries per chunk of the filter (an AVX2 vector of f32)
@@ -608,7 +609,7 @@ _MIN_CHUNK = 8  # entries per chunk of the filter (an AVX2 vector of f32)
 
 def _top_k_last(x: Any, k: int) -> tuple[Any, Any]:
     """top_k along the last axis. Keys: the entries as integers in top_k's
-    order. The row is cut into c >= 4k chunks of s entries; the k chunks with
+    order. The row is cut into c >= 2k chunks of s entries; the k chunks with
     the largest maxima (ties: the first) hold the k largest entries (any
     entry beaten by the maxima of k other chunks is not among them), so the
     rounds run over those k*s candidates only, with their own indices.
