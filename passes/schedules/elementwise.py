@@ -21,6 +21,8 @@ tile reads whole vectors of the input's rows and turns them in registers.
 """
 from __future__ import annotations
 
+from mlir import ir
+
 from ..host import Target
 from .kernel import Kernel
 from .script import Plan, Script
@@ -38,7 +40,8 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
     op = s.match_kernel()
     rank = len(kernel.ranges)
     ranges = list(kernel.ranges)
-    if rank > 1 and all(kernel.is_identity(i) for i in range(len(kernel.maps))):
+    if (rank > 1 and all(kernel.is_identity(i) for i in range(len(kernel.maps)))
+            and not (ranges[-1] >= lanes and _gathers_rows(kernel))):
         op = s.flatten(op)  # every operand read in order: one loop over all elements
         ranges, rank = [kernel.size], 1
     if ranges[-1] < lanes:
@@ -70,6 +73,49 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
 
 
 TRANSPOSE_PATTERNS = ("vector.transfer_permutation_patterns",)
+
+
+def _gathers_rows(kernel: Kernel) -> bool:
+    """Whether every `tensor.extract` of the body reads along the innermost
+    loop (its last index is that loop's index plus an offset that does not
+    depend on it) or at one place per row, and one at least along it: a
+    gather of whole rows (`x[idx]`). Kept 2-D, the vectorizer reads each
+    row as vectors; flattened, every element's position is divided back
+    into (row, column) and gathered. (take_along_axis reads at a position
+    loaded per element: not rows.)
+
+        %j = linalg.index 1 : index
+        %v = tensor.extract %x[%r, %j]          or   tensor.extract %flat[%start + %j]
+    """
+    last = len(kernel.ranges) - 1
+    seen: dict[ir.Value, bool] = {}
+
+    def innermost(value: ir.Value) -> bool:
+        owner = value.owner
+        return (isinstance(owner, ir.OpView) and owner.operation.name == "linalg.index"
+                and ir.IntegerAttr(owner.attributes["dim"]).value == last)
+
+    def depends(value: ir.Value) -> bool:
+        if value not in seen:
+            owner = value.owner  # a block argument (an input element) depends on no loop
+            seen[value] = isinstance(owner, ir.OpView) and (
+                innermost(value) or any(depends(v) for v in owner.operation.operands))
+        return seen[value]
+
+    def along(index: ir.Value) -> bool:
+        owner = index.owner
+        if innermost(index):
+            return True
+        if not (isinstance(owner, ir.OpView) and owner.operation.name == "arith.addi"):
+            return False
+        a, b = owner.operation.operands
+        return (innermost(a) and not depends(b)) or (innermost(b) and not depends(a))
+
+    extracts = [list(op.operands)[1:] for op in kernel.op.regions[0].blocks[0].operations
+                if op.operation.name == "tensor.extract" and len(op.operands) > 1]
+    return (any(along(index[-1]) for index in extracts)
+            and all(along(index[-1]) or not depends(index[-1]) for index in extracts)
+            and not any(depends(i) for index in extracts for i in index[:-1]))
 
 
 def _read_across(kernel: Kernel) -> int | None:

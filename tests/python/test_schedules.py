@@ -529,6 +529,22 @@ def test_parallel_inserts_are_put_in_the_order_of_the_shared_outputs():
     assert "return %arg3, %arg4, %arg5 :" in str(module)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.float64])
+def test_rows_taken_by_index_are_read_as_vectors(dtype):
+    """x[idx] of whole rows stays 2-D: each row is read as vectors (no
+    vector.gather); take_along_axis, which reads a position loaded per
+    element, is flattened and gathered. Both against NumPy, with rows that
+    do not divide the tiles."""
+    x = rand((300, 203), dtype, -100, 100)
+    idx = rand((1000,), np.int32, 0, 300)
+    run_and_check(lambda x, i: x[i], lambda x, i: x[i], x, idx)
+    text = scheduled_text(lambda x, i: x[i], x, idx)
+    assert "vector.gather" not in text and "vector.transfer_read %arg0" in text
+    along = rand((300, 50), np.int32, 0, 203)
+    run_and_check(lambda x, i: jnp.take_along_axis(x, i, 1), lambda x, i: np.take_along_axis(x, i, 1), x, along)
+    assert "vector.gather" in scheduled_text(lambda x, i: jnp.take_along_axis(x, i, 1), x, along)
+
+
 def test_normalize_columns():
     x = rand((1000, 100))
     run_and_check(lambda x: (x - x.mean(0)) / x.std(0),
