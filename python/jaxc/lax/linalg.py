@@ -4,8 +4,10 @@ solves, as JAX's `jax.lax.linalg` has them.
 Each is a program of jaxc ops, not a library call: a `fori_loop` over the
 columns whose body updates the whole (batched) matrix with masked vector
 operations, so it runs under jit, vmap and grad like any other program and
-lowers through the normal stages (n steps of O(n^2) work each). LU at step
-k, on rows r and columns c of `a`:
+lowers through the normal stages (n steps of O(n^2) work each; `lu` and
+`triangular_solve` loop over blocks of columns or rows instead, most of
+their work one matrix product per block). LU at step k, on rows r and
+columns c of `a`:
 
     p = argmax over r >= k of |a[r, k]|           (the pivot row)
     swap rows k and p
@@ -50,7 +52,7 @@ import numpy as np
 
 from .. import dtypes, numpy as jnp
 from .._autodiff import custom_jvp
-from . import _ops
+from . import _more, _ops
 from ._control_flow import fori_loop, while_loop
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_update", "eig", "eigh",
@@ -108,38 +110,89 @@ def _h(x: Any) -> Any:
 
 # --------------------------------------------------------------------- LU
 
+_LU_BLOCK = 32  # columns per block of the blocked LU (from two blocks on)
+
+
 def lu(x: Any) -> tuple[Any, Any, Any]:
     """LU decomposition with partial pivoting of (..., m, n) matrices:
     (lu, pivots, permutation). `lu` holds U on and above the diagonal and
     the multipliers of the unit lower L below it; `pivots[k]` (int32,
     min(m, n) of them) is the row swapped with row k at step k;
     `permutation` (int32, m) is the row order they make: x[permutation] = L U.
-    Real or complex (the pivot is the largest modulus)."""
+    Real or complex (the pivot is the largest modulus).
+
+    Blocked as LAPACK's getrf (right-looking), in a loop over blocks of
+    `_LU_BLOCK` columns: the block's columns (all rows) are factored by the
+    module docstring's steps, its row swaps applied to the whole matrix
+    once, U's block row solved from L's diagonal block, and the trailing
+    matrix updated by one product, so most of the work is a matrix product
+    instead of a rank-1 update of the whole matrix per column. The products
+    keep the matrix's shape (rows and columns outside the trailing part
+    multiply zeros), so every block is one loop body:
+
+        [A11 A12]  ->  P [L11  ] [U11 U12]     L11 U11, L21 U11 = the block's LU
+        [A21 A22]        [L21 I] [    S  ]     U12 = L11^-1 A12; S = A22 - L21 U12
+
+    Columns left after the last whole block take the steps on the whole
+    matrix."""
     x = _matrix("lax.linalg.lu", x, complex_ok=True)
     *batch, m, n = x.shape
     steps = min(m, n)
-    rows, cols = jnp.arange(m, dtype=np.int32), jnp.arange(n, dtype=np.int32)
-
-    def step(k: Any, state: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-        a, permutation, pivots = state
-        column = a[..., :, k]
-        p = jnp.argmax(jnp.where(rows >= k, jnp.abs(column), -1), axis=-1).astype(np.int32)[..., None]
-        order = jnp.where(rows == k, p, jnp.where(rows == p, k, rows))  # swap rows k and p
-        a = jnp.take_along_axis(a, jnp.broadcast_to(order[..., :, None], a.shape), axis=-2)
-        permutation = jnp.take_along_axis(permutation, order, axis=-1)
-        pivots = jnp.where(jnp.arange(steps, dtype=np.int32) == k, p, pivots)
-        column, pivot = a[..., :, k], a[..., k, k][..., None]
-        multipliers = jnp.where(rows > k, jnp.where(pivot != 0, column / pivot, column), 0)
-        pivot_row = jnp.where(cols > k, a[..., k, :], 0)
-        a = a - multipliers[..., :, None] * pivot_row[..., None, :]
-        a = jnp.where((rows[:, None] > k) & (cols[None, :] == k), multipliers[..., :, None], a)
-        return a, permutation, pivots
-
-    start = (x, jnp.broadcast_to(rows, (*batch, m)), jnp.zeros((*batch, steps), np.int32))
+    start = (x, jnp.broadcast_to(jnp.arange(m, dtype=np.int32), (*batch, m)), jnp.zeros((*batch, steps), np.int32))
     if steps == 0:  # nothing to factor (the loop body could not even be traced)
         return start[0], start[2], start[1]
-    factors, permutation, pivots = fori_loop(0, steps, step, start)
+    blocks = steps // _LU_BLOCK if steps >= 2 * _LU_BLOCK else 0
+    state = fori_loop(0, blocks, _lu_block, start) if blocks else start
+    if blocks * _LU_BLOCK < steps:
+        state = fori_loop(blocks * _LU_BLOCK, steps, functools.partial(_lu_step, offset=0), state)
+    factors, permutation, pivots = state
     return factors, pivots, permutation
+
+
+def _lu_step(k: Any, state: tuple[Any, Any, Any], offset: Any) -> tuple[Any, Any, Any]:
+    """Step k of the unblocked LU on columns offset, offset + 1, ... of the
+    matrix (all of them, or a block): pivot, swap, scale, rank-1 update.
+    State: (those columns, the row order so far, the pivots)."""
+    a, order, pivots = state
+    m, c = a.shape[-2:]
+    rows = jnp.arange(m, dtype=np.int32)
+    cols = jnp.arange(c, dtype=np.int32) + offset
+    t = k - offset  # k's column in `a`
+    column = a[..., :, t]
+    p = jnp.argmax(jnp.where(rows >= k, jnp.abs(column), -1), axis=-1).astype(np.int32)[..., None]
+    swap = jnp.where(rows == k, p, jnp.where(rows == p, k, rows))  # swap rows k and p
+    a = jnp.take_along_axis(a, jnp.broadcast_to(swap[..., :, None], a.shape), axis=-2)
+    order = jnp.take_along_axis(order, swap, axis=-1)
+    pivots = jnp.where(jnp.arange(pivots.shape[-1], dtype=np.int32) == k, p, pivots)
+    column, pivot = a[..., :, t], a[..., k, t][..., None]
+    multipliers = jnp.where(rows > k, jnp.where(pivot != 0, column / pivot, column), 0)
+    pivot_row = jnp.where(cols > k, a[..., k, :], 0)
+    a = a - multipliers[..., :, None] * pivot_row[..., None, :]
+    a = jnp.where((rows[:, None] > k) & (cols[None, :] == k), multipliers[..., :, None], a)
+    return a, order, pivots
+
+
+def _lu_block(b: Any, state: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+    """Block b of the blocked LU (`lu`): columns j = b * _LU_BLOCK onwards."""
+    a, permutation, pivots = state
+    *batch, m, n = a.shape
+    w = _LU_BLOCK
+    j = b * w
+    rows, cols = jnp.arange(m, dtype=np.int32), jnp.arange(n, dtype=np.int32)
+    col_axis, row_axis = a.ndim - 1, a.ndim - 2
+    panel = _more.dynamic_slice_in_dim(a, j, w, axis=col_axis)
+    identity = jnp.broadcast_to(rows, (*batch, m))
+    panel, order, pivots = fori_loop(j, j + w, functools.partial(_lu_step, offset=j), (panel, identity, pivots))
+    a = jnp.take_along_axis(a, jnp.broadcast_to(order[..., :, None], a.shape), axis=-2)
+    permutation = jnp.take_along_axis(permutation, order, axis=-1)
+    a = _more.dynamic_update_slice_in_dim(a, panel, j, axis=col_axis)
+    right = cols >= j + w
+    block_rows = _more.dynamic_slice_in_dim(a, j, w, axis=row_axis)
+    u12 = _substitute(_more.dynamic_slice_in_dim(panel, j, w, axis=row_axis), jnp.where(right, block_rows, 0),
+                      lower=True, unit_diagonal=True)
+    a = _more.dynamic_update_slice_in_dim(a, jnp.where(right, u12, block_rows), j, axis=row_axis)
+    l21 = jnp.where((rows >= j + w)[:, None], panel, 0)
+    return a - jnp.matmul(l21, u12), permutation, pivots
 
 
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
@@ -195,7 +248,39 @@ def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = F
 
 
 def _substitute(t: Any, b: Any, lower: bool, unit_diagonal: bool) -> Any:
-    """Forward (`lower`) or backward substitution: x with t x = b."""
+    """Forward (`lower`) or backward substitution: x with t x = b. From two
+    blocks of `_LU_BLOCK` rows on, blocked (LAPACK's trsm): each block's
+    right side is b's rows less one product with the rows of x solved
+    before it (a product of the whole shape, unsolved rows zero), then the
+    block is solved row by row; rows left after the whole blocks go row by
+    row on the whole matrix."""
+    n = t.shape[-1]
+    x = jnp.zeros_like(b)
+    if n == 0:
+        return x
+    w = _LU_BLOCK
+    blocks = n // w if n >= 2 * w else 0
+    row_axis, col_axis = t.ndim - 2, t.ndim - 1
+    cols = jnp.arange(n, dtype=np.int32)
+
+    def block(k: Any, x: Any) -> Any:
+        first = k * w if lower else n - (k + 1) * w  # the block's first row
+        rows_of_t = _more.dynamic_slice_in_dim(t, first, w, axis=row_axis)
+        known = cols < first if lower else cols >= first + w
+        rhs = _more.dynamic_slice_in_dim(b, first, w, axis=row_axis) - jnp.matmul(jnp.where(known, rows_of_t, 0), x)
+        diagonal = _more.dynamic_slice_in_dim(rows_of_t, first, w, axis=col_axis)
+        solved = _substitute_rows(diagonal, rhs, lower, unit_diagonal, 0, jnp.zeros_like(rhs))
+        return _more.dynamic_update_slice_in_dim(x, solved, first, axis=row_axis)
+
+    if blocks:
+        x = fori_loop(0, blocks, block, x)
+    return _substitute_rows(t, b, lower, unit_diagonal, blocks * w, x) if blocks * w < n else x
+
+
+def _substitute_rows(t: Any, b: Any, lower: bool, unit_diagonal: bool, first: int, x: Any) -> Any:
+    """Substitution row by row from step `first` on (rows first, first + 1,
+    ... for `lower`, else n - 1 - first, ...), x holding the rows solved
+    before it (the rest zero)."""
     n = t.shape[-1]
     rows = jnp.arange(n, dtype=np.int32)
 
@@ -208,7 +293,7 @@ def _substitute(t: Any, b: Any, lower: bool, unit_diagonal: bool) -> Any:
             value = value / t[..., i, i][..., None]
         return jnp.where((rows == i)[:, None], value[..., None, :], x)
 
-    return fori_loop(0, n, step, jnp.zeros_like(b)) if n else jnp.zeros_like(b)
+    return fori_loop(first, n, step, x)
 
 
 # ------------------------------------------------------------------ Cholesky
