@@ -351,6 +351,18 @@ def row_top_k(rows: int, cols: int, k: int) -> Workload:
         jax=lambda jax, jnp: (lambda x: jax.lax.top_k(x, k)), reference=top_k, rtol=0, atol=0)
 
 
+def linalg_solve(n: int, k: int) -> Workload:
+    """jnp.linalg.solve of an n x n system with k right sides: blocked LU
+    with partial pivoting, then two blocked triangular solves."""
+    solve = lambda a, b: np.linalg.solve(a, b)  # noqa: E731
+    return Workload(
+        name=f"linalg.solve {n}x{n}, {k} right sides",
+        make_inputs=lambda rng: [(rng.standard_normal((n, n)) + n ** 0.5 * np.eye(n)).astype(np.float32),
+                                 rng.standard_normal((n, k), dtype=np.float32)],
+        frontend=lambda jx, jnp: jnp.linalg.solve, numpy=solve, jax=lambda jax, jnp: jnp.linalg.solve,
+        reference=lambda a, b: solve(a.astype(np.float64), b), rtol=1e-3, atol=1e-3)
+
+
 def row_logsumexp(rows: int, cols: int) -> Workload:
     """log(sum(exp(x), 1)) computed stably (max first): a row reduction fed by
     the row's max, fused per row."""
@@ -605,7 +617,8 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
         ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), activation_matmul(64), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
               layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), row_argmax(64, 300),
-              row_logsumexp(64, 300), row_top_k(64, 300, 4), scatter_add_rows(100, 8, 300),
+              row_logsumexp(64, 300), row_top_k(64, 300, 4), linalg_solve(70, 3),
+              scatter_add_rows(100, 8, 300),
               heads_projection(2, 16, 32, 4),
               grad_scalar(), vmap_grad(100),
               mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
@@ -616,7 +629,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), layer_norm(4096, 1024), axis_sum(4096, 1024, 1), axis_sum(4096, 1024, 0),
               row_argmax(4096, 1024), row_logsumexp(4096, 1024), row_top_k(4096, 1024, 8),
-              scatter_add_rows(1000, 128, 4096),
+              linalg_solve(256, 8), scatter_add_rows(1000, 128, 4096),
               heads_projection(8, 128, 512, 8), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),
               rfft2(512, 512), mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),

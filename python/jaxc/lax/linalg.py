@@ -160,13 +160,20 @@ def _lu_step(k: Any, state: tuple[Any, Any, Any], offset: Any) -> tuple[Any, Any
     t = k - offset  # k's column in `a`
     column = a[..., :, t]
     p = jnp.argmax(jnp.where(rows >= k, jnp.abs(column), -1), axis=-1).astype(np.int32)[..., None]
-    swap = jnp.where(rows == k, p, jnp.where(rows == p, k, rows))  # swap rows k and p
-    a = jnp.take_along_axis(a, jnp.broadcast_to(swap[..., :, None], a.shape), axis=-2)
-    order = jnp.take_along_axis(order, swap, axis=-1)
+
+    def swapped(v: Any, at_k: Any, at_p: Any, is_k: Any, is_p: Any) -> Any:  # rows k and p of v exchanged
+        return jnp.where(is_k, at_p, jnp.where(is_p, at_k, v))
+
+    # rows k and p exchanged by selects (fused with the update below), not a gather of the matrix
+    row_k = a[..., k, :]
+    row_p = jnp.take_along_axis(a, jnp.broadcast_to(p[..., None], (*a.shape[:-2], 1, c)), axis=-2)[..., 0, :]
+    column = swapped(column, column[..., k][..., None], row_p[..., t][..., None], rows == k, rows == p)
+    order = swapped(order, order[..., k][..., None], jnp.take_along_axis(order, p, axis=-1), rows == k, rows == p)
     pivots = jnp.where(jnp.arange(pivots.shape[-1], dtype=np.int32) == k, p, pivots)
-    column, pivot = a[..., :, t], a[..., k, t][..., None]
+    pivot = row_p[..., t][..., None]
     multipliers = jnp.where(rows > k, jnp.where(pivot != 0, column / pivot, column), 0)
-    pivot_row = jnp.where(cols > k, a[..., k, :], 0)
+    pivot_row = jnp.where(cols > k, row_p, 0)
+    a = swapped(a, row_k[..., None, :], row_p[..., None, :], (rows == k)[:, None], (rows == p)[..., :, None])
     a = a - multipliers[..., :, None] * pivot_row[..., None, :]
     a = jnp.where((rows[:, None] > k) & (cols[None, :] == k), multipliers[..., :, None], a)
     return a, order, pivots
