@@ -576,7 +576,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     Small `k` (`_by_rounds`): k rounds of "the largest entry not taken
     yet, then the first index holding it" over integer keys in that order,
     after keeping only the k chunks with the largest maxima (`_top_k_last`);
-    larger `k`: a two-key sort, reversed."""
+    larger `k`: a sort on the same keys."""
     x = L._array(operand, "top_k")
     k = L._int(k, "top_k", "k")
     if k < 0:
@@ -704,21 +704,12 @@ def _take_rows(x: Any, starts: Any, size: int) -> Any:
 
 
 def _top_k_by_sort(x: Any, k: int, axis: int, n: int) -> tuple[Any, Any]:
-    """top_k from a two-key ascending sort (the value, then the reversed
-    index), reversed."""
-    last = n - 1
-    backwards = L.sub(L.full(x.shape, last, np.int32), L.broadcasted_iota(np.int32, x.shape, axis))
-    if dtypes.is_float(x.dtype):  # sort compares -0.0 == 0.0: the sign bit breaks that tie
-        sign_set = L.lt(L.bitcast_sign(x), 0)
-        positive = L.convert_element_type(L.bitwise_not(sign_set), np.int32)
-        # sort puts every NaN last: a first key sends those with the sign bit first
-        above_negative_nan = L.convert_element_type(L.bitwise_not(L.bitwise_and(L.ne(x, x), sign_set)), np.int32)
-        _, values, _, keys = L.sort((above_negative_nan, x, positive, backwards), dimension=axis, num_keys=4)
-    else:
-        values, keys = L.sort((x, backwards), dimension=axis, num_keys=2)
-    values = L.rev(L.slice_in_dim(values, n - k, n, 1, axis), (axis,))
-    keys = L.rev(L.slice_in_dim(keys, n - k, n, 1, axis), (axis,))
-    return values, L.sub(L.full(keys.shape, last, np.int32), keys)
+    """top_k from an ascending sort on (the order key reversed, the index),
+    its first k: the rounds' order (`_order_keys`), ties by lower index."""
+    descending = L.bitwise_not(_order_keys(x))  # ~key reverses the order of signed and unsigned keys alike
+    _, indices, values = L.sort((descending, L.broadcasted_iota(np.int32, x.shape, axis), x), dimension=axis,
+                                num_keys=2)
+    return L.slice_in_dim(values, 0, k, 1, axis), L.slice_in_dim(indices, 0, k, 1, axis)
 
 
 def _interleave(a: Any, b: Any, axis: int) -> Any:

@@ -78,14 +78,8 @@ def _gumbel_mode(mode: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Orderings: XLA's top_k and jnp.searchsorted
+# Orderings: jnp.searchsorted (top_k is lax.top_k)
 # ---------------------------------------------------------------------------
-
-def _top_k_indices(x: Any, k: int) -> Any:
-    """int32 indices of the k largest floats along the last axis, largest
-    first, as lax.top_k gives them (total order; ties: lower index first)."""
-    return lax.top_k(x, k)[1]
-
 
 def _searchsorted(a: Any, v: Any) -> Any:
     """jnp.searchsorted(a, v) (side='left') for a sorted 1-D `a`: JAX's
@@ -206,7 +200,7 @@ def _categorical(data, logits, shape, batch_shape, axis, replace, mode):
         noise = gumbel_body(data, (*prefix, *sample_shape), logits.dtype, mode)
         return jnp.argmax(noise + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
     perturbed = logits + gumbel_body(data, logits.shape, logits.dtype, mode)
-    indices = _top_k_indices(jnp.moveaxis(perturbed, axis, -1), math.prod(prefix))
+    indices = lax.top_k(jnp.moveaxis(perturbed, axis, -1), math.prod(prefix))[1]
     # (*batch, k) -> (k, *batch) -> shape
     indices = lax.transpose(indices, (indices.ndim - 1, *range(indices.ndim - 1)))
     return lax.reshape(indices, shape)
@@ -313,7 +307,7 @@ def _choice_cdf(data, p, shape):
 @jit(static_argnums=(2, 3))
 def _choice_gumbel(data, p, n_draws, mode):
     g = gumbel_body(data, p.shape, p.dtype, mode) + jnp.log(p)
-    return _top_k_indices(g, n_draws).astype(dtypes.default_int())
+    return lax.top_k(g, n_draws)[1].astype(dtypes.default_int())
 
 
 def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p: Any = None,
