@@ -3,7 +3,8 @@
 # the repository): the pinned MLIR Python bindings for CPython 3.12 (the GPU
 # image's Python), libLLVM.so, MLIR's CUDA wrappers and C runner utilities,
 # llc and opt (an export runs both), optree, and jaxc's compiled parts (the
-# dialect library from this build, _fastcall rebuilt for 3.12). The Python sources travel with the tree;
+# dialect library, its generated op table and the precompiled kernels from
+# this build, _fastcall rebuilt for 3.12). The Python sources travel with the tree;
 # run.sh assembles the package there. See docs/gpu.md, "Running on a GPU machine".
 #
 #   bench/device/pack.sh            # from the repository root, after `make build`
@@ -34,7 +35,9 @@ cp $SP/mlir/lib/{libmlir_cuda_runtime.so,libmlir_c_runner_utils.so,libmlir_float
 echo 'void jaxc_empty_stand_in(void) {}' > $WORK/empty.c
 gcc -shared -fPIC -Wl,-soname,libMLIR.so -o $S/mlir/lib/libMLIR.so $WORK/empty.c
 cp $SP/llvm/bin/{llc,opt} $S/llvm/bin/
-cp $SP/jaxc/dialect/{libjaxc_dialect.so,_jaxc_ops_gen.py,_jaxc_enum_gen.py} $S/jaxc_bin/
+cp $SP/jaxc/dialect/{libjaxc_dialect.so,_jaxc_ops_gen.py,_jaxc_enum_gen.py,_jaxc_op_table.py} $S/jaxc_bin/
+# The precompiled CPU kernels (gemm, fft): plain C, independent of the Python version.
+cp $SP/jaxc/runtime/libjaxc_kernels.so $S/jaxc_bin/
 "$PY312" -m venv $WORK/venv && $WORK/venv/bin/pip install -q numpy
 INC=$("$PY312" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
 NPI=$($WORK/venv/bin/python -c "import numpy; print(numpy.get_include())")

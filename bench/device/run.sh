@@ -20,8 +20,8 @@ rm -rf $S/jaxc $S/jaxc_aot
 cp -r python/jaxc $S/jaxc; cp -r python/jaxc_aot $S/jaxc_aot
 rm -rf $S/jaxc/dialect $S/jaxc/passes $S/jaxc/tools
 cp -r dialect $S/jaxc/dialect; cp -r passes $S/jaxc/passes; cp -r tools $S/jaxc/tools
-cp $S/jaxc_bin/libjaxc_dialect.so $S/jaxc_bin/_jaxc_*_gen.py $S/jaxc/dialect/
-cp $S/jaxc_bin/_fastcall.*.so $S/jaxc/runtime/
+cp $S/jaxc_bin/libjaxc_dialect.so $S/jaxc_bin/_jaxc_*_gen.py $S/jaxc_bin/_jaxc_op_table.py $S/jaxc/dialect/
+cp $S/jaxc_bin/_fastcall.*.so $S/jaxc_bin/libjaxc_kernels.so $S/jaxc/runtime/
 echo "unpacked and assembled in $(( $(date +%s) - T0 )) s"
 for d in /usr/local/cuda /usr/local/cuda-*; do
   [ -f $d/nvvm/libdevice/libdevice.10.bc ] && [ -x $d/bin/ptxas ] && { export JAXC_CUDA_TOOLKIT=$d; break; }
