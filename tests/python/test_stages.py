@@ -53,6 +53,34 @@ def test_run_stages_calls_back_after_each_stage():
     assert "_mlir_ciface_f:" in asm
 
 
+SCALAR_COPY_AND_ADD = """
+func.func @f(%a: memref<1000x128xf32>, %u: memref<128xf32>, %out: memref<1000x128xf32>, %row: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  memref.copy %a, %out : memref<1000x128xf32> to memref<1000x128xf32>
+  scf.for %j = %c0 to %c128 step %c1 {
+    %x = memref.load %out[%row, %j] : memref<1000x128xf32>
+    %y = memref.load %u[%j] : memref<128xf32>
+    %s = arith.addf %x, %y : f32
+    memref.store %s, %out[%row, %j] : memref<1000x128xf32>
+  }
+  return
+}
+"""
+
+
+def test_asm_is_the_code_the_jit_runs():
+    """The `asm` stage runs LLVM's IR pipeline before llc, for the host
+    triple, as the JIT does: a scalar loop comes out vectorized (LLVM's loop
+    vectorizer) and a copy calls memcpy. llc alone on the translated IR
+    showed a scalar loop and a copy expanded into a loop of single bytes."""
+    module = ir.Module.parse(SCALAR_COPY_AND_ADD, make_context())
+    asm = stages.run_stages(module, "asm", first="loops")
+    assert "memcpy@PLT" in asm
+    assert "vaddps" in asm
+
+
 def test_verifying_at_stage_boundaries_lowers_the_same():
     """`verify_each=False` (the runtime's setting) verifies after each stage,
     not after every pass: the same IR comes out, and the stage's pass manager

@@ -30,7 +30,6 @@ OpenMP regions of one jit function (outlined functions called through
 """
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shlex
@@ -58,18 +57,14 @@ def tool_paths() -> dict[str, str]:
         raise ToolError(str(error)) from None
 
 
-@functools.lru_cache(maxsize=None)
 def host_triple() -> str:
-    """The target triple llc defaults to (``llc --version``: "Default target").
-    Given to opt too: IR without a triple gets no target machine from opt, so
-    its O3 pipeline ran with generic costs and no data layout, and the code
-    ran up to 1.9x slower than the engine's (docs/toolchain.md)."""
-    proc = subprocess.run([tool_paths()["llc"], "--version"], capture_output=True, text=True,
-                          timeout=60, check=False)
-    found = re.search(r"Default target:\s*(\S+)", proc.stdout)
-    if proc.returncode != 0 or found is None:
-        raise ToolError(f"llc --version names no default target: {proc.stdout.strip()} {proc.stderr.strip()}")
-    return found.group(1)
+    """The host's target triple (`stages.host_triple`), as a `ToolError` when llc cannot say."""
+    from jaxc.passes import stages
+
+    try:
+        return stages.host_triple()
+    except stages.StageError as error:
+        raise ToolError(str(error)) from None
 
 
 def c_compiler() -> list[str]:
