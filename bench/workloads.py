@@ -316,6 +316,21 @@ def heads_projection(batch: int, tokens: int, width: int, heads: int) -> Workloa
         flops=2.0 * batch * tokens * width * width)
 
 
+def small_batched_products(batch: int, m: int, k: int, n: int) -> Workload:
+    """Many small products at once, ``einsum('bij,bjk->bik')`` (per-example
+    products under vmap, attention with small heads): one library call per
+    batch element, each too small for packed panels to pay."""
+    return Workload(
+        name=f"batched products {batch}x({m}x{k} @ {k}x{n})",
+        make_inputs=lambda rng: [rng.standard_normal((batch, m, k), dtype=np.float32),
+                                 rng.standard_normal((batch, k, n), dtype=np.float32)],
+        frontend=lambda jx, jnp: (lambda a, b: jnp.einsum("bij,bjk->bik", a, b)),
+        numpy=lambda a, b: np.einsum("bij,bjk->bik", a, b),
+        jax=lambda jax, jnp: (lambda a, b: jnp.einsum("bij,bjk->bik", a, b)),
+        reference=lambda a, b: np.einsum("bij,bjk->bik", a.astype(np.float64), b),
+        rtol=1e-4, atol=1e-4, flops=2.0 * batch * m * k * n)
+
+
 def axis_sum(rows: int, cols: int, axis: int) -> Workload:
     """x.sum(axis) of a rows x cols array: over rows (axis 1, each row's lanes
     combined as a tree) or over columns (axis 0, rows taken in blocks)."""
@@ -619,7 +634,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), row_argmax(64, 300),
               row_logsumexp(64, 300), row_top_k(64, 300, 4), linalg_solve(70, 3),
               scatter_add_rows(100, 8, 300),
-              heads_projection(2, 16, 32, 4),
+              heads_projection(2, 16, 32, 4), small_batched_products(8, 4, 8, 4),
               grad_scalar(), vmap_grad(100),
               mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
               fft_rows(4, 64), rfft2(16, 16), mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
@@ -630,7 +645,8 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               softmax(4096, 1024), layer_norm(4096, 1024), axis_sum(4096, 1024, 1), axis_sum(4096, 1024, 0),
               row_argmax(4096, 1024), row_logsumexp(4096, 1024), row_top_k(4096, 1024, 8),
               linalg_solve(256, 8), scatter_add_rows(1000, 128, 4096),
-              heads_projection(8, 128, 512, 8), grad_scalar(), vmap_grad(1000), mlp_step(784, 512, 10, 128),
+              heads_projection(8, 128, 512, 8), small_batched_products(128, 16, 32, 16), grad_scalar(),
+              vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),
               rfft2(512, 512), mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),
               digits("mlp", 5), digits("conv", 5)]

@@ -178,7 +178,10 @@ def test_families_directly(family):
     dtype = np.float32 if family.startswith("f32") else np.float64
     rng = np.random.default_rng(5)
     for (m, n, k), (ta, tb, tc), overwrite in itertools.product(
-            [(1, 1, 1), (13, 33, 5), (29, 65, 513), (0, 5, 5), (5, 5, 0), (300, 1, 7)],
+            # the last six take the unpacked path for small B (gemm_family.h, `small`):
+            # rows not a multiple of its 8, partial vectors, C shorter than a register tile, B past L1
+            [(1, 1, 1), (13, 33, 5), (29, 65, 513), (0, 5, 5), (5, 5, 0), (300, 1, 7),
+             (17, 16, 32), (8, 64, 64), (3, 100, 9), (70, 20, 30), (130, 37, 16), (40, 10, 700)],
             itertools.product((False, True), repeat=3), (0, 1)):
         a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
         b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)

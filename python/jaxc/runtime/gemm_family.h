@@ -110,6 +110,59 @@ FN(pack_a)(long mc, long kc, const T *a, long rsa, long csa, T *restrict out)
     }
 }
 
+/* A small product straight from A and B, no packing: C's rows SR at a
+   time, its columns W at a time, each (SR x W) block of accumulators summed
+   over all of k from B's rows (contiguous: csb == 1) and a broadcast of
+   A's element. B's last n % W columns are first copied, zero-padded, into a
+   k x W panel `tail`. For the shapes `FN(gemm)` sends here (C narrow or
+   short, B in cache) packing both operands and running MR x NR tiles over
+   C's edges cost more than the product (gemm.c, SMALL_B_BYTES). */
+static __attribute__((target(TARGET))) void
+FN(small)(long m, long n, long k, const T *a, long rsa, long csa, const T *b, long rsb,
+          T *c, long rsc, long csc, int overwrite, T *restrict tail)
+{
+    long full = n / W * W;
+    if (full < n)
+        for (long p = 0; p < k; p++)
+            for (long j = 0; j < W; j++) tail[p * W + j] = full + j < n ? b[p * rsb + full + j] : 0;
+    for (long i0 = 0; i0 < m; i0 += SR) {
+        long rows = m - i0 < SR ? m - i0 : SR;
+        const T *ai = a + i0 * rsa;
+        for (long j = 0; j < n; j += W) {
+            const T *bj = j < full ? b + j : tail;
+            long ldb = j < full ? rsb : W, cols = j < full ? W : n - full;
+            FN(vec) acc[SR];
+#pragma GCC unroll 8
+            for (int r = 0; r < SR; r++) acc[r] = (FN(vec)){0};
+            if (rows == SR) {
+                for (long p = 0; p < k; p++) {
+                    FN(vec) bv = *(const FN(unaligned) *)(bj + p * ldb);
+#pragma GCC unroll 8
+                    for (int r = 0; r < SR; r++) acc[r] += ai[r * rsa + p * csa] * bv;
+                }
+            } else {
+                for (long p = 0; p < k; p++) {
+                    FN(vec) bv = *(const FN(unaligned) *)(bj + p * ldb);
+#pragma GCC unroll 8
+                    for (int r = 0; r < SR; r++)
+                        if (r < rows) acc[r] += ai[r * rsa + p * csa] * bv;
+                }
+            }
+            for (long r = 0; r < rows; r++) {
+                T *out = c + (i0 + r) * rsc + j * csc;
+                if (cols == W && csc == 1) {
+                    FN(unaligned) *row = (FN(unaligned) *)out;
+                    *row = overwrite ? acc[r] : *row + acc[r];
+                } else {
+                    T lanes[W] __attribute__((aligned(64)));
+                    *(FN(vec) *)lanes = acc[r];
+                    for (long q = 0; q < cols; q++) out[q * csc] = overwrite ? lanes[q] : out[q * csc] + lanes[q];
+                }
+            }
+        }
+    }
+}
+
 /* C (m x n) = A (m x k) . B (k x n) (+ C unless `overwrite`); strides in
    elements. Loops, outermost first: n by NC (B's block packed), k by KC,
    m by MC (A's block packed), then register tiles, NR-wide column panels
@@ -125,6 +178,13 @@ FN(gemm)(long m, long n, long k, const T *a, long rsa, long csa, const T *b, lon
             for (long i = 0; i < m; i++)
                 for (long j = 0; j < n; j++) c[i * rsc + j * csc] = 0;
         return;
+    }
+    if (csb == 1 && (size_t)k * (size_t)n * sizeof(T) <= SMALL_B_BYTES && (n <= SMALL_VECTORS * W || m < MR)) {
+        T *tail = scratch(0, sizeof(T) * (size_t)k * W);
+        if (tail) {
+            FN(small)(m, n, k, a, rsa, csa, b, rsb, c, rsc, csc, overwrite, tail);
+            return;
+        }
     }
     T *bp = scratch(0, sizeof(T) * (size_t)KC * ((NC + NR - 1) / NR * NR));
     T *ap = scratch(1, sizeof(T) * (size_t)KC * ((MC + MR - 1) / MR * MR));
