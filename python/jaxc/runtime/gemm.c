@@ -79,14 +79,16 @@ void *jaxc_scratch(int which, size_t bytes) { return scratch(which, bytes); }
    (docs/performance.md). */
 #define KC 512
 #define NC 2048
-/* Products that `small` computes without packing: B's rows contiguous,
-   B within SMALL_B_BYTES (L2), and C at most SMALL_VECTORS vectors wide or
-   with fewer rows than the register tile (MR): there the packed path's
-   MR x NR tiles are mostly outside C and their edges are written element
-   by element (128x10x512 f32: 30 us packed, 11 unpacked; docs/performance.md).
-   SR rows of C at a time. */
+/* Products that `small` computes without packing: B within SMALL_B_BYTES
+   (L2), and C at most SMALL_VECTORS vectors wide or with fewer rows than
+   the register tile (MR): there the packed path's MR x NR tiles are mostly
+   outside C and their edges are written element by element (128x10x512
+   f32: 30 us packed, 11 unpacked; docs/performance.md). B's rows must be
+   contiguous, or C have SMALL_COPY_ROWS rows or more to pay for copying
+   them. SR rows of C at a time. */
 #define SMALL_B_BYTES (1 << 20)
 #define SMALL_VECTORS 4
+#define SMALL_COPY_ROWS 16
 #define SR 8
 
 static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }

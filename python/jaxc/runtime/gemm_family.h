@@ -113,8 +113,9 @@ FN(pack_a)(long mc, long kc, const T *a, long rsa, long csa, T *restrict out)
 /* A small product straight from A and B, no packing: C's rows SR at a
    time, its columns W at a time, each (SR x W) block of accumulators summed
    over all of k from B's rows (contiguous: csb == 1) and a broadcast of
-   A's element. B's last n % W columns are first copied, zero-padded, into a
-   k x W panel `tail`. For the shapes `FN(gemm)` sends here (C narrow or
+   A's element (B's rows are copied into a contiguous k x n block first when
+   they are not contiguous). B's last n % W columns are first copied,
+   zero-padded, into a k x W panel `tail`. For the shapes `FN(gemm)` sends here (C narrow or
    short, B in cache) packing both operands and running MR x NR tiles over
    C's edges cost more than the product (gemm.c, SMALL_B_BYTES). */
 static __attribute__((target(TARGET))) void
@@ -179,10 +180,15 @@ FN(gemm)(long m, long n, long k, const T *a, long rsa, long csa, const T *b, lon
                 for (long j = 0; j < n; j++) c[i * rsc + j * csc] = 0;
         return;
     }
-    if (csb == 1 && (size_t)k * (size_t)n * sizeof(T) <= SMALL_B_BYTES && (n <= SMALL_VECTORS * W || m < MR)) {
+    if ((size_t)k * (size_t)n * sizeof(T) <= SMALL_B_BYTES && (n <= SMALL_VECTORS * W || m < MR)
+        && (csb == 1 || m >= SMALL_COPY_ROWS)) {
         T *tail = scratch(0, sizeof(T) * (size_t)k * W);
-        if (tail) {
-            FN(small)(m, n, k, a, rsa, csa, b, rsb, c, rsc, csc, overwrite, tail);
+        T *rows = csb == 1 ? (T *)b : scratch(1, sizeof(T) * (size_t)k * (size_t)n);
+        if (tail && rows) {
+            if (rows != b)  /* B's rows made contiguous: one copy of k x n */
+                for (long p = 0; p < k; p++)
+                    for (long j = 0; j < n; j++) rows[p * n + j] = b[p * rsb + j * csb];
+            FN(small)(m, n, k, a, rsa, csa, rows, rows == b ? rsb : n, c, rsc, csc, overwrite, tail);
             return;
         }
     }
