@@ -331,6 +331,20 @@ def small_batched_products(batch: int, m: int, k: int, n: int) -> Workload:
         rtol=1e-4, atol=1e-4, flops=2.0 * batch * m * k * n)
 
 
+def searchsorted(table: int, queries: int) -> Workload:
+    """`jnp.searchsorted` of uniform queries into a sorted table: log2(table)
+    dependent gathers per query (a binary search), fused several steps to a
+    loop."""
+    f = lambda a, v: np.searchsorted(a, v)  # noqa: E731
+    return Workload(
+        name=f"searchsorted {queries} into {table}",
+        make_inputs=lambda rng: [np.sort(rng.standard_normal(table)).astype(np.float32),
+                                 rng.standard_normal(queries).astype(np.float32)],
+        frontend=lambda jx, jnp: (lambda a, v: jnp.searchsorted(a, v)), numpy=f,
+        jax=lambda jax, jnp: (lambda a, v: jnp.searchsorted(a, v)),
+        reference=lambda a, v: f(a, v).astype(np.int32), rtol=0, atol=0)
+
+
 def axis_sum(rows: int, cols: int, axis: int) -> Workload:
     """x.sum(axis) of a rows x cols array: over rows (axis 1, each row's lanes
     combined as a tree) or over columns (axis 0, rows taken in blocks)."""
@@ -633,7 +647,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
               layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), row_argmax(64, 300),
               row_logsumexp(64, 300), row_top_k(64, 300, 4), linalg_solve(70, 3),
-              scatter_add_rows(100, 8, 300),
+              scatter_add_rows(100, 8, 300), searchsorted(100, 1000),
               heads_projection(2, 16, 32, 4), small_batched_products(8, 4, 8, 4),
               grad_scalar(), vmap_grad(100),
               mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
@@ -644,7 +658,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), layer_norm(4096, 1024), axis_sum(4096, 1024, 1), axis_sum(4096, 1024, 0),
               row_argmax(4096, 1024), row_logsumexp(4096, 1024), row_top_k(4096, 1024, 8),
-              linalg_solve(256, 8), scatter_add_rows(1000, 128, 4096),
+              linalg_solve(256, 8), scatter_add_rows(1000, 128, 4096), searchsorted(1000, 100000),
               heads_projection(8, 128, 512, 8), small_batched_products(128, 16, 32, 16), grad_scalar(),
               vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),

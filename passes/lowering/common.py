@@ -148,8 +148,13 @@ def scalar_const(t: ir.Type, value) -> ir.Value:
 def read_index(indices: ir.Value, position: Sequence[ir.Value], t: ir.Type) -> ir.Value:
     """indices[position] as an i64, extended by the signedness of its original
     element type `t` (ui32 4000000000 stays positive)."""
+    return widen_index(tensor.extract(indices, list(position)), t)
+
+
+def widen_index(raw: ir.Value, t: ir.Type) -> ir.Value:
+    """An integer index value as an i64, extended by the signedness of its
+    original element type `t`."""
     wide = ir.IntegerType.get_signless(64)
-    raw = tensor.extract(indices, list(position))
     if ir.IntegerType(raw.type).width < 64:
         raw = (arith.extui if is_unsigned(t) else arith.extsi)(wide, raw)
     return raw

@@ -30,6 +30,7 @@ from .common import (
     read_index,
     shape_of,
     signless,
+    widen_index,
 )
 
 
@@ -256,6 +257,17 @@ def gather(op, elements):
     batch_dims = [d for d in range(len(out_shape)) if d not in offset_dims]
     window_dims = [d for d in range(len(operand_shape)) if d not in collapsed]
     index = ir.IndexType.get()
+    starts_in = _starts_per_element(indices, indices_shape, index_vector_dim, out_shape, offset_dims)
+    if starts_in is not None:  # one start per result element: read through ins, so index math fuses in
+        dim = start_index_map[0]
+
+        def one_start(start, _out):
+            coordinates = operand_coordinates(len(operand_shape), {
+                dim: clamp_start(widen_index(start, index_type), operand_shape[dim] - slice_sizes[dim], index_type)},
+                {})
+            return [tensor.extract(operand, coordinates)]
+        identity = identity_map(len(out_shape))
+        return generic([result], [starts_in], [identity, identity], ["parallel"] * len(out_shape), one_start)
 
     def body(_out):
         loop = [loop_index(d) for d in range(len(out_shape))]
@@ -273,6 +285,23 @@ def gather(op, elements):
         return [tensor.extract(operand, coordinates)]
     return generic([result], [], [identity_map(len(out_shape))], ["parallel"] * len(out_shape),
                    body)
+
+
+def _starts_per_element(indices, indices_shape, index_vector_dim, out_shape, offset_dims):
+    """The start indices as a tensor of the result's shape, when the gather
+    takes one element per result element by one index (`take`, ``x[idx]``
+    of a 1-d x: slice sizes 1, no offset dims) and a reshape only added the
+    index vector dim of size 1; else None. Read as an input of the gather's
+    generic, the arithmetic that computed them fuses into it (a binary
+    search's steps become one loop, not a kernel each)."""
+    if offset_dims or index_vector_dim != len(indices_shape) - 1 or indices_shape[-1] != 1:
+        return None
+    owner = indices.owner
+    if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
+        return None
+    if owner.name != "tensor.expand_shape" or shape_of(owner.operands[0]) != list(out_shape):
+        return None
+    return owner.operands[0]
 
 
 RULES["jaxc.gather"] = gather

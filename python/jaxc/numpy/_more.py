@@ -578,8 +578,16 @@ def _total_less(a: Any, b: Any) -> Any:
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, method: str = "scan") -> Any:
     """Where to insert `v` into the sorted 1-d `a` to keep it sorted: the
     first such index (side='left') or the last (side='right'). NaNs sort
-    last. A binary search of log2(len(a)) gather steps; `method` is accepted
-    for JAX compatibility."""
+    last. `method` is accepted for JAX compatibility.
+
+    A branchless binary search that carries one index per query: with
+    2^k > len(a), the answer (how many of `a` lie before `v`) is built
+    bit by bit from the highest, ``base += step`` when ``a[base + step - 1]``
+    still lies before `v`. Each step is a gather, a compare and a select
+    of the step before's only result, so the whole search fuses into one
+    loop over the queries; a search carrying (lo, hi) shares both between
+    the next step's two updates, and its steps stayed separate kernels
+    with their masks in memory (2x JAX)."""
     if side not in ("left", "right"):
         raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of ['left', 'right'].")
     if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
@@ -594,20 +602,16 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, meth
         a = _take1d(a, asarray(sorter, fn="searchsorted"))
     index_dtype = dtypes.default_int()
     n = a.shape[0]
-    lo = lax.full(v.shape, 0, index_dtype)
-    if n == 0:
-        return lo
-    hi = lax.full(v.shape, n, index_dtype)
-    one = lax.full(v.shape, 1, index_dtype)
-    for _ in range(n.bit_length()):
-        mid = lax.div(lax.add(lo, hi), lax.full(v.shape, 2, index_dtype))
-        pivot = _take1d(a, mid)
-        # left: a[mid] < v moves right; right: a[mid] <= v (not v < a[mid]) does.
-        go_right = _total_less(pivot, v) if side == "left" else lax.bitwise_not(_total_less(v, pivot))
-        active = lax.lt(lo, hi)
-        lo = lax.select(lax.bitwise_and(active, go_right), lax.add(mid, one), lo)
-        hi = lax.select(lax.bitwise_and(active, lax.bitwise_not(go_right)), mid, hi)
-    return lo
+    base = lax.full(v.shape, 0, index_dtype)
+    last = lax.full(v.shape, n, index_dtype)
+    for bit in reversed(range(n.bit_length())):
+        step = lax.full(v.shape, 1 << bit, index_dtype)
+        candidate = lax.add(base, step)  # a[candidate - 1] is the last element it would count
+        pivot = _take1d(a, lax.sub(candidate, lax.full(v.shape, 1, index_dtype)))  # (clipped past the end)
+        # left: count a[i] < v; right: count a[i] <= v (not v < a[i])
+        before = _total_less(pivot, v) if side == "left" else lax.bitwise_not(_total_less(v, pivot))
+        base = lax.select(lax.bitwise_and(lax.le(candidate, last), before), candidate, base)
+    return base
 
 
 def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = None) -> Any:

@@ -35,3 +35,4 @@ func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %c : tensor<4xf32>
 }
+

@@ -16,6 +16,24 @@ func.func @gather(%x: tensor<5x3xf32>, %idx: tensor<2x1xi32>) -> tensor<2x3xf32>
 
 // -----
 
+// take (one element per index, the index vector added by a reshape): the
+// starts are read through the generic's input, so whatever computed them
+// fuses into the gather (passes/lowering/shape.py, _starts_per_element).
+// CHECK-LABEL: func.func @take
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<5xf32> {{.*}}, %[[I:[^:]+]]: tensor<4xi32>
+// CHECK: linalg.generic {{.*}} ins(%[[I]] : tensor<4xi32>)
+// CHECK-NEXT: ^bb0(%[[START:.+]]: i32, %{{.+}}: f32):
+// CHECK: arith.extsi %[[START]] : i32 to i64
+// CHECK-NOT: tensor.extract %[[I]]
+// CHECK: tensor.extract %[[X]][%{{.+}}] : tensor<5xf32>
+func.func @take(%x: tensor<5xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+  %idx = jaxc.reshape %i : (tensor<4xi32>) -> tensor<4x1xi32>
+  %g = jaxc.gather %x[%idx] offset_dims = [], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1, slice_sizes = [1] : (tensor<5xf32>, tensor<4x1xi32>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
 // scatter: a loop over the updates carrying the result; in-bounds updates
 // combine on scalars (the update computation's jaxc.add is an arith.addf, no
 // 0-d tensors) and insert the value.
