@@ -292,8 +292,8 @@ def _starts_per_element(indices, indices_shape, index_vector_dim, out_shape, off
     takes one element per result element by one index (`take`, ``x[idx]``
     of a 1-d x: slice sizes 1, no offset dims) and a reshape only added the
     index vector dim of size 1; else None. Read as an input of the gather's
-    generic, the arithmetic that computed them fuses into it (a binary
-    search's steps become one loop, not a kernel each)."""
+    generic, the arithmetic that computed them fuses into it (several steps
+    of a binary search to one loop, not a kernel or two each)."""
     if offset_dims or index_vector_dim != len(indices_shape) - 1 or indices_shape[-1] != 1:
         return None
     owner = indices.owner
