@@ -276,7 +276,7 @@ def test_top_k_breaks_ties_by_index_along_the_last_axis():
     (np.zeros(0, np.float32), np.array([1.0, -1.0], np.float32)),
 ])
 def test_searchsorted_matches_numpy(a, v):
-    got = _discrete._searchsorted(jnp.asarray(a), jnp.asarray(v))
+    got = jnp.searchsorted(jnp.asarray(a), jnp.asarray(v))
     assert got.dtype == np.int32 and got.shape == v.shape
     np.testing.assert_array_equal(got, np.searchsorted(a, v, side="left"))
 
@@ -285,7 +285,7 @@ def test_searchsorted_nan_and_signed_zero_as_jax():
     """NaN sorts after +inf; -0.0 equals 0.0 (jnp.searchsorted's comparator)."""
     a = np.array([-0.0, 0.0, 1.0, np.nan, np.nan], np.float32)
     v = np.array([np.nan, 0.0, -0.0, 1.0, 2.0, np.inf, -np.inf], np.float32)
-    np.testing.assert_array_equal(_discrete._searchsorted(jnp.asarray(a), jnp.asarray(v)),
+    np.testing.assert_array_equal(jnp.searchsorted(jnp.asarray(a), jnp.asarray(v)),
                                   [3, 0, 0, 2, 3, 3, 0])
 
 
@@ -481,7 +481,7 @@ def test_choice_p_random_is_exact_given_jaxs_cumsum():
     p = np.asarray(jax.random.uniform(jax.random.PRNGKey(1), (1000,)))
     cdf = np.asarray(jax.numpy.cumsum(p))
     r = np.asarray(cdf[-1] * (1 - jax.random.uniform(jax.random.PRNGKey(0), (5000,))))
-    np.testing.assert_array_equal(_discrete._searchsorted(jnp.asarray(cdf), jnp.asarray(r)),
+    np.testing.assert_array_equal(jnp.searchsorted(jnp.asarray(cdf), jnp.asarray(r)),
                                   np.asarray(jax.numpy.searchsorted(cdf, r)))
     draws = np.asarray(random.choice(random.PRNGKey(0), 1000, (5000,), p=jnp.asarray(p)))
     expected = np.asarray(jax.random.choice(jax.random.PRNGKey(0), 1000, (5000,), p=p))

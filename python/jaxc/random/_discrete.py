@@ -78,38 +78,6 @@ def _gumbel_mode(mode: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Orderings: jnp.searchsorted (top_k is lax.top_k)
-# ---------------------------------------------------------------------------
-
-def _searchsorted(a: Any, v: Any) -> Any:
-    """jnp.searchsorted(a, v) (side='left') for a sorted 1-D `a`: JAX's
-    binary search, ceil(log2(n + 1)) halvings of [0, n], stepping left where
-    v <= a[mid] (NaN greatest, -0.0 == 0.0); the index dtype is int32 unless
-    `a` is longer than int32 can count."""
-    n = a.shape[0]
-    index_dtype = np.dtype(np.int32) if n <= np.iinfo(np.int32).max else np.dtype(np.int64)
-    if n == 0:
-        return lax.full(v.shape, 0, index_dtype)
-    a, v = jnp.asarray(a), jnp.asarray(v)
-    if a.dtype != v.dtype:
-        dtype = dtypes.promote_types(a.dtype, v.dtype)
-        a, v = a.astype(dtype), v.astype(dtype)
-    floats = dtypes.issubdtype(a.dtype, np.floating)
-    unsigned = np.dtype(np.uint64 if index_dtype.itemsize == 8 else np.uint32)
-    low = lax.full(v.shape, 0, unsigned)
-    high = lax.full(v.shape, n, unsigned)
-    one = lax.full((), 1, unsigned)
-    for _ in range(int(np.ceil(np.log2(n + 1)))):
-        mid = lax.add(low, lax.shift_right_logical(lax.sub(high, low), one))
-        pivot = jnp.take(a, lax.convert_element_type(mid, index_dtype), axis=0)
-        go_left = lax.le(v, pivot)
-        if floats:
-            go_left = lax.bitwise_or(go_left, lax.ne(pivot, pivot))
-        low, high = lax.select(go_left, low, mid), lax.select(go_left, mid, high)
-    return lax.convert_element_type(high, index_dtype)
-
-
-# ---------------------------------------------------------------------------
 # gumbel
 # ---------------------------------------------------------------------------
 
@@ -301,7 +269,7 @@ def _choice_cdf(data, p, shape):
     cdf = jnp.cumsum(p)
     total = cdf[-1]
     r = total * (1 - uniform_body(data, shape, cdf.dtype))
-    return _searchsorted(cdf, r).astype(dtypes.default_int())
+    return jnp.searchsorted(cdf, r).astype(dtypes.default_int())
 
 
 @jit(static_argnums=(2, 3))
