@@ -362,3 +362,42 @@ LogicalResult HermitianDftOp::verify() {
   }
   return success();
 }
+
+LogicalResult LuOp::verify() {
+  auto in = llvm::cast<RankedTensorType>(getOperand().getType());
+  if (in.getRank() < 2)
+    return emitOpError() << "operand " << in << " must be a batch of matrices (rank >= 2)";
+  if (getLu().getType() != in)
+    return emitOpError() << "result lu " << getLu().getType() << " must have the operand's type " << in;
+  ArrayRef<int64_t> shape = in.getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back();
+  SmallVector<int64_t> pivots(shape.drop_back(2)), permutation(shape.drop_back(2));
+  pivots.push_back(std::min(m, n));
+  permutation.push_back(m);
+  if (llvm::cast<RankedTensorType>(getPivots().getType()).getShape() != ArrayRef<int64_t>(pivots))
+    return emitOpError() << "result pivots " << getPivots().getType() << " must have the batch axes and min(m, n) = "
+                         << std::min(m, n) << " entries per matrix of operand " << in;
+  if (llvm::cast<RankedTensorType>(getPermutation().getType()).getShape() != ArrayRef<int64_t>(permutation))
+    return emitOpError() << "result permutation " << getPermutation().getType()
+                         << " must have the batch axes and m = " << m << " entries per matrix of operand " << in;
+  return success();
+}
+
+LogicalResult TriangularSolveOp::verify() {
+  auto a = llvm::cast<RankedTensorType>(getA().getType());
+  auto b = llvm::cast<RankedTensorType>(getB().getType());
+  if (a.getRank() < 2 || a.getDimSize(a.getRank() - 1) != a.getDimSize(a.getRank() - 2))
+    return emitOpError() << "a " << a << " must be a batch of square matrices";
+  if (b.getElementType() != a.getElementType())
+    return emitOpError() << "a " << a << " and b " << b << " must have one element type";
+  if (b.getRank() != a.getRank() || a.getShape().drop_back(2) != b.getShape().drop_back(2))
+    return emitOpError() << "b " << b << " must be a batch of matrices with a's batch axes (a: " << a << ")";
+  int64_t k = a.getShape().back();
+  int64_t side = getLeftSide() ? b.getDimSize(b.getRank() - 2) : b.getShape().back();
+  if (side != k)
+    return emitOpError() << "a " << a << " does not fit b " << b << ": b's " << (getLeftSide() ? "rows" : "columns")
+                         << " must be a's " << k << (getLeftSide() ? " (left_side)" : " (right side)");
+  if (getResult().getType() != b)
+    return emitOpError() << "result " << getResult().getType() << " must have b's type " << b;
+  return success();
+}

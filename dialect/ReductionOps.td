@@ -1,5 +1,5 @@
 // Reductions and contractions: reduce argmax argmin cumulative sort
-// dot_general conv_general_dilated dft.
+// dot_general conv_general_dilated dft lu triangular_solve.
 #ifndef JAXC_REDUCTION_OPS_TD
 #define JAXC_REDUCTION_OPS_TD
 
@@ -183,6 +183,64 @@ def Jaxc_HermitianDftOp : Jaxc_Op<"hermitian_dft", [Pure]> {
   let results = (outs Jaxc_FloatTensor:$result);
   let hasVerifier = 1;
   let assemblyFormat = "$operand `,` `axis` `=` $axis `,` `sign` `=` $sign `,` `scale` `=` $scale attr-dict `:` type($operand) `->` type($result)";
+}
+
+def Jaxc_LuOp : Jaxc_Op<"lu", [Pure]> {
+  let summary = "LU decomposition with partial pivoting";
+  let description = [{
+    Factors each (m, n) matrix of the operand (its last two axes; the axes
+    before them are batch axes) as `P a = L U`, row by row as LAPACK's
+    getrf: at step k < min(m, n) the row with the first largest modulus in
+    column k (rows k and below) is swapped with row k, and the multipliers
+    below the pivot are divided by it (left unscaled when it is zero).
+    `lu` holds U on and above the diagonal and L's multipliers below it
+    (L's unit diagonal is implied); `pivots` (min(m, n) per matrix) the row
+    swapped with row k at step k; `permutation` (m per matrix) the row
+    order they make: `a[permutation] = L U`. `lax.linalg.lu` binds it. On
+    the CPU an f32 or f64 one is a call of the compiled library (lu.c);
+    `jaxc-expand-linalg` rewrites it into jaxc ops (a blocked loop over the
+    columns) for other element types and where no library is called.
+
+    ```mlir
+    %lu, %pivots, %permutation = jaxc.lu %a : tensor<256x256xf32> -> (tensor<256x256xf32>, tensor<256xi32>, tensor<256xi32>)
+    %f, %p, %q = jaxc.lu %b : tensor<8x5x3xcomplex<f64>> -> (tensor<8x5x3xcomplex<f64>>, tensor<8x3xi32>, tensor<8x5xi32>)
+    ```
+  }];
+  let arguments = (ins Jaxc_InexactTensor:$operand);
+  let results = (outs Jaxc_InexactTensor:$lu, StaticShapeTensorOf<[I32]>:$pivots,
+                 StaticShapeTensorOf<[I32]>:$permutation);
+  let hasVerifier = 1;
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` `(` type($lu) `,` type($pivots) `,` type($permutation) `)`";
+}
+
+def Jaxc_TriangularSolveOp : Jaxc_Op<"triangular_solve", [Pure]> {
+  let summary = "solve a triangular system of linear equations";
+  let description = [{
+    X with `op(a) X = b` (`left_side`) or `X op(a) = b`, for each matrix of
+    `a` (k x k) and `b` (m x n, k = m when `left_side`, else n); the axes
+    before the last two are batch axes, the same in `a` and `b`. `op(a)` is
+    `a`, or its transpose with `transpose_a`, conjugated with `conjugate_a`
+    (complex `a`). Only the lower triangle of `a` is read with `lower`, else
+    the upper; `unit_diagonal` takes its diagonal as ones, unread. The
+    result has `b`'s type. `lax.linalg.triangular_solve` binds it. On the
+    CPU an f32 or f64 one is a call of the compiled library
+    (triangular_solve.c); `jaxc-expand-linalg` rewrites it into jaxc ops
+    (blocked substitution) for other element types and where no library is
+    called.
+
+    ```mlir
+    %x = jaxc.triangular_solve %l, %b left_side lower unit_diagonal : (tensor<256x256xf32>, tensor<256x8xf32>) -> tensor<256x8xf32>
+    %y = jaxc.triangular_solve %u, %c transpose_a : (tensor<2x4x4xf64>, tensor<2x3x4xf64>) -> tensor<2x3x4xf64>
+    ```
+  }];
+  let arguments = (ins Jaxc_InexactTensor:$a, Jaxc_InexactTensor:$b, UnitAttr:$left_side, UnitAttr:$lower,
+                   UnitAttr:$transpose_a, UnitAttr:$conjugate_a, UnitAttr:$unit_diagonal);
+  let results = (outs Jaxc_InexactTensor:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $a `,` $b (`left_side` $left_side^)? (`lower` $lower^)? (`transpose_a` $transpose_a^)?
+    (`conjugate_a` $conjugate_a^)? (`unit_diagonal` $unit_diagonal^)? attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 #endif // JAXC_REDUCTION_OPS_TD

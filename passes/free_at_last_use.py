@@ -79,5 +79,5 @@ def _users(buffer: ir.Value, dealloc: ir.Operation) -> list[ir.Operation]:
             owner = use.owner.operation
             if owner != dealloc:
                 users.append(owner)
-                work.extend(r for r in owner.results if isinstance(r.type, ir.MemRefType))
+                work.extend(r for r in owner.results if isinstance(r.type, (ir.MemRefType, ir.UnrankedMemRefType)))
     return users

@@ -31,6 +31,16 @@ the sign and the scale:
 A `jaxc.hermitian_dft`'s (``"jaxc_hermitian_dft_f32"``, a real output)
 passes the output's points and the sequences, no outputs or parts, and no
 part stride for the real output: (index x 12, f64).
+
+A call of lu.c or triangular_solve.c that `jaxc-to-linalg` made
+(``@jaxc_lu_f32``, ``@jaxc_triangular_solve_f64``, ...: its buffers unranked
+memrefs so that bufferization saw them) passes their aligned pointers
+instead, and its declaration becomes all index:
+
+    func.call @jaxc_lu_f32(%c2, %c5, %c3, %a, %f, %p, %q) : (index, index, index, memref<*xf32>, ...) -> ()
+  ->
+    %pa = memref.extract_aligned_pointer_as_index %a : memref<*xf32> -> index    (and %pf, %pp, %pq)
+    func.call @jaxc_lu_f32(%c2, %c5, %c3, %pa, %pf, %pp, %pq) : (index x 7) -> ()
 """
 from __future__ import annotations
 
@@ -65,9 +75,10 @@ class LibraryCallError(Exception):
 @register_pass("jaxc-library-calls",
                "linalg.generic ops marked library_call = \"jaxc_gemm_...\", \"jaxc_dft_...\" or "
                "\"jaxc_hermitian_dft_...\" become calls "
-               "of the compiled library")
+               "of the compiled library; calls of jaxc_lu_... and jaxc_triangular_solve_... pass pointers")
 def library_calls(op: ir.Operation, pass_: ExternalPass) -> None:
     with op.context:
+        _pointer_calls(op)
         for generic in ops_named(op, ["linalg.generic"]):
             if "library_call" not in generic.attributes:
                 continue
@@ -136,6 +147,37 @@ def _call(op: ir.Operation, name: str) -> None:
     op.erase()
 
 
+# library functions whose buffers jaxc-to-linalg passes as unranked memrefs
+POINTER_CALLS = ("jaxc_lu_", "jaxc_triangular_solve_")
+
+
+def _pointer_calls(op: ir.Operation) -> None:
+    """Each call of a POINTER_CALLS function passes its buffers' aligned
+    pointers; the functions are declared with index arguments."""
+    index = ir.IndexType.get()
+    for call in ops_named(op, ["func.call"]):
+        name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+        if not name.startswith(POINTER_CALLS):
+            continue
+        with ir.InsertionPoint(call), call.location:
+            arguments = [memref.extract_aligned_pointer_as_index(v)
+                         if isinstance(v.type, (ir.MemRefType, ir.UnrankedMemRefType)) else v for v in call.operands]
+            func.CallOp([], ir.FlatSymbolRefAttr.get(name), arguments)
+        call.erase()
+        declaration = _declaration(op, name)
+        if declaration is not None:
+            declaration.erase()
+        _declare(op, name, [index] * len(arguments))
+
+
+def _declaration(op: ir.Operation, name: str) -> ir.Operation | None:
+    for existing in module_of(op).regions[0].blocks[0].operations:
+        if existing.operation.name == "func.func" and \
+                ir.StringAttr(existing.operation.attributes["sym_name"]).value == name:
+            return existing.operation
+    return None
+
+
 DFT_ELEMENTS = ("f32", "f64")
 
 
@@ -194,14 +236,12 @@ def _call_dft(op: ir.Operation, name: str) -> None:
 
 def _declare(op: ir.Operation, name: str, inputs: list[ir.Type]) -> None:
     """`func.func private @name(inputs)` in the module, once."""
-    module = module_of(op)
-    body = module.regions[0].blocks[0]
+    body = module_of(op).regions[0].blocks[0]
     wanted = ir.FunctionType.get(inputs, [])
-    for existing in body.operations:
-        if existing.operation.name == "func.func" and \
-                ir.StringAttr(existing.operation.attributes["sym_name"]).value == name:
-            if ir.TypeAttr(existing.operation.attributes["function_type"]).value != wanted:
-                raise LibraryCallError(f"@{name} is already a function of another type in the module")
-            return
+    existing = _declaration(op, name)
+    if existing is not None:
+        if ir.TypeAttr(existing.attributes["function_type"]).value != wanted:
+            raise LibraryCallError(f"@{name} is already a function of another type in the module")
+        return
     with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
         func.FuncOp(name, wanted, visibility="private")

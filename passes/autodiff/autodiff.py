@@ -50,7 +50,7 @@ def autodiff(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100_000
 
 def _derivers() -> dict:
     """request op -> the function deriving its callee (loads the rule tables)."""
-    from . import callbacks, collectives, control_flow, elementwise, reductions, remat, structural, windowed  # noqa: F401  fill the tables
+    from . import callbacks, collectives, control_flow, elementwise, linalg, reductions, remat, structural, windowed  # noqa: F401  fill the tables
     from .jvp import derive_jvp
     from .vjp import derive_vjp
     return {"jaxc.jvp": derive_jvp, "jaxc.vjp": derive_vjp}

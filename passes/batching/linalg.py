@@ -1,4 +1,5 @@
-"""Batching rules of dot_general, conv_general_dilated, dft and hermitian_dft.
+"""Batching rules of dot_general, conv_general_dilated, dft, hermitian_dft, lu and
+triangular_solve.
 
 dot_general folds the batch axis into its batch dimensions when both
 operands are batched; when one is, the axis is a free dimension of that
@@ -21,12 +22,15 @@ batched operand is transformed as it is, along the axis one further on.
     %0 = jaxc.dft %x, axis = 0, sign = -1, scale = 1.0 : tensor<16xf32> -> tensor<16xcomplex<f32>>   (x batched)
   ->
     %0 = jaxc.dft %xs, axis = 1, sign = -1, scale = 1.0 : tensor<8x16xf32> -> tensor<8x16xcomplex<f32>>
+
+lu and triangular_solve work on every matrix of their operands' leading axes: the batch axis
+is one more of them (an unbatched operand of triangular_solve broadcast along it).
 """
 from __future__ import annotations
 
 from mlir import ir
 
-from .interpreter import BATCH, Axis, i64, i64_array, integer, ints, moveaxis, rebuild, same_op
+from .interpreter import BATCH, Axis, batched_all, i64, i64_array, integer, ints, moveaxis, rebuild, same_op
 
 
 def _shift(dims) -> list[int]:
@@ -135,3 +139,17 @@ def _dft(op, xs, batched, axis: Axis):
 
 BATCH["jaxc.dft"] = _dft
 BATCH["jaxc.hermitian_dft"] = _dft
+
+
+def _lu(op, xs, batched, axis: Axis):
+    return same_op(op, xs, axis.size), [True, True, True]
+
+
+BATCH["jaxc.lu"] = _lu
+
+
+def _triangular_solve(op, xs, batched, axis: Axis):
+    return same_op(op, batched_all(xs, batched, axis.size), axis.size), [True]
+
+
+BATCH["jaxc.triangular_solve"] = _triangular_solve

@@ -11,6 +11,7 @@ from . import (
     control_flow,
     convolution,
     elementwise,
+    linalg,
     random,
     reduction,
     scatter,
@@ -21,4 +22,4 @@ from . import (
 
 RULES = {**elementwise.RULES, **shape.RULES, **reduction.RULES, **control_flow.RULES,
          **random.RULES, **convolution.RULES, **sort.RULES, **scatter.RULES, **special.RULES,
-         **callback.RULES, **collectives.RULES}
+         **callback.RULES, **collectives.RULES, **linalg.RULES}

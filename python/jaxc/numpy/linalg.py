@@ -288,8 +288,8 @@ def _lu_solve(factors: Any, permutation: Any, b: Any) -> Any:
     """x with a x = b from a's LU factors: b permuted, then forward
     substitution through L (unit diagonal) and backward through U."""
     b = jnp.take_along_axis(b, jnp.broadcast_to(permutation[..., :, None], b.shape), axis=-2)
-    y = lax.linalg._substitute(factors, b, lower=True, unit_diagonal=True)
-    return lax.linalg._substitute(factors, y, lower=False, unit_diagonal=False)
+    y = lax.linalg.triangular_solve(factors, b, left_side=True, lower=True, unit_diagonal=True)
+    return lax.linalg.triangular_solve(factors, y, left_side=True, lower=False)
 
 
 @custom_jvp

@@ -39,11 +39,14 @@ from .cpu import CompileError, _captured_diagnostics, _format_error, function_si
 
 TRIPLE = "x86_64-unknown-linux-gnu"
 SUPPORT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_support.c")
-# The matrix products and Fourier transforms compiled code calls (`jaxc-library-calls`);
-# built with jaxc as libjaxc_kernels.so, compiled into each exported program that calls
-# either, so that it needs no jaxc. fft.c uses gemm.c's per-thread buffers: always both.
-KERNELS_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemm.c")
-FFT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fft.c")
+# The matrix products, Fourier transforms, LU factorizations and triangular solves compiled
+# code calls (`jaxc-library-calls`); built with jaxc as libjaxc_kernels.so, compiled into each
+# exported program that calls any (`_mlir_ciface_jaxc_<name>_...`), so that it needs no jaxc.
+# fft.c, lu.c and triangular_solve.c use gemm.c's per-thread buffers, lu.c and
+# triangular_solve.c its products: always all of them.
+KERNEL_SOURCES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+                       for name in ("gemm.c", "fft.c", "lu.c", "triangular_solve.c"))
+KERNEL_NAMES = ("gemm", "dft", "hermitian_dft", "lu", "triangular_solve")
 
 
 def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: str = "cpu",
@@ -122,8 +125,8 @@ def _build_library(llvm_ir: str, tmp: str, *, target: str, cpu: str) -> str:
     # helpers, linked in statically); cuda programs call the mgpu* wrappers.
     strict = ["-Wl,-z,defs"] if not _CALLS_GPU_RUNTIME[target] else []
     kernels = []
-    if any(f"_mlir_ciface_jaxc_{name}_" in llvm_ir for name in ("gemm", "dft", "hermitian_dft")):
-        for source in (KERNELS_SOURCE, FFT_SOURCE):  # GNU C: vector extensions, multiply-adds contracted
+    if any(f"_mlir_ciface_jaxc_{name}_" in llvm_ir for name in KERNEL_NAMES):
+        for source in KERNEL_SOURCES:  # GNU C: vector extensions, multiply-adds contracted
             name = os.path.basename(source)
             kernels.append(os.path.join(tmp, name[:-2] + ".o"))
             _run(f"compiling {name}", [*_c_compiler(), "-c", "-fPIC", "-O3", "-std=gnu11", "-o", kernels[-1],

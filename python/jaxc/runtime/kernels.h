@@ -1,20 +1,24 @@
-/* What the kernels of libjaxc_kernels.so share (gemm.c, fft.c; an exported
-   program compiles both into itself, jaxc.runtime.aot): the per-thread
-   scratch buffers of gemm.c. Hidden: each program.so, and the library,
-   binds to its own copy. */
+/* What the kernels of libjaxc_kernels.so share (gemm.c, fft.c, lu.c,
+   triangular_solve.c; an exported program compiles all of them into
+   itself, jaxc.runtime.aot): the per-thread scratch buffers of gemm.c.
+   Hidden: each program.so, and the library, binds to its own copy. */
 #ifndef JAXC_KERNELS_H
 #define JAXC_KERNELS_H
 #include <stddef.h>
 
 /* The buffer slots: gemm's packed panels of B and of A, then fft.c's: the
    work buffers of a block of columns, the intermediate of a transform split
-   in two, the sequences of Bluestein's convolution one column at a time. */
+   in two, the sequences of Bluestein's convolution one column at a time;
+   then lu.c's packed panel and -U12, then triangular_solve.c's packed
+   diagonal block and strip. */
 enum {
     JAXC_SCRATCH_GEMM_B,
     JAXC_SCRATCH_GEMM_A,
     JAXC_SCRATCH_FFT,
     JAXC_SCRATCH_FFT_SPLIT,
     JAXC_SCRATCH_FFT_BLUESTEIN,
+    JAXC_SCRATCH_LU,
+    JAXC_SCRATCH_TRSM,
     JAXC_SCRATCH_SLOTS
 };
 

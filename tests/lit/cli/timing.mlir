@@ -73,6 +73,7 @@
 // STAGES-NEXT: %)  stage 'optimized'
 // STAGES-NEXT: %)    JaxcPadSumsToUpdates
 // STAGES-NEXT: %)    JaxcExpandDft
+// STAGES-NEXT: %)    JaxcExpandLinalg
 // STAGES-NEXT: %)    JaxcCleanup
 // STAGES-NEXT: %)  stage 'linalg'
 // STAGES-NEXT: %)    JaxcToLinalg

@@ -1,4 +1,4 @@
-// Round-trip tests for dot_general, conv_general_dilated, dft and hermitian_dft. Result shapes
+// Round-trip tests for dot_general, conv_general_dilated, dft, hermitian_dft, lu and triangular_solve. Result shapes
 // are worked out in comments; the result element type is the preferred one
 // and may differ from the operands'.
 // RUN: jaxc-opt %s | jaxc-opt | FileCheck %s
@@ -172,4 +172,32 @@ func.func @hermitian_dft(%x: tensor<3x5xcomplex<f32>>, %c: tensor<5x2xcomplex<f6
   %y = jaxc.hermitian_dft %x, axis = 1, sign = 1, scale = 0.125 : tensor<3x5xcomplex<f32>> -> tensor<3x8xf32>
   %z = jaxc.hermitian_dft %c, axis = 0, sign = -1, scale = 1.0 : tensor<5x2xcomplex<f64>> -> tensor<9x2xf64>
   return %y, %z : tensor<3x8xf32>, tensor<9x2xf64>
+}
+
+// lu: the factors in the operand's type, min(m, n) pivots and m rows of the
+// permutation per matrix, the leading axes batch axes.
+// CHECK-LABEL: func.func @lu(
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<4x4xf32>, %[[B:[a-z0-9_]+]]: tensor<2x5x3xcomplex<f64>>)
+// CHECK-NEXT: %[[F:[a-z0-9_]+]], %[[P:[a-z0-9_]+]], %[[Q:[a-z0-9_]+]] = jaxc.lu %[[A]] : tensor<4x4xf32> -> (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>)
+// CHECK-NEXT: %[[G:[a-z0-9_]+]], %{{.+}}, %{{.+}} = jaxc.lu %[[B]] : tensor<2x5x3xcomplex<f64>> -> (tensor<2x5x3xcomplex<f64>>, tensor<2x3xi32>, tensor<2x5xi32>)
+// CHECK-NEXT: return %[[F]], %[[P]], %[[Q]], %[[G]]
+func.func @lu(%a: tensor<4x4xf32>, %b: tensor<2x5x3xcomplex<f64>>)
+    -> (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<2x5x3xcomplex<f64>>) {
+  %f, %p, %q = jaxc.lu %a : tensor<4x4xf32> -> (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>)
+  %g, %r, %s = jaxc.lu %b : tensor<2x5x3xcomplex<f64>> -> (tensor<2x5x3xcomplex<f64>>, tensor<2x3xi32>, tensor<2x5xi32>)
+  return %f, %p, %q, %g : tensor<4x4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<2x5x3xcomplex<f64>>
+}
+
+// triangular_solve: b's type for the result; the flags are unit attributes,
+// printed in a fixed order when set.
+// CHECK-LABEL: func.func @triangular_solve(
+// CHECK-SAME: %[[L:[a-z0-9_]+]]: tensor<4x4xf32>, %[[B:[a-z0-9_]+]]: tensor<4x2xf32>, %[[U:[a-z0-9_]+]]: tensor<3x5x5xcomplex<f64>>, %[[C:[a-z0-9_]+]]: tensor<3x2x5xcomplex<f64>>)
+// CHECK-NEXT: %[[X:[a-z0-9_]+]] = jaxc.triangular_solve %[[L]], %[[B]] left_side lower unit_diagonal : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+// CHECK-NEXT: %[[Y:[a-z0-9_]+]] = jaxc.triangular_solve %[[U]], %[[C]] transpose_a conjugate_a : (tensor<3x5x5xcomplex<f64>>, tensor<3x2x5xcomplex<f64>>) -> tensor<3x2x5xcomplex<f64>>
+// CHECK-NEXT: return %[[X]], %[[Y]]
+func.func @triangular_solve(%l: tensor<4x4xf32>, %b: tensor<4x2xf32>, %u: tensor<3x5x5xcomplex<f64>>, %c: tensor<3x2x5xcomplex<f64>>)
+    -> (tensor<4x2xf32>, tensor<3x2x5xcomplex<f64>>) {
+  %x = jaxc.triangular_solve %l, %b left_side lower unit_diagonal : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %y = jaxc.triangular_solve %u, %c transpose_a conjugate_a : (tensor<3x5x5xcomplex<f64>>, tensor<3x2x5xcomplex<f64>>) -> tensor<3x2x5xcomplex<f64>>
+  return %x, %y : tensor<4x2xf32>, tensor<3x2x5xcomplex<f64>>
 }

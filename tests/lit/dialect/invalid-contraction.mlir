@@ -1,4 +1,4 @@
-// Invalid contractions: dot_general, conv_general_dilated, dft and
+// Invalid contractions: dot_general, conv_general_dilated, dft, lu, triangular_solve and
 // hermitian_dft. dot_general and conv check their operands in type inference
 // during verification, so MLIR adds "failed to infer returned types" after
 // each message; the DFTs' result types are given, and their verifiers say
@@ -382,5 +382,85 @@ func.func @dft_result_rank(%x: tensor<8xf32>) {
 func.func @hermitian_dft_result_rank(%x: tensor<5xcomplex<f32>>) {
   // expected-error @+1 {{'jaxc.hermitian_dft' op result 'tensor<8x1xf32>' must have the operand's rank 1}}
   %0 = jaxc.hermitian_dft %x, axis = 0, sign = 1, scale = 1.0 : tensor<5xcomplex<f32>> -> tensor<8x1xf32>
+  return
+}
+
+// -----
+
+func.func @lu_of_a_vector(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'jaxc.lu' op operand 'tensor<4xf32>' must be a batch of matrices (rank >= 2)}}
+  %f, %p, %q = jaxc.lu %a : tensor<4xf32> -> (tensor<4xf32>, tensor<4xi32>, tensor<4xi32>)
+  return
+}
+
+// -----
+
+func.func @lu_factors_type(%a: tensor<4x4xf32>) {
+  // expected-error @+1 {{'jaxc.lu' op result lu 'tensor<4x4xf64>' must have the operand's type 'tensor<4x4xf32>'}}
+  %f, %p, %q = jaxc.lu %a : tensor<4x4xf32> -> (tensor<4x4xf64>, tensor<4xi32>, tensor<4xi32>)
+  return
+}
+
+// -----
+
+func.func @lu_pivots(%a: tensor<2x5x3xf32>) {
+  // expected-error @+1 {{'jaxc.lu' op result pivots 'tensor<2x5xi32>' must have the batch axes and min(m, n) = 3 entries per matrix of operand 'tensor<2x5x3xf32>'}}
+  %f, %p, %q = jaxc.lu %a : tensor<2x5x3xf32> -> (tensor<2x5x3xf32>, tensor<2x5xi32>, tensor<2x5xi32>)
+  return
+}
+
+// -----
+
+func.func @lu_permutation(%a: tensor<5x3xf32>) {
+  // expected-error @+1 {{'jaxc.lu' op result permutation 'tensor<3xi32>' must have the batch axes and m = 5 entries per matrix of operand 'tensor<5x3xf32>'}}
+  %f, %p, %q = jaxc.lu %a : tensor<5x3xf32> -> (tensor<5x3xf32>, tensor<3xi32>, tensor<3xi32>)
+  return
+}
+
+// -----
+
+func.func @lu_of_integers(%a: tensor<3x3xi32>) {
+  // expected-error @+1 {{'jaxc.lu' op operand #0 must be statically shaped tensor of}}
+  %f, %p, %q = jaxc.lu %a : tensor<3x3xi32> -> (tensor<3x3xi32>, tensor<3xi32>, tensor<3xi32>)
+  return
+}
+
+// -----
+
+func.func @triangular_solve_not_square(%a: tensor<4x3xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{'jaxc.triangular_solve' op a 'tensor<4x3xf32>' must be a batch of square matrices}}
+  %x = jaxc.triangular_solve %a, %b left_side : (tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @triangular_solve_element_types(%a: tensor<4x4xf32>, %b: tensor<4x2xf64>) {
+  // expected-error @+1 {{'jaxc.triangular_solve' op a 'tensor<4x4xf32>' and b 'tensor<4x2xf64>' must have one element type}}
+  %x = jaxc.triangular_solve %a, %b left_side : (tensor<4x4xf32>, tensor<4x2xf64>) -> tensor<4x2xf64>
+  return
+}
+
+// -----
+
+func.func @triangular_solve_batch(%a: tensor<2x4x4xf32>, %b: tensor<3x4x2xf32>) {
+  // expected-error @+1 {{'jaxc.triangular_solve' op b 'tensor<3x4x2xf32>' must be a batch of matrices with a's batch axes (a: 'tensor<2x4x4xf32>')}}
+  %x = jaxc.triangular_solve %a, %b left_side : (tensor<2x4x4xf32>, tensor<3x4x2xf32>) -> tensor<3x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @triangular_solve_side(%a: tensor<4x4xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{'jaxc.triangular_solve' op a 'tensor<4x4xf32>' does not fit b 'tensor<4x2xf32>': b's columns must be a's 4 (right side)}}
+  %x = jaxc.triangular_solve %a, %b lower : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @triangular_solve_result(%a: tensor<4x4xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{'jaxc.triangular_solve' op result 'tensor<2x4xf32>' must have b's type 'tensor<4x2xf32>'}}
+  %x = jaxc.triangular_solve %a, %b left_side : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<2x4xf32>
   return
 }

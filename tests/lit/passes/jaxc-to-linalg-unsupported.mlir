@@ -20,3 +20,12 @@ func.func @g(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
   return %y, %y_dot : tensor<f32>, tensor<f32>
 }
 
+
+// -----
+
+// The library computes f32 and f64: any other LU must be expanded first.
+func.func @complex_lu(%a: tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>> {
+  // expected-error @+1 {{'jaxc.lu' of complex<f32> has no library call (the library computes f32 and f64): run jaxc-expand-linalg first}}
+  %f, %p, %q = jaxc.lu %a : tensor<3x3xcomplex<f32>> -> (tensor<3x3xcomplex<f32>>, tensor<3xi32>, tensor<3xi32>)
+  return %f : tensor<3x3xcomplex<f32>>
+}

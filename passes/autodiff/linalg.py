@@ -1,0 +1,166 @@
+"""Derivative rules of `jaxc.lu` and `jaxc.triangular_solve` (JAX's).
+
+lu: with P the row order the pivots make, L (m x m, unit lower) and U
+(n x n, upper; identity below row min(m, n)) read from the factors,
+
+    Phi = L^-1 P dA U^-1           (two triangular solves)
+    dLU = L tril(Phi, -1) + triu(Phi) U
+
+and the adjoint is that map transposed (without conjugation, JAX's
+convention for complex values):
+
+    Phi_ct = tril(L^T ct, -1) + triu(ct U^T)
+    dA_ct  = P^T L^-T Phi_ct U^-T
+
+Pivots and permutation are integers: no derivative.
+
+triangular_solve, X = op(A)^-1 B (left side; X op(A)^-1 on the right): linear
+in B, the same solve of the tangent, and its adjoint the solve with
+op(A) transposed; in A, dX = -op(A)^-1 op(dA) X with dA restricted to the
+triangle the op reads (its diagonal too unless unit_diagonal), whose
+adjoint is that triangle of -op^T(Z X^T), Z the cotangent's solve.
+
+    %x = jaxc.triangular_solve %a, %b left_side lower : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  -> vjp
+    %z = jaxc.triangular_solve %a, %ct left_side lower transpose_a : ...      the cotangent of b
+    %p = jaxc.dot_general %z, %x, batch = [] x [], contract = [1] x [1] ...   -z x^T, its lower triangle: of a
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxc import lax
+
+from .jvp import JVP
+from .vjp import VJP
+
+FLAGS = ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal")  # jaxc.triangular_solve's
+
+
+def _iotas(shape) -> tuple:
+    """Row and column indices of matrices of `shape` (..., r, c)."""
+    return (lax.broadcasted_iota(np.int32, shape, len(shape) - 2),
+            lax.broadcasted_iota(np.int32, shape, len(shape) - 1))
+
+
+def _where(mask, x):
+    return lax.select(mask, x, lax.full(x.shape, 0, x.dtype))
+
+
+def _matmul(a, b, transpose_a: bool = False, transpose_b: bool = False):
+    """a @ b (a^T, b^T with the flags) over matrices, the leading axes batch axes."""
+    batch = tuple(range(a.ndim - 2))
+    contract = (a.ndim - 2 if transpose_a else a.ndim - 1, b.ndim - 1 if transpose_b else b.ndim - 2)
+    return lax.dot_general(a, b, (((contract[0],), (contract[1],)), (batch, batch)))
+
+
+def _solve(a, b, **flags):
+    """`jaxc.triangular_solve` with `flags` set (the others off)."""
+    from jaxc.lax.linalg import TRIANGULAR_SOLVE
+    return TRIANGULAR_SOLVE.bind(a, b, **{flag: bool(flags.get(flag)) for flag in FLAGS})
+
+
+def _transpose(x):
+    return lax.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+
+
+def _permutation_matrix(permutation, dtype):
+    """P (..., m, m) with P[i, permutation[i]] = 1: (P x)[i] = x[permutation[i]]."""
+    m = permutation.shape[-1]
+    shape = (*permutation.shape, m)
+    wanted = lax.broadcast_in_dim(permutation, shape, tuple(range(permutation.ndim)))
+    return lax.convert_element_type(lax.eq(wanted, _iotas(shape)[1]), dtype)
+
+
+def _factors(lu):
+    """L (..., m, m) and U (..., n, n) of the packed factors (..., m, n)."""
+    *batch, m, n = lu.shape
+    k = min(m, n)
+    zero = lax.full((), 0, lu.dtype)
+    edges = [(0, 0, 0)] * len(batch)
+    lower = lax.pad(lax.slice_in_dim(lu, 0, k, axis=lu.ndim - 1), zero, [*edges, (0, 0, 0), (0, m - k, 0)])
+    rows, cols = _iotas(lower.shape)
+    l = lax.add(_where(lax.gt(rows, cols), lower), lax.convert_element_type(lax.eq(rows, cols), lu.dtype))
+    upper = lax.pad(lax.slice_in_dim(lu, 0, k, axis=lu.ndim - 2), zero, [*edges, (0, n - k, 0), (0, 0, 0)])
+    rows, cols = _iotas(upper.shape)
+    below = lax.bitwise_and(lax.eq(rows, cols), lax.ge(rows, lax.full(rows.shape, k, np.int32)))
+    u = lax.add(_where(lax.le(rows, cols), upper), lax.convert_element_type(below, lu.dtype))
+    return l, u
+
+
+def _lu_jvp(op, xs, ys, ts):
+    lu, _, permutation = ys
+    if ts[0] is None:
+        return [None, None, None]
+    l, u = _factors(lu)
+    x = _matmul(_permutation_matrix(permutation, lu.dtype), ts[0])
+    la = _solve(l, x, left_side=True, lower=True, unit_diagonal=True)
+    phi = _solve(u, la)
+    rows, cols = _iotas(phi.shape)
+    return [lax.add(_matmul(l, _where(lax.gt(rows, cols), phi)), _matmul(_where(lax.le(rows, cols), phi), u)),
+            None, None]
+
+
+def _lu_vjp(op, xs, ys, cts):
+    lu, _, permutation = ys[:3]
+    ct = cts[0]
+    if ct is None:
+        return [None]
+    l, u = _factors(lu)
+    rows, cols = _iotas(ct.shape)
+    phi = lax.add(_where(lax.gt(rows, cols), _matmul(l, ct, transpose_a=True)),
+                  _where(lax.le(rows, cols), _matmul(ct, _transpose(u))))
+    la = _solve(u, phi, transpose_a=True)
+    x = _solve(l, la, left_side=True, lower=True, transpose_a=True, unit_diagonal=True)
+    return [_matmul(_permutation_matrix(permutation, lu.dtype), x, transpose_a=True)]
+
+
+def _flags(op) -> dict:
+    return {flag: flag in op.attributes for flag in FLAGS}
+
+
+def _read_triangle(m, flags: dict):
+    """The part of m (..., k, k) a solve with `flags` reads: a triangle, with
+    its diagonal unless unit_diagonal."""
+    rows, cols = _iotas(m.shape)
+    if flags["lower"]:
+        keep = lax.gt(rows, cols) if flags["unit_diagonal"] else lax.ge(rows, cols)
+    else:
+        keep = lax.lt(rows, cols) if flags["unit_diagonal"] else lax.le(rows, cols)
+    return _where(keep, m)
+
+
+def _op(m, flags: dict):
+    """op(m): transposed with transpose_a, conjugated with conjugate_a."""
+    m = _transpose(m) if flags["transpose_a"] else m
+    return lax.conj(m) if flags["conjugate_a"] else m
+
+
+def _triangular_solve_jvp(op, xs, ys, ts):
+    a, _ = xs
+    x, flags = ys[0], _flags(op)
+    out = None if ts[1] is None else _solve(a, ts[1], **flags)
+    if ts[0] is not None:
+        g = _op(_read_triangle(ts[0], flags), flags)
+        product = _matmul(g, x) if flags["left_side"] else _matmul(x, g)
+        by_a = _solve(a, lax.neg(product), **flags)
+        out = by_a if out is None else lax.add(out, by_a)
+    return [out]
+
+
+def _triangular_solve_vjp(op, xs, ys, cts):
+    a, _ = xs
+    x, flags = ys[0], _flags(op)
+    if cts[0] is None:
+        return [None, None]
+    z = _solve(a, cts[0], **{**flags, "transpose_a": not flags["transpose_a"]})
+
+    def ct_a():  # the adjoint of dA -> op(dA): op's transpose, then the triangle
+        product = lax.neg(_matmul(z, x, transpose_b=True) if flags["left_side"] else _matmul(x, z, transpose_a=True))
+        return _read_triangle(_op(product, flags), flags)
+
+    return [ct_a, z]
+
+
+JVP.update({"jaxc.lu": _lu_jvp, "jaxc.triangular_solve": _triangular_solve_jvp})
+VJP.update({"jaxc.lu": _lu_vjp, "jaxc.triangular_solve": _triangular_solve_vjp})

@@ -1,0 +1,68 @@
+"""`jaxc-expand-linalg`: each `jaxc.lu` and `jaxc.triangular_solve` that the
+compiled library does not compute becomes jaxc ops: `lax.linalg.lu_program`
+(a `fori_loop` over blocks of columns: pivot, swap and rank-1 steps on the
+block, one product for the trailing matrix) and
+`lax.linalg.triangular_solve_program` (blocked substitution: a product per
+block of rows, the block row by row). Complex and 16-bit ones expand
+everywhere, and every one on targets that call no library: the GPU
+(`library-calls=false`) and a CPU whose library calls are off
+(``JAXC_CPU_LIBRARY_CALLS=0``, `host.override(library_calls=False)`). An
+f32 or f64 one on the CPU stays: `jaxc-to-linalg` lowers it to a call of
+lu.c or triangular_solve.c.
+
+    %f, %p, %q = jaxc.lu %a : tensor<4x4xcomplex<f32>> -> (tensor<4x4xcomplex<f32>>, tensor<4xi32>, tensor<4xi32>)
+  ->
+    %0:4 = jaxc.scan init(%c0, %a, %order, %zeros ...) xs() length = 4 ... {
+      argmax of the column's moduli, the pivot row (a gather), the rows swapped by selects,
+      the multipliers, the rank-1 update }
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from mlir import ir
+from mlir.passmanager import ExternalPass
+
+from . import host
+from .ir import finish_function, inline_call, module_of, new_function, ops_named
+from .lowering.linalg import LIBRARY_ELEMENTS
+from .registry import register_pass
+
+
+def _lu(op: ir.Operation, x: Any) -> list[Any]:
+    from jaxc.lax.linalg import lu_program
+    return list(lu_program(x[0]))
+
+
+def _triangular_solve(op: ir.Operation, x: Any) -> list[Any]:
+    from jaxc.lax.linalg import TRIANGULAR_SOLVE_FLAGS, triangular_solve_program
+    return [triangular_solve_program(*x, **{flag: flag in op.attributes for flag in TRIANGULAR_SOLVE_FLAGS})]
+
+
+PROGRAMS = {"jaxc.lu": _lu, "jaxc.triangular_solve": _triangular_solve}  # op -> its jaxc ops
+
+
+@register_pass("jaxc-expand-linalg", "jaxc.lu and jaxc.triangular_solve become loops of jaxc ops where the "
+               "compiled library does not compute them")
+def expand_linalg(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool = True) -> None:
+    """`library-calls=false` expands every such op; with it true (the
+    default) the host's setting decides (`passes.host`: on unless switched
+    off), and only complex and 16-bit ones expand."""
+    calls = library_calls and host.target().library_calls
+    with op.context:
+        for linalg_op in ops_named(op, list(PROGRAMS)):
+            element = str(ir.RankedTensorType(linalg_op.operands[0].type).element_type)
+            if not (calls and element in LIBRARY_ELEMENTS):
+                _expand(linalg_op)
+
+
+def _expand(op: ir.Operation) -> None:
+    """Replace `op` by its program: built in a private function, inlined."""
+    from jaxc.core import emitting
+    fn, block = new_function(module_of(op), op.name.removeprefix("jaxc.") + "_program",
+                             [v.type for v in op.operands], op.location)
+    with emitting(block, op.location) as e:
+        results = [r.value for r in PROGRAMS[op.name](op, [e.wrap(a) for a in block.arguments])]
+    finish_function(fn, block, results, op.location)
+    inline_call(op, fn)
+    fn.erase()

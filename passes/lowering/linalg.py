@@ -1,0 +1,97 @@
+"""Lowering of `jaxc.lu` and `jaxc.triangular_solve` (f32, f64;
+`jaxc-expand-linalg` has rewritten every other one into jaxc ops): calls of
+the compiled library (lu.c, triangular_solve.c) on buffers, as
+`jaxc.callback`'s lowering hands buffers to the host. The operands are
+read in place; the results are new buffers the call fills, handed back as
+tensors. The buffers go to the call as unranked memrefs (one declaration
+serves every shape), so bufferization and buffer deallocation see their
+uses; `jaxc-library-calls` later passes their aligned pointers instead:
+
+    %lu, %pivots, %permutation = jaxc.lu %a : tensor<2x5x3xf32> -> (tensor<2x5x3xf32>, tensor<2x3xi32>, tensor<2x5xi32>)
+  ->
+    func.func private @jaxc_lu_f32(index, index, index, memref<*xf32>, memref<*xf32>, memref<*xi32>, memref<*xi32>)
+    ...
+    %f = memref.alloc() : memref<2x5x3xf32>      (and %p: memref<2x3xi32>, %q: memref<2x5xi32>)
+    %ab = bufferization.to_buffer %a read_only : tensor<2x5x3xf32> to memref<2x5x3xf32>
+    %au = memref.cast %ab : memref<2x5x3xf32> to memref<*xf32>      (and %fu, %pu, %qu)
+    func.call @jaxc_lu_f32(%c2, %c5, %c3, %au, %fu, %pu, %qu) : (index, index, index, memref<*xf32>, ...) -> ()
+    %lu = bufferization.to_tensor %f restrict writable : memref<2x5x3xf32> to tensor<2x5x3xf32>
+    ...
+
+lu.c reads `batch` row-major m x n matrices and writes the factors, the
+pivots and the permutation of each (C interface, `_mlir_ciface_jaxc_lu_f32`:
+`(long batch, long m, long n, intptr_t x, intptr_t lu, intptr_t pivots,
+intptr_t permutation)`). A triangular solve passes the counts of b (batch,
+m, n), the buffers of a, b and the result, then its flags as 0 or 1
+(left_side, lower, transpose_a, unit_diagonal; conjugate_a means nothing
+for real elements):
+
+    %x = jaxc.triangular_solve %l, %b left_side lower : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  ->
+    func.call @jaxc_triangular_solve_f32(%c1, %c4, %c2, %lu, %bu, %xu, %c1_0, %c1_1, %c0, %c0_2)
+"""
+from __future__ import annotations
+
+import math
+
+from mlir import ir
+from mlir.dialects import arith, bufferization, func, memref
+
+from ..ir import module_of
+from .common import LoweringError, element_type, shape_of, signless
+
+LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c and triangular_solve.c compute
+
+
+def _declare(op: ir.Operation, name: str, inputs: list[ir.Type]) -> None:
+    """`func.func private @name(inputs)` in the module, once."""
+    body = module_of(op).regions[0].blocks[0]
+    for existing in body.operations:
+        if existing.operation.name == "func.func" and \
+                ir.StringAttr(existing.operation.attributes["sym_name"]).value == name:
+            return
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        func.FuncOp(name, ir.FunctionType.get(inputs, []), visibility="private")
+
+
+def _library_function(op: ir.Operation, base: str) -> str:
+    """`jaxc_<base>_f32` or `_f64` for the op's element type; a LoweringError for any other."""
+    element = element_type(op.operands[0])
+    if str(element) not in LIBRARY_ELEMENTS:
+        raise LoweringError(op, f"'{op.name}' of {element} has no library call (the library computes "
+                                f"{' and '.join(LIBRARY_ELEMENTS)}): run jaxc-expand-linalg first")
+    return f"jaxc_{base}_{element}"
+
+
+def _call(op: ir.Operation, name: str, counts: list[int], flags: list[bool]) -> list[ir.Value]:
+    """A call of `name`(counts, the operands' and results' buffers, flags) as
+    the module docstring shows; the results as tensors."""
+    index = ir.IndexType.get()
+    values = [*op.operands, *op.results]
+    unranked = [ir.UnrankedMemRefType.get(element_type(v), None) for v in values]
+    _declare(op, name, [index] * len(counts) + unranked + [index] * len(flags))
+    outs = [memref.AllocOp(ir.MemRefType.get(shape_of(r), element_type(r)), [], []).result for r in op.results]
+    ins = [bufferization.ToBufferOp(ir.MemRefType.get(shape_of(v), element_type(v)), v, read_only=True).result
+           for v in op.operands]
+    buffers = [memref.CastOp(t, v).result for t, v in zip(unranked, ins + outs)]
+    constants = [arith.ConstantOp(index, int(c)).result for c in [*counts, *flags]]
+    func.CallOp([], ir.FlatSymbolRefAttr.get(name), constants[:len(counts)] + buffers + constants[len(counts):])
+    return [bufferization.ToTensorOp(signless(r.type), out, restrict=True, writable=True).result
+            for r, out in zip(op.results, outs)]
+
+
+def lu(op, elements):
+    *batch, m, n = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "lu"), [math.prod(batch), m, n], [])
+
+
+TRIANGULAR_SOLVE_FLAGS = ("left_side", "lower", "transpose_a", "unit_diagonal")  # as triangular_solve.c takes them
+
+
+def triangular_solve(op, elements):
+    *batch, m, n = shape_of(op.operands[1])
+    return _call(op, _library_function(op, "triangular_solve"), [math.prod(batch), m, n],
+                 [flag in op.attributes for flag in TRIANGULAR_SOLVE_FLAGS])
+
+
+RULES: dict = {"jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve}

@@ -1,0 +1,54 @@
+// RUN: jaxc-opt %s --jaxc-to-linalg | FileCheck %s
+
+// An f32 or f64 LU factorization is a call of the compiled library (lu.c):
+// the operand as a read-only buffer, the factors, pivots and permutation in
+// new buffers, the counts (matrices, rows, columns) then every buffer as an
+// unranked memref (one declaration for every shape; jaxc-library-calls
+// passes pointers after bufferization), the results handed back as tensors.
+// CHECK: func.func private @jaxc_lu_f64(index, index, index, memref<*xf64>, memref<*xf64>, memref<*xi32>, memref<*xi32>)
+// CHECK: func.func private @jaxc_lu_f32(index, index, index, memref<*xf32>, memref<*xf32>, memref<*xi32>, memref<*xi32>)
+// CHECK-LABEL: func.func @batched
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG: %[[C5:.+]] = arith.constant 5 : index
+// CHECK-DAG: %[[C3:.+]] = arith.constant 3 : index
+// CHECK-DAG: %[[F:.+]] = memref.alloc() : memref<2x5x3xf32>
+// CHECK-DAG: %[[P:.+]] = memref.alloc() : memref<2x3xi32>
+// CHECK-DAG: %[[Q:.+]] = memref.alloc() : memref<2x5xi32>
+// CHECK-DAG: %[[A:.+]] = bufferization.to_buffer %arg0 read_only : tensor<2x5x3xf32> to memref<2x5x3xf32>
+// CHECK-DAG: %[[UA:.+]] = memref.cast %[[A]] : memref<2x5x3xf32> to memref<*xf32>
+// CHECK-DAG: %[[UF:.+]] = memref.cast %[[F]] : memref<2x5x3xf32> to memref<*xf32>
+// CHECK-DAG: %[[UP:.+]] = memref.cast %[[P]] : memref<2x3xi32> to memref<*xi32>
+// CHECK-DAG: %[[UQ:.+]] = memref.cast %[[Q]] : memref<2x5xi32> to memref<*xi32>
+// CHECK: call @jaxc_lu_f32(%[[C2]], %[[C5]], %[[C3]], %[[UA]], %[[UF]], %[[UP]], %[[UQ]])
+// CHECK-DAG: %[[TF:.+]] = bufferization.to_tensor %[[F]] restrict writable : memref<2x5x3xf32> to tensor<2x5x3xf32>
+// CHECK-DAG: %[[TP:.+]] = bufferization.to_tensor %[[P]] restrict writable : memref<2x3xi32> to tensor<2x3xi32>
+// CHECK-DAG: %[[TQ:.+]] = bufferization.to_tensor %[[Q]] restrict writable : memref<2x5xi32> to tensor<2x5xi32>
+// CHECK: return %[[TF]], %[[TP]], %[[TQ]]
+func.func @batched(%a: tensor<2x5x3xf32>) -> (tensor<2x5x3xf32>, tensor<2x3xi32>, tensor<2x5xi32>) {
+  %f, %p, %q = jaxc.lu %a : tensor<2x5x3xf32> -> (tensor<2x5x3xf32>, tensor<2x3xi32>, tensor<2x5xi32>)
+  return %f, %p, %q : tensor<2x5x3xf32>, tensor<2x3xi32>, tensor<2x5xi32>
+}
+
+// One declaration per element type, however many calls.
+// CHECK-LABEL: func.func @twice
+// CHECK: call @jaxc_lu_f64(
+// CHECK: call @jaxc_lu_f64(
+func.func @twice(%a: tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<4x4xf64>) {
+  %f, %p, %q = jaxc.lu %a : tensor<4x4xf64> -> (tensor<4x4xf64>, tensor<4xi32>, tensor<4xi32>)
+  %g, %r, %s = jaxc.lu %f : tensor<4x4xf64> -> (tensor<4x4xf64>, tensor<4xi32>, tensor<4xi32>)
+  return %f, %g : tensor<4x4xf64>, tensor<4x4xf64>
+}
+
+// A triangular solve passes b's counts, the buffers of a, b and the result,
+// then its flags as 0 or 1: left_side, lower, transpose_a, unit_diagonal.
+// CHECK-LABEL: func.func @solve
+// CHECK-DAG: %[[X:.+]] = memref.alloc() : memref<3x4xf64>
+// CHECK-DAG: %[[A:.+]] = bufferization.to_buffer %arg0 read_only : tensor<4x4xf64> to memref<4x4xf64>
+// CHECK-DAG: %[[B:.+]] = bufferization.to_buffer %arg1 read_only : tensor<3x4xf64> to memref<3x4xf64>
+// CHECK: call @jaxc_triangular_solve_f64(%c1, %c3, %c4, %{{.+}}, %{{.+}}, %{{.+}}, %c0{{(_[0-9]+)?}}, %c0{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) : (index, index, index, memref<*xf64>, memref<*xf64>, memref<*xf64>, index, index, index, index) -> ()
+// CHECK: %[[R:.+]] = bufferization.to_tensor %[[X]] restrict writable
+// CHECK: return %[[R]]
+func.func @solve(%a: tensor<4x4xf64>, %b: tensor<3x4xf64>) -> tensor<3x4xf64> {
+  %x = jaxc.triangular_solve %a, %b transpose_a unit_diagonal : (tensor<4x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+  return %x : tensor<3x4xf64>
+}
