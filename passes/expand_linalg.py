@@ -1,8 +1,8 @@
 """`jaxc-expand-linalg`: each `jaxc.lu` and `jaxc.triangular_solve` that the
-compiled library does not compute becomes jaxc ops: `lax.linalg.lu_program`
+compiled library does not compute becomes jaxc ops: `lax._linalg_ops.lu_program`
 (a `fori_loop` over blocks of columns: pivot, swap and rank-1 steps on the
 block, one product for the trailing matrix) and
-`lax.linalg.triangular_solve_program` (blocked substitution: a product per
+`lax._linalg_ops.triangular_solve_program` (blocked substitution: a product per
 block of rows, the block row by row). Complex and 16-bit ones expand
 everywhere, and every one on targets that call no library: the GPU
 (`library-calls=false`) and a CPU whose library calls are off
@@ -30,12 +30,12 @@ from .registry import register_pass
 
 
 def _lu(op: ir.Operation, x: Any) -> list[Any]:
-    from jaxc.lax.linalg import lu_program
+    from jaxc.lax._linalg_ops import lu_program
     return list(lu_program(x[0]))
 
 
 def _triangular_solve(op: ir.Operation, x: Any) -> list[Any]:
-    from jaxc.lax.linalg import TRIANGULAR_SOLVE_FLAGS, triangular_solve_program
+    from jaxc.lax._linalg_ops import TRIANGULAR_SOLVE_FLAGS, triangular_solve_program
     return [triangular_solve_program(*x, **{flag: flag in op.attributes for flag in TRIANGULAR_SOLVE_FLAGS})]
 
 

@@ -56,7 +56,7 @@ def _matmul(a, b, transpose_a: bool = False, transpose_b: bool = False):
 
 def _solve(a, b, **flags):
     """`jaxc.triangular_solve` with `flags` set (the others off)."""
-    from jaxc.lax.linalg import TRIANGULAR_SOLVE
+    from jaxc.lax._linalg_ops import TRIANGULAR_SOLVE
     return TRIANGULAR_SOLVE.bind(a, b, **{flag: bool(flags.get(flag)) for flag in FLAGS})
 
 

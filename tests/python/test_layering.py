@@ -100,6 +100,16 @@ print(json.dumps(sorted(name for name in sys.modules if name.startswith(("jaxc.n
 """
 
 
+def _factor_and_solve(a, b):
+    """jaxc.lu (complex: expanded by a pass) and jaxc.triangular_solve (their
+    derivative rules run in jaxc-autodiff)."""
+    import jaxc.numpy as jnp
+    from jaxc import lax
+    factors = lax.linalg.lu(a * (1 + 1j))[0]
+    x = lax.linalg.triangular_solve(a, b, lower=True)  # b (3, 4): x a = b
+    return jnp.abs(factors).sum() + (lax.linalg.lu(a)[0] ** 2).sum() + x.sum()
+
+
 def test_running_every_stage_loads_no_numpy_layer(tmp_path):
     import jaxc
     import jaxc.numpy as jnp
@@ -115,7 +125,9 @@ def test_running_every_stage_loads_no_numpy_layer(tmp_path):
     w = np.ones((3, 4), np.float32) * 0.1
     xs = np.linspace(-1, 1, 30, dtype=np.float32).reshape(5, 2, 3)
     programs = [jaxc.jit(jaxc.vmap(jaxc.grad(loss), in_axes=(None, 0))).lower(w, xs).as_text(),
-                jaxc.jit(jaxc.jacfwd(lambda x: jnp.cumsum(jnp.sort(x)) * x)).lower(xs[0, 0]).as_text()]
+                jaxc.jit(jaxc.jacfwd(lambda x: jnp.cumsum(jnp.sort(x)) * x)).lower(xs[0, 0]).as_text(),
+                jaxc.jit(jaxc.vmap(jaxc.grad(_factor_and_solve), in_axes=(0, None))).lower(
+                    np.eye(4, dtype=np.float32) * 2 + xs[:, :, :1].reshape(5, 2, 1, 1).sum(1), w).as_text()]
     assert all("jaxc.vmap" in t or "jaxc.jvp" in t for t in programs)  # requests for the passes to expand
     path = tmp_path / "programs.json"
     path.write_text(json.dumps(programs))

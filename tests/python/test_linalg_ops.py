@@ -4,7 +4,7 @@ the compiled library (lu.c, triangular_solve.c: their own tests in
 test_library_lu.py and test_library_triangular_solve.py);
 `jaxc-expand-linalg` makes the others (complex, and all of them without
 library calls, as on the GPU) the blocked programs
-`lax.linalg.lu_program` and `triangular_solve_program`. Both routes against
+`lax._linalg_ops.lu_program` and `triangular_solve_program`. Both routes against
 NumPy (a getf2 with the same pivots, solves of the triangles) and against
 each other, under jit, vmap (against a Python loop) and grad (check_grads
 in float64: JAX's rules in passes/autodiff/linalg.py, forward and reverse),
