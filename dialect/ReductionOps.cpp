@@ -401,3 +401,10 @@ LogicalResult TriangularSolveOp::verify() {
     return emitOpError() << "result " << getResult().getType() << " must have b's type " << b;
   return success();
 }
+
+LogicalResult CholeskyOp::verify() {
+  auto in = llvm::cast<RankedTensorType>(getOperand().getType());
+  if (in.getRank() < 2 || in.getDimSize(in.getRank() - 1) != in.getDimSize(in.getRank() - 2))
+    return emitOpError() << "operand " << in << " must be a batch of square matrices";
+  return success();
+}

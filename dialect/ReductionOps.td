@@ -1,5 +1,5 @@
 // Reductions and contractions: reduce argmax argmin cumulative sort
-// dot_general conv_general_dilated dft lu triangular_solve.
+// dot_general conv_general_dilated dft lu triangular_solve cholesky.
 #ifndef JAXC_REDUCTION_OPS_TD
 #define JAXC_REDUCTION_OPS_TD
 
@@ -241,6 +241,32 @@ def Jaxc_TriangularSolveOp : Jaxc_Op<"triangular_solve", [Pure]> {
     $a `,` $b (`left_side` $left_side^)? (`lower` $lower^)? (`transpose_a` $transpose_a^)?
     (`conjugate_a` $conjugate_a^)? (`unit_diagonal` $unit_diagonal^)? attr-dict `:` functional-type(operands, results)
   }];
+}
+
+def Jaxc_CholeskyOp : Jaxc_Op<"cholesky", [Pure, SameOperandsAndResultType]> {
+  let summary = "Cholesky factorization";
+  let description = [{
+    The lower Cholesky factor L (L L^H = A, L's diagonal real and positive,
+    zeros above it) of each matrix of the operand (its last two axes; the
+    axes before them are batch axes), where A is the Hermitian (real:
+    symmetric) matrix whose lower triangle is the operand's: the upper
+    triangle is not read, nor the imaginary part of the diagonal. A matrix
+    that is not positive definite (or has a NaN or infinity in its lower
+    triangle) gives a matrix of NaNs, as JAX. `lax.linalg.cholesky` binds
+    it (after symmetrizing its input). On the CPU an f32 or f64 one is a
+    call of the compiled library (cholesky.c); `jaxc-expand-linalg` rewrites
+    it into jaxc ops (a loop over the columns) for other element types and
+    where no library is called.
+
+    ```mlir
+    %l = jaxc.cholesky %a : tensor<256x256xf32>
+    %m = jaxc.cholesky %b : tensor<8x3x3xcomplex<f64>>
+    ```
+  }];
+  let arguments = (ins Jaxc_InexactTensor:$operand);
+  let results = (outs Jaxc_InexactTensor:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
 }
 
 #endif // JAXC_REDUCTION_OPS_TD

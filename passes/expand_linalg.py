@@ -1,14 +1,15 @@
-"""`jaxc-expand-linalg`: each `jaxc.lu` and `jaxc.triangular_solve` that the
-compiled library does not compute becomes jaxc ops: `lax._linalg_ops.lu_program`
-(a `fori_loop` over blocks of columns: pivot, swap and rank-1 steps on the
-block, one product for the trailing matrix) and
-`lax._linalg_ops.triangular_solve_program` (blocked substitution: a product per
-block of rows, the block row by row). Complex and 16-bit ones expand
+"""`jaxc-expand-linalg`: each `jaxc.lu`, `jaxc.triangular_solve` and
+`jaxc.cholesky` that the compiled library does not compute becomes jaxc
+ops (lax/_linalg_ops.py): `lu_program` (a `fori_loop` over blocks of
+columns: pivot, swap and rank-1 steps on the block, one product for the
+trailing matrix), `triangular_solve_program` (blocked substitution: a
+product per block of rows, the block row by row) and `cholesky_program` (a
+loop over the columns). Complex and 16-bit ones expand
 everywhere, and every one on targets that call no library: the GPU
 (`library-calls=false`) and a CPU whose library calls are off
 (``JAXC_CPU_LIBRARY_CALLS=0``, `host.override(library_calls=False)`). An
 f32 or f64 one on the CPU stays: `jaxc-to-linalg` lowers it to a call of
-lu.c or triangular_solve.c.
+lu.c, triangular_solve.c or cholesky.c.
 
     %f, %p, %q = jaxc.lu %a : tensor<4x4xcomplex<f32>> -> (tensor<4x4xcomplex<f32>>, tensor<4xi32>, tensor<4xi32>)
   ->
@@ -39,11 +40,16 @@ def _triangular_solve(op: ir.Operation, x: Any) -> list[Any]:
     return [triangular_solve_program(*x, **{flag: flag in op.attributes for flag in TRIANGULAR_SOLVE_FLAGS})]
 
 
-PROGRAMS = {"jaxc.lu": _lu, "jaxc.triangular_solve": _triangular_solve}  # op -> its jaxc ops
+def _cholesky(op: ir.Operation, x: Any) -> list[Any]:
+    from jaxc.lax._linalg_ops import cholesky_program
+    return [cholesky_program(x[0])]
 
 
-@register_pass("jaxc-expand-linalg", "jaxc.lu and jaxc.triangular_solve become loops of jaxc ops where the "
-               "compiled library does not compute them")
+PROGRAMS = {"jaxc.lu": _lu, "jaxc.triangular_solve": _triangular_solve, "jaxc.cholesky": _cholesky}  # op -> jaxc ops
+
+
+@register_pass("jaxc-expand-linalg", "jaxc.lu, jaxc.triangular_solve and jaxc.cholesky become loops of jaxc ops "
+               "where the compiled library does not compute them")
 def expand_linalg(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool = True) -> None:
     """`library-calls=false` expands every such op; with it true (the
     default) the host's setting decides (`passes.host`: on unless switched

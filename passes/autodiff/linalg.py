@@ -1,4 +1,5 @@
-"""Derivative rules of `jaxc.lu` and `jaxc.triangular_solve` (JAX's).
+"""Derivative rules of `jaxc.lu`, `jaxc.triangular_solve` and
+`jaxc.cholesky` (JAX's).
 
 lu: with P the row order the pivots make, L (m x m, unit lower) and U
 (n x n, upper; identity below row min(m, n)) read from the factors,
@@ -19,6 +20,12 @@ in B, the same solve of the tangent, and its adjoint the solve with
 op(A) transposed; in A, dX = -op(A)^-1 op(dA) X with dA restricted to the
 triangle the op reads (its diagonal too unless unit_diagonal), whose
 adjoint is that triangle of -op^T(Z X^T), Z the cotangent's solve.
+
+cholesky, L L^H = A with A Hermitian from the operand's lower triangle:
+dL = L phi(L^-1 dA L^-H), phi the lower triangle with its diagonal halved,
+dA made Hermitian from the tangent's lower triangle as the op reads it;
+the adjoint (no conjugation) is L^-T phi(L^T ct) conj(L)^-1 folded back
+onto the lower triangle.
 
     %x = jaxc.triangular_solve %a, %b left_side lower : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
   -> vjp
@@ -162,5 +169,55 @@ def _triangular_solve_vjp(op, xs, ys, cts):
     return [ct_a, z]
 
 
-JVP.update({"jaxc.lu": _lu_jvp, "jaxc.triangular_solve": _triangular_solve_jvp})
-VJP.update({"jaxc.lu": _lu_vjp, "jaxc.triangular_solve": _triangular_solve_vjp})
+def _hermitian_from_lower(t):
+    """The Hermitian matrix whose lower triangle is t's (the real part of
+    its diagonal): what jaxc.cholesky reads of its operand."""
+    rows, cols = _iotas(t.shape)
+    strict = _where(lax.gt(rows, cols), t)
+    diagonal = _where(lax.eq(rows, cols), t)
+    if np.dtype(t.dtype).kind == "c":
+        diagonal = lax.complex(lax.real(diagonal), lax.full(diagonal.shape, 0, lax.real(diagonal).dtype))
+        return lax.add(lax.add(strict, lax.conj(_transpose(strict))), diagonal)
+    return lax.add(lax.add(strict, _transpose(strict)), diagonal)
+
+
+def _fold_onto_lower(g):
+    """The adjoint of `_hermitian_from_lower`."""
+    rows, cols = _iotas(g.shape)
+    upper = _transpose(g)
+    upper = lax.conj(upper) if np.dtype(g.dtype).kind == "c" else upper
+    diagonal = _where(lax.eq(rows, cols), g)
+    if np.dtype(g.dtype).kind == "c":
+        diagonal = lax.complex(lax.real(diagonal), lax.full(diagonal.shape, 0, lax.real(diagonal).dtype))
+    return lax.add(_where(lax.gt(rows, cols), lax.add(g, upper)), diagonal)
+
+
+def _phi(x):
+    """The lower triangle of x, its diagonal halved."""
+    rows, cols = _iotas(x.shape)
+    halves = lax.add(lax.convert_element_type(lax.gt(rows, cols), x.dtype),
+                     lax.mul(lax.convert_element_type(lax.eq(rows, cols), x.dtype), lax.full(x.shape, 0.5, x.dtype)))
+    return lax.mul(x, halves)
+
+
+def _cholesky_jvp(op, xs, ys, ts):
+    if ts[0] is None:
+        return [None]
+    factor = ys[0]
+    conjugate = np.dtype(factor.dtype).kind == "c"
+    right = _solve(factor, _hermitian_from_lower(ts[0]), lower=True, transpose_a=True, conjugate_a=conjugate)
+    return [_matmul(factor, _phi(_solve(factor, right, left_side=True, lower=True)))]
+
+
+def _cholesky_vjp(op, xs, ys, cts):
+    if cts[0] is None:
+        return [None]
+    factor = ys[0]
+    conjugate = np.dtype(factor.dtype).kind == "c"
+    left = _solve(factor, _phi(_matmul(factor, cts[0], transpose_a=True)), left_side=True, lower=True,
+                  transpose_a=True)
+    return [_fold_onto_lower(_solve(factor, left, lower=True, conjugate_a=conjugate))]
+
+
+JVP.update({"jaxc.lu": _lu_jvp, "jaxc.triangular_solve": _triangular_solve_jvp, "jaxc.cholesky": _cholesky_jvp})
+VJP.update({"jaxc.lu": _lu_vjp, "jaxc.triangular_solve": _triangular_solve_vjp, "jaxc.cholesky": _cholesky_vjp})

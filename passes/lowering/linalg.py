@@ -1,6 +1,7 @@
-"""Lowering of `jaxc.lu` and `jaxc.triangular_solve` (f32, f64;
-`jaxc-expand-linalg` has rewritten every other one into jaxc ops): calls of
-the compiled library (lu.c, triangular_solve.c) on buffers, as
+"""Lowering of `jaxc.lu`, `jaxc.triangular_solve` and `jaxc.cholesky` (f32,
+f64; `jaxc-expand-linalg` has rewritten every other one into jaxc ops):
+calls of the compiled library (lu.c, triangular_solve.c, cholesky.c) on
+buffers, as
 `jaxc.callback`'s lowering hands buffers to the host. The operands are
 read in place; the results are new buffers the call fills, handed back as
 tensors. The buffers go to the call as unranked memrefs (one declaration
@@ -29,6 +30,9 @@ for real elements):
     %x = jaxc.triangular_solve %l, %b left_side lower : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
   ->
     func.call @jaxc_triangular_solve_f32(%c1, %c4, %c2, %lu, %bu, %xu, %c1_0, %c1_1, %c0, %c0_2)
+
+A Cholesky factorization passes the matrices and their size, then the
+buffers of the operand and the factor: `@jaxc_cholesky_f64(%batch, %n, %a, %l)`.
 """
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ from mlir.dialects import arith, bufferization, func, memref
 from ..ir import module_of
 from .common import LoweringError, element_type, shape_of, signless
 
-LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c and triangular_solve.c compute
+LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c, triangular_solve.c and cholesky.c compute
 
 
 def _declare(op: ir.Operation, name: str, inputs: list[ir.Type]) -> None:
@@ -94,4 +98,9 @@ def triangular_solve(op, elements):
                  [flag in op.attributes for flag in TRIANGULAR_SOLVE_FLAGS])
 
 
-RULES: dict = {"jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve}
+def cholesky(op, elements):
+    *batch, n, _ = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "cholesky"), [math.prod(batch), n], [])
+
+
+RULES: dict = {"jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve, "jaxc.cholesky": cholesky}

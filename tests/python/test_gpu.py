@@ -228,6 +228,13 @@ def _fft(x):
     return jnp.abs(spectrum), jnp.fft.irfft(spectrum * 2.0, x.shape[-1])
 
 
+def _linalg(a, b):
+    """jaxc.lu, jaxc.triangular_solve and jaxc.cholesky, expanded into loops of
+    jaxc ops for the GPU (jaxc-expand-linalg)."""
+    spd = a @ a.T / a.shape[0] + jnp.eye(a.shape[0], dtype=a.dtype)
+    return jnp.linalg.solve(a, b), lax.linalg.cholesky(spd)
+
+
 def _rng(seed=0):
     return np.random.default_rng(seed)
 
@@ -248,6 +255,8 @@ PROGRAMS = {
     "remat": (_remat, lambda: [np.linspace(-1, 1, 8, dtype=np.float32)]),
     "vmap_grad": (_batched_gradient, lambda: [np.linspace(-2, 2, 1000, dtype=np.float32)]),
     "fft": (_fft, lambda: [_rng().normal(size=(3, 100)).astype(np.float32)]),
+    "linalg": (_linalg, lambda: [(_rng().normal(size=(6, 6)) + 3 * np.eye(6)).astype(np.float32),
+                                 _rng(1).normal(size=(6, 2)).astype(np.float32)]),
 }
 
 

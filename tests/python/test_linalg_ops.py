@@ -258,3 +258,65 @@ def test_bad_operands_name_the_function(x64):
                                                                                  np.ones((2, 2), np.float32))
     with pytest.raises(TypeError, match="lax.linalg.triangular_solve: a and b must have one dtype"):
         lax.linalg.triangular_solve(np.eye(2, dtype=np.float32), np.ones((2, 2), np.float64))
+
+
+# ------------------------------------------------------------------- Cholesky
+
+def _spd(n, seed=0, batch=()):
+    a = rand(*batch, n, n, seed=seed)
+    return a @ np.swapaxes(a, -1, -2) / n + np.eye(n)
+
+
+@pytest.mark.parametrize("dtype, call", [(np.float32, "jaxc_cholesky_f32"), (np.float64, "jaxc_cholesky_f64")])
+def test_the_cpu_calls_the_compiled_cholesky(dtype, call, x64):
+    lowered = jaxc.jit(lax.linalg.cholesky).lower(_spd(100).astype(dtype))
+    assert "jaxc.cholesky" in lowered.as_text(stage="optimized")
+    assert f"call @{call}(" in lowered.as_text(stage="loops")
+    with host.override(library_calls=False):
+        lowered = jaxc.jit(lax.linalg.cholesky).lower(_spd(100).astype(dtype))
+        assert "jaxc.cholesky" not in lowered.as_text(stage="optimized")
+        assert "jaxc_cholesky" not in lowered.as_text(stage="loops")
+
+
+@pytest.mark.parametrize("shape", [(1,), (5,), (70,), (2, 40)], ids=str)
+def test_cholesky_routes_match_numpy(shape, route, x64):
+    *batch, n = shape
+    spd = _spd(n, batch=tuple(batch))
+    want = np.linalg.cholesky(spd)
+    for dtype, tolerance in ((np.float32, 1e-5), (np.float64, 1e-12)):
+        poisoned = spd.astype(dtype)
+        poisoned[..., np.triu_indices(n, 1)[0], np.triu_indices(n, 1)[1]] = np.nan  # the upper triangle is not read
+        got = np.asarray(jaxc.jit(lambda x: lax.linalg.cholesky(x, symmetrize_input=False))(poisoned))
+        assert got.dtype == dtype and (np.triu(got, 1) == 0).all()
+        np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
+        np.testing.assert_allclose(np.asarray(jaxc.jit(lax.linalg.cholesky)(spd.astype(dtype))), want,
+                                   rtol=tolerance, atol=tolerance)
+
+
+def test_cholesky_of_matrices_that_are_not_positive_definite_is_nan(route, x64):
+    """Each matrix of a batch on its own: a negative eigenvalue, zeros, a NaN."""
+    good = _spd(4)
+    bad = [good - 3 * np.eye(4), np.zeros((4, 4)), good.copy()]
+    bad[2][2, 1] = bad[2][1, 2] = np.nan
+    got = np.asarray(jaxc.jit(lax.linalg.cholesky)(np.stack([good, *bad])))
+    np.testing.assert_allclose(got[0], np.linalg.cholesky(good), rtol=1e-12)
+    assert np.isnan(got[1:]).all()
+
+
+def test_cholesky_under_vmap_and_complex(route, x64):
+    spd = _spd(6, batch=(3,)).astype(np.float32)
+    got = jaxc.vmap(lax.linalg.cholesky, in_axes=2, out_axes=0)(np.moveaxis(spd, 0, 2))
+    for i in range(3):
+        np.testing.assert_allclose(np.asarray(got)[i], np.linalg.cholesky(spd[i]), rtol=1e-5, atol=1e-6)
+    c = rand(5, 5, seed=3) + 1j * rand(5, 5, seed=4)
+    hpd = c @ c.conj().T / 5 + np.eye(5)
+    np.testing.assert_allclose(np.asarray(jaxc.jit(lax.linalg.cholesky)(hpd)), np.linalg.cholesky(hpd),
+                               rtol=1e-12, atol=1e-12)
+    check_grads(lax.linalg.cholesky, (hpd,), order=1, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("symmetrize_input", [True, False])
+def test_cholesky_gradients(symmetrize_input, route, x64):
+    check_grads(lambda x: lax.linalg.cholesky(x, symmetrize_input=symmetrize_input), (_spd(5, seed=7),), order=1,
+                modes=("fwd", "rev"))
+    check_grads(lambda x: jnp.linalg.cholesky(x).sum(), (_spd(40, seed=8),), order=1, modes=("rev",))

@@ -277,3 +277,50 @@ def _substitute_rows(t: Any, b: Any, lower: bool, unit_diagonal: bool, first: in
         return _ops.select(at_i, _ops.broadcast_in_dim(value, x.shape, tuple(range(x.ndim))), x)
 
     return fori_loop(first, n, step, x)
+
+
+def _cholesky_op(x: Any) -> Any:
+    return jd.CholeskyOp(x).result
+
+
+CHOLESKY = _ops._primitive("cholesky", _cholesky_op, weak=_ops._never_weak)
+
+
+def cholesky_program(x: Any) -> Any:
+    """`jaxc.cholesky` as jaxc ops (`jaxc-expand-linalg`), for a non-empty
+    x: a loop over the columns (left-looking), column j of L the residual
+    x[:, j] - L L[j, :]^H below the diagonal divided by the square root of
+    its diagonal entry; all NaN unless every pivot is positive and every
+    entry finite."""
+    *batch, n, _ = x.shape
+    nb = len(batch)
+    complex_input = np.dtype(x.dtype).kind == "c"
+    batch_axes = tuple(range(nb))
+
+    def step(j: Any, factor: Any) -> Any:
+        j = _int32(j)
+        row_j = _more.dynamic_index_in_dim(factor, j, axis=nb, keepdims=True)  # (..., 1, n)
+        row_j = _ops.conj(row_j) if complex_input else row_j
+        done = _ops.dot_general(factor, row_j, (((nb + 1,), (nb + 1,)), (batch_axes, batch_axes)))  # (..., n, 1)
+        residual = _ops.sub(_more.dynamic_index_in_dim(x, j, axis=nb + 1, keepdims=False),
+                            _ops.reshape(done, (*batch, n)))
+        pivot = _more.dynamic_index_in_dim(residual, j, axis=nb, keepdims=False)
+        if complex_input:  # the pivot of a Hermitian matrix is real
+            diagonal = _ops.convert_element_type(_ops.sqrt(_ops.real(pivot)), x.dtype)
+        else:
+            diagonal = _ops.sqrt(pivot)
+        rows = _iota(residual.shape, nb)
+        column = _select(_ops.gt(rows, _scalar(j, rows.shape)), _ops.div(residual, _spread(diagonal, rows.shape)),
+                         _select(_ops.eq(rows, _scalar(j, rows.shape)), diagonal))
+        at_j = _ops.eq(_iota(factor.shape, nb + 1), _scalar(j, factor.shape))
+        return _ops.select(at_j, _spread(column, factor.shape), factor)
+
+    factor = fori_loop(0, n, step, _ops.full(x.shape, 0, x.dtype))
+    on_diagonal = _ops.eq(_iota(x.shape, nb), _iota(x.shape, nb + 1))
+    diagonal = _ops.reduce_sum(_select(on_diagonal, _ops.real(factor) if complex_input else factor), (nb + 1,))
+    positive = _ops.reduce_and(_ops.gt(diagonal, _ops.full(diagonal.shape, 0, diagonal.dtype)), (nb,))
+    finite = _ops.is_finite(_ops.real(factor)) if complex_input else _ops.is_finite(factor)
+    if complex_input:
+        finite = _ops.bitwise_and(finite, _ops.is_finite(_ops.imag(factor)))
+    ok = _ops.bitwise_and(positive, _ops.reduce_and(finite, (nb, nb + 1)))
+    return _ops.select(_spread(ok, x.shape), factor, _ops.full(x.shape, np.nan, x.dtype))

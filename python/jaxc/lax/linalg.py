@@ -50,7 +50,7 @@ from .. import dtypes, numpy as jnp
 from .._autodiff import custom_jvp
 from . import _ops
 from ._control_flow import fori_loop, while_loop
-from ._linalg_ops import LU, TRIANGULAR_SOLVE, lu_program, triangular_solve_program  # noqa: F401  (re-exported)
+from ._linalg_ops import CHOLESKY, LU, TRIANGULAR_SOLVE, lu_program, triangular_solve_program  # noqa: F401
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_update", "eig", "eigh",
            "hessenberg", "householder_product", "lu", "lu_pivots_to_permutation", "ormqr", "qdwh", "qr", "schur",
@@ -188,48 +188,9 @@ def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
     x = _matrix("lax.linalg.cholesky", x, square=True, complex_ok=True)
     if symmetrize_input:
         x = (x + _h(x)) / 2
-    else:  # the lower triangle alone is read: so the derivative sees only its tangent too
-        x = _from_triangle(x, lower=True)
-    return _cholesky(x)
-
-
-@custom_jvp
-def _cholesky(x: Any) -> Any:
-    n = x.shape[-1]
-    rows = jnp.arange(n, dtype=np.int32)
-
-    complex_input = jnp.iscomplexobj(x)
-
-    def step(j: Any, factor: Any) -> Any:
-        # column j of x - L L^H over the columns done so far
-        residual = x[..., :, j] - jnp.matmul(factor, _conj(factor[..., j, :])[..., :, None])[..., 0]
-        if complex_input:  # the pivot of a Hermitian matrix is real
-            diagonal = jnp.sqrt(jnp.real(residual[..., j])).astype(x.dtype)[..., None]
-        else:
-            diagonal = jnp.sqrt(residual[..., j])[..., None]
-        column = jnp.where(rows > j, residual / diagonal, jnp.where(rows == j, diagonal, 0))
-        return jnp.where(rows[None, :] == j, column[..., :, None], factor)
-
-    if n == 0:
+    if 0 in x.shape:
         return x
-    factor = fori_loop(0, n, step, jnp.zeros_like(x))
-    diagonal = jnp.real(jnp.diagonal(factor, axis1=-2, axis2=-1)) if complex_input else \
-        jnp.diagonal(factor, axis1=-2, axis2=-1)
-    ok = jnp.all(diagonal > 0, axis=-1) & jnp.all(jnp.isfinite(factor), axis=(-2, -1))
-    return jnp.where(ok[..., None, None], factor, jnp.nan)
-
-
-@_cholesky.defjvp
-def _cholesky_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
-    (x,), (dx,) = primals, tangents
-    factor = _cholesky(x)
-    # L^-1 dx L^-H, then phi: its lower triangle with the diagonal halved
-    right = triangular_solve(factor, dx, left_side=False, lower=True, transpose_a=True,
-                             conjugate_a=jnp.iscomplexobj(x))
-    middle = triangular_solve(factor, right, left_side=True, lower=True)
-    n = x.shape[-1]
-    halves = jnp.tril(jnp.ones((n, n), x.dtype)) - jnp.eye(n, dtype=x.dtype) / 2
-    return factor, jnp.matmul(factor, middle * halves)
+    return CHOLESKY.bind(x)  # reads the lower triangle: so does its derivative
 
 
 # ------------------------------------------------------------------------ QR

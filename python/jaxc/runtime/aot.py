@@ -45,8 +45,8 @@ SUPPORT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_s
 # fft.c, lu.c and triangular_solve.c use gemm.c's per-thread buffers, lu.c and
 # triangular_solve.c its products: always all of them.
 KERNEL_SOURCES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-                       for name in ("gemm.c", "fft.c", "lu.c", "triangular_solve.c"))
-KERNEL_NAMES = ("gemm", "dft", "hermitian_dft", "lu", "triangular_solve")
+                       for name in ("gemm.c", "fft.c", "lu.c", "triangular_solve.c", "cholesky.c"))
+KERNEL_NAMES = ("gemm", "dft", "hermitian_dft", "lu", "triangular_solve", "cholesky")
 
 
 def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: str = "cpu",

@@ -1,4 +1,4 @@
-// Round-trip tests for dot_general, conv_general_dilated, dft, hermitian_dft, lu and triangular_solve. Result shapes
+// Round-trip tests for dot_general, conv_general_dilated, dft, hermitian_dft, lu, triangular_solve and cholesky. Result shapes
 // are worked out in comments; the result element type is the preferred one
 // and may differ from the operands'.
 // RUN: jaxc-opt %s | jaxc-opt | FileCheck %s
@@ -200,4 +200,15 @@ func.func @triangular_solve(%l: tensor<4x4xf32>, %b: tensor<4x2xf32>, %u: tensor
   %x = jaxc.triangular_solve %l, %b left_side lower unit_diagonal : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
   %y = jaxc.triangular_solve %u, %c transpose_a conjugate_a : (tensor<3x5x5xcomplex<f64>>, tensor<3x2x5xcomplex<f64>>) -> tensor<3x2x5xcomplex<f64>>
   return %x, %y : tensor<4x2xf32>, tensor<3x2x5xcomplex<f64>>
+}
+
+// cholesky: the factor in the operand's type, leading axes batch axes.
+// CHECK-LABEL: func.func @cholesky(
+// CHECK-NEXT: %[[L:[a-z0-9_]+]] = jaxc.cholesky %arg0 : tensor<4x4xf32>
+// CHECK-NEXT: %[[M:[a-z0-9_]+]] = jaxc.cholesky %arg1 : tensor<2x3x3xcomplex<f64>>
+// CHECK-NEXT: return %[[L]], %[[M]]
+func.func @cholesky(%a: tensor<4x4xf32>, %b: tensor<2x3x3xcomplex<f64>>) -> (tensor<4x4xf32>, tensor<2x3x3xcomplex<f64>>) {
+  %l = jaxc.cholesky %a : tensor<4x4xf32>
+  %m = jaxc.cholesky %b : tensor<2x3x3xcomplex<f64>>
+  return %l, %m : tensor<4x4xf32>, tensor<2x3x3xcomplex<f64>>
 }

@@ -1,4 +1,4 @@
-// Invalid contractions: dot_general, conv_general_dilated, dft, lu, triangular_solve and
+// Invalid contractions: dot_general, conv_general_dilated, dft, lu, triangular_solve, cholesky and
 // hermitian_dft. dot_general and conv check their operands in type inference
 // during verification, so MLIR adds "failed to infer returned types" after
 // each message; the DFTs' result types are given, and their verifiers say
@@ -462,5 +462,21 @@ func.func @triangular_solve_side(%a: tensor<4x4xf32>, %b: tensor<4x2xf32>) {
 func.func @triangular_solve_result(%a: tensor<4x4xf32>, %b: tensor<4x2xf32>) {
   // expected-error @+1 {{'jaxc.triangular_solve' op result 'tensor<2x4xf32>' must have b's type 'tensor<4x2xf32>'}}
   %x = jaxc.triangular_solve %a, %b left_side : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @cholesky_not_square(%a: tensor<2x4x3xf32>) {
+  // expected-error @+1 {{'jaxc.cholesky' op operand 'tensor<2x4x3xf32>' must be a batch of square matrices}}
+  %l = jaxc.cholesky %a : tensor<2x4x3xf32>
+  return
+}
+
+// -----
+
+func.func @cholesky_of_a_vector(%a: tensor<4xf64>) {
+  // expected-error @+1 {{'jaxc.cholesky' op operand 'tensor<4xf64>' must be a batch of square matrices}}
+  %l = jaxc.cholesky %a : tensor<4xf64>
   return
 }

@@ -79,3 +79,22 @@ func.func @right_conjugate(%a: tensor<3x3xcomplex<f32>>, %b: tensor<2x3xcomplex<
   %x = jaxc.triangular_solve %a, %b conjugate_a unit_diagonal : (tensor<3x3xcomplex<f32>>, tensor<2x3xcomplex<f32>>) -> tensor<2x3xcomplex<f32>>
   return %x : tensor<2x3xcomplex<f32>>
 }
+
+// A Cholesky factorization: a loop over the columns (each one product with
+// the columns done, a square root, a division), then every entry NaN unless
+// all pivots are positive and all entries finite.
+// EXPAND-LABEL: func.func @cholesky
+// EXPAND-NOT: jaxc.cholesky
+// EXPAND: jaxc.scan init({{.*}}) xs() length = 5
+// EXPAND: jaxc.dot_general
+// EXPAND: jaxc.sqrt
+// EXPAND: jaxc.div
+// EXPAND: jaxc.is_finite
+// EXPAND: jaxc.constant dense<0x7FF8000000000000> : tensor<f64>
+// EXPAND: jaxc.select
+// KEEP-LABEL: func.func @cholesky
+// KEEP: jaxc.cholesky %arg0 : tensor<5x5xf64>
+func.func @cholesky(%a: tensor<5x5xf64>) -> tensor<5x5xf64> {
+  %l = jaxc.cholesky %a : tensor<5x5xf64>
+  return %l : tensor<5x5xf64>
+}

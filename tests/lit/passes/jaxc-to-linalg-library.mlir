@@ -52,3 +52,16 @@ func.func @solve(%a: tensor<4x4xf64>, %b: tensor<3x4xf64>) -> tensor<3x4xf64> {
   %x = jaxc.triangular_solve %a, %b transpose_a unit_diagonal : (tensor<4x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
   return %x : tensor<3x4xf64>
 }
+
+// A Cholesky factorization passes the matrices and their size, then the
+// buffers of the operand and the factor.
+// CHECK-LABEL: func.func @cholesky
+// CHECK-DAG: %[[L:.+]] = memref.alloc() : memref<3x5x5xf32>
+// CHECK-DAG: %[[A:.+]] = bufferization.to_buffer %arg0 read_only : tensor<3x5x5xf32> to memref<3x5x5xf32>
+// CHECK: call @jaxc_cholesky_f32(%c3, %c5, %{{.+}}, %{{.+}}) : (index, index, memref<*xf32>, memref<*xf32>) -> ()
+// CHECK: %[[R:.+]] = bufferization.to_tensor %[[L]] restrict writable
+// CHECK: return %[[R]]
+func.func @cholesky(%a: tensor<3x5x5xf32>) -> tensor<3x5x5xf32> {
+  %l = jaxc.cholesky %a : tensor<3x5x5xf32>
+  return %l : tensor<3x5x5xf32>
+}
