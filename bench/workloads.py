@@ -402,6 +402,57 @@ def linalg_inv(n: int) -> Workload:
         reference=lambda a: np.linalg.inv(a.astype(np.float64)), rtol=1e-3, atol=1e-3)
 
 
+def linalg_qr(n: int) -> Workload:
+    """jnp.linalg.qr of an n x n matrix (Q and R: LAPACK's signs, so they
+    compare with NumPy's directly)."""
+    return Workload(
+        name=f"linalg.qr {n}x{n}",
+        make_inputs=lambda rng: [rng.standard_normal((n, n)).astype(np.float32)],
+        frontend=lambda jx, jnp: jnp.linalg.qr, numpy=np.linalg.qr, jax=lambda jax, jnp: jnp.linalg.qr,
+        reference=lambda a: np.linalg.qr(a.astype(np.float64)), rtol=1e-3, atol=1e-3)
+
+
+def _symmetric(n: int):
+    def make(rng):
+        a = rng.standard_normal((n, n))
+        return [(a + a.T).astype(np.float32)]
+    return make
+
+
+def _eigh_abs(np_like):
+    """The eigenvalues and the eigenvectors' moduli (their signs are each
+    implementation's)."""
+    def f(a):
+        w, v = np_like.linalg.eigh(a)
+        return w, np_like.abs(v)
+    return f
+
+
+def _svd_abs(np_like):
+    """The singular values and the moduli of u and vh (their signs are each
+    implementation's)."""
+    def f(a):
+        u, s, vh = np_like.linalg.svd(a)
+        return s, np_like.abs(u), np_like.abs(vh)
+    return f
+
+
+def linalg_eigh(n: int) -> Workload:
+    """jnp.linalg.eigh of a symmetric n x n matrix, values and vectors."""
+    return Workload(
+        name=f"linalg.eigh {n}x{n}", make_inputs=_symmetric(n),
+        frontend=lambda jx, jnp: _eigh_abs(jnp), numpy=_eigh_abs(np), jax=lambda jax, jnp: _eigh_abs(jnp),
+        reference=lambda a: _eigh_abs(np)(a.astype(np.float64)), rtol=5e-3, atol=5e-3)
+
+
+def linalg_svd(n: int) -> Workload:
+    """jnp.linalg.svd of an n x n matrix (full_matrices, vectors)."""
+    return Workload(
+        name=f"linalg.svd {n}x{n}", make_inputs=lambda rng: [rng.standard_normal((n, n)).astype(np.float32)],
+        frontend=lambda jx, jnp: _svd_abs(jnp), numpy=_svd_abs(np), jax=lambda jax, jnp: _svd_abs(jnp),
+        reference=lambda a: _svd_abs(np)(a.astype(np.float64)), rtol=5e-3, atol=5e-3)
+
+
 def row_logsumexp(rows: int, cols: int) -> Workload:
     """log(sum(exp(x), 1)) computed stably (max first): a row reduction fed by
     the row's max, fused per row."""
@@ -656,7 +707,8 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
         ws = [tiny_add_jit(), tiny_add(), matmul(64, "matmul 64x64"), activation_matmul(64), sin_loop((64, 64)),
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
               layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), row_argmax(64, 300),
-              row_logsumexp(64, 300), row_top_k(64, 300, 4), linalg_solve(70, 3), linalg_inv(70),
+              row_logsumexp(64, 300), row_top_k(64, 300, 4), linalg_solve(70, 3), linalg_inv(70), linalg_qr(70),
+              linalg_eigh(70), linalg_svd(70),
               scatter_add_rows(100, 8, 300), searchsorted(100, 1000),
               heads_projection(2, 16, 32, 4), small_batched_products(8, 4, 8, 4),
               grad_scalar(), vmap_grad(100),
@@ -668,7 +720,8 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               sin_loop_op_by_op((1000, 1000)), normalize(10000, 100), selu(10 ** 6), total(4096, 4096),
               softmax(4096, 1024), layer_norm(4096, 1024), axis_sum(4096, 1024, 1), axis_sum(4096, 1024, 0),
               row_argmax(4096, 1024), row_logsumexp(4096, 1024), row_top_k(4096, 1024, 8),
-              linalg_solve(256, 8), linalg_inv(256), scatter_add_rows(1000, 128, 4096), searchsorted(1000, 100000),
+              linalg_solve(256, 8), linalg_inv(256), linalg_qr(256), linalg_eigh(256), linalg_svd(256),
+              scatter_add_rows(1000, 128, 4096), searchsorted(1000, 100000),
               heads_projection(8, 128, 512, 8), small_batched_products(128, 16, 32, 16), grad_scalar(),
               vmap_grad(1000), mlp_step(784, 512, 10, 128),
               random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),

@@ -408,3 +408,70 @@ LogicalResult CholeskyOp::verify() {
     return emitOpError() << "operand " << in << " must be a batch of square matrices";
   return success();
 }
+
+LogicalResult QrOp::verify() {
+  auto in = llvm::cast<RankedTensorType>(getOperand().getType());
+  if (in.getRank() < 2)
+    return emitOpError() << "operand " << in << " must be a batch of matrices (rank >= 2)";
+  ArrayRef<int64_t> shape = in.getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back();
+  int64_t k = getFullMatrices() ? m : std::min(m, n);
+  SmallVector<int64_t> q(shape.drop_back(2)), r(shape.drop_back(2));
+  q.append({m, k});
+  r.append({k, n});
+  auto qType = llvm::cast<RankedTensorType>(getQ().getType());
+  auto rType = llvm::cast<RankedTensorType>(getR().getType());
+  if (qType != RankedTensorType::get(q, in.getElementType()))
+    return emitOpError() << "result q " << qType << " must have the operand's batch axes and element type and "
+                         << m << " x " << k << " matrices (" << (getFullMatrices() ? "m x m, full_matrices" : "m x min(m, n)")
+                         << ") for operand " << in;
+  if (rType != RankedTensorType::get(r, in.getElementType()))
+    return emitOpError() << "result r " << rType << " must have the operand's batch axes and element type and "
+                         << k << " x " << n << " matrices for operand " << in;
+  return success();
+}
+
+LogicalResult EighOp::verify() {
+  auto in = llvm::cast<RankedTensorType>(getOperand().getType());
+  if (in.getRank() < 2 || in.getDimSize(in.getRank() - 1) != in.getDimSize(in.getRank() - 2))
+    return emitOpError() << "operand " << in << " must be a batch of square matrices";
+  if (getVectors().getType() != in)
+    return emitOpError() << "result vectors " << getVectors().getType() << " must have the operand's type " << in;
+  Type real = in.getElementType();
+  if (auto complex = llvm::dyn_cast<ComplexType>(real))
+    real = complex.getElementType();
+  auto values = RankedTensorType::get(in.getShape().drop_back(), real);
+  if (getValues().getType() != values)
+    return emitOpError() << "result values " << getValues().getType() << " must be " << values
+                         << ": one real value per row of each matrix of operand " << in;
+  return success();
+}
+
+LogicalResult SvdOp::verify() {
+  auto in = llvm::cast<RankedTensorType>(getOperand().getType());
+  if (in.getRank() < 2)
+    return emitOpError() << "operand " << in << " must be a batch of matrices (rank >= 2)";
+  ArrayRef<int64_t> shape = in.getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back(), k = std::min(m, n);
+  bool full = getFullMatrices();
+  Type real = in.getElementType();
+  if (auto complex = llvm::dyn_cast<ComplexType>(real))
+    real = complex.getElementType();
+  SmallVector<int64_t> s(shape.drop_back(2)), u(shape.drop_back(2)), vh(shape.drop_back(2));
+  s.push_back(k);
+  u.append({m, full ? m : k});
+  vh.append({full ? n : k, n});
+  auto sType = RankedTensorType::get(s, real);
+  if (getS().getType() != sType)
+    return emitOpError() << "result s " << getS().getType() << " must be " << sType
+                         << ": min(m, n) real values per matrix of operand " << in;
+  auto uType = RankedTensorType::get(u, in.getElementType());
+  if (getU().getType() != uType)
+    return emitOpError() << "result u " << getU().getType() << " must be " << uType << " for operand " << in
+                         << (full ? " (m x m, full_matrices)" : " (m x min(m, n))");
+  auto vhType = RankedTensorType::get(vh, in.getElementType());
+  if (getVh().getType() != vhType)
+    return emitOpError() << "result vh " << getVh().getType() << " must be " << vhType << " for operand " << in
+                         << (full ? " (n x n, full_matrices)" : " (min(m, n) x n)");
+  return success();
+}

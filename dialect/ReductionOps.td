@@ -269,4 +269,84 @@ def Jaxc_CholeskyOp : Jaxc_Op<"cholesky", [Pure, SameOperandsAndResultType]> {
   let assemblyFormat = "$operand attr-dict `:` type($operand)";
 }
 
+def Jaxc_QrOp : Jaxc_Op<"qr", [Pure]> {
+  let summary = "QR decomposition";
+  let description = [{
+    Factors each (m, n) matrix of the operand (its last two axes; the axes
+    before them are batch axes) as `a = q r` by Householder reflections as
+    LAPACK's geqrf and orgqr: with k = min(m, n), `q` holds the first m
+    (`full_matrices`) or k columns of `H_0 ... H_(k-1)` (orthonormal
+    columns; unitary for complex elements) and `r` the first m or k rows
+    of the reduced matrix, upper triangular (exact zeros below the
+    diagonal), its diagonal real. Reflector j maps column j below row j onto
+    `beta e_j` with `beta = -sign(Re alpha) |column|` (no reflection where
+    the column is already zero below the diagonal and alpha real), so `q`
+    and `r` are LAPACK's (NumPy's). `lax.linalg.qr` binds it. On the CPU an
+    f32 or f64 one is a call of the compiled library (qr.c);
+    `jaxc-expand-linalg` rewrites it into jaxc ops (a loop over the columns)
+    for other element types and where no library is called.
+
+    ```mlir
+    %q, %r = jaxc.qr %a full_matrices : tensor<256x128xf32> -> (tensor<256x256xf32>, tensor<256x128xf32>)
+    %q2, %r2 = jaxc.qr %b : tensor<8x3x5xcomplex<f64>> -> (tensor<8x3x3xcomplex<f64>>, tensor<8x3x5xcomplex<f64>>)
+    ```
+  }];
+  let arguments = (ins Jaxc_InexactTensor:$operand, UnitAttr:$full_matrices);
+  let results = (outs Jaxc_InexactTensor:$q, Jaxc_InexactTensor:$r);
+  let hasVerifier = 1;
+  let assemblyFormat = "$operand (`full_matrices` $full_matrices^)? attr-dict `:` type($operand) `->` `(` type($q) `,` type($r) `)`";
+}
+
+def Jaxc_EighOp : Jaxc_Op<"eigh", [Pure]> {
+  let summary = "eigendecomposition of symmetric (Hermitian) matrices";
+  let description = [{
+    The eigenvalues (real, ascending) and orthonormal eigenvectors (the
+    columns of `vectors`: `A vectors = vectors diag(values)`) of each matrix
+    A of the operand (its last two axes; the axes before them are batch
+    axes), where A is the symmetric (complex: Hermitian) matrix whose lower
+    triangle (`lower`) or upper triangle is the operand's: the other
+    triangle is not read, nor the imaginary part of the diagonal. A matrix
+    with a NaN or infinity in that triangle gives NaNs. `lax.linalg.eigh`
+    binds it (after symmetrizing its input). On the CPU an f32 or f64 one
+    is a call of the compiled library (eigh.c: tridiagonal reduction and
+    QL iterations); `jaxc-expand-linalg` rewrites it into jaxc ops (cyclic
+    Jacobi sweeps) for other element types and where no library is called.
+
+    ```mlir
+    %v, %w = jaxc.eigh %a lower : tensor<256x256xf32> -> (tensor<256x256xf32>, tensor<256xf32>)
+    %u, %e = jaxc.eigh %b : tensor<8x4x4xcomplex<f64>> -> (tensor<8x4x4xcomplex<f64>>, tensor<8x4xf64>)
+    ```
+  }];
+  let arguments = (ins Jaxc_InexactTensor:$operand, UnitAttr:$lower);
+  let results = (outs Jaxc_InexactTensor:$vectors, Jaxc_FloatTensor:$values);
+  let hasVerifier = 1;
+  let assemblyFormat = "$operand (`lower` $lower^)? attr-dict `:` type($operand) `->` `(` type($vectors) `,` type($values) `)`";
+}
+
+def Jaxc_SvdOp : Jaxc_Op<"svd", [Pure]> {
+  let summary = "singular value decomposition";
+  let description = [{
+    `a = u diag(s) vh` for each (m, n) matrix of the operand (its last two
+    axes; the axes before them are batch axes), with k = min(m, n): `s` the
+    k singular values (real, non-negative, descending), `u` (m x m with
+    `full_matrices`, else m x k) and `vh` (n x n, else k x n) with
+    orthonormal (complex: unitary) columns and rows, a complete basis for
+    zero singular values and `full_matrices` too. The signs (phases) of the
+    singular vectors are the implementation's. A matrix holding a NaN or an
+    infinity gives NaNs. `lax.linalg.svd` binds it. On the CPU an f32 or
+    f64 one is a call of the compiled library (svd.c); `jaxc-expand-linalg`
+    rewrites it into jaxc ops (one-sided Jacobi sweeps) for other element
+    types and where no library is called.
+
+    ```mlir
+    %s, %u, %vh = jaxc.svd %a full_matrices : tensor<256x128xf32> -> (tensor<128xf32>, tensor<256x256xf32>, tensor<128x128xf32>)
+    %t, %v, %wh = jaxc.svd %b : tensor<8x3x5xcomplex<f64>> -> (tensor<8x3xf64>, tensor<8x3x3xcomplex<f64>>, tensor<8x3x5xcomplex<f64>>)
+    ```
+  }];
+  let arguments = (ins Jaxc_InexactTensor:$operand, UnitAttr:$full_matrices);
+  let results = (outs Jaxc_FloatTensor:$s, Jaxc_InexactTensor:$u, Jaxc_InexactTensor:$vh);
+  let hasVerifier = 1;
+  let assemblyFormat = "$operand (`full_matrices` $full_matrices^)? attr-dict `:` type($operand) `->` `(` type($s) `,` type($u) `,` type($vh) `)`";
+}
+
 #endif // JAXC_REDUCTION_OPS_TD

@@ -1,15 +1,18 @@
-"""`jaxc-expand-linalg`: each `jaxc.lu`, `jaxc.triangular_solve` and
-`jaxc.cholesky` that the compiled library does not compute becomes jaxc
-ops (lax/_linalg_ops.py): `lu_program` (a `fori_loop` over blocks of
+"""`jaxc-expand-linalg`: each `jaxc.lu`, `jaxc.triangular_solve`,
+`jaxc.cholesky`, `jaxc.qr`, `jaxc.eigh` and `jaxc.svd` that the compiled library does
+not compute becomes jaxc ops (lax/_linalg_ops.py,
+lax/_decomposition_programs.py, lax/_svd_program.py): `lu_program` (a `fori_loop` over blocks of
 columns: pivot, swap and rank-1 steps on the block, one product for the
 trailing matrix), `triangular_solve_program` (blocked substitution: a
-product per block of rows, the block row by row) and `cholesky_program` (a
-loop over the columns). Complex and 16-bit ones expand
+product per block of rows, the block row by row), `cholesky_program` (a
+loop over the columns), `qr_program` (a Householder reflection per column),
+`eigh_program` (cyclic Jacobi sweeps) and `svd_program` (one-sided Jacobi
+sweeps). Complex and 16-bit ones expand
 everywhere, and every one on targets that call no library: the GPU
 (`library-calls=false`) and a CPU whose library calls are off
 (``JAXC_CPU_LIBRARY_CALLS=0``, `host.override(library_calls=False)`). An
 f32 or f64 one on the CPU stays: `jaxc-to-linalg` lowers it to a call of
-lu.c, triangular_solve.c or cholesky.c.
+lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c or svd.c.
 
     %f, %p, %q = jaxc.lu %a : tensor<4x4xcomplex<f32>> -> (tensor<4x4xcomplex<f32>>, tensor<4xi32>, tensor<4xi32>)
   ->
@@ -45,11 +48,27 @@ def _cholesky(op: ir.Operation, x: Any) -> list[Any]:
     return [cholesky_program(x[0])]
 
 
-PROGRAMS = {"jaxc.lu": _lu, "jaxc.triangular_solve": _triangular_solve, "jaxc.cholesky": _cholesky}  # op -> jaxc ops
+def _qr(op: ir.Operation, x: Any) -> list[Any]:
+    from jaxc.lax._decomposition_programs import qr_program
+    return list(qr_program(x[0], "full_matrices" in op.attributes))
 
 
-@register_pass("jaxc-expand-linalg", "jaxc.lu, jaxc.triangular_solve and jaxc.cholesky become loops of jaxc ops "
-               "where the compiled library does not compute them")
+def _eigh(op: ir.Operation, x: Any) -> list[Any]:
+    from jaxc.lax._decomposition_programs import eigh_program
+    return list(eigh_program(x[0], "lower" in op.attributes))
+
+
+def _svd(op: ir.Operation, x: Any) -> list[Any]:
+    from jaxc.lax._svd_program import svd_program
+    return list(svd_program(x[0], "full_matrices" in op.attributes))
+
+
+PROGRAMS = {"jaxc.lu": _lu, "jaxc.triangular_solve": _triangular_solve, "jaxc.cholesky": _cholesky,
+            "jaxc.qr": _qr, "jaxc.eigh": _eigh, "jaxc.svd": _svd}  # op -> jaxc ops
+
+
+@register_pass("jaxc-expand-linalg", "jaxc.lu, jaxc.triangular_solve, jaxc.cholesky, jaxc.qr, jaxc.eigh and jaxc.svd "
+               "become loops of jaxc ops where the compiled library does not compute them")
 def expand_linalg(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool = True) -> None:
     """`library-calls=false` expands every such op; with it true (the
     default) the host's setting decides (`passes.host`: on unless switched

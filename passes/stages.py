@@ -88,9 +88,9 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("transformed", ("jaxc-batch", "jaxc-autodiff", "jaxc-check-no-requests"),
           "vmap requests batched, then jvp/vjp requests expanded and custom rules inlined"),
     Stage("optimized", ("jaxc-pad-sums-to-updates", "jaxc-expand-dft", "jaxc-expand-linalg", "jaxc-cleanup"),
-          "sums of disjoint zero pads written as updates; DFTs as matrix products and LU, Cholesky and "
-          "triangular solves as loops of jaxc ops where no library is called; canonicalize, CSE and symbol "
-          "DCE until nothing changes"),
+          "sums of disjoint zero pads written as updates; DFTs as matrix products and LU, Cholesky, QR, "
+          "eigh, SVD and triangular solves as loops of jaxc ops where no library is called; canonicalize, CSE "
+          "and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse", "canonicalize"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
     Stage("partitioned", ("jaxc-partition",),
@@ -160,8 +160,8 @@ CPU_STAGES: tuple[Stage, ...] = (
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in CPU_STAGES)
 # The GPU shares the stages up to `bufferized`; in place of the CPU's
 # `scheduled` it only fuses (one kernel per fused loop nest, no tiling), and
-# it expands every DFT and every LU, Cholesky and triangular solve (it calls
-# no library).
+# it expands every DFT and every LU, Cholesky, QR, eigh, SVD and triangular
+# solve (it calls no library).
 _GPU_PASS = {"jaxc-expand-dft": "jaxc-expand-dft{library-calls=false}",
              "jaxc-expand-linalg": "jaxc-expand-linalg{library-calls=false}"}
 _SHARED_STAGES = tuple(

@@ -1,5 +1,8 @@
 """Derivative rules of `jaxc.lu`, `jaxc.triangular_solve` and
-`jaxc.cholesky` (JAX's).
+`jaxc.cholesky` (JAX's). `jaxc.qr`, `jaxc.eigh` and `jaxc.svd` have none
+here: `lax.linalg.qr`, `eigh` and `svd` bind them inside a `custom_jvp` whose rule is
+JAX's (python/jaxc/lax/linalg.py), so the pass differentiates the rule, and
+an op met outside one is an error that says so.
 
 lu: with P the row order the pivots make, L (m x m, unit lower) and U
 (n x n, upper; identity below row min(m, n)) read from the factors,
@@ -38,7 +41,7 @@ import numpy as np
 
 from jaxc import lax
 
-from .jvp import JVP
+from .jvp import JVP, NOT_DIFFERENTIABLE
 from .vjp import VJP
 
 FLAGS = ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal")  # jaxc.triangular_solve's
@@ -221,3 +224,7 @@ def _cholesky_vjp(op, xs, ys, cts):
 
 JVP.update({"jaxc.lu": _lu_jvp, "jaxc.triangular_solve": _triangular_solve_jvp, "jaxc.cholesky": _cholesky_jvp})
 VJP.update({"jaxc.lu": _lu_vjp, "jaxc.triangular_solve": _triangular_solve_vjp, "jaxc.cholesky": _cholesky_vjp})
+NOT_DIFFERENTIABLE.update({
+    f"jaxc.{name}": f"lax.linalg.{name} binds it inside a custom_jvp carrying JAX's rule: "
+                    f"differentiate lax.linalg.{name} (or jnp.linalg), not the bare op"
+    for name in ("qr", "eigh", "svd")})

@@ -1,7 +1,7 @@
-"""Lowering of `jaxc.lu`, `jaxc.triangular_solve` and `jaxc.cholesky` (f32,
-f64; `jaxc-expand-linalg` has rewritten every other one into jaxc ops):
-calls of the compiled library (lu.c, triangular_solve.c, cholesky.c) on
-buffers, as
+"""Lowering of `jaxc.lu`, `jaxc.triangular_solve`, `jaxc.cholesky`,
+`jaxc.qr`, `jaxc.eigh` and `jaxc.svd` (f32, f64; `jaxc-expand-linalg` has
+rewritten every other one into jaxc ops): calls of the compiled library
+(lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c) on buffers, as
 `jaxc.callback`'s lowering hands buffers to the host. The operands are
 read in place; the results are new buffers the call fills, handed back as
 tensors. The buffers go to the call as unranked memrefs (one declaration
@@ -33,6 +33,15 @@ for real elements):
 
 A Cholesky factorization passes the matrices and their size, then the
 buffers of the operand and the factor: `@jaxc_cholesky_f64(%batch, %n, %a, %l)`.
+A QR decomposition passes (batch, m, n, full_matrices as 0 or 1) and the
+buffers of the operand, q and r; a singular value decomposition the same
+counts and the buffers of the operand, s, u and vh; an eigendecomposition
+(batch, n, lower) and the buffers of the operand, the vectors and the
+values:
+
+    %q, %r = jaxc.qr %a full_matrices : tensor<5x3xf32> -> (tensor<5x5xf32>, tensor<5x3xf32>)
+  ->
+    func.call @jaxc_qr_f32(%c1, %c5, %c3, %c1_0, %au, %qu, %ru)
 """
 from __future__ import annotations
 
@@ -44,7 +53,7 @@ from mlir.dialects import arith, bufferization, func, memref
 from ..ir import module_of
 from .common import LoweringError, element_type, shape_of, signless
 
-LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c, triangular_solve.c and cholesky.c compute
+LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c and svd.c compute
 
 
 def _declare(op: ir.Operation, name: str, inputs: list[ir.Type]) -> None:
@@ -103,4 +112,20 @@ def cholesky(op, elements):
     return _call(op, _library_function(op, "cholesky"), [math.prod(batch), n], [])
 
 
-RULES: dict = {"jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve, "jaxc.cholesky": cholesky}
+def qr(op, elements):
+    *batch, m, n = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "qr"), [math.prod(batch), m, n, "full_matrices" in op.attributes], [])
+
+
+def svd(op, elements):
+    *batch, m, n = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "svd"), [math.prod(batch), m, n, "full_matrices" in op.attributes], [])
+
+
+def eigh(op, elements):
+    *batch, n, _ = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "eigh"), [math.prod(batch), n, "lower" in op.attributes], [])
+
+
+RULES: dict = {"jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve, "jaxc.cholesky": cholesky,
+               "jaxc.qr": qr, "jaxc.eigh": eigh, "jaxc.svd": svd}

@@ -45,9 +45,10 @@ def groups(kernels: list[Kernel]) -> list[list[Kernel]]:
         stack = [consumer]
         while stack:
             kernel = stack.pop()
-            for operand in kernel.op.operands:
+            for index, operand in enumerate(kernel.op.operands):
                 producer = by_result.get(operand)
                 if (producer is None or producer.ident in members or producer.ident in taken
+                        or not _read_by_row(kernel, index, rows)
                         or _shared_accumulator_fill(producer, rows)
                         or not _row_shaped(producer, rows, consumer.ranges[-1])):
                     continue
@@ -84,6 +85,16 @@ def _shared_accumulator_fill(kernel: Kernel, rows: tuple[int, ...]) -> bool:
     as_init = [use for use in kernel.op.results[0].uses
                if use.operand_number == len(use.owner.operands) - 1]
     return len(as_init) > 1
+
+
+def _read_by_row(kernel: Kernel, operand: int, rows: tuple[int, ...]) -> bool:
+    """Whether `kernel` reads its operand `operand` at its own row: the whole
+    (rows..., width) element, or the one value of the row (rows...). A
+    vector read along the columns, `w[None, :]` in `r - v[:, None] * w[None,
+    :]`, is not, even where the matrix is square and w has a row's length:
+    fused per row, each row would compute its own w[i] where it reads w[j]."""
+    read = kernel.maps[operand]
+    return read in (list(range(len(rows) + 1)), list(range(len(rows))))
 
 
 def _is_row_elementwise(kernel: Kernel) -> bool:

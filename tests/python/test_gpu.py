@@ -235,6 +235,14 @@ def _linalg(a, b):
     return jnp.linalg.solve(a, b), lax.linalg.cholesky(spd)
 
 
+def _decompositions(a):
+    """jaxc.qr, jaxc.eigh and jaxc.svd, expanded into loops of jaxc ops for the
+    GPU (jaxc-expand-linalg: Householder steps, Jacobi sweeps)."""
+    q, r = lax.linalg.qr(a)
+    v, w = lax.linalg.eigh(a + a.T)
+    return q, r, w, jnp.abs(v), lax.linalg.svd(a, compute_uv=False)
+
+
 def _rng(seed=0):
     return np.random.default_rng(seed)
 
@@ -257,6 +265,7 @@ PROGRAMS = {
     "fft": (_fft, lambda: [_rng().normal(size=(3, 100)).astype(np.float32)]),
     "linalg": (_linalg, lambda: [(_rng().normal(size=(6, 6)) + 3 * np.eye(6)).astype(np.float32),
                                  _rng(1).normal(size=(6, 2)).astype(np.float32)]),
+    "decompositions": (_decompositions, lambda: [_rng(2).normal(size=(5, 5)).astype(np.float32)]),
 }
 
 

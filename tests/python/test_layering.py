@@ -110,6 +110,16 @@ def _factor_and_solve(a, b):
     return jnp.abs(factors).sum() + (lax.linalg.lu(a)[0] ** 2).sum() + x.sum()
 
 
+def _decompositions(a):
+    """jaxc.qr, jaxc.eigh and jaxc.svd, complex (expanded by a pass into the
+    programs of lax/_decomposition_programs.py and lax/_svd_program.py)."""
+    from jaxc import lax
+    c = a * (1 + 1j)
+    q, r = lax.linalg.qr(c)
+    v, w = lax.linalg.eigh(c)
+    return q, r, v, w, lax.linalg.svd(c)
+
+
 def test_running_every_stage_loads_no_numpy_layer(tmp_path):
     import jaxc
     import jaxc.numpy as jnp
@@ -128,6 +138,8 @@ def test_running_every_stage_loads_no_numpy_layer(tmp_path):
                 jaxc.jit(jaxc.jacfwd(lambda x: jnp.cumsum(jnp.sort(x)) * x)).lower(xs[0, 0]).as_text(),
                 jaxc.jit(jaxc.vmap(jaxc.grad(_factor_and_solve), in_axes=(0, None))).lower(
                     np.eye(4, dtype=np.float32) * 2 + xs[:, :, :1].reshape(5, 2, 1, 1).sum(1), w).as_text()]
+    a = np.arange(9, dtype=np.float32).reshape(3, 3) / 9 + np.eye(3, dtype=np.float32)
+    programs.append(jaxc.jit(jaxc.vmap(_decompositions)).lower(np.stack([a, a.T * 2])).as_text())
     assert all("jaxc.vmap" in t or "jaxc.jvp" in t for t in programs)  # requests for the passes to expand
     path = tmp_path / "programs.json"
     path.write_text(json.dumps(programs))

@@ -324,3 +324,45 @@ def cholesky_program(x: Any) -> Any:
         finite = _ops.bitwise_and(finite, _ops.is_finite(_ops.imag(factor)))
     ok = _ops.bitwise_and(positive, _ops.reduce_and(finite, (nb, nb + 1)))
     return _ops.select(_spread(ok, x.shape), factor, _ops.full(x.shape, np.nan, x.dtype))
+
+
+def _qr_op(x: Any, *, full_matrices: bool) -> list[Any]:
+    """`jaxc.qr` on matrices x (..., m, n): (q, r)."""
+    operand = ir.RankedTensorType(x.type)
+    *batch, m, n = operand.shape
+    k = m if full_matrices else min(m, n)
+    element = operand.element_type
+    return list(jd.QrOp(ir.RankedTensorType.get([*batch, m, k], element),
+                        ir.RankedTensorType.get([*batch, k, n], element), x,
+                        full_matrices=full_matrices or None).results)
+
+
+QR = _ops._primitive("qr", _qr_op, multiple_results=True, weak=_ops._never_weak)
+
+
+def _eigh_op(x: Any, *, lower: bool) -> list[Any]:
+    """`jaxc.eigh` on square matrices x (..., n, n): (vectors, values)."""
+    operand = ir.RankedTensorType(x.type)
+    element = operand.element_type
+    real = ir.ComplexType(element).element_type if isinstance(element, ir.ComplexType) else element
+    return list(jd.EighOp(operand, ir.RankedTensorType.get(operand.shape[:-1], real), x,
+                          lower=lower or None).results)
+
+
+EIGH = _ops._primitive("eigh", _eigh_op, multiple_results=True, weak=_ops._never_weak)
+
+
+def _svd_op(x: Any, *, full_matrices: bool) -> list[Any]:
+    """`jaxc.svd` on matrices x (..., m, n): (s, u, vh)."""
+    operand = ir.RankedTensorType(x.type)
+    *batch, m, n = operand.shape
+    k = min(m, n)
+    element = operand.element_type
+    real = ir.ComplexType(element).element_type if isinstance(element, ir.ComplexType) else element
+    return list(jd.SvdOp(ir.RankedTensorType.get([*batch, k], real),
+                         ir.RankedTensorType.get([*batch, m, m if full_matrices else k], element),
+                         ir.RankedTensorType.get([*batch, n if full_matrices else k, n], element),
+                         x, full_matrices=full_matrices or None).results)
+
+
+SVD = _ops._primitive("svd", _svd_op, multiple_results=True, weak=_ops._never_weak)

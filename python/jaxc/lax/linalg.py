@@ -50,7 +50,7 @@ from .. import dtypes, numpy as jnp
 from .._autodiff import custom_jvp
 from . import _ops
 from ._control_flow import fori_loop, while_loop
-from ._linalg_ops import CHOLESKY, LU, TRIANGULAR_SOLVE, lu_program, triangular_solve_program  # noqa: F401
+from ._linalg_ops import CHOLESKY, EIGH, LU, QR, SVD, TRIANGULAR_SOLVE, lu_program, triangular_solve_program  # noqa: F401
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_update", "eig", "eigh",
            "hessenberg", "householder_product", "lu", "lu_pivots_to_permutation", "ormqr", "qdwh", "qr", "schur",
@@ -214,54 +214,69 @@ def _outer(u: Any, v: Any) -> Any:
 
 def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None) -> tuple[Any, Any]:
     """(q, r) with x = q r for (..., m, n) matrices, real or complex, by
-    Householder reflections: q (m x m, or m x k with k = min(m, n) unless
-    `full_matrices`) orthogonal (unitary), r (m x n, or k x n) upper
-    triangular with a real diagonal (LAPACK's signs, as JAX). `use_magma`
-    (a GPU backend choice in JAX) is accepted and ignored."""
+    Householder reflections (one `jaxc.qr` op: LAPACK's geqrf and orgqr):
+    q (m x m, or m x k with k = min(m, n) unless `full_matrices`)
+    orthogonal (unitary), r (m x n, or k x n) upper triangular with a real
+    diagonal (LAPACK's signs, as JAX). Differentiated by JAX's rule, also
+    for wide matrices and full_matrices. `use_magma` (a GPU backend choice
+    in JAX) is accepted and ignored."""
     del use_magma
     if pivoting:
         raise NotImplementedError("lax.linalg.qr(pivoting=True) is not implemented in jaxc")
     x = _matrix("lax.linalg.qr", x, complex_ok=True)
-    r, q = _householder(x)
+    *batch, m, n = x.shape
+    if m == 0 or n == 0:
+        k = m if full_matrices else min(m, n)
+        return (jnp.broadcast_to(jnp.eye(m, k, dtype=x.dtype), (*batch, m, k)),
+                jnp.zeros((*batch, k, n), x.dtype))
+    q, r = _qr(bool(full_matrices), x)
+    return q, r
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _qr(full_matrices: bool, x: Any) -> tuple[Any, Any]:
+    q, r = QR.bind(x, full_matrices=full_matrices)
+    return q, r
+
+
+def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
+    """(dq, dr) of x = q r for m >= n, q (m x n), r (n x n) (JAX's rule)."""
+    dx_rinv = triangular_solve(r, dx)  # dx r^-1 (a right-side solve)
+    qt_dx_rinv = jnp.matmul(_h(q), dx_rinv)
+    lower = jnp.tril(qt_dx_rinv, -1)
+    do = lower - _h(lower)  # skew-Hermitian
+    if jnp.iscomplexobj(qt_dx_rinv):  # the imaginary part of the diagonal
+        n = r.shape[-1]
+        do = do + jnp.eye(n, dtype=do.dtype) * (qt_dx_rinv - jnp.real(qt_dx_rinv).astype(qt_dx_rinv.dtype))
+    return jnp.matmul(q, do - qt_dx_rinv) + dx_rinv, jnp.matmul(qt_dx_rinv - do, r)
+
+
+@_qr.defjvp
+def _qr_jvp(full_matrices: bool, primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    """JAX's QR derivative: the thin rule on the square part of a wide
+    matrix (dR2 = dQ^H X2 + Q^H dX2 for the rest), and for full_matrices of
+    a tall one the last m - n columns of dQ by Z = Q_pn (Q_nn - I)^-1
+    (arXiv 2409.13374, Eqs. 32-33)."""
+    (x,), (dx,) = primals, tangents
+    q, r = _qr(full_matrices, x)
     m, n = x.shape[-2:]
-    k = min(m, n)
-    if full_matrices:
-        return q, jnp.triu(r)
-    return q[..., :, :k], jnp.triu(r[..., :k, :])
-
-
-def _householder(z: Any) -> tuple[Any, Any]:
-    """(R, Q) of z (..., m, n): min(m, n) reflections H = I - tau v v^T,
-    each zeroing a column below the diagonal (beta = -sign(alpha) |x|, and
-    no reflection where that part is already zero, as LAPACK's dlarfg),
-    applied to z (giving R) and accumulated into Q (m x m). Complex z:
-    LAPACK's complex reflectors (_larfg: beta real), so R's diagonal is real."""
-    m, n = z.shape[-2:]
-    if jnp.iscomplexobj(z):
-        r, vs, taus, _ = _reduce(z, 0, False)
-        eye = jnp.broadcast_to(jnp.eye(m, dtype=z.dtype), (*z.shape[:-2], m, m))
-        return r, _reflectors(_packed(r, vs, 0), taus, eye, left=True, transpose=False)
-    rows = jnp.arange(m)
-    eye = jnp.broadcast_to(jnp.eye(m, dtype=z.dtype), (*z.shape[:-2], m, m))
-
-    def reflect(j: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
-        r, q = carry
-        x = jnp.where(rows >= j, _matvec(r, _unit(n, j, z.dtype)), jnp.zeros((), z.dtype))
-        ej = _unit(m, j, z.dtype)
-        alpha = jnp.sum(x * ej, axis=-1, keepdims=True)
-        norm = jnp.sqrt(jnp.sum(x * x, axis=-1, keepdims=True))
-        beta = jnp.where(alpha >= 0, -norm, norm)
-        v = x - beta * ej
-        vv = jnp.sum(v * v, axis=-1, keepdims=True)
-        below = jnp.any(jnp.where(rows > j, x, 0) != 0, axis=-1, keepdims=True)
-        reflects = below & (vv > 0)  # nothing below the diagonal: H = I, as dlarfg
-        tau = jnp.where(reflects, 2 / jnp.where(reflects, vv, jnp.ones_like(vv)), jnp.zeros_like(vv))
-        r = r - _outer(tau * v, _vecmat(v, r))
-        q = q - _outer(_matvec(q, v) * tau, v)
-        return r, q
-
-    steps = min(m, n)
-    return fori_loop(0, steps, reflect, (z, eye)) if steps else (z, eye)
+    if m < n:
+        dq, dr1 = _thin_qr_jvp(q, r[..., :, :m], dx[..., :, :m])
+        dr2 = jnp.matmul(_h(dq), x[..., :, m:]) + jnp.matmul(_h(q), dx[..., :, m:])
+        return (q, r), (dq, jnp.concatenate([dr1, dr2], axis=-1))
+    q_mn = q[..., :, :n] if full_matrices else q
+    r_nn = r[..., :n, :n] if full_matrices else r
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
+    if not full_matrices or m == n:
+        return (q, r), (dq_mn, dr_nn)
+    q_nn, q_pn, q_mp = q_mn[..., :n, :], q_mn[..., n:, :], q[..., :, n:]
+    dq_nn, dq_pn = dq_mn[..., :n, :], dq_mn[..., n:, :]
+    z_pn_h = jnp.linalg.solve(_h(q_nn - jnp.eye(n, dtype=q.dtype)), _h(q_pn))  # (Q_nn - I)^H Z^H = Q_pn^H
+    z_pn = _h(z_pn_h)
+    dq_mp = jnp.matmul(dq_mn, z_pn_h) - jnp.matmul(q_mn + jnp.matmul(q_mp, z_pn),
+                                                     _h(dq_pn - jnp.matmul(z_pn, dq_nn)))
+    dr = jnp.concatenate([dr_nn, jnp.zeros((*dr_nn.shape[:-2], m - n, n), dr_nn.dtype)], axis=-2)
+    return (q, r), (jnp.concatenate([dq_mn, dq_mp], axis=-1), dr)
 
 
 # ------------------------------------------------ LAPACK's packed Householder forms
@@ -480,11 +495,13 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True, sort_eige
     is used, else only the `lower` (or upper) triangle is read (and the real
     part of the diagonal). `implementation` (an EighImplementation) is
     ignored, as JAX on CPU ignores a value it does not know: jaxc has one
-    (cyclic Jacobi)."""
+    per target (`jaxc.eigh`)."""
     if subset_by_index is not None:
         raise NotImplementedError("lax.linalg.eigh(subset_by_index=...) is not implemented in jaxc")
     del sort_eigenvalues, implementation  # always sorted; one implementation
     x = _matrix("lax.linalg.eigh", x, square=True, complex_ok=True)
+    if x.shape[-1] == 0:
+        return x, jnp.zeros(x.shape[:-1], dtypes.real_dtype(x.dtype))
     if symmetrize_input:
         x = (x + _h(x)) / 2
     else:
@@ -504,95 +521,13 @@ def _from_triangle(x: Any, lower: bool) -> Any:
     return triangle + jnp.swapaxes(triangle, -1, -2) - triangle * jnp.eye(x.shape[-1], dtype=x.dtype)
 
 
-def _jacobi_rotation(app: Any, aqq: Any, apq: Any, ep: Any, eq: Any) -> tuple[Any, Any]:
-    """Columns p and q of J - I for the Jacobi rotation J that zeroes the
-    off-diagonal apq of the symmetric 2x2 [[app, apq], [apq, aqq]] (the
-    identity where apq is already 0): c e_p - s e_q - e_p, s e_p + c e_q - e_q."""
-    rotating = apq != 0
-    theta = (aqq - app) / (2 * jnp.where(rotating, apq, jnp.ones_like(apq)))
-    t = jnp.sign(theta) / (jnp.abs(theta) + jnp.sqrt(theta * theta + 1))
-    t = jnp.where(theta == 0, jnp.ones_like(t), t)
-    c = jnp.where(rotating, 1 / jnp.sqrt(t * t + 1), jnp.ones_like(t))
-    s = jnp.where(rotating, t * c, jnp.zeros_like(t))
-    return (c - 1) * ep - s * eq, s * ep + (c - 1) * eq
-
-
-def _complex_jacobi_rotation(app: Any, aqq: Any, apq: Any, ep: Any, eq: Any) -> tuple[Any, Any]:
-    """Columns p and q of J - I for the unitary J that zeroes the off-diagonal
-    of the Hermitian 2x2 [[app, apq], [conj(apq), aqq]] (app, aqq real): with
-    u = apq / |apq|, J = [[c, s u], [-s conj(u), c]] is the real rotation
-    for [[app, |apq|], [|apq|, aqq]] conjugated by diag(1, u)."""
-    size = jnp.abs(apq)
-    rotating = size != 0
-    safe_size = jnp.where(rotating, size, jnp.ones_like(size))
-    phase = jnp.where(rotating, apq / safe_size.astype(apq.dtype), jnp.ones_like(apq))
-    theta = (aqq - app) / (2 * safe_size)
-    t = jnp.sign(theta) / (jnp.abs(theta) + jnp.sqrt(theta * theta + 1))
-    t = jnp.where(theta == 0, jnp.ones_like(t), t)
-    c = jnp.where(rotating, 1 / jnp.sqrt(t * t + 1), jnp.ones_like(t))
-    s = jnp.where(rotating, t * c, jnp.zeros_like(t))
-    c, s = c.astype(apq.dtype), s.astype(apq.dtype)
-    return (c - 1) * ep - s * jnp.conj(phase) * eq, s * phase * ep + (c - 1) * eq
-
-
-def _rotate_columns(x: Any, a1: Any, a2: Any, ep: Any, eq: Any) -> Any:
-    """x J, for J - I given by its columns p (a1) and q (a2)."""
-    return x + _outer(_matvec(x, a1), ep) + _outer(_matvec(x, a2), eq)
-
-
-def _squared_moduli(x: Any) -> Any:
-    """|x|^2 elementwise (x * x for real x)."""
-    return jnp.real(x * jnp.conj(x)) if jnp.iscomplexobj(x) else x * x
-
-
 @custom_jvp
 def _eigh(a: Any) -> tuple[Any, Any]:
-    """(w ascending, v) of symmetric (Hermitian) `a` by cyclic Jacobi
-    sweeps: each rotation J zeroes a[p, q]; a <- J^H a J, v <- v J."""
-    n = a.shape[-1]
-    dtype = a.dtype
-    complex_input = jnp.iscomplexobj(a)
-    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
-    if not pairs:
-        w = jnp.diagonal(a, axis1=-2, axis2=-1)
-        return (jnp.real(w) if complex_input else w), jnp.ones_like(a)
-    unit_p = jnp.asarray(np.eye(n, dtype=dtype)[[p for p, _ in pairs]])
-    unit_q = jnp.asarray(np.eye(n, dtype=dtype)[[q for _, q in pairs]])
-    eps = float(np.finfo(dtype).eps)
-    off_diagonal = ~jnp.eye(n, dtype=bool)
-
-    def rotate(k: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
-        m, v = carry
-        ep = _ops.dynamic_index_in_dim(unit_p, k, keepdims=False)
-        eq = _ops.dynamic_index_in_dim(unit_q, k, keepdims=False)
-        app = jnp.sum(_vecmat(ep, m) * ep, -1, keepdims=True)
-        aqq = jnp.sum(_vecmat(eq, m) * eq, -1, keepdims=True)
-        apq = jnp.sum(_vecmat(ep, m) * eq, -1, keepdims=True)
-        if complex_input:
-            a1, a2 = _complex_jacobi_rotation(jnp.real(app), jnp.real(aqq), apq, ep, eq)
-        else:
-            a1, a2 = _jacobi_rotation(app, aqq, apq, ep, eq)
-        mj = _rotate_columns(m, a1, a2, ep, eq)
-        m = mj + _outer(ep, _vecmat(_conj(a1), mj)) + _outer(eq, _vecmat(_conj(a2), mj))
-        return m, _rotate_columns(v, a1, a2, ep, eq)
-
-    def off_diagonal_large(carry: tuple[Any, Any, Any]) -> Any:
-        m, _, sweeps = carry
-        off = jnp.sum(_squared_moduli(jnp.where(off_diagonal, m, 0)))  # not total - diagonal: that cancels
-        return (off > (eps * eps) * jnp.sum(_squared_moduli(m))) & (sweeps < 30)
-
-    def sweep(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-        m, v, sweeps = carry
-        m, v = fori_loop(0, len(pairs), rotate, (m, v))
-        return m, v, sweeps + 1
-
-    eye = jnp.broadcast_to(jnp.eye(n, dtype=dtype), a.shape)
-    m, v, _ = while_loop(off_diagonal_large, sweep, (a, eye, jnp.int32(0)))
-    w = jnp.diagonal(m, axis1=-2, axis2=-1)
-    w = jnp.real(w) if complex_input else w
-    order = jnp.argsort(w, axis=-1)
-    return (jnp.take_along_axis(w, order, axis=-1),
-            jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), axis=-1))
+    """(w ascending, v) of symmetric (Hermitian) `a`: one `jaxc.eigh`
+    (the library's tridiagonal QL on the CPU, cyclic Jacobi sweeps
+    elsewhere)."""
+    v, w = EIGH.bind(a, lower=True)
+    return w, v
 
 
 @_eigh.defjvp
@@ -662,84 +597,16 @@ def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_b
 
 
 def _svd_parts(x: Any, full_matrices: bool) -> tuple[Any, Any, Any]:
-    """(s, u, vh) of x by one-sided Jacobi on the taller side: for m >= n
-    the columns of x are rotated pairwise until orthogonal, x V = U S, then
-    sorted; U is completed to an orthonormal basis by a QR of its columns
-    (which also gives vectors for zero singular values). m < n: of x^H.
-    Complex x: the rotations are unitary and vh = V^H."""
-    m, n = x.shape[-2:]
-    if m < n:
-        s, u, vh = _svd_parts(_h(x), full_matrices)
-        return s, _h(vh), _h(u)
-    if n == 0:
-        batch = x.shape[:-2]
-        u = jnp.broadcast_to(jnp.eye(m, dtype=x.dtype), (*batch, m, m)) if full_matrices else \
-            jnp.zeros((*batch, m, 0), x.dtype)
-        return jnp.zeros((*batch, 0), dtypes.real_dtype(x.dtype)), u, jnp.zeros((*batch, 0, 0), x.dtype)
-    columns, v = _orthogonalize_columns(x)
-    s = jnp.sqrt(jnp.sum(_squared_moduli(columns), axis=-2))
-    order = jnp.argsort(-s, axis=-1)
-    s = jnp.take_along_axis(s, order, axis=-1)
-    columns = jnp.take_along_axis(columns, jnp.broadcast_to(order[..., None, :], columns.shape), axis=-1)
-    v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), axis=-1)
-    u = columns / jnp.where(s > 0, s, 1)[..., None, :].astype(x.dtype)
-    r, q = _householder(u)  # r's diagonal is real (+-1 where u's column is a unit vector)
-    diagonal = jnp.diagonal(r, axis1=-2, axis2=-1)
-    signs = jnp.where(jnp.real(diagonal) < 0, -1, 1).astype(x.dtype)
-    q = jnp.concatenate([q[..., :, :n] * signs[..., None, :], q[..., :, n:]], axis=-1)
-    return s, (q if full_matrices else q[..., :, :n]), _h(v)
-
-
-def _orthogonalize_columns(x: Any) -> tuple[Any, Any]:
-    """(x V, V): cyclic sweeps of Jacobi rotations J (unitary, for complex
-    x) on column pairs (p, q), each making columns p and q orthogonal
-    (x <- x J, V <- V J), until every pair's |x_p^H x_q| <= n eps |x_p| |x_q|
-    (at most 30 sweeps)."""
-    n = x.shape[-1]
-    dtype = x.dtype
-    complex_input = jnp.iscomplexobj(x)
-    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
-    eye = jnp.broadcast_to(jnp.eye(n, dtype=dtype), (*x.shape[:-2], n, n))
-    if not pairs:
-        return x, eye
-    unit_p = jnp.asarray(np.eye(n, dtype=dtype)[[p for p, _ in pairs]])
-    unit_q = jnp.asarray(np.eye(n, dtype=dtype)[[q for _, q in pairs]])
-    tolerance = n * float(np.finfo(dtype).eps)
-    off_diagonal = ~jnp.eye(n, dtype=bool)
-
-    def rotate(k: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
-        a, v = carry
-        ep = _ops.dynamic_index_in_dim(unit_p, k, keepdims=False)
-        eq = _ops.dynamic_index_in_dim(unit_q, k, keepdims=False)
-        ap, aq = _matvec(a, ep), _matvec(a, eq)
-        if complex_input:  # the Hermitian Gram matrix of the pair: [[|ap|^2, ap^H aq], [aq^H ap, |aq|^2]]
-            alpha = jnp.sum(_squared_moduli(ap), -1, keepdims=True)
-            beta = jnp.sum(_squared_moduli(aq), -1, keepdims=True)
-            gamma = jnp.sum(jnp.conj(ap) * aq, -1, keepdims=True)
-            a1, a2 = _complex_jacobi_rotation(alpha, beta, gamma, ep, eq)
-        else:
-            alpha = jnp.sum(ap * ap, -1, keepdims=True)
-            beta = jnp.sum(aq * aq, -1, keepdims=True)
-            gamma = jnp.sum(ap * aq, -1, keepdims=True)
-            a1, a2 = _jacobi_rotation(alpha, beta, gamma, ep, eq)
-        return _rotate_columns(a, a1, a2, ep, eq), _rotate_columns(v, a1, a2, ep, eq)
-
-    def not_orthogonal(carry: tuple[Any, Any, Any]) -> Any:
-        a, _, sweeps = carry
-        gram = jnp.matmul(_h(a), a)
-        norms = jnp.diagonal(gram, axis1=-2, axis2=-1)
-        norms = jnp.real(norms) if complex_input else norms
-        scale = norms[..., :, None] * norms[..., None, :]
-        large = off_diagonal & (_squared_moduli(gram) > (tolerance * tolerance) * scale)
-        return jnp.any(large) & (sweeps < 30)
-
-    def sweep(carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-        a, v, sweeps = carry
-        a, v = fori_loop(0, len(pairs), rotate, (a, v))
-        return a, v, sweeps + 1
-
-    a, v, _ = while_loop(not_orthogonal, sweep, (x, eye, jnp.int32(0)))
-    return a, v
+    """(s, u, vh) of x: one `jaxc.svd` (the library on the CPU, one-sided
+    Jacobi sweeps elsewhere); for an empty x the identity's vectors."""
+    *batch, m, n = x.shape
+    if m == 0 or n == 0:
+        ku, kv = (m, n) if full_matrices else (0, 0)
+        return (jnp.zeros((*batch, 0), dtypes.real_dtype(x.dtype)),
+                jnp.broadcast_to(jnp.eye(m, ku, dtype=x.dtype), (*batch, m, ku)),
+                jnp.broadcast_to(jnp.eye(kv, n, dtype=x.dtype), (*batch, kv, n)))
+    s, u, vh = SVD.bind(x, full_matrices=full_matrices)
+    return s, u, vh
 
 
 @custom_jvp
@@ -750,7 +617,7 @@ def _singular_values(x: Any) -> Any:
 @_singular_values.defjvp
 def _singular_values_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     (x,), (dx,) = primals, tangents
-    s, u, vh = _svd_parts(x, False)
+    s, u, vh = _svd(x)  # the custom_jvp function, so that outer derivatives differentiate its rule
     if jnp.iscomplexobj(x):  # re diag(U^H dX V)
         return s, jnp.real(jnp.einsum("...ik,...ij,...kj->...k", jnp.conj(u), dx, jnp.conj(vh)))
     return s, jnp.einsum("...ik,...ij,...kj->...k", u, dx, vh)  # diag(U^T dX V)

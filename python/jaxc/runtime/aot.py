@@ -39,14 +39,27 @@ from .cpu import CompileError, _captured_diagnostics, _format_error, function_si
 
 TRIPLE = "x86_64-unknown-linux-gnu"
 SUPPORT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_support.c")
-# The matrix products, Fourier transforms, LU factorizations and triangular solves compiled
-# code calls (`jaxc-library-calls`); built with jaxc as libjaxc_kernels.so, compiled into each
-# exported program that calls any (`_mlir_ciface_jaxc_<name>_...`), so that it needs no jaxc.
-# fft.c, lu.c and triangular_solve.c use gemm.c's per-thread buffers, lu.c and
-# triangular_solve.c its products: always all of them.
+# The compiled library's kernels that compiled code calls (`jaxc-library-calls`,
+# `jaxc-to-linalg`): built with jaxc as libjaxc_kernels.so, and compiled into each
+# exported program that calls one (`_mlir_ciface_jaxc_<name>_...`), so that it needs
+# no jaxc. Only the sources of the kernels a program names, and always gemm.c: it
+# holds the per-thread scratch buffers every kernel uses (kernels.h) and the
+# products lu.c, triangular_solve.c, cholesky.c and qr.c call.
+KERNEL_FILES = {"gemm": "gemm.c", "dft": "fft.c", "hermitian_dft": "fft.c", "lu": "lu.c",
+                "triangular_solve": "triangular_solve.c", "cholesky": "cholesky.c", "qr": "qr.c", "eigh": "eigh.c",
+                "svd": "svd.c"}
 KERNEL_SOURCES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-                       for name in ("gemm.c", "fft.c", "lu.c", "triangular_solve.c", "cholesky.c"))
-KERNEL_NAMES = ("gemm", "dft", "hermitian_dft", "lu", "triangular_solve", "cholesky")
+                       for name in dict.fromkeys(KERNEL_FILES.values()))
+KERNEL_NAMES = tuple(KERNEL_FILES)
+
+
+def kernel_sources(llvm_ir: str) -> list[str]:
+    """The paths of KERNEL_SOURCES that a program calling what `llvm_ir`
+    calls needs: its kernels' sources and gemm.c (none when it calls none)."""
+    wanted = {KERNEL_FILES[name] for name in KERNEL_NAMES if f"_mlir_ciface_jaxc_{name}_" in llvm_ir}
+    if wanted:
+        wanted.add("gemm.c")
+    return [path for path in KERNEL_SOURCES if os.path.basename(path) in wanted]
 
 
 def export_module(module: str | ir.Module, path: str | os.PathLike, *, target: str = "cpu",
@@ -125,12 +138,10 @@ def _build_library(llvm_ir: str, tmp: str, *, target: str, cpu: str) -> str:
     # helpers, linked in statically); cuda programs call the mgpu* wrappers.
     strict = ["-Wl,-z,defs"] if not _CALLS_GPU_RUNTIME[target] else []
     kernels = []
-    if any(f"_mlir_ciface_jaxc_{name}_" in llvm_ir for name in KERNEL_NAMES):
-        for source in KERNEL_SOURCES:  # GNU C: vector extensions, multiply-adds contracted
-            name = os.path.basename(source)
-            kernels.append(os.path.join(tmp, name[:-2] + ".o"))
-            _run(f"compiling {name}", [*_c_compiler(), "-c", "-fPIC", "-O3", "-std=gnu11", "-o", kernels[-1],
-                                       source])
+    for source in kernel_sources(llvm_ir):  # GNU C: vector extensions, multiply-adds contracted
+        name = os.path.basename(source)
+        kernels.append(os.path.join(tmp, name[:-2] + ".o"))
+        _run(f"compiling {name}", [*_c_compiler(), "-c", "-fPIC", "-O3", "-std=gnu11", "-o", kernels[-1], source])
     _run("linking program.so", [*_c_compiler(), "-shared", "-fPIC", "-O2", "-std=c11",
                                 "-static-libgcc", *strict, "-o", library, obj, *kernels, SUPPORT_SOURCE,
                                 "-pthread", "-Wl,--as-needed", "-lmvec", "-lm"])

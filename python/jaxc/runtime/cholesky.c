@@ -33,9 +33,8 @@
    thread's scratch of gemm.c (kernels.h); out of memory, potf2 on the
    whole matrix in l, slowly. Single-threaded: the threads are the
    caller's. No dependencies but libc and libm. Built into
-   libjaxc_kernels.so with gemm.c, fft.c, lu.c and triangular_solve.c;
-   jaxc.runtime.aot compiles them all into exported programs that call
-   any. */
+   libjaxc_kernels.so with gemm.c and the other kernels; jaxc.runtime.aot
+   compiles it, with gemm.c, into exported programs that call it. */
 #pragma GCC optimize("O3")
 #include <math.h>
 #include <stdint.h>

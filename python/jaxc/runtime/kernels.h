@@ -1,5 +1,5 @@
 /* What the kernels of libjaxc_kernels.so share (gemm.c, fft.c, lu.c,
-   triangular_solve.c, cholesky.c; an exported program compiles all of them into
+   triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c; an exported program compiles all of them into
    itself, jaxc.runtime.aot): the per-thread scratch buffers of gemm.c.
    Hidden: each program.so, and the library, binds to its own copy. */
 #ifndef JAXC_KERNELS_H
@@ -10,7 +10,8 @@
    work buffers of a block of columns, the intermediate of a transform split
    in two, the sequences of Bluestein's convolution one column at a time;
    then lu.c's packed panel and -U12, then triangular_solve.c's packed
-   diagonal block and strip, then cholesky.c's -L21^T. */
+   diagonal block and strip, then cholesky.c's -L21^T, qr.c's panel and
+   block-reflector products, eigh.c's and svd.c's work arrays. */
 enum {
     JAXC_SCRATCH_GEMM_B,
     JAXC_SCRATCH_GEMM_A,
@@ -20,6 +21,9 @@ enum {
     JAXC_SCRATCH_LU,
     JAXC_SCRATCH_TRSM,
     JAXC_SCRATCH_CHOLESKY,
+    JAXC_SCRATCH_QR,
+    JAXC_SCRATCH_EIGH,
+    JAXC_SCRATCH_SVD,
     JAXC_SCRATCH_SLOTS
 };
 

@@ -28,8 +28,9 @@
    at 256-1000; 16 much slower for f64 at 512). The buffers are the thread's
    scratch of gemm.c (kernels.h); out of memory, getf2 in place, slowly.
    Single-threaded: the threads are the caller's. No dependencies but libc.
-   Built into libjaxc_kernels.so with gemm.c and fft.c; jaxc.runtime.aot
-   compiles all three into exported programs that call any. */
+   Built into libjaxc_kernels.so with gemm.c and the other kernels;
+   jaxc.runtime.aot compiles it, with gemm.c, into exported programs that
+   call it. */
 #pragma GCC optimize("O3")
 #include <stdint.h>
 #include <stdlib.h>

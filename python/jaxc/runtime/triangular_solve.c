@@ -38,9 +38,9 @@
    work buffer (a packed block and a strip) is the thread's scratch of
    gemm.c (kernels.h); out of memory, plain substitution from a into x,
    slowly. Single-threaded: the threads are the caller's. No dependencies
-   but libc. Built into libjaxc_kernels.so with gemm.c, fft.c and lu.c;
-   jaxc.runtime.aot compiles them all into exported programs that call
-   any. */
+   but libc. Built into libjaxc_kernels.so with gemm.c and the other
+   kernels; jaxc.runtime.aot compiles it, with gemm.c, into exported
+   programs that call it. */
 #pragma GCC optimize("O3")
 #include <stdint.h>
 #include <stdlib.h>

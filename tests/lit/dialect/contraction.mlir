@@ -1,4 +1,5 @@
-// Round-trip tests for dot_general, conv_general_dilated, dft, hermitian_dft, lu, triangular_solve and cholesky. Result shapes
+// Round-trip tests for dot_general, conv_general_dilated, dft, hermitian_dft, lu, triangular_solve, cholesky, qr,
+// eigh and svd. Result shapes
 // are worked out in comments; the result element type is the preferred one
 // and may differ from the operands'.
 // RUN: jaxc-opt %s | jaxc-opt | FileCheck %s
@@ -211,4 +212,38 @@ func.func @cholesky(%a: tensor<4x4xf32>, %b: tensor<2x3x3xcomplex<f64>>) -> (ten
   %l = jaxc.cholesky %a : tensor<4x4xf32>
   %m = jaxc.cholesky %b : tensor<2x3x3xcomplex<f64>>
   return %l, %m : tensor<4x4xf32>, tensor<2x3x3xcomplex<f64>>
+}
+
+// qr: q is m x m with full_matrices, else m x min(m, n); r the rest.
+// CHECK-LABEL: func.func @qr(
+// CHECK-NEXT: %[[Q:[a-z0-9_]+]], %[[R:[a-z0-9_]+]] = jaxc.qr %arg0 full_matrices : tensor<5x3xf32> -> (tensor<5x5xf32>, tensor<5x3xf32>)
+// CHECK-NEXT: %[[Q2:[a-z0-9_]+]], %[[R2:[a-z0-9_]+]] = jaxc.qr %arg1 : tensor<2x3x5xcomplex<f64>> -> (tensor<2x3x3xcomplex<f64>>, tensor<2x3x5xcomplex<f64>>)
+// CHECK-NEXT: return %[[Q]], %[[R]], %[[Q2]], %[[R2]]
+func.func @qr(%a: tensor<5x3xf32>, %b: tensor<2x3x5xcomplex<f64>>)
+    -> (tensor<5x5xf32>, tensor<5x3xf32>, tensor<2x3x3xcomplex<f64>>, tensor<2x3x5xcomplex<f64>>) {
+  %q, %r = jaxc.qr %a full_matrices : tensor<5x3xf32> -> (tensor<5x5xf32>, tensor<5x3xf32>)
+  %q2, %r2 = jaxc.qr %b : tensor<2x3x5xcomplex<f64>> -> (tensor<2x3x3xcomplex<f64>>, tensor<2x3x5xcomplex<f64>>)
+  return %q, %r, %q2, %r2 : tensor<5x5xf32>, tensor<5x3xf32>, tensor<2x3x3xcomplex<f64>>, tensor<2x3x5xcomplex<f64>>
+}
+
+// eigh: the vectors in the operand's type, the values real, one per row.
+// CHECK-LABEL: func.func @eigh(
+// CHECK-NEXT: %[[V:[a-z0-9_]+]], %[[W:[a-z0-9_]+]] = jaxc.eigh %arg0 lower : tensor<4x4xf32> -> (tensor<4x4xf32>, tensor<4xf32>)
+// CHECK-NEXT: %[[U:[a-z0-9_]+]], %[[E:[a-z0-9_]+]] = jaxc.eigh %arg1 : tensor<2x3x3xcomplex<f64>> -> (tensor<2x3x3xcomplex<f64>>, tensor<2x3xf64>)
+// CHECK-NEXT: return %[[V]], %[[W]], %[[U]], %[[E]]
+func.func @eigh(%a: tensor<4x4xf32>, %b: tensor<2x3x3xcomplex<f64>>)
+    -> (tensor<4x4xf32>, tensor<4xf32>, tensor<2x3x3xcomplex<f64>>, tensor<2x3xf64>) {
+  %v, %w = jaxc.eigh %a lower : tensor<4x4xf32> -> (tensor<4x4xf32>, tensor<4xf32>)
+  %u, %e = jaxc.eigh %b : tensor<2x3x3xcomplex<f64>> -> (tensor<2x3x3xcomplex<f64>>, tensor<2x3xf64>)
+  return %v, %w, %u, %e : tensor<4x4xf32>, tensor<4xf32>, tensor<2x3x3xcomplex<f64>>, tensor<2x3xf64>
+}
+
+// svd: s real, min(m, n) per matrix; u m x m and vh n x n with full_matrices.
+// CHECK-LABEL: func.func @svd(
+// CHECK-NEXT: %{{.+}}, %{{.+}}, %{{.+}} = jaxc.svd %arg0 full_matrices : tensor<5x3xf32> -> (tensor<3xf32>, tensor<5x5xf32>, tensor<3x3xf32>)
+// CHECK-NEXT: %{{.+}}, %{{.+}}, %{{.+}} = jaxc.svd %arg1 : tensor<2x3x5xcomplex<f64>> -> (tensor<2x3xf64>, tensor<2x3x3xcomplex<f64>>, tensor<2x3x5xcomplex<f64>>)
+func.func @svd(%a: tensor<5x3xf32>, %b: tensor<2x3x5xcomplex<f64>>) -> (tensor<3xf32>, tensor<2x3x5xcomplex<f64>>) {
+  %s, %u, %vh = jaxc.svd %a full_matrices : tensor<5x3xf32> -> (tensor<3xf32>, tensor<5x5xf32>, tensor<3x3xf32>)
+  %t, %v, %wh = jaxc.svd %b : tensor<2x3x5xcomplex<f64>> -> (tensor<2x3xf64>, tensor<2x3x3xcomplex<f64>>, tensor<2x3x5xcomplex<f64>>)
+  return %s, %wh : tensor<3xf32>, tensor<2x3x5xcomplex<f64>>
 }

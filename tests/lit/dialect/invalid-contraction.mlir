@@ -1,5 +1,5 @@
-// Invalid contractions: dot_general, conv_general_dilated, dft, lu, triangular_solve, cholesky and
-// hermitian_dft. dot_general and conv check their operands in type inference
+// Invalid contractions: dot_general, conv_general_dilated, dft, lu, triangular_solve, cholesky, qr,
+// eigh, svd and hermitian_dft. dot_general and conv check their operands in type inference
 // during verification, so MLIR adds "failed to infer returned types" after
 // each message; the DFTs' result types are given, and their verifiers say
 // what is wrong.
@@ -478,5 +478,93 @@ func.func @cholesky_not_square(%a: tensor<2x4x3xf32>) {
 func.func @cholesky_of_a_vector(%a: tensor<4xf64>) {
   // expected-error @+1 {{'jaxc.cholesky' op operand 'tensor<4xf64>' must be a batch of square matrices}}
   %l = jaxc.cholesky %a : tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @qr_of_a_vector(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'jaxc.qr' op operand 'tensor<4xf32>' must be a batch of matrices (rank >= 2)}}
+  %q, %r = jaxc.qr %a : tensor<4xf32> -> (tensor<4x4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @qr_reduced_q_of_full_size(%a: tensor<5x3xf32>) {
+  // expected-error @+1 {{'jaxc.qr' op result q 'tensor<5x5xf32>' must have the operand's batch axes and element type and 5 x 3 matrices (m x min(m, n)) for operand 'tensor<5x3xf32>'}}
+  %q, %r = jaxc.qr %a : tensor<5x3xf32> -> (tensor<5x5xf32>, tensor<5x3xf32>)
+  return
+}
+
+// -----
+
+func.func @qr_full_r_of_reduced_size(%a: tensor<2x5x3xf64>) {
+  // expected-error @+1 {{'jaxc.qr' op result r 'tensor<2x3x3xf64>' must have the operand's batch axes and element type and 5 x 3 matrices for operand 'tensor<2x5x3xf64>'}}
+  %q, %r = jaxc.qr %a full_matrices : tensor<2x5x3xf64> -> (tensor<2x5x5xf64>, tensor<2x3x3xf64>)
+  return
+}
+
+// -----
+
+func.func @eigh_not_square(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{'jaxc.eigh' op operand 'tensor<4x3xf32>' must be a batch of square matrices}}
+  %v, %w = jaxc.eigh %a : tensor<4x3xf32> -> (tensor<4x3xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @eigh_complex_values(%a: tensor<3x3xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.eigh' op result #1 must be}}
+  %v, %w = jaxc.eigh %a : tensor<3x3xcomplex<f32>> -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>)
+  return
+}
+
+// -----
+
+func.func @eigh_values_of_the_wrong_type(%a: tensor<2x3x3xcomplex<f64>>) {
+  // expected-error @+1 {{'jaxc.eigh' op result values 'tensor<2x3xf32>' must be 'tensor<2x3xf64>': one real value per row of each matrix of operand 'tensor<2x3x3xcomplex<f64>>'}}
+  %v, %w = jaxc.eigh %a lower : tensor<2x3x3xcomplex<f64>> -> (tensor<2x3x3xcomplex<f64>>, tensor<2x3xf32>)
+  return
+}
+
+// -----
+
+func.func @svd_of_a_vector(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'jaxc.svd' op operand 'tensor<4xf32>' must be a batch of matrices (rank >= 2)}}
+  %s, %u, %vh = jaxc.svd %a : tensor<4xf32> -> (tensor<4xf32>, tensor<4x4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @svd_values_of_the_wrong_count(%a: tensor<5x3xf32>) {
+  // expected-error @+1 {{'jaxc.svd' op result s 'tensor<5xf32>' must be 'tensor<3xf32>': min(m, n) real values per matrix of operand 'tensor<5x3xf32>'}}
+  %s, %u, %vh = jaxc.svd %a : tensor<5x3xf32> -> (tensor<5xf32>, tensor<5x3xf32>, tensor<3x3xf32>)
+  return
+}
+
+// -----
+
+func.func @svd_reduced_u_of_full_size(%a: tensor<5x3xf32>) {
+  // expected-error @+1 {{'jaxc.svd' op result u 'tensor<5x5xf32>' must be 'tensor<5x3xf32>' for operand 'tensor<5x3xf32>' (m x min(m, n))}}
+  %s, %u, %vh = jaxc.svd %a : tensor<5x3xf32> -> (tensor<3xf32>, tensor<5x5xf32>, tensor<3x3xf32>)
+  return
+}
+
+// -----
+
+func.func @svd_full_vh_of_reduced_size(%a: tensor<2x3x5xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.svd' op result vh 'tensor<2x3x5xcomplex<f32>>' must be 'tensor<2x5x5xcomplex<f32>>' for operand 'tensor<2x3x5xcomplex<f32>>' (n x n, full_matrices)}}
+  %s, %u, %vh = jaxc.svd %a full_matrices : tensor<2x3x5xcomplex<f32>> -> (tensor<2x3xf32>, tensor<2x3x3xcomplex<f32>>, tensor<2x3x5xcomplex<f32>>)
+  return
+}
+
+// -----
+
+func.func @eigh_vectors_of_another_type(%a: tensor<3x3xf64>) {
+  // expected-error @+1 {{'jaxc.eigh' op result vectors 'tensor<3x3xf32>' must have the operand's type 'tensor<3x3xf64>'}}
+  %v, %w = jaxc.eigh %a : tensor<3x3xf64> -> (tensor<3x3xf32>, tensor<3xf64>)
   return
 }

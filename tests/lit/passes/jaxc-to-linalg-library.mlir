@@ -65,3 +65,33 @@ func.func @cholesky(%a: tensor<3x5x5xf32>) -> tensor<3x5x5xf32> {
   %l = jaxc.cholesky %a : tensor<3x5x5xf32>
   return %l : tensor<3x5x5xf32>
 }
+
+// A QR decomposition passes (matrices, rows, columns, full_matrices) and the
+// buffers of the operand, q and r; an eigendecomposition (matrices, size,
+// lower) and the buffers of the operand, the vectors and the values.
+// CHECK-LABEL: func.func @qr
+// CHECK-DAG: %[[Q:.+]] = memref.alloc() : memref<2x5x5xf64>
+// CHECK-DAG: %[[R:.+]] = memref.alloc() : memref<2x5x3xf64>
+// CHECK: call @jaxc_qr_f64(%c2, %c5, %c3, %c1, %{{.+}}, %{{.+}}, %{{.+}}) : (index, index, index, index, memref<*xf64>, memref<*xf64>, memref<*xf64>) -> ()
+// CHECK: bufferization.to_tensor %[[Q]] restrict writable
+// CHECK: bufferization.to_tensor %[[R]] restrict writable
+func.func @qr(%a: tensor<2x5x3xf64>) -> (tensor<2x5x5xf64>, tensor<2x5x3xf64>) {
+  %q, %r = jaxc.qr %a full_matrices : tensor<2x5x3xf64> -> (tensor<2x5x5xf64>, tensor<2x5x3xf64>)
+  return %q, %r : tensor<2x5x5xf64>, tensor<2x5x3xf64>
+}
+
+// CHECK-LABEL: func.func @eigh
+// CHECK-DAG: %[[V:.+]] = memref.alloc() : memref<4x4xf32>
+// CHECK-DAG: %[[W:.+]] = memref.alloc() : memref<4xf32>
+// CHECK: call @jaxc_eigh_f32(%c1, %c4, %c0, %{{.+}}, %{{.+}}, %{{.+}}) : (index, index, index, memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+func.func @eigh(%a: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>) {
+  %v, %w = jaxc.eigh %a : tensor<4x4xf32> -> (tensor<4x4xf32>, tensor<4xf32>)
+  return %v, %w : tensor<4x4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @svd
+// CHECK: call @jaxc_svd_f32(%c1, %c3, %c5, %c0, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) : (index, index, index, index, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+func.func @svd(%a: tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3x3xf32>, tensor<3x5xf32>) {
+  %s, %u, %vh = jaxc.svd %a : tensor<3x5xf32> -> (tensor<3xf32>, tensor<3x3xf32>, tensor<3x5xf32>)
+  return %s, %u, %vh : tensor<3xf32>, tensor<3x3xf32>, tensor<3x5xf32>
+}
