@@ -11,14 +11,13 @@ sits between guard values that must survive it, and x must be left as it was.
 from __future__ import annotations
 
 import ctypes
-import os
-import subprocess
 
 import numpy as np
 import pytest
+from kernel_build import exported_runs, kernel_builder
 
 from jaxc.passes import host
-from jaxc.runtime import aot, cpu
+from jaxc.runtime import cpu
 
 ARGTYPES = [ctypes.c_long] * 2 + [ctypes.c_void_p] * 2
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
@@ -184,21 +183,7 @@ void *jaxc_cholesky_test_no_alloc(size_t alignment, size_t bytes) { (void)alignm
 @pytest.fixture(scope="module")
 def compile_cholesky(tmp_path_factory):
     """compile_cholesky(name, flags): a library of cholesky.c (compiled with `flags`) and gemm.c."""
-    compiler = aot.find_c_compiler()
-    if compiler is None:
-        pytest.skip("no C compiler")
-    tmp = tmp_path_factory.mktemp("cholesky")
-    sources = {os.path.basename(path): path for path in aot.KERNEL_SOURCES}
-    gemm = str(tmp / "gemm.o")
-    subprocess.run([*compiler, "-c", "-fPIC", "-O3", "-std=gnu11", "-o", gemm, sources["gemm.c"]], check=True)
-
-    def build(name: str, flags: list[str], extra: list[str] = ()):
-        library = str(tmp / f"{name}.so")
-        subprocess.run([*compiler, "-shared", "-fPIC", "-O3", "-std=gnu11", *flags, "-o", library,
-                        sources["cholesky.c"], gemm, *extra, "-pthread", "-lm"], check=True)
-        return _entries(ctypes.CDLL(library))
-
-    return build, tmp
+    return kernel_builder(tmp_path_factory, "cholesky.c", _entries)
 
 
 def _compiled_cases(entries, what):
@@ -233,22 +218,6 @@ def test_no_memory(compile_cholesky):
 # --------------------------------------------------------------------------
 # exported programs carry their own copy
 
-PROGRAM_IR = """
-declare void @_mlir_ciface_jaxc_cholesky_{t}(i64, i64, i64, i64)
-
-define void @run_cholesky_{t}(i64 %b, i64 %n, i64 %x, i64 %l) {{
-  call void @_mlir_ciface_jaxc_cholesky_{t}(i64 %b, i64 %n, i64 %x, i64 %l)
-  ret void
-}}
-"""
-
-
 def test_exported_program_carries_the_library(tmp_path):
-    if aot.find_c_compiler() is None:
-        pytest.skip("no C compiler")
-    llvm_ir = PROGRAM_IR.format(t="f32") + PROGRAM_IR.format(t="f64")
-    program = ctypes.CDLL(aot._build_library(llvm_ir, str(tmp_path), target="cpu", cpu="x86-64-v2"))
-    for dtype, name in NAMES.items():
-        run = getattr(program, f"run_cholesky_{name}")
-        run.argtypes, run.restype = ARGTYPES, None
+    for dtype, run in exported_runs(tmp_path, "cholesky", ARGTYPES).items():
         check(run, _spd(2, 90, dtype, 1), "exported")

@@ -21,6 +21,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from kernel_build import exported_runs
 
 from jaxc.passes import host
 from jaxc.runtime import aot, cpu
@@ -358,23 +359,7 @@ def test_no_memory(compiled):
 # --------------------------------------------------------------------------
 # exported programs carry their own copy
 
-PROGRAM_IR = """
-declare void @_mlir_ciface_jaxc_eigh_{t}(i64, i64, i64, i64, i64, i64)
-
-define void @run_eigh_{t}(i64 %b, i64 %n, i64 %lower, i64 %x, i64 %v, i64 %w) {{
-  call void @_mlir_ciface_jaxc_eigh_{t}(i64 %b, i64 %n, i64 %lower, i64 %x, i64 %v, i64 %w)
-  ret void
-}}
-"""
-
-
 def test_exported_program_carries_the_library(tmp_path):
-    if aot.find_c_compiler() is None:
-        pytest.skip("no C compiler")
-    llvm_ir = PROGRAM_IR.format(t="f32") + PROGRAM_IR.format(t="f64")
-    program = ctypes.CDLL(aot._build_library(llvm_ir, str(tmp_path), target="cpu", cpu="x86-64-v2"))
-    for dtype, name in NAMES.items():
-        run = getattr(program, f"run_eigh_{name}")
-        run.argtypes, run.restype = ARGTYPES, None
+    for dtype, run in exported_runs(tmp_path, "eigh", ARGTYPES).items():
         for lower in (True, False):
             check(run, _random(2, 90, dtype, 1, lower), lower, "exported")

@@ -11,15 +11,14 @@ be left as it was.
 from __future__ import annotations
 
 import ctypes
-import os
-import subprocess
 import threading
 
 import numpy as np
 import pytest
+from kernel_build import exported_runs, kernel_builder
 
 from jaxc.passes import host
-from jaxc.runtime import aot, cpu
+from jaxc.runtime import cpu
 
 ARGTYPES = [ctypes.c_long] * 3 + [ctypes.c_void_p] * 4
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
@@ -217,21 +216,7 @@ void *jaxc_lu_test_no_alloc(size_t alignment, size_t bytes) { (void)alignment; (
 @pytest.fixture(scope="module")
 def compile_lu(tmp_path_factory):
     """compile_lu(name, flags): a library of lu.c (compiled with `flags`) and gemm.c."""
-    compiler = aot.find_c_compiler()
-    if compiler is None:
-        pytest.skip("no C compiler")
-    tmp = tmp_path_factory.mktemp("lu")
-    sources = {os.path.basename(path): path for path in aot.KERNEL_SOURCES}
-    gemm = str(tmp / "gemm.o")
-    subprocess.run([*compiler, "-c", "-fPIC", "-O3", "-std=gnu11", "-o", gemm, sources["gemm.c"]], check=True)
-
-    def build(name: str, flags: list[str], extra: list[str] = ()):
-        library = str(tmp / f"{name}.so")
-        subprocess.run([*compiler, "-shared", "-fPIC", "-O3", "-std=gnu11", *flags, "-o", library,
-                        sources["lu.c"], gemm, *extra, "-pthread"], check=True)
-        return _entries(ctypes.CDLL(library))
-
-    return build, tmp
+    return kernel_builder(tmp_path_factory, "lu.c", _entries)
 
 
 def _family_shapes():
@@ -275,22 +260,6 @@ def test_no_memory(compile_lu):
 # --------------------------------------------------------------------------
 # exported programs carry their own copy
 
-PROGRAM_IR = """
-declare void @_mlir_ciface_jaxc_lu_{t}(i64, i64, i64, i64, i64, i64, i64)
-
-define void @run_lu_{t}(i64 %b, i64 %m, i64 %n, i64 %x, i64 %lu, i64 %p, i64 %q) {{
-  call void @_mlir_ciface_jaxc_lu_{t}(i64 %b, i64 %m, i64 %n, i64 %x, i64 %lu, i64 %p, i64 %q)
-  ret void
-}}
-"""
-
-
 def test_exported_program_carries_the_library(tmp_path):
-    if aot.find_c_compiler() is None:
-        pytest.skip("no C compiler")
-    llvm_ir = PROGRAM_IR.format(t="f32") + PROGRAM_IR.format(t="f64")
-    program = ctypes.CDLL(aot._build_library(llvm_ir, str(tmp_path), target="cpu", cpu="x86-64-v2"))
-    for dtype, name in NAMES.items():
-        run = getattr(program, f"run_lu_{name}")
-        run.argtypes, run.restype = ARGTYPES, None
+    for dtype, run in exported_runs(tmp_path, "lu", ARGTYPES).items():
         check(run, _random((2, 90, 70), dtype, 1), "exported")

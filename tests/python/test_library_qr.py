@@ -13,14 +13,13 @@ survive it, and x must be left as it was.
 from __future__ import annotations
 
 import ctypes
-import os
-import subprocess
 
 import numpy as np
 import pytest
+from kernel_build import exported_runs, kernel_builder
 
 from jaxc.passes import host
-from jaxc.runtime import aot, cpu
+from jaxc.runtime import cpu
 
 ARGTYPES = [ctypes.c_long] * 4 + [ctypes.c_void_p] * 3
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
@@ -193,21 +192,7 @@ void *jaxc_qr_test_no_alloc(size_t alignment, size_t bytes) { (void)alignment; (
 @pytest.fixture(scope="module")
 def compile_qr(tmp_path_factory):
     """compile_qr(name, flags): a library of qr.c (compiled with `flags`) and gemm.c."""
-    compiler = aot.find_c_compiler()
-    if compiler is None:
-        pytest.skip("no C compiler")
-    tmp = tmp_path_factory.mktemp("qr")
-    sources = {os.path.basename(path): path for path in aot.KERNEL_SOURCES}
-    gemm = str(tmp / "gemm.o")
-    subprocess.run([*compiler, "-c", "-fPIC", "-O3", "-std=gnu11", "-o", gemm, sources["gemm.c"]], check=True)
-
-    def build(name: str, flags: list[str], extra: list[str] = ()):
-        library = str(tmp / f"{name}.so")
-        subprocess.run([*compiler, "-shared", "-fPIC", "-O3", "-std=gnu11", *flags, "-o", library,
-                        sources["qr.c"], gemm, *extra, "-pthread", "-lm"], check=True)
-        return _entries(ctypes.CDLL(library))
-
-    return build, tmp
+    return kernel_builder(tmp_path_factory, "qr.c", _entries)
 
 
 def _compiled_cases(entries, what):
@@ -247,23 +232,7 @@ def test_no_memory(compile_qr):
 # --------------------------------------------------------------------------
 # exported programs carry their own copy
 
-PROGRAM_IR = """
-declare void @_mlir_ciface_jaxc_qr_{t}(i64, i64, i64, i64, i64, i64, i64)
-
-define void @run_qr_{t}(i64 %b, i64 %m, i64 %n, i64 %full, i64 %x, i64 %q, i64 %r) {{
-  call void @_mlir_ciface_jaxc_qr_{t}(i64 %b, i64 %m, i64 %n, i64 %full, i64 %x, i64 %q, i64 %r)
-  ret void
-}}
-"""
-
-
 def test_exported_program_carries_the_library(tmp_path):
-    if aot.find_c_compiler() is None:
-        pytest.skip("no C compiler")
-    llvm_ir = PROGRAM_IR.format(t="f32") + PROGRAM_IR.format(t="f64")
-    program = ctypes.CDLL(aot._build_library(llvm_ir, str(tmp_path), target="cpu", cpu="x86-64-v2"))
-    for dtype, name in NAMES.items():
-        run = getattr(program, f"run_qr_{name}")
-        run.argtypes, run.restype = ARGTYPES, None
+    for dtype, run in exported_runs(tmp_path, "qr", ARGTYPES).items():
         for full in (False, True):
             check(run, _random(2, 90, 50, dtype, 1), full, "exported")

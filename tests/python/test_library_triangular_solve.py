@@ -21,6 +21,7 @@ import threading
 
 import numpy as np
 import pytest
+from kernel_build import exported_runs, program_calling
 
 from jaxc.passes import host
 from jaxc.runtime import aot, cpu
@@ -352,29 +353,10 @@ def test_memory(families, family, mode):
 # --------------------------------------------------------------------------
 # exported programs carry their own copy
 
-PROGRAM_IR = """
-declare void @_mlir_ciface_jaxc_triangular_solve_{t}(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
-
-define void @run_triangular_solve_{t}(i64 %batch, i64 %m, i64 %n, i64 %a, i64 %b, i64 %x, i64 %left,
-                                      i64 %lower, i64 %transpose, i64 %unit) {{
-  call void @_mlir_ciface_jaxc_triangular_solve_{t}(i64 %batch, i64 %m, i64 %n, i64 %a, i64 %b, i64 %x,
-                                                    i64 %left, i64 %lower, i64 %transpose, i64 %unit)
-  ret void
-}}
-"""
-
-
 def test_exported_program_carries_the_library(tmp_path):
     """A program that calls the solve compiles it and gemm.c into itself, and
     no other kernel source (aot.kernel_sources)."""
-    if aot.find_c_compiler() is None:
-        pytest.skip("no C compiler")
-    assert "triangular_solve" in aot.KERNEL_NAMES
-    llvm_ir = PROGRAM_IR.format(t="f32") + PROGRAM_IR.format(t="f64")
-    program = ctypes.CDLL(aot._build_library(llvm_ir, str(tmp_path), target="cpu", cpu="x86-64-v2"))
-    for dtype, name in NAMES.items():
-        run = getattr(program, f"run_triangular_solve_{name}")
-        run.argtypes, run.restype = ARGTYPES, None
+    for dtype, run in exported_runs(tmp_path, "triangular_solve", ARGTYPES).items():
         for flags in ((1, 1, 0, 0), (0, 0, 1, 1)):
             check(run, dtype, 2, 90, 70, flags, "exported")
 
@@ -383,7 +365,7 @@ def test_exported_programs_compile_only_the_kernels_they_call():
     def names(llvm_ir):
         return [os.path.basename(path) for path in aot.kernel_sources(llvm_ir)]
 
-    assert names(PROGRAM_IR.format(t="f32")) == ["gemm.c", "triangular_solve.c"]
+    assert names(program_calling("triangular_solve", 10)) == ["gemm.c", "triangular_solve.c"]
     assert names("call void @_mlir_ciface_jaxc_hermitian_dft_f32(i64 %0) call @_mlir_ciface_jaxc_svd_f64()") == \
         ["gemm.c", "fft.c", "svd.c"]
     assert names("define void @f() { ret void }") == []

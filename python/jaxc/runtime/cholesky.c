@@ -62,8 +62,6 @@ void _mlir_ciface_jaxc_gemm_f64_avx512(long m, long n, long k, intptr_t a, long 
 #define UB 128
 #endif
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
 
 /* SSE2 (every x86-64 CPU): one xmm a vector. */
 #define T float
@@ -171,17 +169,9 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 #pragma GCC pop_options
 #endif
 
-/* The family a call uses: the best this CPU runs, or JAXC_CHOLESKY_FAMILY's
-   if the CPU runs it (compile-time, for tests: 1 SSE2, 2 AVX2, 3 AVX-512). */
-static int best_family(void)
-{
-    const int best = has_avx512() ? 3 : has_avx2() ? 2 : 1;
-#ifdef JAXC_CHOLESKY_FAMILY
-    return JAXC_CHOLESKY_FAMILY < best ? JAXC_CHOLESKY_FAMILY : best;
-#else
-    return best;
+#ifndef JAXC_CHOLESKY_FAMILY
+#define JAXC_CHOLESKY_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */
 #endif
-}
 
 /* The work buffer of an n x n factorization with blocks of nb: -L21^T
    (nb rows of n rounded up to 64) and nb reciprocals (rounded up to 16).
@@ -190,11 +180,7 @@ static int best_family(void)
 static void *work_buffer(long n, long nb, size_t size, int *allocated)
 {
     const size_t bytes = size * ((size_t)nb * (size_t)((n + 63) / 64 * 64) + (size_t)((nb + 15) / 16 * 16));
-    void *work = jaxc_scratch(JAXC_SCRATCH_CHOLESKY, bytes);
-    *allocated = 0;
-    if (!work && (work = aligned_alloc(64, (bytes + 63) / 64 * 64)))
-        *allocated = 1;
-    return work;
+    return jaxc_work_buffer(JAXC_SCRATCH_CHOLESKY, bytes, allocated);
 }
 
 /* Per matrix: x's lower triangle into a (zeros above), the factorization,
@@ -207,7 +193,7 @@ static void *work_buffer(long n, long nb, size_t size, int *allocated)
             return;                                                                                          \
         int allocated = 0;                                                                                   \
         T *work = work_buffer(n, NB, sizeof(T), &allocated);                                                 \
-        const int use = best_family();                                                                       \
+        const int use = jaxc_best_family(JAXC_CHOLESKY_FAMILY);                                              \
         int (*factor)(long, T *, T *) = use == 3   ? factor_##TYPE##_avx512                                  \
                                         : use == 2 ? factor_##TYPE##_avx2                                    \
                                                    : factor_##TYPE##_sse2;                                   \

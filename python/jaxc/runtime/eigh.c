@@ -97,8 +97,6 @@
 /* The states of eigh_family.h's QL. */
 enum { QL_RUNNING, QL_READY, QL_DONE, QL_FAILED };
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
 
 /* SSE2 (every x86-64 CPU): one xmm a vector. */
 #define W 2
@@ -149,17 +147,9 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 #pragma GCC pop_options
 #endif
 
-/* The family a call uses: the best this CPU runs, or JAXC_EIGH_FAMILY's if
-   the CPU runs it (compile-time, for tests: 1 SSE2, 2 AVX2, 3 AVX-512). */
-static int best_family(void)
-{
-    const int best = has_avx512() ? 3 : has_avx2() ? 2 : 1;
-#ifdef JAXC_EIGH_FAMILY
-    return JAXC_EIGH_FAMILY < best ? JAXC_EIGH_FAMILY : best;
-#else
-    return best;
+#ifndef JAXC_EIGH_FAMILY
+#define JAXC_EIGH_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */
 #endif
-}
 
 /* The work arrays of an n x n decomposition: the lower triangle (n x ld),
    V^T (n x ld), WORK_VECTORS vectors of ld doubles and WORK_EXTRA doubles,
@@ -169,11 +159,7 @@ static double *work_buffer(long n, long ld, int *allocated)
 {
     const size_t bytes = sizeof(double) * ((2 * (size_t)n + WORK_VECTORS) * (size_t)ld + WORK_EXTRA) +
                          sizeof(long) * (size_t)ld;
-    void *work = jaxc_scratch(JAXC_SCRATCH_EIGH, bytes);
-    *allocated = 0;
-    if (!work && (work = aligned_alloc(64, (bytes + 63) / 64 * 64)))
-        *allocated = 1;
-    return work;
+    return jaxc_work_buffer(JAXC_SCRATCH_EIGH, bytes, allocated);
 }
 
 /* The order of the eigenvalues w (ascending; finite) into `order`: an
@@ -227,7 +213,7 @@ static void power_of_two(int k, double *f0, double *f1)
         const long ld = ((n + 7) / 16 * 2 + 1) * 8; /* an odd number of cache lines */                        \
         int allocated = 0;                                                                                    \
         double *work = work_buffer(n, ld, &allocated);                                                        \
-        const int use = best_family();                                                                        \
+        const int use = jaxc_best_family(JAXC_EIGH_FAMILY);                                                   \
         int (*decompose)(long, long, double *, double *, double *, double *) =                                \
             use == 3 ? decompose_avx512 : use == 2 ? decompose_avx2 : decompose_sse2;                         \
         double *a = work, *z = a + n * ld, *w = z + n * ld, *rest = w + ld;                                   \

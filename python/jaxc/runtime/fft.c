@@ -351,8 +351,6 @@ __attribute__((destructor)) static void fft_unload(void)
 
 /* --------------------------------------------------------------- families */
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
 
 /* SSE2 (every x86-64 CPU): one xmm a vector. The vectors are each target's
    own width: GCC's lowering of wider vector extensions to narrower
@@ -431,7 +429,7 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 enum { FAMILY_AUTO, FAMILY_DIRECT, FAMILY_SSE2, FAMILY_AVX2, FAMILY_AVX512 };
 static int chosen_family = FAMILY_AUTO;
 
-static int best_family(void) { return has_avx512() ? FAMILY_AVX512 : has_avx2() ? FAMILY_AVX2 : FAMILY_SSE2; }
+static int best_family(void) { return jaxc_has_avx512() ? FAMILY_AVX512 : jaxc_has_avx2() ? FAMILY_AVX2 : FAMILY_SSE2; }
 
 /* For tests: compute with `family` (0: the best this CPU runs, 1: the direct
    O(n^2) sums of the out-of-memory path, 2: SSE2, 3: AVX2, 4: AVX-512;

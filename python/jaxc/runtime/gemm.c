@@ -91,8 +91,6 @@ void *jaxc_scratch(int which, size_t bytes) { return scratch(which, bytes); }
 #define SMALL_COPY_ROWS 16
 #define SR 8
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
 
 /* SSE2: every x86-64 CPU has it (the fallback is never taken). */
 #define MC 64
@@ -127,7 +125,7 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 
 /* AVX2 + FMA: 16 ymm = 6 x 2 accumulators + 2 B vectors + 1 broadcast. */
 #define MC 60
-#define SUPPORTED has_avx2()
+#define SUPPORTED jaxc_has_avx2()
 #define TARGET "avx2,fma"
 #define MR 6
 #define NRV 2
@@ -158,7 +156,7 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 
 /* AVX-512: 32 zmm = 14 x 2 accumulators + 2 B vectors + 1 broadcast. */
 #define MC 56
-#define SUPPORTED has_avx512()
+#define SUPPORTED jaxc_has_avx512()
 #define TARGET "avx512f,fma"
 #define MR 14
 #define NRV 2

@@ -5,6 +5,7 @@
 #ifndef JAXC_KERNELS_H
 #define JAXC_KERNELS_H
 #include <stddef.h>
+#include <stdlib.h>
 
 /* The buffer slots: gemm's packed panels of B and of A, then fft.c's: the
    work buffers of a block of columns, the intermediate of a transform split
@@ -31,5 +32,31 @@ enum {
    (grown as needed, kept, freed when the thread exits); NULL when out of
    memory. Its contents are garbage: a slot is scratch for one call. */
 __attribute__((visibility("hidden"))) void *jaxc_scratch(int which, size_t bytes);
+
+/* A kernel's work buffer: the thread's scratch `which`, else a fresh
+   64-byte aligned allocation (*allocated set: the caller frees it), else
+   NULL (the kernel's way without one). */
+static inline void *jaxc_work_buffer(int which, size_t bytes, int *allocated)
+{
+    void *work = jaxc_scratch(which, bytes);
+    *allocated = 0;
+    if (!work && (work = aligned_alloc(64, (bytes + 63) / 64 * 64)))
+        *allocated = 1;
+    return work;
+}
+
+/* Whether this CPU runs AVX2 with FMA, and AVX-512F (with those): the
+   instruction-set families the kernels are compiled for, SSE2 the third. */
+static inline int jaxc_has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static inline int jaxc_has_avx512(void) { return __builtin_cpu_supports("avx512f") && jaxc_has_avx2(); }
+
+/* The family a call uses, 1 SSE2, 2 AVX2, 3 AVX-512: the best this CPU
+   runs, or `forced` when the CPU runs it (a test's -DJAXC_<KERNEL>_FAMILY;
+   0: none). */
+static inline int jaxc_best_family(int forced)
+{
+    const int best = jaxc_has_avx512() ? 3 : jaxc_has_avx2() ? 2 : 1;
+    return forced > 0 && forced < best ? forced : best;
+}
 
 #endif

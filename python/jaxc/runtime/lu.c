@@ -53,8 +53,6 @@ void _mlir_ciface_jaxc_gemm_f64_avx512(long m, long n, long k, intptr_t a, long 
 #define NB_F64 32
 #endif
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
 
 /* SSE2 (every x86-64 CPU): one xmm a vector. */
 #define T float
@@ -174,17 +172,9 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 #pragma GCC pop_options
 #endif
 
-/* The family a call uses: the best this CPU runs, or JAXC_LU_FAMILY's
-   if the CPU runs it (compile-time, for tests: 1 SSE2, 2 AVX2, 3 AVX-512). */
-static int best_family(void)
-{
-    const int best = has_avx512() ? 3 : has_avx2() ? 2 : 1;
-#ifdef JAXC_LU_FAMILY
-    return JAXC_LU_FAMILY < best ? JAXC_LU_FAMILY : best;
-#else
-    return best;
+#ifndef JAXC_LU_FAMILY
+#define JAXC_LU_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */
 #endif
-}
 
 /* The work buffer of an m x n factorization with panels NB wide: the
    packed panel (m rows of NB rounded up to a multiple of 16), a column (m)
@@ -193,11 +183,7 @@ static int best_family(void)
 static void *work_buffer(long m, long n, long nb, size_t size, int *allocated)
 {
     const size_t bytes = size * ((size_t)m * (size_t)((nb + 15) / 16 * 16 + 1) + (size_t)nb * (size_t)n);
-    void *work = jaxc_scratch(JAXC_SCRATCH_LU, bytes);
-    *allocated = 0;
-    if (!work && (work = aligned_alloc(64, (bytes + 63) / 64 * 64)))
-        *allocated = 1;
-    return work;
+    return jaxc_work_buffer(JAXC_SCRATCH_LU, bytes, allocated);
 }
 
 #define ENTRY(T, TYPE, NB)                                                                                 \
@@ -209,7 +195,7 @@ static void *work_buffer(long m, long n, long nb, size_t size, int *allocated)
         const long k = m < n ? m : n;                                                                      \
         int allocated = 0;                                                                                 \
         T *work = k > 0 ? work_buffer(m, n, NB, sizeof(T), &allocated) : NULL;                             \
-        const int use = best_family();                                                                     \
+        const int use = jaxc_best_family(JAXC_LU_FAMILY);                                                  \
         void (*factor)(long, long, T *, int32_t *, int32_t *, T *) = use == 3   ? factor_##TYPE##_avx512  \
                                                                       : use == 2 ? factor_##TYPE##_avx2    \
                                                                                  : factor_##TYPE##_sse2;   \

@@ -68,8 +68,6 @@ void _mlir_ciface_jaxc_gemm_f64_avx512(long m, long n, long k, intptr_t a, long 
 #define NB_F64 32
 #endif
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
 
 /* SSE2 (every x86-64 CPU): one xmm a vector. */
 #define T float
@@ -165,17 +163,9 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 #pragma GCC pop_options
 #endif
 
-/* The family a call uses: the best this CPU runs, or JAXC_QR_FAMILY's if
-   the CPU runs it (compile-time, for tests: 1 SSE2, 2 AVX2, 3 AVX-512). */
-static int best_family(void)
-{
-    const int best = has_avx512() ? 3 : has_avx2() ? 2 : 1;
-#ifdef JAXC_QR_FAMILY
-    return JAXC_QR_FAMILY < best ? JAXC_QR_FAMILY : best;
-#else
-    return best;
+#ifndef JAXC_QR_FAMILY
+#define JAXC_QR_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */
 #endif
-}
 
 /* The work buffer of an m x n factorization with panels of nb (qr_family.h,
    qr): tau (k rounded up to 16), one nb x nb T a panel (each rounded up to
@@ -187,11 +177,7 @@ static void *work_buffer(long m, long n, long nb, size_t size, int *allocated)
     const size_t k = (size_t)(m < n ? m : n), wide = (size_t)(m > n ? m : n), b = (size_t)nb;
     const size_t elements = (k + 15) / 16 * 16 + (k + b - 1) / b * ((b * b + 15) / 16 * 16)
                             + (size_t)m * ((b + 15) / 16 * 16) + 2 * b * ((wide + 15) / 16 * 16);
-    void *work = jaxc_scratch(JAXC_SCRATCH_QR, size * elements);
-    *allocated = 0;
-    if (!work && (work = aligned_alloc(64, (size * elements + 63) / 64 * 64)))
-        *allocated = 1;
-    return work;
+    return jaxc_work_buffer(JAXC_SCRATCH_QR, size * elements, allocated);
 }
 
 /* Per matrix: the family's qr; an empty matrix gives the identity's
@@ -210,7 +196,7 @@ static void *work_buffer(long m, long n, long nb, size_t size, int *allocated)
         }                                                                                                      \
         int allocated = 0;                                                                                     \
         T *work = work_buffer(m, n, NB, sizeof(T), &allocated);                                                \
-        const int use = best_family();                                                                         \
+        const int use = jaxc_best_family(JAXC_QR_FAMILY);                                                      \
         void (*factor)(long, long, long, const T *, T *, T *, T *) = use == 3   ? qr_##TYPE##_avx512          \
                                                                      : use == 2 ? qr_##TYPE##_avx2            \
                                                                                 : qr_##TYPE##_sse2;           \

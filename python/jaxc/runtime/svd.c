@@ -82,8 +82,6 @@
 #endif
 #define REST (NBR > 4 ? NBR : 4) /* vectors of ldm in the family's work */
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
 
 /* SSE2 (every x86-64 CPU): one xmm a vector. */
 #define W 2
@@ -128,17 +126,9 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 #pragma GCC pop_options
 #endif
 
-/* The family a call uses: the best this CPU runs, or JAXC_SVD_FAMILY's if
-   the CPU runs it (compile-time, for tests: 1 SSE2, 2 AVX2, 3 AVX-512). */
-static int best_family(void)
-{
-    const int best = has_avx512() ? 3 : has_avx2() ? 2 : 1;
-#ifdef JAXC_SVD_FAMILY
-    return JAXC_SVD_FAMILY < best ? JAXC_SVD_FAMILY : best;
-#else
-    return best;
+#ifndef JAXC_SVD_FAMILY
+#define JAXC_SVD_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */
 #endif
-}
 
 /* `len` rounded up to an odd number of cache lines of doubles (rows of
    that stride do not all map to the same cache sets). */
@@ -153,15 +143,6 @@ static size_t work_doubles(long rows, long N, long ldm, long ldn)
 {
     return (size_t)rows * (size_t)ldm + (size_t)N * (size_t)ldn + (size_t)(6 + 4 * GROUP) * (size_t)ldn
            + (size_t)(1 + REST) * (size_t)ldm;
-}
-
-static void *work_buffer(size_t bytes, int *allocated)
-{
-    void *work = jaxc_scratch(JAXC_SCRATCH_SVD, bytes);
-    *allocated = 0;
-    if (!work && (work = aligned_alloc(64, (bytes + 63) / 64 * 64)))
-        *allocated = 1;
-    return work;
 }
 
 /* The order of the singular values d (descending; finite, non-negative)
@@ -244,9 +225,9 @@ static void power_of_two(int k, double *f0, double *f1)
         const long M = tall ? m : n, N = k, rows = full ? M : N;                                                 \
         const long ldm = stride_of(M), ldn = stride_of(N);                                                       \
         int allocated = 0;                                                                                       \
-        double *work = work_buffer(sizeof(double) * work_doubles(rows, N, ldm, ldn) + sizeof(long) * rows,       \
-                                   &allocated);                                                                  \
-        const int use = best_family();                                                                           \
+        const size_t bytes = sizeof(double) * work_doubles(rows, N, ldm, ldn) + sizeof(long) * rows;            \
+        double *work = jaxc_work_buffer(JAXC_SCRATCH_SVD, bytes, &allocated);                                    \
+        const int use = jaxc_best_family(JAXC_SVD_FAMILY);                                                       \
         int (*decompose)(long, long, long, long, long, double *, double *, double *, double *) =                 \
             use == 3 ? decompose_avx512 : use == 2 ? decompose_avx2 : decompose_sse2;                            \
         double *ut = work, *vt = ut + rows * ldm, *d = vt + N * ldn, *gd = d + ldn, *gv = gd + ldn,              \

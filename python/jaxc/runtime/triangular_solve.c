@@ -69,8 +69,6 @@ void _mlir_ciface_jaxc_gemm_f64_avx512(long m, long n, long k, intptr_t a, long 
 #define FEW 2
 #endif
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_avx2(); }
 
 /* SSE2 (every x86-64 CPU): one xmm a vector; 16 registers, so 4 rows of
    2 vectors at a time. */
@@ -172,17 +170,9 @@ static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && has_av
 #pragma GCC pop_options
 #endif
 
-/* The family a call uses: the best this CPU runs, or JAXC_TRSM_FAMILY's
-   if the CPU runs it (compile-time, for tests: 1 SSE2, 2 AVX2, 3 AVX-512). */
-static int best_family(void)
-{
-    const int best = has_avx512() ? 3 : has_avx2() ? 2 : 1;
-#ifdef JAXC_TRSM_FAMILY
-    return JAXC_TRSM_FAMILY < best ? JAXC_TRSM_FAMILY : best;
-#else
-    return best;
+#ifndef JAXC_TRSM_FAMILY
+#define JAXC_TRSM_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */
 #endif
-}
 
 /* The work buffer: a packed diagonal block (NB x NB), its diagonal,
    reciprocals and flags (3 NB) and a strip (NB x 32: 2 vectors of the
@@ -191,11 +181,7 @@ static int best_family(void)
 static void *work_buffer(long nb, size_t size, int *allocated)
 {
     const size_t bytes = size * (size_t)((nb * nb + 3 * nb + 15) / 16 * 16 + nb * 32);
-    void *work = jaxc_scratch(JAXC_SCRATCH_TRSM, bytes);
-    *allocated = 0;
-    if (!work && (work = aligned_alloc(64, (bytes + 63) / 64 * 64)))
-        *allocated = 1;
-    return work;
+    return jaxc_work_buffer(JAXC_SCRATCH_TRSM, bytes, allocated);
 }
 
 #define ENTRY(T, TYPE, NB)                                                                                       \
@@ -209,7 +195,7 @@ static void *work_buffer(long nb, size_t size, int *allocated)
         const int left = left_side != 0, low = lower != 0, trans = transpose_a != 0, unit = unit_diagonal != 0; \
         int allocated = 0;                                                                                       \
         T *work = work_buffer(NB, sizeof(T), &allocated);                                                        \
-        const int use = best_family();                                                                           \
+        const int use = jaxc_best_family(JAXC_TRSM_FAMILY);                                                      \
         void (*solve)(long, long, const T *, const T *, T *, int, int, int, int, T *) =                         \
             use == 3 ? solve_##TYPE##_avx512 : use == 2 ? solve_##TYPE##_avx2 : solve_##TYPE##_sse2;             \
         void (*unblocked)(long, long, const T *, const T *, T *, int, int, int, int) =                          \
