@@ -126,6 +126,32 @@ def functions(module: ir.Operation) -> dict[str, ir.Operation]:
             if o.operation.name == "func.func"}
 
 
+def function_named(module: ir.Operation, name: str) -> ir.Operation | None:
+    """The func.func @name at the top level of `module`, or None."""
+    for o in module.regions[0].blocks[0].operations:
+        if o.operation.name == "func.func" and symbol_name(o.operation) == name:
+            return o.operation
+    return None
+
+
+def declare_function(op: ir.Operation, name: str, inputs: Sequence[ir.Type],
+                     results: Sequence[ir.Type] = ()) -> bool:
+    """`func.func private @name(inputs) -> results` in `op`'s module, once
+    (a runtime or library function that calls will name). True when @name
+    has that type (declared here or before); False when the module already
+    has an @name of another type, for the caller to report.
+
+        func.func private @jaxc_qr_f32(index, index, index, index, memref<*xf32>, memref<*xf32>, memref<*xf32>)"""
+    module = module_of(op)
+    wanted = ir.FunctionType.get(list(inputs), list(results))
+    existing = function_named(module, name)
+    if existing is not None:
+        return ir.TypeAttr(existing.attributes["function_type"]).value == wanted
+    with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]), ir.Location.unknown():
+        func.FuncOp(name, wanted, visibility="private")
+    return True
+
+
 _CALLEE_ATTRIBUTES = ("callee", "jvp", "fwd", "bwd")
 CALLERS = ("func.call", "jaxc.jvp", "jaxc.vjp", "jaxc.vmap", "jaxc.custom_jvp_call", "jaxc.custom_vjp_call",
            "jaxc.remat")

@@ -48,7 +48,7 @@ from mlir import ir
 from mlir.dialects import arith, func, memref
 from mlir.passmanager import ExternalPass
 
-from .ir import module_of, ops_named
+from .ir import declare_function, function_named, module_of, ops_named
 from .lowering.reduction import DFT_SCALE, DFT_SIGN
 from .registry import register_pass
 from .schedules.library import (
@@ -166,18 +166,10 @@ def _pointer_calls(op: ir.Operation) -> None:
                          if isinstance(v.type, (ir.MemRefType, ir.UnrankedMemRefType)) else v for v in call.operands]
             func.CallOp([], ir.FlatSymbolRefAttr.get(name), arguments)
         call.erase()
-        declaration = _declaration(op, name)
+        declaration = function_named(module_of(op), name)
         if declaration is not None:
             declaration.erase()
         _declare(op, name, [index] * len(arguments))
-
-
-def _declaration(op: ir.Operation, name: str) -> ir.Operation | None:
-    for existing in module_of(op).regions[0].blocks[0].operations:
-        if existing.operation.name == "func.func" and \
-                ir.StringAttr(existing.operation.attributes["sym_name"]).value == name:
-            return existing.operation
-    return None
 
 
 DFT_ELEMENTS = ("f32", "f64")
@@ -237,13 +229,5 @@ def _call_dft(op: ir.Operation, name: str) -> None:
 
 
 def _declare(op: ir.Operation, name: str, inputs: list[ir.Type]) -> None:
-    """`func.func private @name(inputs)` in the module, once."""
-    body = module_of(op).regions[0].blocks[0]
-    wanted = ir.FunctionType.get(inputs, [])
-    existing = _declaration(op, name)
-    if existing is not None:
-        if ir.TypeAttr(existing.attributes["function_type"]).value != wanted:
-            raise LibraryCallError(f"@{name} is already a function of another type in the module")
-        return
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp(name, wanted, visibility="private")
+    if not declare_function(op, name, inputs):
+        raise LibraryCallError(f"@{name} is already a function of another type in the module")

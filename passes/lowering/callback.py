@@ -24,6 +24,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import bufferization, func, memref
 
+from ..ir import declare_function
 from .common import element_type, shape_of, signless
 
 
@@ -37,13 +38,6 @@ def _memref_of(tensor_type: ir.Type) -> ir.MemRefType:
     return ir.MemRefType.get(t.shape, t.element_type)
 
 
-def _module_body(op: ir.Operation) -> ir.Block:
-    parent = op.operation.parent
-    while parent.name != "builtin.module":
-        parent = parent.parent
-    return parent.regions[0].blocks[0]
-
-
 def callback(op, elements):
     from jaxc import _callback
     callback_id = ir.IntegerAttr(op.attributes["callback_id"]).value
@@ -53,9 +47,7 @@ def callback(op, elements):
     symbol = _callback.new_symbol(callback_id, operand_avals, result_avals, batch_rank)
     in_types = [_memref_of(v.type) for v in op.operands]
     out_types = [_memref_of(r.type) for r in op.results]
-    body = _module_body(op)
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp(symbol, ir.FunctionType.get(in_types + out_types, []), visibility="private")
+    declare_function(op, symbol, in_types + out_types)
     buffers = [bufferization.ToBufferOp(t, v, read_only=True).result
                for t, v in zip(in_types, op.operands)]
     outs = [memref.AllocOp(t, [], []).result for t in out_types]

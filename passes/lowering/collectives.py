@@ -51,6 +51,7 @@ from mlir import ir
 from mlir.dialects import arith, bufferization, func, memref, tensor
 
 from .. import linalg_ops as linalg
+from ..ir import declare_function, module_of
 from .common import (
     LoweringError,
     bit_width,
@@ -73,13 +74,6 @@ _TYPE_CODES = {("float", 32): 0, ("float", 64): 1, ("signed", 8): 2, ("signed", 
 _OP_CODES = {"jaxc.psum": 0, "jaxc.pmean": 0, "jaxc.pmax": 1, "jaxc.pmin": 2}
 
 
-def _module(op: ir.Operation) -> ir.Operation:
-    parent = op.operation.parent
-    while parent.name != "builtin.module":
-        parent = parent.parent
-    return parent
-
-
 def spmd_axes(module: ir.Operation) -> list[tuple[str, int]]:
     """The mesh of a per-device program: (axis name, size) in mesh order
     (`jaxc.spmd_axes = [["x", 2], ["y", 4]]`); [] for any other module.
@@ -100,7 +94,7 @@ class _Mesh:
             names = [ir.StringAttr(op.attributes["axis_name"]).value]
         else:
             names = [ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes["axes"])]
-        module = _module(op)
+        module = module_of(op.operation)
         axes = spmd_axes(module)
         # A pmap across processes: its one axis spans them, each runs size / processes lanes.
         self.processes = ir.IntegerAttr(module.attributes[SPMD_PROCESSES]).value \
@@ -141,7 +135,7 @@ class _Mesh:
 def _declare(op: ir.Operation, base: str, inputs: list[ir.Type]) -> str:
     """`func.func private @base__K(inputs)` in the module, one per signature
     (the runtime resolves every `base__K` to `base`); returns its name."""
-    body = _module(op).regions[0].blocks[0]
+    body = module_of(op.operation).regions[0].blocks[0]
     count = 0
     for existing in body.operations:
         if existing.operation.name != "func.func":
@@ -153,8 +147,7 @@ def _declare(op: ir.Operation, base: str, inputs: list[ir.Type]) -> str:
             if list(ftype.inputs) == list(inputs):
                 return name
     name = f"{base}__{count}"
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp(name, ir.FunctionType.get(inputs, []), visibility="private")
+    declare_function(op, name, inputs)
     return name
 
 
@@ -191,18 +184,6 @@ def _lane_index() -> ir.Value:
     return func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_lane", []).result
 
 
-def _declare_index_function(op: ir.Operation, name: str) -> None:
-    """`func.func private @name() -> i64` in the module, once (the runtime's
-    `jaxc_spmd_lane` and `jaxc_spmd_process`)."""
-    body = _module(op).regions[0].blocks[0]
-    for existing in body.operations:
-        if existing.operation.name == "func.func" and \
-                ir.StringAttr(existing.operation.attributes["sym_name"]).value == name:
-            return
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp(name, ir.FunctionType.get([], [ir.IntegerType.get_signless(64)]), visibility="private")
-
-
 def _constant(values: np.ndarray) -> ir.Value:
     i64 = ir.IntegerType.get_signless(64)
     t = ir.RankedTensorType.get(list(values.shape), i64)
@@ -220,7 +201,7 @@ def _members(mesh: _Mesh) -> ir.Value:
 def _per_lane(op: ir.Operation, values: list[int]) -> ir.Value:
     """values[this lane], an i64 (a table indexed by the lane)."""
     table = _constant(np.array(values, np.int64))
-    _declare_index_function(op, "jaxc_spmd_lane")
+    declare_function(op, "jaxc_spmd_lane", [], [ir.IntegerType.get_signless(64)])
     lane = arith.IndexCastOp(ir.IndexType.get(), _lane_index()).result
     return tensor.ExtractOp(table, [lane]).result
 
@@ -364,7 +345,7 @@ def _position(op: ir.Operation, mesh: _Mesh) -> ir.Value:
     before it."""
     position = _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])
     if mesh.processes > 1:
-        _declare_index_function(op, "jaxc_spmd_process")
+        declare_function(op, "jaxc_spmd_process", [], [ir.IntegerType.get_signless(64)])
         first = arith.MulIOp(func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_process", []).result,
                              _i64(mesh.group_size)).result
         position = arith.AddIOp(position, first).result

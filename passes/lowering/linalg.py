@@ -50,21 +50,10 @@ import math
 from mlir import ir
 from mlir.dialects import arith, bufferization, func, memref
 
-from ..ir import module_of
+from ..ir import declare_function
 from .common import LoweringError, element_type, shape_of, signless
 
 LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c and svd.c compute
-
-
-def _declare(op: ir.Operation, name: str, inputs: list[ir.Type]) -> None:
-    """`func.func private @name(inputs)` in the module, once."""
-    body = module_of(op).regions[0].blocks[0]
-    for existing in body.operations:
-        if existing.operation.name == "func.func" and \
-                ir.StringAttr(existing.operation.attributes["sym_name"]).value == name:
-            return
-    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
-        func.FuncOp(name, ir.FunctionType.get(inputs, []), visibility="private")
 
 
 def _library_function(op: ir.Operation, base: str) -> str:
@@ -82,7 +71,7 @@ def _call(op: ir.Operation, name: str, counts: list[int], flags: list[bool]) -> 
     index = ir.IndexType.get()
     values = [*op.operands, *op.results]
     unranked = [ir.UnrankedMemRefType.get(element_type(v), None) for v in values]
-    _declare(op, name, [index] * len(counts) + unranked + [index] * len(flags))
+    declare_function(op, name, [index] * len(counts) + unranked + [index] * len(flags))
     outs = [memref.AllocOp(ir.MemRefType.get(shape_of(r), element_type(r)), [], []).result for r in op.results]
     ins = [bufferization.ToBufferOp(ir.MemRefType.get(shape_of(v), element_type(v)), v, read_only=True).result
            for v in op.operands]
