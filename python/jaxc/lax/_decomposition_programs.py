@@ -224,8 +224,7 @@ def eigh_program(x: Any, lower: bool) -> tuple[Any, Any]:
         a, v, _ = while_loop(not_converged, sweep, (a, _eye(shape, a.dtype), _full((), 0, np.int32)))
     else:
         v = _full(shape, 1, a.dtype)
-    # the diagonal, summed over the rows (values[j] = a[j, j]): read below per column, a sum over each
-    # row would be fused into every row of the sort's keys by the CPU scheduler (passes/schedules/rows.py)
+    # the diagonal (values[j] = a[j, j]) as a sum over the rows of the masked matrix
     values = _ops.reduce_sum(_select(on_diagonal, _real_part(a)), (nb,))  # (..., n)
     # v's columns sorted by their values: every row sorted with the same keys
     keys = _ops.broadcast_in_dim(values, shape, (*range(nb), nb + 1))
