@@ -5,6 +5,7 @@
 #ifndef JAXC_KERNELS_H
 #define JAXC_KERNELS_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* The buffer slots: gemm's packed panels of B and of A, then fft.c's: the
@@ -32,6 +33,16 @@ enum {
    (grown as needed, kept, freed when the thread exits); NULL when out of
    memory. Its contents are garbage: a slot is scratch for one call. */
 __attribute__((visibility("hidden"))) void *jaxc_scratch(int which, size_t bytes);
+
+/* gemm.c's products C = A.B (+ C), any strides (its header comment), which
+   lu.c, triangular_solve.c, cholesky.c and qr.c call; the best family the
+   CPU runs. */
+void _mlir_ciface_jaxc_gemm_f32_avx512(long m, long n, long k, intptr_t a, long a_offset, long rsa, long csa,
+                                       intptr_t b, long b_offset, long rsb, long csb, intptr_t c, long c_offset,
+                                       long rsc, long csc, long overwrite);
+void _mlir_ciface_jaxc_gemm_f64_avx512(long m, long n, long k, intptr_t a, long a_offset, long rsa, long csa,
+                                       intptr_t b, long b_offset, long rsb, long csb, intptr_t c, long c_offset,
+                                       long rsc, long csc, long overwrite);
 
 /* A kernel's work buffer: the thread's scratch `which`, else a fresh
    64-byte aligned allocation (*allocated set: the caller frees it), else

@@ -53,13 +53,6 @@
 
 #include "kernels.h"
 
-void _mlir_ciface_jaxc_gemm_f32_avx512(long m, long n, long k, intptr_t a, long a_offset, long rsa, long csa,
-                                       intptr_t b, long b_offset, long rsb, long csb, intptr_t c, long c_offset,
-                                       long rsc, long csc, long overwrite);
-void _mlir_ciface_jaxc_gemm_f64_avx512(long m, long n, long k, intptr_t a, long a_offset, long rsa, long csa,
-                                       intptr_t b, long b_offset, long rsb, long csb, intptr_t c, long c_offset,
-                                       long rsc, long csc, long overwrite);
-
 /* The panel width (-D to measure others). */
 #ifndef NB_F32
 #define NB_F32 32
