@@ -27,7 +27,6 @@ from ..host import Target
 from .kernel import Kernel
 from .script import Plan, Script
 
-PARALLEL_MIN_ELEMENTS = 1 << 15  # below this the fork/join (~20 us) costs more than it saves
 UNROLL = 2  # vector registers per tile: hides the latency of a chain of FMAs
 
 
@@ -47,7 +46,7 @@ def schedule(kernel: Kernel, target: Target) -> Plan | None:
     if ranges[-1] < lanes:
         return None  # no full vector in a row
     inner: int | None = ranges[-1]  # one thread's innermost trip count (None: some chunk is partial)
-    threads = target.threads if kernel.size >= PARALLEL_MIN_ELEMENTS else 1
+    threads = kernel.threads(target.threads)
     per_thread = list(ranges)  # the loops one thread runs (a 1: partial chunks)
     if threads > 1 and (ranges[0] >= threads * (step if rank == 1 else 1)):
         if rank == 1:  # chunks that are whole tiles

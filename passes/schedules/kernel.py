@@ -14,6 +14,22 @@ from mlir import ir
 
 CONTRACTION_BODIES = ({"arith.mulf", "arith.addf"}, {"arith.muli", "arith.addi"})
 
+# Splitting a kernel over the threads: only when its work (elements x cost
+# per element, below) is at least PARALLEL_MIN_WORK and it has at least
+# PARALLEL_MIN_ELEMENTS. A fork/join costs ~5-20 us on a quiet machine, and a
+# time slice when another runtime's threads hold the cores (an XLA pool
+# thread spins ~100 ms after each JAX call): a 256 x 256 copy (20-60 us alone)
+# split over 2 threads next to JAX made linalg.inv 30x slower.
+PARALLEL_MIN_ELEMENTS = 1 << 15
+PARALLEL_MIN_WORK = 1 << 19
+# Cost of a body op per element, in quarters of the element's own load and
+# store (the 1 every element costs); ops not named cost 1 (a vector arith op).
+OP_COST = {"linalg.yield": 0, "linalg.index": 0, "tensor.extract": 4, "arith.divf": 4,
+           "arith.divsi": 4, "arith.divui": 4, "arith.remf": 4, "arith.remsi": 4, "arith.remui": 4,
+           "math.sqrt": 4, "math.rsqrt": 4, "math.absf": 1, "math.copysign": 1, "math.fma": 1,
+           "math.floor": 1, "math.ceil": 1, "math.roundeven": 1, "math.round": 1, "math.trunc": 1}
+MATH_COST = 16  # any other math op: a vector polynomial or a libmvec call
+
 
 @dataclasses.dataclass
 class Kernel:
@@ -46,6 +62,20 @@ class Kernel:
     @property
     def size(self) -> int:
         return math.prod(self.ranges)
+
+    @property
+    def cost_per_element(self) -> float:
+        """The element's load and store (1) plus its body ops (`OP_COST`, in
+        quarters): `x + 1` 1.25, `tanh(x)` 5, a gather `x[i]` 3."""
+        ops = sum(OP_COST.get(name, MATH_COST if name.startswith("math.") else 1)
+                  for name in self.body_ops)
+        return 1 + ops / 4
+
+    def threads(self, available: int) -> int:
+        """How many of the `available` threads to split the kernel over: all
+        when its work pays for a fork/join (`PARALLEL_MIN_WORK`), else 1."""
+        work = self.size * self.cost_per_element
+        return available if self.size >= PARALLEL_MIN_ELEMENTS and work >= PARALLEL_MIN_WORK else 1
 
     def is_identity(self, operand: int) -> bool:
         return self.maps[operand] == list(range(len(self.ranges)))

@@ -42,7 +42,6 @@ from ..host import Target
 from .kernel import Kernel
 from .script import Plan, Script
 
-PARALLEL_MIN_ELEMENTS = 1 << 15
 PARTIAL_VECTORS = 4  # vector registers of partial sums in a row
 COLUMN_VECTORS = 2  # vector registers of columns summed at once
 # Column sums over rows of at least BLOCKED_ROW_BYTES go through the rows in
@@ -108,7 +107,7 @@ def _rows(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
     s = Script(kernel.ident)
     op = s.match_kernel()
     parallel = kernel.parallel
-    threads = target.threads if kernel.size >= PARALLEL_MIN_ELEMENTS else 1
+    threads = kernel.threads(target.threads)
     if parallel:
         if parallel != tuple(range(len(parallel))):
             return None  # parallel loops inside reduction loops: left scalar
@@ -133,7 +132,7 @@ def _columns(kernel: Kernel, target: Target, lanes: int) -> Plan | None:
     step = min(lanes * COLUMN_VECTORS, lanes * (ranges[-1] // lanes))
     s = Script(kernel.ident)
     op = s.match_kernel()
-    threads = target.threads if kernel.size >= PARALLEL_MIN_ELEMENTS else 1
+    threads = kernel.threads(target.threads)
     if threads > 1 and ranges[0] >= threads:
         if kernel.iterators[0] == "parallel":
             op, _ = s.tile_forall(op, [threads] + [0] * (rank - 1))

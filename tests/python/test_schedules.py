@@ -166,6 +166,30 @@ def test_threads_do_not_change_results():
     assert "scf.forall" in scheduled_text(f, x)  # 120000 elements: split over the threads
 
 
+@pytest.mark.parametrize("name,shape,split", [
+    ("symmetrize", (256, 256), False),   # 65536 x 2.25: too little work
+    ("scale", (512, 512), False),        # 262144 x 1.25
+    ("scale", (1024, 1024), True),
+    ("tanh", (128, 512), False),         # 65536 x 5
+    ("tanh", (128, 1024), True),
+    ("column sum", (256, 256), False),
+    ("column sum", (1024, 512), True),
+], ids=str)
+def test_kernels_split_over_threads_only_when_the_work_pays(name, shape, split):
+    """`Kernel.threads`: elements x cost per element decides, not the element
+    count alone (a cheap 65536-element kernel split over 2 threads waits a
+    time slice at its barrier when another runtime's threads hold the cores)."""
+    if host.target().threads == 1:
+        pytest.skip("one thread on this host")
+    f, reference = {"symmetrize": (lambda a: (a + a.T) / 2, lambda a: (a + a.T) / 2),
+                    "scale": (lambda a: a * 2.0, lambda a: a * 2.0),
+                    "tanh": (jnp.tanh, np.tanh),
+                    "column sum": (lambda a: jnp.sum(a, 0), lambda a: np.sum(a.astype(np.float64), 0))}[name]
+    x = rand(shape)
+    assert ("scf.forall" in scheduled_text(f, x)) == split
+    run_and_check(f, reference, x, atol=1e-4)
+
+
 # ---------------------------------------------------------------- contractions
 
 MATMUL_SHAPES = [(64, 100, 40), (37, 45, 53), (1, 300, 64), (200, 1, 64), (130, 257, 9), (6, 16, 16)]
@@ -551,10 +575,10 @@ def test_normalize_columns():
                   lambda x: (x - x.mean(0, dtype=np.float64)) / x.std(0, dtype=np.float64), x, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("shape,axis", [((10001, 100), 0), ((3, 4001, 37), 1), ((40000, 9), 0),
+@pytest.mark.parametrize("shape,axis", [((10001, 100), 0), ((3, 4001, 37), 1), ((60000, 9), 0),
                                         ((5, 7001, 24), (0, 1)), ((20000, 3), 0)])
 def test_column_reductions_split_over_threads(shape, axis):
-    """Column reductions of 32k elements or more are split over the threads:
+    """Column reductions with work enough (`Kernel.threads`) are split over the threads:
     by the outer loop where it is parallel, else by rows into per-thread
     partials; odd row counts, a 3-wide row (not vectorized) and two reduced
     outer loops included."""
@@ -850,7 +874,7 @@ def test_llvm_unrolls_only_the_loops_over_vector_lanes():
     np.testing.assert_allclose(np.asarray(jaxc.jit(lambda a, b: a @ b)(a, b)),
                                a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
 
-    x = rand((512, 96), np.float32)
+    x = rand((8192, 96), np.float32)
     loops = _loops_and_lane_use(jaxc.jit(lambda x: x.sum(0)).lower(x).as_text(stage="loops"))
     assert any(lanes for _, lanes in loops), "expected the column sum to move lanes at a loop index"
     assert all(annotated != lanes for annotated, lanes in loops)

@@ -61,8 +61,9 @@ func.func @sin_add(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   return %1 : tensor<64x64xf32>
 }
 
-// Big enough (2^16 elements) to pay for a fork/join: with 2 threads the
-// loop is split into two scf.forall chunks.
+// Work enough to pay for a fork/join (2^17 elements x 5, an exp costing 4
+// loads and stores): with 2 threads the loop is split into two scf.forall
+// chunks.
 // CHECK-LABEL: func.func @parallel
 // CHECK-NOT: scf.forall
 // CHECK: math.exp %{{.*}} : vector<16xf32>
@@ -70,10 +71,21 @@ func.func @sin_add(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 // AVX512: scf.forall (%{{.*}}) in (2)
 // AVX512: scf.for
 // AVX512: math.exp %{{.*}} : vector<32xf32>
-func.func @parallel(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
-  %e = tensor.empty() : tensor<256x256xf32>
-  %0 = linalg.exp ins(%x : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
-  return %0 : tensor<256x256xf32>
+func.func @parallel(%x: tensor<512x256xf32>) -> tensor<512x256xf32> {
+  %e = tensor.empty() : tensor<512x256xf32>
+  %0 = linalg.exp ins(%x : tensor<512x256xf32>) outs(%e : tensor<512x256xf32>) -> tensor<512x256xf32>
+  return %0 : tensor<512x256xf32>
+}
+
+// As many elements, too little work (2^17 x 1.25): one thread.
+// AVX512-LABEL: func.func @cheap_serial
+// AVX512-NOT: scf.forall
+// AVX512: arith.addf %{{.*}} : vector<32xf32>
+// AVX512: return
+func.func @cheap_serial(%x: tensor<512x256xf32>) -> tensor<512x256xf32> {
+  %e = tensor.empty() : tensor<512x256xf32>
+  %0 = linalg.add ins(%x, %x : tensor<512x256xf32>, tensor<512x256xf32>) outs(%e : tensor<512x256xf32>) -> tensor<512x256xf32>
+  return %0 : tensor<512x256xf32>
 }
 
 // A size that no tile divides (3000 = 187 * 16 + 8): full tiles, then the
