@@ -36,6 +36,7 @@ from . import (  # noqa: E402
     partition,  # noqa: F401  jaxc-partition
     schedule,  # noqa: F401  jaxc-schedule
     strided_copies_to_loops,  # noqa: F401  jaxc-strided-copies-to-loops
+    thread_major_partials,  # noqa: F401  jaxc-thread-major-partials
     tree_horizontal_reductions,  # noqa: F401  jaxc-tree-horizontal-reductions
     unshare_empties,  # noqa: F401  jaxc-unshare-empties
     unshare_fills,  # noqa: F401  jaxc-unshare-fills

@@ -118,6 +118,7 @@ CPU_STAGES: tuple[Stage, ...] = (
         "convert-bufferization-to-memref",
         "jaxc-free-at-last-use",  # upstream frees at the end of the block
         "jaxc-widen-i1-memrefs",  # dealloc ownership flags: LLVM asserts on i1
+        "jaxc-thread-major-partials",  # else each thread's partial sums are read lane by lane
         "canonicalize", "cse"),
           "memrefs with identity layouts; results are out-params; every alloc is freed"),
     Stage("loops", (

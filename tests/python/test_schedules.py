@@ -863,9 +863,12 @@ def _loops_and_lane_use(module_text: str) -> list[tuple[bool, bool]]:
 
 def test_llvm_unrolls_only_the_loops_over_vector_lanes():
     """`jaxc-keep-loops-rolled` (`loops` stage): a product's loops reach LLVM
-    IR as ``llvm.loop.unroll.disable``; a column sum's lane loops (vector
-    lanes inserted at the loop index) carry no annotation, and its result is
-    still right (they are the loops LLVM must unroll)."""
+    IR as ``llvm.loop.unroll.disable``. A column sum split over the threads
+    by rows has no lane loops left (`jaxc-thread-major-partials` makes each
+    thread's partial sums contiguous: plain vector loads and stores), so
+    every loop is annotated, and its result is still right. Lane loops
+    (vector lanes inserted at the loop index, left to LLVM to unroll):
+    lit, jaxc-keep-loops-rolled.mlir."""
     a, b = rand((96, 80), np.float32), rand((80, 72), np.float32)
     product = jaxc.jit(lambda a, b: a @ b).lower(a, b)
     assert "llvm.loop.unroll.disable" in product.as_text(stage="llvmir")
@@ -876,8 +879,7 @@ def test_llvm_unrolls_only_the_loops_over_vector_lanes():
 
     x = rand((8192, 96), np.float32)
     loops = _loops_and_lane_use(jaxc.jit(lambda x: x.sum(0)).lower(x).as_text(stage="loops"))
-    assert any(lanes for _, lanes in loops), "expected the column sum to move lanes at a loop index"
-    assert all(annotated != lanes for annotated, lanes in loops)
+    assert loops and all(annotated and not lanes for annotated, lanes in loops)
     np.testing.assert_allclose(np.asarray(jaxc.jit(lambda x: x.sum(0))(x)), x.astype(np.float64).sum(0),
                                rtol=1e-5, atol=1e-3)
 
