@@ -8,6 +8,8 @@ a schedule that silently stops applying fails here.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from jnp_check import rand
@@ -138,8 +140,9 @@ TRANSPOSES = [  # (shape, dtype, the function of (jnp or np, x), turned in squar
 def test_transposes_turn_square_tiles_in_registers(case):
     """A kernel that reads an input across its rows (a transpose, alone or
     fused) is tiled in lanes x lanes squares and turned in registers
-    (vector.transpose) when the lanes divide both loops; the other shapes
-    keep row tiles. Every case against NumPy."""
+    (vector.transpose; squares of 16 x 16 32-bit elements, on AVX-512:
+    already as vector.shuffle) when the lanes divide both
+    loops; the other shapes keep row tiles. Every case against NumPy."""
     shape, dtype, f, squares = TRANSPOSES[case]
     x = rand(shape, dtype)
     jf = lambda x: f(jnp, x)  # noqa: E731
@@ -148,7 +151,11 @@ def test_transposes_turn_square_tiles_in_registers(case):
     np.testing.assert_allclose(got.astype(np.float64), np.asarray(want, np.float64),
                                rtol=1e-2 if dtype == np.float16 else 1e-6, atol=1e-6)
     if 0 not in shape:
-        assert ("vector.transpose" in scheduled_text(jf, x)) == squares
+        text = scheduled_text(jf, x)
+        bits = np.dtype(dtype).itemsize * 8
+        sixteen = (host.target().lanes(bits), bits) == (16, 32)
+        assert ("vector.shuffle" if sixteen else "vector.transpose") in text or not squares
+        assert "vector.transpose" not in text or squares
 
 
 def test_threads_do_not_change_results():
@@ -188,6 +195,24 @@ def test_kernels_split_over_threads_only_when_the_work_pays(name, shape, split):
     x = rand(shape)
     assert ("scf.forall" in scheduled_text(f, x)) == split
     run_and_check(f, reference, x, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape,dtype", [((1024, 1024), np.float32), ((48, 80), np.float32),
+                                         ((64, 32), np.int32), ((32, 64), np.uint32)], ids=str)
+def test_avx512_transposes_turn_16x16_tiles_by_shuffles(shape, dtype):
+    """With 512-bit vectors, 16 x 16 tiles of 32-bit elements are turned by
+    upstream's shuffle_16x16 lowering in the `scheduled` stage: 64 two-vector
+    shuffles (left to canonicalization they became 256 lane extracts and
+    inserts, which LLVM took ~30 ms to compile back into slower shuffles)."""
+    if "avx512f" not in host.target().features:
+        pytest.skip("the host has no AVX-512")
+    x = rand(shape, dtype) if dtype == np.float32 else np.arange(math.prod(shape), dtype=dtype).reshape(shape)
+    f = lambda a: a.T * 2 + 1  # noqa: E731
+    with host.override(vector_bits=512):
+        text = scheduled_text(f, x)
+        got = np.asarray(jaxc.jit(f)(x))
+    assert text.count("vector.shuffle") >= 64 and "vector.transpose" not in text
+    np.testing.assert_array_equal(got, x.T * 2 + 1)
 
 
 # ---------------------------------------------------------------- contractions
