@@ -189,6 +189,99 @@ def test_tasks_of_a_device_run_in_order() -> None:
     np.testing.assert_array_equal(np.asarray(x), np.full(4, 50.0))
 
 
+class _Serial:
+    """A host function that forks no OpenMP team (`parallel` False, as a
+    compiled program's): a caller waiting for its task may run it."""
+
+    parallel = False
+
+    def __init__(self, log: list, name: str, release: threading.Event | None = None) -> None:
+        self.log, self.name, self.release = log, name, release
+
+    def __call__(self) -> list:
+        if self.release is not None:
+            assert self.release.wait(10)
+        self.log.append((self.name, threading.current_thread().name))
+        if self.name == "fails":
+            raise ValueError("bad value")
+        return [np.zeros(1, np.float32)]
+
+
+def _stopped_executor() -> dispatch.Executor:
+    """An executor whose thread has not started (the test starts its loop)."""
+    import queue
+    executor = dispatch.Executor.__new__(dispatch.Executor)
+    executor._queue, executor._pending, executor._count_lock = queue.SimpleQueue(), 0, threading.Lock()
+    return executor
+
+
+def test_a_waiting_caller_runs_a_task_the_executor_has_not_started() -> None:
+    """`Executor.run_here`: the only pending task, not started, is run by the
+    thread that waits for it (no two thread wake-ups); the executor then
+    finds it claimed and skips it. Its error surfaces as from the executor."""
+    executor, log = _stopped_executor(), []
+    task = executor.submit(dispatch.Task(_Serial(log, "mine"), [], "mine", "here", [[None]]), may_run_here=True)
+    waiter = threading.Thread(target=task.check, name="the-waiter")  # no executor thread runs
+    waiter.start()
+    waiter.join(10)
+    assert not waiter.is_alive() and log == [("mine", "the-waiter")] and executor.idle()
+    failing = executor.submit(dispatch.Task(_Serial(log, "fails"), [], "fails", "line 7", [[None]]),
+                              may_run_here=True)
+    assert executor.run_here(failing) and not executor.run_here(failing)
+    with pytest.raises(dispatch.JaxcRuntimeError, match="line 7: fails failed while executing: ValueError"):
+        failing.check()
+    worker = threading.Thread(target=executor._work)
+    worker.start()
+    executor._queue.put(None)
+    worker.join(10)
+    assert not worker.is_alive() and len(log) == 2 and executor.idle()
+
+
+def test_a_waiting_caller_never_runs_a_task_ahead_of_an_earlier_one() -> None:
+    """With an earlier task pending, the waiting caller leaves its task to
+    the executor (tasks of a device run in order); a task submitted
+    without `may_run_here` (a parallel program) always runs there."""
+    executor, log, release = _stopped_executor(), [], threading.Event()
+    first = executor.submit(dispatch.Task(_Serial(log, "first", release), [], "first", "a", [[None]]),
+                            may_run_here=True)
+    second = executor.submit(dispatch.Task(_Serial(log, "second"), [], "second", "b", [[None]]),
+                             may_run_here=True)
+    assert not executor.run_here(second)  # "first" is ahead of it
+    worker = threading.Thread(target=executor._work, name="the-executor")
+    worker.start()
+    waiter = threading.Thread(target=second.check)
+    waiter.start()
+    release.set()
+    waiter.join(10)
+    first.check()
+    assert [name for name, _ in log] == ["first", "second"]
+    parallel = _Serial(log, "parallel")
+    parallel.parallel = True
+    third = executor.submit(dispatch.Task(parallel, [], "parallel", "c", [[None]]))
+    third.check()
+    assert log[-1] == ("parallel", "the-executor")
+    executor._queue.put(None)
+    worker.join(10)
+
+
+def test_jit_programs_without_threads_may_run_on_the_waiting_thread() -> None:
+    """A mid-size jit program that forks no OpenMP team is submitted so that
+    the caller waiting for it may run it; one split over the threads is not."""
+    serial = np.arange(512 * 128, dtype=np.float32).reshape(128, 512)  # 65536 x 1.5: one thread
+    f = jaxc.jit(lambda a: a * 2.0 + 1.0)
+    assert f.lower(serial).compile().function.parallel is False
+    for _ in range(20):
+        np.testing.assert_array_equal(np.asarray(f(serial)), serial * 2 + 1)
+    y = f(serial)
+    assert y._task is None or y._task.executor is not None  # (None: already run)
+    big = np.ones((1024, 1024), np.float32)
+    g = jaxc.jit(jnp.tanh)
+    if g.lower(big).compile().function.parallel:  # a host with 2 threads or more
+        z = g(big)
+        assert z._task is None or z._task.executor is None
+        np.testing.assert_allclose(np.asarray(z), np.tanh(big), rtol=1e-6)
+
+
 def test_devices_and_device_put() -> None:
     devices = jaxc.devices()
     assert devices[0].platform == "cpu" and jaxc.default_backend() == "cpu"
