@@ -214,7 +214,9 @@ def test_partition_balances_functions_by_size() -> None:
     shares = orc.partition(module, 2)
     assert sorted(map(sorted, shares)) == [["f0", "f1", "f4"], ["f2", "f3"]]  # 65 and 70 lines
     assert sorted(orc.partition(module, 9), key=min) == [frozenset({f"f{i}"}) for i in range(5)]  # none empty
-    assert llvm_tools.parts_for(module, cores=4, split_lines=orc.SPLIT_LINES) == 1  # too small to split
+    small = "define void @a() {\n  ; line\n}\ndefine void @b() {\n}\n"
+    assert llvm_tools.parts_for(small, cores=4, split_lines=orc.SPLIT_LINES) == 1  # too small to split
+    assert llvm_tools.parts_for(module, cores=4, split_lines=1000) == 1
     big = module + "define internal void @\"g.x\"() {\n" + "  ; line\n" * orc.SPLIT_LINES + "}\n"
     assert llvm_tools.parts_for(big, cores=4, split_lines=orc.SPLIT_LINES) == 4
     assert llvm_tools.parts_for(big, cores=1, split_lines=orc.SPLIT_LINES) == 1
@@ -276,6 +278,7 @@ def test_a_program_split_over_the_cores_equals_one_object(monkeypatch) -> None:
         return jaxc.grad(lambda w: jnp.sum(jnp.sin(a @ w) ** 2))(b), jaxc.nn.softmax(h, axis=1), h.sum(0)
 
     with compiler("jit"):
+        monkeypatch.setattr(llvm_tools, "parts_for", lambda llvm_ir, cores=None, split_lines=0: 1)
         whole, whole_out = compiled(f, *args)
         monkeypatch.setattr(llvm_tools, "parts_for", lambda llvm_ir, cores=None, split_lines=0: 2)
         split, split_out = compiled(f, *args)
