@@ -35,6 +35,7 @@ from . import (  # noqa: E402
     pad_sums_to_updates,  # noqa: F401  jaxc-pad-sums-to-updates
     partition,  # noqa: F401  jaxc-partition
     schedule,  # noqa: F401  jaxc-schedule
+    serial_foralls,  # noqa: F401  jaxc-serial-foralls
     strided_copies_to_loops,  # noqa: F401  jaxc-strided-copies-to-loops
     thread_major_partials,  # noqa: F401  jaxc-thread-major-partials
     tree_horizontal_reductions,  # noqa: F401  jaxc-tree-horizontal-reductions

@@ -123,6 +123,7 @@ CPU_STAGES: tuple[Stage, ...] = (
           "memrefs with identity layouts; results are out-params; every alloc is freed"),
     Stage("loops", (
         "jaxc-library-calls",  # products the schedule marked become calls of the compiled library
+        "jaxc-serial-foralls",  # row loops too small for a fork/join stay one thread's
         "scf-forall-to-parallel",
         "convert-scf-to-openmp",  # thread count set at run time (omp_set_num_threads)
         "jaxc-strided-copies-to-loops",  # else memrefCopy: a memcpy call per element

@@ -47,8 +47,12 @@ class Script:
         return h
 
     def parent_func(self, handle: str) -> str:
-        h = self.fresh("f")
-        self.emit(f'{h} = transform.get_parent_op {handle} {{deduplicate, op_name = "func.func"}} '
+        return self.parent(handle, "func.func")
+
+    def parent(self, handle: str, op_name: str) -> str:
+        """The closest enclosing `op_name` of the ops of `handle`, once each."""
+        h = self.fresh("p")
+        self.emit(f'{h} = transform.get_parent_op {handle} {{deduplicate, op_name = "{op_name}"}} '
                   f': ({ANY}) -> {ANY}')
         return h
 
@@ -111,6 +115,10 @@ class Script:
         value = self.kernel_id if value is None else value
         self.emit(f"{p} = transform.param.constant {value} : i64 -> !transform.param<i64>")
         self.emit(f'transform.annotate {handle} "{attribute}" = {p} : {ANY}, !transform.param<i64>')
+
+    def mark(self, handle: str, attribute: str) -> None:
+        """Set the unit attribute `attribute` on every op of `handle`."""
+        self.emit(f'transform.annotate {handle} "{attribute}" : {ANY}')
 
     def peel(self, loop: str) -> tuple[str, str]:
         """Peel the last partial iteration: (main loop, remainder loop)."""

@@ -215,6 +215,24 @@ def test_avx512_transposes_turn_16x16_tiles_by_shuffles(shape, dtype):
     np.testing.assert_array_equal(got, x.T * 2 + 1)
 
 
+@pytest.mark.parametrize("shape,split", [((128, 128), False), ((64, 100), False), ((512, 512), True)], ids=str)
+def test_row_groups_fork_only_when_the_work_pays(shape, split):
+    """A fused row group (softmax) forks an OpenMP team only when its kernels'
+    work together pays (`rows.group_threads`); else its forall is marked and
+    `jaxc-serial-foralls` makes it one thread's scf.for. Numbers either way."""
+    if host.target().threads == 1:
+        pytest.skip("one thread on this host")
+    x = rand(shape)
+    f = lambda a: jaxc.nn.softmax(a, axis=1)  # noqa: E731
+
+    def reference(a):
+        e = np.exp(a.astype(np.float64) - a.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+    run_and_check(f, reference, x, rtol=1e-5, atol=1e-7)
+    loops = jaxc.jit(f).lower(x).as_text(stage="loops")
+    assert ("omp.parallel" in loops) == split and "scf.forall" not in loops
+
+
 # ---------------------------------------------------------------- contractions
 
 MATMUL_SHAPES = [(64, 100, 40), (37, 45, 53), (1, 300, 64), (200, 1, 64), (130, 257, 9), (6, 16, 16)]

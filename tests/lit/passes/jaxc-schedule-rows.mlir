@@ -1,5 +1,6 @@
 // RUN: jaxc-opt %s --split-input-file --pass-pipeline='builtin.module(jaxc-to-linalg,linalg-generalize-named-ops,linalg-fuse-elementwise-ops,jaxc-schedule{vector-bits=256 threads=1 library-calls=false},canonicalize,cse)' | FileCheck %s
 // RUN: jaxc-opt %s --split-input-file --jaxc-to-linalg | env JAXC_CPU_VECTOR_BITS=256 JAXC_CPU_THREADS=1 jaxc-opt --split-input-file --print-schedule | FileCheck %s --check-prefix=SCHEDULE
+// RUN: jaxc-opt %s --split-input-file --pass-pipeline='builtin.module(jaxc-to-linalg,linalg-generalize-named-ops,linalg-fuse-elementwise-ops,jaxc-schedule{vector-bits=256 threads=2 library-calls=false},canonicalize,cse)' | FileCheck %s --check-prefix=THREADS
 
 // Fused rows: reductions over the rows and the op they feed become one
 // forall over the rows; inside it each reduction keeps 32 partial results
@@ -9,6 +10,9 @@
 // SCHEDULE: // kernel {{[0-9]+}}: fused rows, loops [64, 100] ['parallel', 'parallel']
 // SCHEDULE: transform.structured.tile_using_forall %{{.*}} tile_sizes [1, 0]
 // SCHEDULE-COUNT-2: transform.structured.tile_reduction_using_for %{{.*}} by tile_sizes = [0, 32]
+// SCHEDULE: transform.annotate %{{.*}} "jaxc.serial"
+// Too little work for a fork/join (and one thread here): the forall is marked
+// for jaxc-serial-foralls, which makes it an scf.for after bufferization.
 // CHECK-LABEL: func.func @softmax
 // CHECK: scf.forall (%{{.*}}) in (64)
 // CHECK: scf.for {{.*}} -> (vector<1x32xf32>)
@@ -17,6 +21,7 @@
 // CHECK: scf.for {{.*}} -> (vector<1x32xf32>)
 // CHECK: arith.addf {{.*}} : vector<1x32xf32>
 // CHECK: arith.divf {{.*}} : vector<1x16xf32>
+// CHECK: } {jaxc.serial}
 // CHECK-NOT: scf.forall (
 func.func @softmax(%arg0: tensor<64x100xf32>) -> tensor<64x100xf32> {
   %0 = jaxc.reduce max %arg0, dims = [1] : tensor<64x100xf32> -> tensor<64xf32>
@@ -65,4 +70,26 @@ func.func @tanh_matmul(%a: tensor<64x100xf32>, %b: tensor<100x40xf32>) -> tensor
   %2 = jaxc.sub %a, %1 : tensor<64x100xf32>
   %3 = jaxc.dot_general %2, %b, batch = [] x [], contract = [1] x [0] : (tensor<64x100xf32>, tensor<100x40xf32>) -> tensor<64x40xf32>
   return %3 : tensor<64x40xf32>
+}
+
+// -----
+
+// With 2 threads, a softmax whose work pays for a fork/join (4096 x 1024)
+// keeps an unmarked forall over its rows, which OpenMP splits; the 64 x 100
+// one above is marked to stay one thread's loop.
+// THREADS-LABEL: func.func @softmax
+// THREADS: } {jaxc.serial}
+// THREADS-LABEL: func.func @big_softmax
+// THREADS: scf.forall (%{{.*}}) in (4096)
+// THREADS: math.exp {{.*}} : vector<1x16xf32>
+// THREADS-NOT: jaxc.serial
+func.func @big_softmax(%arg0: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
+  %0 = jaxc.reduce max %arg0, dims = [1] : tensor<4096x1024xf32> -> tensor<4096xf32>
+  %1 = jaxc.broadcast_in_dim %0, dims = [0] : (tensor<4096xf32>) -> tensor<4096x1024xf32>
+  %2 = jaxc.sub %arg0, %1 : tensor<4096x1024xf32>
+  %3 = jaxc.exp %2 : tensor<4096x1024xf32>
+  %4 = jaxc.reduce sum %3, dims = [1] : tensor<4096x1024xf32> -> tensor<4096xf32>
+  %5 = jaxc.broadcast_in_dim %4, dims = [0] : (tensor<4096xf32>) -> tensor<4096x1024xf32>
+  %6 = jaxc.div %3, %5 : tensor<4096x1024xf32>
+  return %6 : tensor<4096x1024xf32>
 }
