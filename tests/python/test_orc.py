@@ -121,6 +121,8 @@ def _calling(callee: str) -> str:
 
 
 def test_on_demand_libraries_join_only_for_symbols_nothing_else_defines() -> None:
+    """Not for a symbol of libc, of the given libraries, or of another part
+    of the same program (a part's calls into its siblings are undefined in it)."""
     missing = orc.compile_objects(_calling("jaxc_test_no_such_function"))
     assert orc.undefined_symbols(missing[0]) == {"jaxc_test_no_such_function"}
     assert orc.libraries_for(missing, [], ["on-demand.so"]) == ["on-demand.so"]
@@ -129,6 +131,17 @@ def test_on_demand_libraries_join_only_for_symbols_nothing_else_defines() -> Non
     assert orc.libraries_for(in_libc, [], ["on-demand.so"]) == []
     kernels = cpu.kernels_library()
     assert orc.libraries_for(missing, [kernels], []) == [kernels]
+    # compiled in two parts, one calls a function the other defines: nothing on demand
+    module = _calling("jaxc_test_sibling").replace("declare void @jaxc_test_sibling(i64, ptr, ptr)\n", "")
+    module += textwrap.dedent("""
+        define void @jaxc_test_sibling(i64 %n, ptr %a, ptr %b) {
+          ret void
+        }
+    """)
+    parts = orc.compile_objects(module, 3, 2)
+    across = set().union(*map(orc.undefined_symbols, parts)) & set().union(*map(orc.defined_symbols, parts))
+    assert len(parts) == 2 and across  # a part calls a function of the other
+    assert orc.libraries_for(parts, [], ["on-demand.so"]) == []
 
 
 FRESH_PROCESS = textwrap.dedent("""

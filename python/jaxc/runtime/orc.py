@@ -346,10 +346,12 @@ class _Jit:
 
     def libraries_for(self, objects: list[bytes], libraries: list[str], on_demand: list[str]) -> list[str]:
         """`libraries` (loaded here), and `on_demand` too when `objects` use a
-        symbol that neither the process nor `libraries` define."""
+        symbol that neither the process, nor `libraries`, nor the other
+        objects (the parts of a program compiled in parts) define."""
         with self.lock:
             self._load_libraries(libraries)
-        for name in sorted(set().union(*map(undefined_symbols, objects))):
+        used = set().union(*map(undefined_symbols, objects)) - set().union(*map(defined_symbols, objects))
+        for name in sorted(used):
             try:
                 self.process[name]  # dlsym in the global scope, as the JIT's generator resolves
             except AttributeError:
@@ -432,6 +434,17 @@ class Program:
 def undefined_symbols(elf_object: bytes) -> set[str]:
     """The global symbols an x86-64 ELF relocatable object uses and does not
     define (its symbol table's undefined entries)."""
+    return _global_symbols(elf_object, defined=False)
+
+
+def defined_symbols(elf_object: bytes) -> set[str]:
+    """The global symbols an x86-64 ELF relocatable object defines."""
+    return _global_symbols(elf_object, defined=True)
+
+
+def _global_symbols(elf_object: bytes, defined: bool) -> set[str]:
+    """The global or weak entries of the object's symbol table that it
+    defines (`defined`) or only uses."""
     shoff, = struct.unpack_from("<Q", elf_object, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", elf_object, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", elf_object, shoff + i * shentsize) for i in range(shnum)]
@@ -442,7 +455,7 @@ def undefined_symbols(elf_object: bytes) -> set[str]:
         strings = sections[link][4]
         for at in range(offset + entsize, offset + size, entsize):  # entry 0 is the null symbol
             name, info, _, shndx = struct.unpack_from("<IBBH", elf_object, at)
-            if shndx == 0 and name and info >> 4 in (1, 2):  # SHN_UNDEF; STB_GLOBAL or STB_WEAK
+            if (shndx != 0) == defined and name and info >> 4 in (1, 2):  # SHN_UNDEF; STB_GLOBAL or STB_WEAK
                 names.add(elf_object[strings + name:elf_object.index(b"\0", strings + name)].decode())
     return names
 
