@@ -128,6 +128,13 @@ class Task:
                                    f"{type(error).__name__}: {error}") from error
 
 
+# The executor whose task this thread is running (its worker thread, or a
+# caller in `Executor.run_here`): a host callback of that task that computes
+# with jaxc runs its programs at once (`run`), never queued behind the task
+# that waits for them.
+_RUNNING = threading.local()
+
+
 class Executor:
     """A worker thread that runs a device's tasks in order."""
 
@@ -162,11 +169,24 @@ class Executor:
         if self._pending != 1 or not task.claim():
             return False
         try:
-            task.run()
+            self._run(task)
         finally:
             with self._count_lock:
                 self._pending -= 1
         return True
+
+    def _run(self, task: Task) -> None:
+        outer = getattr(_RUNNING, "executor", None)
+        _RUNNING.executor = self
+        try:
+            task.run()
+        finally:
+            _RUNNING.executor = outer
+
+    def runs_a_task_here(self) -> bool:
+        """Whether the calling thread is running one of this executor's tasks
+        (a host callback of it is calling jaxc)."""
+        return getattr(_RUNNING, "executor", None) is self
 
     def _work(self) -> None:
         while True:
@@ -174,7 +194,7 @@ class Executor:
             if task is None:
                 return
             if task.claim():
-                task.run()
+                self._run(task)
                 with self._count_lock:
                     self._pending -= 1
             else:  # a waiting caller runs it: the next task starts after it
@@ -368,7 +388,9 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
     device = device or _device_of(inputs)
     executor = device.executor
     cells: list[list[Any]] = [[None] for _ in out_avals]
-    if inline and executor.idle():
+    if (inline and executor.idle()) or executor.runs_a_task_here():
+        # (in a host callback of this executor's task: queued, it would wait for
+        # the task that waits for it)
         task = Task(fn, inputs, what, None, cells)
         task.run()
         if task.error is None:

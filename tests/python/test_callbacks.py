@@ -137,6 +137,33 @@ def test_pure_callback_values(jit: bool) -> None:
     np.testing.assert_allclose(np.asarray(fn(x)), np.sin(x) * 2 + 1, rtol=1e-6)
 
 
+CALLBACK_COMPUTES_WITH_JAXC = """
+import numpy as np, jaxc, jaxc.numpy as jnp
+def host(x):
+    return np.asarray(jnp.sin(jnp.asarray(x)) + 1)   # jaxc inside the callback
+f = jaxc.jit(lambda x: jaxc.pure_callback(host, jaxc.ShapeDtypeStruct(x.shape, x.dtype), x * 2) + 1)
+for shape in [(8, 8), (256, 256)]:   # run where called / on the executor or by its waiter
+    x = np.ones(shape, np.float32)
+    waited = [np.asarray(f(x)) for _ in range(3)]
+    queued = [f(x) for _ in range(3)]
+    for y in waited + [np.asarray(q) for q in queued]:
+        np.testing.assert_allclose(y, np.full(shape, np.sin(2.0) + 2), rtol=1e-6)
+print("done")
+"""
+
+
+def test_a_callback_may_compute_with_jaxc() -> None:
+    """A host callback that calls jaxc ops runs their programs at once, on
+    its own thread: queued on the device's executor they waited for the task
+    that was waiting for them (a deadlock, for programs of 16384 elements or
+    more). In a subprocess: a deadlock would hang this worker's executor."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", CALLBACK_COMPUTES_WITH_JAXC], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
+
+
 def test_pure_callback_pytrees_and_dtypes() -> None:
     def host(x, n):
         x = np.asarray(x)
