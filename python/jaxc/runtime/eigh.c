@@ -108,12 +108,7 @@ enum { QL_RUNNING, QL_READY, QL_DONE, QL_FAILED };
 #undef SUFFIX
 
 /* AVX2 + FMA: one ymm a vector. */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+JAXC_TARGET_PUSH("avx2,fma")
 #define W 4
 #define G G_AVX2
 #define SUFFIX avx2
@@ -121,19 +116,10 @@ enum { QL_RUNNING, QL_READY, QL_DONE, QL_FAILED };
 #undef W
 #undef G
 #undef SUFFIX
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 /* AVX-512: one zmm a vector. */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,fma")
-#endif
+JAXC_TARGET_PUSH("avx512f,fma")
 #define W 8
 #define G G_AVX512
 #define SUFFIX avx512
@@ -141,11 +127,7 @@ enum { QL_RUNNING, QL_READY, QL_DONE, QL_FAILED };
 #undef W
 #undef G
 #undef SUFFIX
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 #ifndef JAXC_EIGH_FAMILY
 #define JAXC_EIGH_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */

@@ -371,12 +371,7 @@ __attribute__((destructor)) static void fft_unload(void)
 #undef SUFFIX
 
 /* AVX2 + FMA: one ymm a vector. */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+JAXC_TARGET_PUSH("avx2,fma")
 #define T float
 #define W 8
 #define SUFFIX f32_avx2
@@ -391,19 +386,10 @@ __attribute__((destructor)) static void fft_unload(void)
 #undef T
 #undef W
 #undef SUFFIX
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 /* AVX-512: one zmm a vector. */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,fma")
-#endif
+JAXC_TARGET_PUSH("avx512f,fma")
 #define T float
 #define W 16
 #define SUFFIX f32_avx512
@@ -418,11 +404,7 @@ __attribute__((destructor)) static void fft_unload(void)
 #undef T
 #undef W
 #undef SUFFIX
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 /* Which code computes the transforms: FAMILY_AUTO (the best this CPU
    runs), or one set by jaxc_dft_use_family (tests). */

@@ -29,6 +29,18 @@ enum {
     JAXC_SCRATCH_SLOTS
 };
 
+/* The functions between JAXC_TARGET_PUSH("avx512f,fma") and JAXC_TARGET_POP()
+   (an instruction-set family's: one *_family.h included with its macros)
+   are compiled for that target, by GCC or clang. */
+#define JAXC_PRAGMA(text) _Pragma(#text)
+#ifdef __clang__
+#define JAXC_TARGET_PUSH(isa) JAXC_PRAGMA(clang attribute push(__attribute__((target(isa))), apply_to = function))
+#define JAXC_TARGET_POP() JAXC_PRAGMA(clang attribute pop)
+#else
+#define JAXC_TARGET_PUSH(isa) JAXC_PRAGMA(GCC push_options) JAXC_PRAGMA(GCC target(isa))
+#define JAXC_TARGET_POP() JAXC_PRAGMA(GCC pop_options)
+#endif
+
 /* This thread's buffer `which`, at least `bytes` long and 64-byte aligned
    (grown as needed, kept, freed when the thread exits); NULL when out of
    memory. Its contents are garbage: a slot is scratch for one call. */

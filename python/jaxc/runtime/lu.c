@@ -80,12 +80,7 @@
 #undef GEMM
 
 /* AVX2 + FMA: one ymm a vector. */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+JAXC_TARGET_PUSH("avx2,fma")
 #define T float
 #define I int32_t
 #define ABS __builtin_fabsf
@@ -116,19 +111,10 @@
 #undef NB
 #undef SUFFIX
 #undef GEMM
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 /* AVX-512: one zmm a vector. */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,fma")
-#endif
+JAXC_TARGET_PUSH("avx512f,fma")
 #define T float
 #define I int32_t
 #define ABS __builtin_fabsf
@@ -159,11 +145,7 @@
 #undef NB
 #undef SUFFIX
 #undef GEMM
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 #ifndef JAXC_LU_FAMILY
 #define JAXC_LU_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */

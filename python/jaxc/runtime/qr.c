@@ -87,12 +87,7 @@
 #undef SUFFIX
 
 /* AVX2 + FMA: one ymm a vector. */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+JAXC_TARGET_PUSH("avx2,fma")
 #define T float
 #define F64 0
 #define W 8
@@ -115,19 +110,10 @@
 #undef W
 #undef NB
 #undef SUFFIX
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 /* AVX-512: one zmm a vector. */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,fma")
-#endif
+JAXC_TARGET_PUSH("avx512f,fma")
 #define T float
 #define F64 0
 #define W 16
@@ -150,11 +136,7 @@
 #undef W
 #undef NB
 #undef SUFFIX
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 #ifndef JAXC_QR_FAMILY
 #define JAXC_QR_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */

@@ -90,12 +90,7 @@
 #undef GEMM
 
 /* AVX2 + FMA: one ymm a vector; 4 rows at a time (8 spill). */
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+JAXC_TARGET_PUSH("avx2,fma")
 #define T float
 #define W 8
 #define NB NB_F32
@@ -118,22 +113,13 @@
 #undef NB
 #undef SUFFIX
 #undef GEMM
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 /* AVX-512: one zmm a vector; 32 registers, so 8 rows at a time (4 were
    5% slower). */
 #undef RB
 #define RB 8
-#ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,fma")
-#endif
+JAXC_TARGET_PUSH("avx512f,fma")
 #define T float
 #define W 16
 #define NB NB_F32
@@ -157,11 +143,7 @@
 #undef SUFFIX
 #undef GEMM
 #undef RB
-#ifdef __clang__
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+JAXC_TARGET_POP()
 
 #ifndef JAXC_TRSM_FAMILY
 #define JAXC_TRSM_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */
