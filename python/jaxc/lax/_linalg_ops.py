@@ -340,11 +340,16 @@ def _qr_op(x: Any, *, full_matrices: bool) -> list[Any]:
 QR = _ops._primitive("qr", _qr_op, multiple_results=True, weak=_ops._never_weak)
 
 
+def _real_part_type(element: ir.Type) -> ir.Type:
+    """The element type of eigenvalues and singular values: a complex
+    element's parts (complex<f32> -> f32), a real element itself."""
+    return ir.ComplexType(element).element_type if isinstance(element, ir.ComplexType) else element
+
+
 def _eigh_op(x: Any, *, lower: bool) -> list[Any]:
     """`jaxc.eigh` on square matrices x (..., n, n): (vectors, values)."""
     operand = ir.RankedTensorType(x.type)
-    element = operand.element_type
-    real = ir.ComplexType(element).element_type if isinstance(element, ir.ComplexType) else element
+    real = _real_part_type(operand.element_type)
     return list(jd.EighOp(operand, ir.RankedTensorType.get(operand.shape[:-1], real), x,
                           lower=lower or None).results)
 
@@ -358,8 +363,7 @@ def _svd_op(x: Any, *, full_matrices: bool) -> list[Any]:
     *batch, m, n = operand.shape
     k = min(m, n)
     element = operand.element_type
-    real = ir.ComplexType(element).element_type if isinstance(element, ir.ComplexType) else element
-    return list(jd.SvdOp(ir.RankedTensorType.get([*batch, k], real),
+    return list(jd.SvdOp(ir.RankedTensorType.get([*batch, k], _real_part_type(element)),
                          ir.RankedTensorType.get([*batch, m, m if full_matrices else k], element),
                          ir.RankedTensorType.get([*batch, n if full_matrices else k, n], element),
                          x, full_matrices=full_matrices or None).results)
