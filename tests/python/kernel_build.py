@@ -17,6 +17,15 @@ from jaxc.runtime import aot
 DTYPES = {np.float32: "f32", np.float64: "f64"}
 
 
+def skip_unless_the_cpu_runs(family: str) -> None:
+    """Skip the test when this CPU cannot run the instruction-set family
+    ("sse2", "avx2" with FMA, "avx512")."""
+    from jaxc.passes import host
+    flags = host.cpu_flags()
+    if (family != "sse2" and not {"avx2", "fma"} <= flags) or (family == "avx512" and "avx512f" not in flags):
+        pytest.skip(f"this CPU cannot run {family}")
+
+
 def kernel_builder(tmp_path_factory: Any, source: str, entries: Callable[[ctypes.CDLL], Any]):
     """(build, tmp): build(name, flags, extra=()) compiles `source` (a kernel's
     C file, "qr.c") with `flags` into a library with gemm.c and `extra`, and

@@ -14,9 +14,8 @@ import ctypes
 
 import numpy as np
 import pytest
-from kernel_build import exported_runs, kernel_builder
+from kernel_build import exported_runs, kernel_builder, skip_unless_the_cpu_runs
 
-from jaxc.passes import host
 from jaxc.runtime import cpu
 
 ARGTYPES = [ctypes.c_long] * 2 + [ctypes.c_void_p] * 2
@@ -199,9 +198,7 @@ def _compiled_cases(entries, what):
 
 @pytest.mark.parametrize("family,number", [("sse2", 1), ("avx2", 2), ("avx512", 3)])
 def test_each_family(compile_cholesky, family, number):
-    flags = host.cpu_flags()
-    if (family != "sse2" and not {"avx2", "fma"} <= flags) or (family == "avx512" and "avx512f" not in flags):
-        pytest.skip(f"this CPU cannot run {family}")
+    skip_unless_the_cpu_runs(family)
     build, _ = compile_cholesky
     _compiled_cases(build(family, [f"-DJAXC_CHOLESKY_FAMILY={number}"]), family)
 

@@ -21,7 +21,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from kernel_build import exported_runs
+from kernel_build import exported_runs, skip_unless_the_cpu_runs
 
 from jaxc.passes import host
 from jaxc.runtime import aot, cpu
@@ -327,9 +327,7 @@ def _compiled_cases(entries, what):
 
 @pytest.mark.parametrize("family,number", FAMILIES)
 def test_each_family(library, compiled, family, number):
-    flags = host.cpu_flags()
-    if (family != "sse2" and not {"avx2", "fma"} <= flags) or (family == "avx512" and "avx512f" not in flags):
-        pytest.skip(f"this CPU cannot run {family}")
+    skip_unless_the_cpu_runs(family)
     _compiled_cases(compiled[family] if number < _best_family() else library, family)
 
 

@@ -20,8 +20,8 @@ import subprocess
 
 import numpy as np
 import pytest
+from kernel_build import skip_unless_the_cpu_runs
 
-from jaxc.passes import host
 from jaxc.runtime import aot, cpu
 
 ARGTYPES = [ctypes.c_long] * 4 + [ctypes.c_void_p] * 4
@@ -274,9 +274,7 @@ def compiled_svd(tmp_path_factory):
 
 @pytest.mark.parametrize("family,number", FAMILIES)
 def test_each_family(compiled_svd, family, number):
-    flags = host.cpu_flags()
-    if (family != "sse2" and not {"avx2", "fma"} <= flags) or (family == "avx512" and "avx512f" not in flags):
-        pytest.skip(f"this CPU cannot run {family}")
+    skip_unless_the_cpu_runs(family)
     entries = _entries(compiled_svd[family])
     rng = np.random.default_rng(number)
     for dtype in (np.float32, np.float64):
