@@ -118,11 +118,25 @@ def ir_type(shape: Sequence[int], dtype: Any) -> ir.RankedTensorType:
 
 def aval_of_type(type_: ir.Type, weak_type: bool = False) -> ShapedArray:
     """The abstract value of a ranked tensor type."""
-    tensor = ir.RankedTensorType(type_)
-    element = str(tensor.element_type)
-    from jaxc.runtime import numpy_dtype
-    dtype = dtypes.bfloat16 if element == "bf16" else numpy_dtype(element)
-    return ShapedArray(tuple(tensor.shape), dtype, weak_type)
+    shape, dtype = _shape_and_dtype(type_)
+    return ShapedArray(shape, dtype, weak_type)
+
+
+_SHAPES_AND_DTYPES: dict[ir.Type, tuple[tuple[int, ...], np.dtype]] = {}  # a trace meets few distinct types
+
+
+def _shape_and_dtype(type_: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
+    """(shape, dtype) of a ranked tensor type, remembered (at most 4096 types)."""
+    known = _SHAPES_AND_DTYPES.get(type_)
+    if known is None:
+        tensor = ir.RankedTensorType(type_)
+        element = str(tensor.element_type)
+        from jaxc.runtime import numpy_dtype
+        known = (tuple(tensor.shape), dtypes.bfloat16 if element == "bf16" else numpy_dtype(element))
+        if len(_SHAPES_AND_DTYPES) >= 4096:
+            _SHAPES_AND_DTYPES.clear()
+        _SHAPES_AND_DTYPES[type_] = known
+    return known
 
 
 # ---------------------------------------------------------------------------
@@ -143,15 +157,25 @@ def user_frame() -> tuple[str, int, int]:
         frame = frame.f_back
     if frame is None:
         return ("<unknown>", 0, 0)
-    line, column = frame.f_lineno, 1
-    try:  # Python 3.11+: the column of the expression being evaluated
-        positions = itertools.islice(frame.f_code.co_positions(), frame.f_lasti // 2, None)
-        start_line, _, start_col, _ = next(positions)
-        if start_line == line and start_col is not None:
-            column = start_col + 1
-    except (AttributeError, StopIteration):
-        pass
-    return (frame.f_code.co_filename, line, column)
+    code, line = frame.f_code, frame.f_lineno
+    key = (code, frame.f_lasti)
+    column = _COLUMNS.get(key)
+    if column is None:  # a loop traces the same call again: remembered
+        column = 1
+        try:  # Python 3.11+: the column of the expression being evaluated
+            positions = itertools.islice(code.co_positions(), frame.f_lasti // 2, None)
+            start_line, _, start_col, _ = next(positions)
+            if start_line == line and start_col is not None:
+                column = start_col + 1
+        except (AttributeError, StopIteration):
+            pass
+        if len(_COLUMNS) >= 4096:
+            _COLUMNS.clear()
+        _COLUMNS[key] = column
+    return (code.co_filename, line, column)
+
+
+_COLUMNS: dict[tuple[Any, int], int] = {}  # (code, bytecode offset) -> column of the user's expression
 
 
 def user_location() -> ir.Location:
