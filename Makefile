@@ -84,9 +84,11 @@ $(STAMPS)/bench-deps: $(STAMPS)/venv pyproject.toml
 
 # The table goes to stdout and to bench/results/latest.md, the jaxc/JAX ratios
 # to bench/results/latest.png; BENCH_ARGS adds options (--threads 1, --only TEXT,
-# --mnist-full, ...: docs/performance.md).
+# --mnist-full, ...: docs/performance.md). Bytecode is written as a user's
+# Python writes it (PYTHONDONTWRITEBYTECODE unset): else every first compile
+# in the compile column pays for compiling the modules it imports.
 bench: build $(STAMPS)/bench-deps
-	$(VPY) bench/run.py --markdown bench/results/latest.md --png bench/results/latest.png $(BENCH_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(VPY) bench/run.py --markdown bench/results/latest.md --png bench/results/latest.png $(BENCH_ARGS)
 
 # `pip install .` in a fresh venv, as a user runs it (isolated build from a
 # clean clone, then jit/grad/vmap and jaxc-opt from outside the tree): about

@@ -647,6 +647,18 @@ def row(r: Result, show_jax: bool) -> list[str]:
 LOAD_WARNING = 1.0
 
 
+def warm_up_compilers(with_jax: bool) -> None:
+    """Compile and run one small program with jaxc (and JAX) before the first
+    workload: `import jax` loads its whole compiler (about 0.3 s) while jaxc
+    loads its passes, lowering rules and jnp on the first compile, so without
+    this the first row's compile column would hold jaxc's start-up and none of
+    JAX's. Every compile column is then one program's compile."""
+    x = np.ones((4, 3), np.float32)
+    jaxc.block_until_ready(jaxc.jit(lambda a: (a * 2 + 1).sum(0))(jaxc.device_put(x)))
+    if with_jax:
+        jax.block_until_ready(jax.jit(lambda a: (a * 2 + 1).sum(0))(jax.device_put(x)))
+
+
 def header_lines(args: argparse.Namespace) -> list[str]:
     jax_text = (f"JAX {jax.__version__}" if HAVE_JAX else "JAX not installed (columns skipped)")
     if HAVE_JAX and args.no_jax:
@@ -668,7 +680,8 @@ def header_lines(args: argparse.Namespace) -> list[str]:
         lines.append(f"WARNING: load average {args.load:.2f} before the run (above {LOAD_WARNING:g}): "
                      "other work shared the cores; medians are noisy")
     lines.append(f"per workload: {args.budget:g} s timing budget, {args.min_rounds}-{args.max_rounds} rounds, "
-                 f"{args.warmup} warm-up call(s), jaxc and JAX alternating, NumPy after them"
+                 f"{args.warmup} warm-up call(s), jaxc and JAX alternating, NumPy after them; "
+                 "both compilers warmed up by one small program before the first row"
                  + (f", {args.settle_ms:g} ms settle and one untimed call before each sample "
                     f"({max(args.settle_ms, TRAINING_SETTLE_MS):g} ms before a training epoch)"
                     if args.settle_ms > 0 else ", samples back to back"))
@@ -833,6 +846,7 @@ def main(argv: list[str] | None = None) -> int:
         print("  " + line)
     sys.stdout.flush()
 
+    warm_up_compilers(HAVE_JAX and not args.no_jax)
     rng = np.random.default_rng(0)
     results: dict[str, Result] = {}
     t_start = time.perf_counter()
