@@ -23,7 +23,7 @@ from mlir import ir
 from mlir.passmanager import ExternalPass
 
 from . import host
-from .ir import finish_function, inline_call, integer, module_of, new_function, ops_named
+from .ir import expand_into_program, integer, ops_named
 from .registry import register_pass
 
 
@@ -40,18 +40,13 @@ def expand_dft(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool = T
 
 
 def _expand(op: ir.Operation) -> None:
-    """Replace `op` by the program: built in a private function, inlined."""
-    from jaxc.core import emitting
+    """Replace `op` by the program (`expand_into_program`)."""
     from jaxc.lax._fft import hermitian_program, truncated_program
     axis, sign, scale = integer(op, "axis"), integer(op, "sign"), ir.FloatAttr(op.attributes["scale"]).value
-    fn, block = new_function(module_of(op), "dft_program", [op.operands[0].type], op.location)
-    with emitting(block, op.location) as e:
-        x = e.wrap(block.arguments[0])
-        points = ir.RankedTensorType(op.results[0].type).shape[axis]
+    points = ir.RankedTensorType(op.results[0].type).shape[axis]
+
+    def program(xs: list) -> list:
         if op.name == "jaxc.hermitian_dft":
-            result = hermitian_program(x, points, sign, scale, axis).value
-        else:
-            result = truncated_program(x, sign, scale, axis, points).value
-    finish_function(fn, block, [result], op.location)
-    inline_call(op, fn)
-    fn.erase()
+            return [hermitian_program(xs[0], points, sign, scale, axis)]
+        return [truncated_program(xs[0], sign, scale, axis, points)]
+    expand_into_program(op, "dft_program", program)

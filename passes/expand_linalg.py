@@ -22,13 +22,14 @@ lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c or svd.c.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
 from . import host
-from .ir import finish_function, inline_call, module_of, new_function, ops_named
+from .ir import expand_into_program, ops_named
 from .lowering.linalg import LIBRARY_ELEMENTS
 from .registry import register_pass
 
@@ -78,16 +79,5 @@ def expand_linalg(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool 
         for linalg_op in ops_named(op, list(PROGRAMS)):
             element = str(ir.RankedTensorType(linalg_op.operands[0].type).element_type)
             if not (calls and element in LIBRARY_ELEMENTS):
-                _expand(linalg_op)
-
-
-def _expand(op: ir.Operation) -> None:
-    """Replace `op` by its program: built in a private function, inlined."""
-    from jaxc.core import emitting
-    fn, block = new_function(module_of(op), op.name.removeprefix("jaxc.") + "_program",
-                             [v.type for v in op.operands], op.location)
-    with emitting(block, op.location) as e:
-        results = [r.value for r in PROGRAMS[op.name](op, [e.wrap(a) for a in block.arguments])]
-    finish_function(fn, block, results, op.location)
-    inline_call(op, fn)
-    fn.erase()
+                expand_into_program(linalg_op, linalg_op.name.removeprefix("jaxc.") + "_program",
+                                    functools.partial(PROGRAMS[linalg_op.name], linalg_op))

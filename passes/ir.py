@@ -289,6 +289,24 @@ def _inline(call: ir.Operation, callee: ir.Operation,
     return returned, moved
 
 
+def expand_into_program(op: ir.Operation, base: str, program: Callable[[list], Sequence]) -> None:
+    """Replace `op` by the jaxc ops `program` emits on its operands (tracers:
+    `program(xs)` returns the results' tracers), built in a private function
+    named after `base`, then inlined; what the expansion passes do.
+
+        %v, %i = jaxc.top_k %x, k = 2 : tensor<3x5xf32>
+      ->  (program: lax ops on x)
+        %0 = jaxc.bitcast_convert %x ... (the ops, inlined where the op was)
+    """
+    from jaxc.core import emitting
+    fn, block = new_function(module_of(op), base, [v.type for v in op.operands], op.location)
+    with emitting(block, op.location) as e:
+        results = [r.value for r in program([e.wrap(a) for a in block.arguments])]
+    finish_function(fn, block, results, op.location)
+    inline_call(op, fn)
+    fn.erase()
+
+
 def emit_op(make: Callable[[], ir.OpView]) -> list:
     """Build an op with `make()` at the end of the block being emitted (see
     `jaxc.core.emitting`), at the current location; its results as tracers."""
