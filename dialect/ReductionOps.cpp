@@ -70,6 +70,29 @@ LogicalResult CumulativeOp::inferReturnTypes(MLIRContext *, std::optional<Locati
   return success();
 }
 
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+    TopKOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  RankedTensorType in = getStaticTensor(loc, name, adaptor.getOperand(), "operand");
+  if (!in || !adaptor.getKAttr())
+    return failure();
+  if (in.getRank() < 1) {
+    emitOpErrorAt(loc, name) << "operand " << in << " must have at least one axis (top_k works along the last)";
+    return failure();
+  }
+  int64_t k = adaptor.getK(), n = in.getShape().back();
+  if (k < 0 || k > n) {
+    emitOpErrorAt(loc, name) << "k = " << k << " must be between 0 and the size of the last axis (" << n
+                             << ") of operand " << in;
+    return failure();
+  }
+  SmallVector<int64_t> shape(in.getShape().drop_back());
+  shape.push_back(k);
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  inferred.push_back(RankedTensorType::get(shape, IntegerType::get(context, 32)));
+  return success();
+}
+
 LogicalResult SortOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     SortOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   ValueRange operands = adaptor.getOperands();

@@ -72,6 +72,30 @@ def Jaxc_SortOp : Jaxc_Op<"sort", [Pure,
   let assemblyFormat = "`(` $inputs `)` `,` `dim` `=` $dimension `,` `num_keys` `=` $num_keys (`stable` $is_stable^)? attr-dict `:` type($inputs)";
 }
 
+def Jaxc_TopKOp : Jaxc_Op<"top_k", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the k largest entries along the last axis, and their indices";
+  let description = [{
+    For each position of the leading axes, the `k` largest entries of the
+    operand along its last axis, largest first, and their `i32` indices;
+    equal entries in index order. As `jax.lax.top_k`, entries are ordered
+    by their bits: floats as integers with the magnitude of negatives
+    flipped, so NaN ranks above +inf, a NaN with the sign bit set below
+    -inf, and 0.0 above -0.0. `lax.top_k` binds it (after moving its axis
+    last). On the CPU an f32 or f64 one is a call of the compiled library
+    (top_k.c); `jaxc-expand-top-k` rewrites it into jaxc ops (rounds of
+    max over the chunks with the largest maxima, or a sort for large `k`)
+    for other element types and where no library is called.
+
+    ```mlir
+    %values, %indices = jaxc.top_k %x, k = 8 : tensor<4096x1024xf32>
+    %v, %i = jaxc.top_k %y, k = 2 : tensor<5xi32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[Jaxc_Float, Jaxc_Int, I1]>:$operand, I64Attr:$k);
+  let results = (outs StaticShapeTensorOf<[Jaxc_Float, Jaxc_Int, I1]>:$values, TensorOf<[I32]>:$indices);
+  let assemblyFormat = "$operand `,` `k` `=` $k attr-dict `:` type($operand)";
+}
+
 def Jaxc_DotGeneralOp : Jaxc_Op<"dot_general", [Pure,
     // Shapes must match; the element type is the preferred one.
     InferTypeOpAdaptorWithIsCompatible]> {

@@ -26,6 +26,7 @@ from . import (  # noqa: E402
     elide_result_copies,  # noqa: F401  jaxc-elide-result-copies
     expand_dft,  # noqa: F401  jaxc-expand-dft
     expand_linalg,  # noqa: F401  jaxc-expand-linalg
+    expand_top_k,  # noqa: F401  jaxc-expand-top-k
     expm1_log1p_to_libm,  # noqa: F401  jaxc-expm1-log1p-to-libm
     free_at_last_use,  # noqa: F401  jaxc-free-at-last-use
     jaxc_to_linalg,  # noqa: F401  jaxc-to-linalg

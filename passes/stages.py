@@ -87,9 +87,10 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),
     Stage("transformed", ("jaxc-batch", "jaxc-autodiff", "jaxc-check-no-requests"),
           "vmap requests batched, then jvp/vjp requests expanded and custom rules inlined"),
-    Stage("optimized", ("jaxc-pad-sums-to-updates", "jaxc-expand-dft", "jaxc-expand-linalg", "jaxc-cleanup"),
+    Stage("optimized", ("jaxc-pad-sums-to-updates", "jaxc-expand-dft", "jaxc-expand-linalg", "jaxc-expand-top-k",
+                        "jaxc-cleanup"),
           "sums of disjoint zero pads written as updates; DFTs as matrix products and LU, Cholesky, QR, "
-          "eigh, SVD and triangular solves as loops of jaxc ops where no library is called; canonicalize, CSE "
+          "eigh, SVD, triangular solves and top_k as loops of jaxc ops where no library is called; canonicalize, CSE "
           "and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse", "canonicalize"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
@@ -162,10 +163,11 @@ CPU_STAGES: tuple[Stage, ...] = (
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in CPU_STAGES)
 # The GPU shares the stages up to `bufferized`; in place of the CPU's
 # `scheduled` it only fuses (one kernel per fused loop nest, no tiling), and
-# it expands every DFT and every LU, Cholesky, QR, eigh, SVD and triangular
-# solve (it calls no library).
+# it expands every DFT, every LU, Cholesky, QR, eigh, SVD and triangular
+# solve, and every top_k (it calls no library).
 _GPU_PASS = {"jaxc-expand-dft": "jaxc-expand-dft{library-calls=false}",
-             "jaxc-expand-linalg": "jaxc-expand-linalg{library-calls=false}"}
+             "jaxc-expand-linalg": "jaxc-expand-linalg{library-calls=false}",
+             "jaxc-expand-top-k": "jaxc-expand-top-k{library-calls=false}"}
 _SHARED_STAGES = tuple(
     Stage("fused", FUSION, "elementwise chains fused into their consumers (one kernel each)")
     if stage.name == "scheduled" else

@@ -8,6 +8,9 @@
                     products, so zeros are handled exactly)
     sort            the tangents ride along as payloads; the adjoint sorts
                     the cotangent back by the permutation
+    top_k           the values' tangent is the operand's at the indices
+                    (a gather); the adjoint adds the cotangent there (a
+                    scatter-add into zeros); the indices have none
     dot_general     bilinear: forward is two dot_generals, the adjoint a
                     dot_general and a transpose per operand (as XLA's)
     dft             linear: forward applies it to the tangent; the DFT
@@ -137,6 +140,18 @@ def _sort_vjp(op, xs, ys, cts):
     return [None if ct is None else lax.sort((perm, ct), dimension=dim, num_keys=1)[1] for ct in cts]
 
 
+# --- top_k ----------------------------------------------------------------
+
+def _top_k_jvp(op, xs, ys, ts):
+    from jaxc.lax._more import top_k_tangent
+    return [None if ts[0] is None else top_k_tangent(ts[0], ys[1]), None]
+
+
+def _top_k_vjp(op, xs, ys, cts):
+    from jaxc.lax._more import top_k_cotangent
+    return [None if cts[0] is None else top_k_cotangent(cts[0], ys[1], xs[0].shape[-1])]
+
+
 # --- dot_general ----------------------------------------------------------
 
 def _dims(op):
@@ -218,8 +233,10 @@ def _hermitian_dft_vjp(op, xs, ys, cts):
 
 
 JVP.update({"jaxc.reduce": _reduce_jvp, "jaxc.dot_general": _dot_jvp,
-            "jaxc.conv_general_dilated": _dot_jvp, "jaxc.dft": _dft_jvp, "jaxc.hermitian_dft": _dft_jvp})
+            "jaxc.conv_general_dilated": _dot_jvp, "jaxc.dft": _dft_jvp, "jaxc.hermitian_dft": _dft_jvp,
+            "jaxc.top_k": _top_k_jvp})
 JVP_FULL["jaxc.sort"] = _sort_jvp_full
 FORWARD["jaxc.sort"] = _sort_forward
 VJP.update({"jaxc.reduce": _reduce_vjp, "jaxc.sort": _sort_vjp,
-            "jaxc.dot_general": _dot_vjp, "jaxc.dft": _dft_vjp, "jaxc.hermitian_dft": _hermitian_dft_vjp})
+            "jaxc.dot_general": _dot_vjp, "jaxc.dft": _dft_vjp, "jaxc.hermitian_dft": _hermitian_dft_vjp,
+            "jaxc.top_k": _top_k_vjp})

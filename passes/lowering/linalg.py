@@ -1,7 +1,8 @@
 """Lowering of `jaxc.lu`, `jaxc.triangular_solve`, `jaxc.cholesky`,
-`jaxc.qr`, `jaxc.eigh` and `jaxc.svd` (f32, f64; `jaxc-expand-linalg` has
-rewritten every other one into jaxc ops): calls of the compiled library
-(lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c) on buffers, as
+`jaxc.qr`, `jaxc.eigh`, `jaxc.svd` and `jaxc.top_k` (f32, f64;
+`jaxc-expand-linalg` and `jaxc-expand-top-k` have rewritten every other one
+into jaxc ops): calls of the compiled library (lu.c, triangular_solve.c,
+cholesky.c, qr.c, eigh.c, svd.c, top_k.c) on buffers, as
 `jaxc.callback`'s lowering hands buffers to the host. The operands are
 read in place; the results are new buffers the call fills, handed back as
 tensors. The buffers go to the call as unranked memrefs (one declaration
@@ -42,6 +43,13 @@ values:
     %q, %r = jaxc.qr %a full_matrices : tensor<5x3xf32> -> (tensor<5x5xf32>, tensor<5x3xf32>)
   ->
     func.call @jaxc_qr_f32(%c1, %c5, %c3, %c1_0, %au, %qu, %ru)
+
+A top_k passes (rows, n, k) and the buffers of the operand, the values and
+the indices:
+
+    %v, %i = jaxc.top_k %x, k = 8 : tensor<4x100xf32>
+  ->
+    func.call @jaxc_top_k_f32(%c4, %c100, %c8, %xu, %vu, %iu)
 """
 from __future__ import annotations
 
@@ -53,7 +61,7 @@ from mlir.dialects import arith, bufferization, func, memref
 from ..ir import declare_function
 from .common import LoweringError, element_type, shape_of, signless
 
-LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c and svd.c compute
+LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c and top_k.c compute
 
 
 def _library_function(op: ir.Operation, base: str) -> str:
@@ -61,7 +69,8 @@ def _library_function(op: ir.Operation, base: str) -> str:
     element = element_type(op.operands[0])
     if str(element) not in LIBRARY_ELEMENTS:
         raise LoweringError(op, f"'{op.name}' of {element} has no library call (the library computes "
-                                f"{' and '.join(LIBRARY_ELEMENTS)}): run jaxc-expand-linalg first")
+                                f"{' and '.join(LIBRARY_ELEMENTS)}): run "
+                                f"{'jaxc-expand-top-k' if op.name == 'jaxc.top_k' else 'jaxc-expand-linalg'} first")
     return f"jaxc_{base}_{element}"
 
 
@@ -116,5 +125,10 @@ def eigh(op, elements):
     return _call(op, _library_function(op, "eigh"), [math.prod(batch), n, "lower" in op.attributes], [])
 
 
-RULES: dict = {"jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve, "jaxc.cholesky": cholesky,
+def top_k(op, elements):
+    *rows, n = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "top_k"), [math.prod(rows), n, op.attributes["k"].value], [])
+
+
+RULES: dict = {"jaxc.top_k": top_k, "jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve, "jaxc.cholesky": cholesky,
                "jaxc.qr": qr, "jaxc.eigh": eigh, "jaxc.svd": svd}

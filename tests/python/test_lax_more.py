@@ -461,7 +461,17 @@ def np_top_k(x, k, axis=-1):
             np.moveaxis(order.astype(np.int32), -1, axis))
 
 
-def test_top_k():
+@pytest.fixture(params=["library", "program"])
+def top_k_route(request):
+    """The call of top_k.c (f32 and f64 on the CPU, the default) or the
+    expanded program (`jaxc-expand-top-k`: every other element type, the
+    GPU, library calls off)."""
+    from jaxc.passes import host
+    with host.override(library_calls=request.param == "library"):
+        yield request.param
+
+
+def test_top_k(top_k_route):
     x = floats(4, 9)
     check(lambda v: lax.top_k(v, 4), np_top_k(x, 4), x)
     check(lambda v: lax.top_k(v, 2, axis=0), np_top_k(x, 2, axis=0), x)
@@ -485,7 +495,7 @@ def test_top_k():
         lax.top_k(x, 10)
 
 
-def test_top_k_vmap_and_grads(x64):
+def test_top_k_vmap_and_grads(x64, top_k_route):
     x = floats(3, 7, dtype=np.float64)
     values, indices = jaxc.vmap(lambda v: lax.top_k(v, 3))(x)
     expected = [np_top_k(v, 3) for v in x]
@@ -516,7 +526,7 @@ TOP_K_CASES = [((3, 1000), 3), ((2, 4099), 7), ((5, 64), 8), ((4, 50), 1), ((2, 
 @pytest.mark.parametrize("shape,k", TOP_K_CASES, ids=str)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, "bfloat16", np.int32, np.uint8, np.int8,
                                    np.bool_], ids=str)
-def test_top_k_in_the_order_of_the_bits(shape, k, dtype, x64):
+def test_top_k_in_the_order_of_the_bits(shape, k, dtype, x64, top_k_route):
     """Every path of top_k (chunk filter, rounds, sort) against NumPy in
     top_k's total order: bits of the values and indices exact."""
     import ml_dtypes
@@ -536,7 +546,7 @@ def test_top_k_in_the_order_of_the_bits(shape, k, dtype, x64):
         np.testing.assert_array_equal(np.asarray(lax.top_k(tied, k)[1]), np.broadcast_to(np.arange(k), shape[:-1] + (k,)))
 
 
-def test_top_k_chunked_along_every_axis_vmap_and_grads(x64):
+def test_top_k_chunked_along_every_axis_vmap_and_grads(x64, top_k_route):
     """The chunk filter along a middle axis and under vmap (a loop as
     reference), gradients (float64 finite differences) and JAX itself."""
     from fuzz_programs import np_top_k as np_top_k_total
@@ -558,6 +568,52 @@ def test_top_k_chunked_along_every_axis_vmap_and_grads(x64):
     ours = lax.top_k(y, 9)
     np.testing.assert_array_equal(np.asarray(ours[1]), np.asarray(theirs[1]))
     np.testing.assert_array_equal(np.asarray(ours[0]).view(np.uint32), np.asarray(theirs[0]).view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype, call", [(np.float32, "jaxc_top_k_f32"), (np.float64, "jaxc_top_k_f64")])
+def test_the_cpu_calls_the_compiled_top_k(dtype, call, x64):
+    lowered = jaxc.jit(lambda v: lax.top_k(v, 4, axis=0)).lower(floats(50, 3, dtype=dtype))
+    assert "jaxc.top_k %" in lowered.as_text(stage="traced")
+    assert "jaxc.top_k %" in lowered.as_text(stage="optimized")
+    assert "jaxc.scan" not in lowered.as_text(stage="optimized")
+    assert f"call @{call}(%c3, %c50, %c4, " in lowered.as_text(stage="loops")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float16])
+def test_top_k_of_other_elements_is_a_program(dtype):
+    lowered = jaxc.jit(lambda v: lax.top_k(v, 4)).lower(floats(3, 50).astype(dtype))
+    assert "jaxc.top_k %" in lowered.as_text(stage="traced")
+    optimized = lowered.as_text(stage="optimized")
+    assert "jaxc.top_k %" not in optimized and "jaxc.scan" in optimized
+    assert "jaxc_top_k" not in lowered.as_text(stage="loops")
+
+
+def test_the_gpu_stages_expand_top_k():
+    from mlir import ir
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import stages
+    text = jaxc.jit(lambda v: lax.top_k(v, 4)).lower(floats(3, 50)).as_text(stage="transformed")
+    module = ir.Module.parse(text, make_context())
+    stages.run_stages(module, "optimized", target="cuda", first="transformed")
+    assert "jaxc.top_k %" not in str(module) and "jaxc.scan" in str(module)
+
+
+@pytest.mark.parametrize("shape, k", [((0, 5), 2), ((3, 5), 0), ((2, 0), 0)], ids=str)
+def test_top_k_of_nothing_and_its_derivatives(shape, k, top_k_route):
+    """No rows, or k = 0: empty results, and zero (or empty) derivatives."""
+    x = np.ones(shape, np.float32)
+    values, indices = jaxc.jit(lambda v: lax.top_k(v, k))(x)
+    assert values.shape == indices.shape == shape[:-1] + (k,)
+    grad = jaxc.grad(lambda v: lax.top_k(v, k)[0].sum())(x)
+    np.testing.assert_array_equal(np.asarray(grad), np.zeros(shape, np.float32))
+    tangent = jaxc.jvp(lambda v: lax.top_k(v, k)[0], (x,), (x,))[1]
+    assert tangent.shape == shape[:-1] + (k,)
+
+
+def test_top_k_rejects_complex_as_jax():
+    with pytest.raises(ValueError, match="top_k is not compatible with complex inputs"):
+        lax.top_k(np.ones(4, np.complex64), 2)
 
 
 def np_scan(fn, xs, reverse=False):

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONT_END_ABOVE_LAX = ("jaxc.numpy", "jaxc.scipy", "jaxc.nn", "jaxc.example_libraries", "jaxc.random",
@@ -140,6 +141,9 @@ def test_running_every_stage_loads_no_numpy_layer(tmp_path):
                     np.eye(4, dtype=np.float32) * 2 + xs[:, :, :1].reshape(5, 2, 1, 1).sum(1), w).as_text()]
     a = np.arange(9, dtype=np.float32).reshape(3, 3) / 9 + np.eye(3, dtype=np.float32)
     programs.append(jaxc.jit(jaxc.vmap(_decompositions)).lower(np.stack([a, a.T * 2])).as_text())
+    # jaxc.top_k: its derivative rules (a gather, a scatter-add), and its program (int32: expanded by a pass)
+    programs.append(jaxc.jit(jaxc.vmap(jaxc.grad(lambda v: (lax.top_k(v, 2)[0] ** 2).sum()))).lower(xs[0]).as_text())
+    programs.append(jaxc.jit(jaxc.vmap(lambda v: lax.top_k(v, 2))).lower(xs[0].astype(np.int32)).as_text())
     assert all("jaxc.vmap" in t or "jaxc.jvp" in t for t in programs)  # requests for the passes to expand
     path = tmp_path / "programs.json"
     path.write_text(json.dumps(programs))
@@ -147,6 +151,27 @@ def test_running_every_stage_loads_no_numpy_layer(tmp_path):
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_jaxc_scipy_imports_a_submodule_on_first_use():
+    """As JAX's lazy loader: `jaxc.scipy.special.logsumexp` loads `special`
+    (and what it needs), not all twelve submodules."""
+    probe = ("import json, sys, numpy as np, jaxc, jaxc.scipy\n"
+             "before = sorted(m for m in sys.modules if m.startswith('jaxc.scipy.'))\n"
+             "value = float(jaxc.scipy.special.logsumexp(np.array([0.0, 0.0], np.float32)))\n"
+             "after = sorted(m for m in sys.modules if m.startswith('jaxc.scipy.'))\n"
+             "print(json.dumps([before, after, value]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    before, after, value = json.loads(done.stdout.splitlines()[-1])
+    assert before == [] and "jaxc.scipy.special" in after
+    assert not {"jaxc.scipy.linalg", "jaxc.scipy.stats", "jaxc.scipy.signal", "jaxc.scipy.spatial"} & set(after)
+    assert abs(value - np.log(2)) < 1e-6
+    import jaxc.scipy
+    for name in jaxc.scipy.__all__:
+        assert getattr(jaxc.scipy, name).__name__ == f"jaxc.scipy.{name}"
+    with pytest.raises(AttributeError, match="no attribute 'special_functions'"):
+        jaxc.scipy.special_functions  # noqa: B018
 
 
 # ----------------------------------------------------------------------------

@@ -23,6 +23,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+import jaxc.dialect as jd
+
 from .. import core, dtypes, tree_util
 from . import _ops as L
 
@@ -573,10 +575,9 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     bits), NaN ranks above +inf, a NaN with the sign bit set below -inf, and
     0.0 above -0.0.
 
-    Small `k` (`_by_rounds`): k rounds of "the largest entry not taken
-    yet, then the first index holding it" over integer keys in that order,
-    after keeping only the k chunks with the largest maxima (`_top_k_last`);
-    larger `k`: a sort on the same keys."""
+    Binds `jaxc.top_k` on the last axis (the axis moved there and back):
+    on the CPU an f32 or f64 one is a call of the compiled library
+    (top_k.c), anywhere else `jaxc-expand-top-k` makes it `top_k_program`."""
     x = L._array(operand, "top_k")
     k = L._int(k, "top_k", "k")
     if k < 0:
@@ -586,15 +587,36 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     if k > n:
         raise ValueError(f"k argument to top_k must be no larger than size along axis; got k={k} with "
                          f"shape={list(x.shape)} and axis={axis}")
-    if not _by_rounds(k, n, math.prod(x.shape)):
-        return _top_k_by_sort(x, k, axis, n)
+    if np.dtype(x.dtype).kind == "c":
+        raise ValueError("top_k is not compatible with complex inputs.")
     last = x.ndim - 1
     order = list(range(x.ndim))
     order[axis], order[last] = last, axis
-    values, indices = _top_k_last(x if axis == last else L.transpose(x, order), k)
+    values, indices = TOP_K.bind(x if axis == last else L.transpose(x, order), k=k)
     if axis == last:
         return values, indices
     return L.transpose(values, order), L.transpose(indices, order)
+
+
+def _top_k_op(x: Any, *, k: int) -> list[Any]:
+    """`jaxc.top_k` of x along its last axis: (values, indices)."""
+    return list(jd.TopKOp(x, k).results)
+
+
+TOP_K = L._primitive("top_k", _top_k_op, multiple_results=True, weak=L._never_weak)
+
+
+def top_k_program(x: Any, k: int) -> tuple[Any, Any]:
+    """`jaxc.top_k` of x (along its last axis) as jaxc ops: `jaxc-expand-top-k`
+    builds it where no library computes the op. Small `k` (`_by_rounds`):
+    k rounds of "the largest entry not taken yet, then the first index
+    holding it" over integer keys in top_k's order, after keeping only the
+    k chunks with the largest maxima (`_top_k_last`); larger `k`: a sort
+    on the same keys."""
+    n = x.shape[-1]
+    if _by_rounds(k, n, math.prod(x.shape)):
+        return _top_k_last(x, k)
+    return _top_k_by_sort(x, k, x.ndim - 1, n)
 
 
 def _by_rounds(k: int, n: int, size: int) -> bool:
@@ -694,13 +716,43 @@ def _take_rows(x: Any, starts: Any, size: int) -> Any:
     n = x.shape[-1]
     count = math.prod(rows)
     m = starts.shape[-1]
+    dims = (L.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(0,)) if size > 1
+            else L.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,)))
+    out = L.gather(L.reshape(x, (count * n,)), _flat_starts(starts, n, size), dims, (size,))
+    return L.reshape(out, rows + ((m, size) if size > 1 else (m,)))
+
+
+def _flat_starts(starts: Any, n: int, size: int) -> Any:
+    """The positions in rows of n flattened of `starts` (rows..., m) counted
+    in blocks of `size`: (count * m, 1), a gather's or scatter's indices."""
+    count = math.prod(starts.shape[:-1])
+    m = starts.shape[-1]
     row = L.broadcasted_iota(np.int32, (count, m), 0)
     flat = L.add(L.mul(row, L.full((count, m), n, np.int32)),
                  L.mul(L.reshape(starts, (count, m)), L.full((count, m), size, np.int32)))
-    dims = (L.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(0,)) if size > 1
-            else L.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,)))
-    out = L.gather(L.reshape(x, (count * n,)), L.reshape(flat, (count * m, 1)), dims, (size,))
-    return L.reshape(out, rows + ((m, size) if size > 1 else (m,)))
+    return L.reshape(flat, (count * m, 1))
+
+
+def top_k_tangent(tangent: Any, indices: Any) -> Any:
+    """The tangent of top_k's values: the operand's tangent at their indices
+    along the last axis (`jaxc-autodiff`'s rule of `jaxc.top_k`)."""
+    if 0 in tangent.shape or 0 in indices.shape:  # no entries (or none taken): nothing to gather
+        return L.full(indices.shape, 0, tangent.dtype)
+    return _take_rows(tangent, indices, 1)
+
+
+def top_k_cotangent(cotangent: Any, indices: Any, n: int) -> Any:
+    """The cotangent of top_k's operand (rows..., n): the values' cotangent
+    added at their indices along the last axis, zero elsewhere (the
+    transpose of `top_k_tangent`)."""
+    count = math.prod(cotangent.shape[:-1])
+    if count * n == 0 or 0 in cotangent.shape:
+        return L.full(cotangent.shape[:-1] + (n,), 0, cotangent.dtype)
+    dims = L.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    out = L.scatter_add(L.full((count * n,), 0, cotangent.dtype), _flat_starts(indices, n, 1),
+                        L.reshape(cotangent, (count * cotangent.shape[-1],)), dims, unique_indices=True)
+    return L.reshape(out, cotangent.shape[:-1] + (n,))
 
 
 def _top_k_by_sort(x: Any, k: int, axis: int, n: int) -> tuple[Any, Any]:

@@ -47,7 +47,7 @@ SUPPORT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_s
 # products lu.c, triangular_solve.c, cholesky.c and qr.c call.
 KERNEL_FILES = {"gemm": "gemm.c", "dft": "fft.c", "hermitian_dft": "fft.c", "lu": "lu.c",
                 "triangular_solve": "triangular_solve.c", "cholesky": "cholesky.c", "qr": "qr.c", "eigh": "eigh.c",
-                "svd": "svd.c"}
+                "svd": "svd.c", "top_k": "top_k.c"}
 KERNEL_SOURCES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
                        for name in dict.fromkeys(KERNEL_FILES.values()))
 KERNEL_NAMES = tuple(KERNEL_FILES)

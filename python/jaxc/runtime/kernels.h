@@ -1,6 +1,6 @@
 /* What the kernels of libjaxc_kernels.so share (gemm.c, fft.c, lu.c,
-   triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c; an exported program compiles all of them into
-   itself, jaxc.runtime.aot): the per-thread scratch buffers of gemm.c.
+   triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c, top_k.c; an exported program compiles the ones it
+   calls into itself, jaxc.runtime.aot): the per-thread scratch buffers of gemm.c.
    Hidden: each program.so, and the library, binds to its own copy. */
 #ifndef JAXC_KERNELS_H
 #define JAXC_KERNELS_H

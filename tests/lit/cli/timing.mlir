@@ -74,6 +74,7 @@
 // STAGES-NEXT: %)    JaxcPadSumsToUpdates
 // STAGES-NEXT: %)    JaxcExpandDft
 // STAGES-NEXT: %)    JaxcExpandLinalg
+// STAGES-NEXT: %)    JaxcExpandTopK
 // STAGES-NEXT: %)    JaxcCleanup
 // STAGES-NEXT: %)  stage 'linalg'
 // STAGES-NEXT: %)    JaxcToLinalg

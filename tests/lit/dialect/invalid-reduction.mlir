@@ -1,4 +1,4 @@
-// Invalid reductions: reduce, argmax, argmin, cumulative, sort.
+// Invalid reductions: reduce, argmax, argmin, cumulative, sort, top_k.
 // RUN: jaxc-opt %s --split-input-file --verify-diagnostics
 
 func.func @reduce_dimension_out_of_range(%x: tensor<2x3xf32>) {
@@ -186,5 +186,56 @@ func.func @sort_results_differ(%k: tensor<5xf32>) {
   // expected-error @+2 {{'jaxc.sort' op inferred type(s) 'tensor<5xf32>' are incompatible with return type(s) of operation 'tensor<5xf64>'}}
   // expected-error @+1 {{'jaxc.sort' op failed to infer returned types}}
   %0 = "jaxc.sort"(%k) {dimension = 0 : i64, num_keys = 1 : i64} : (tensor<5xf32>) -> tensor<5xf64>
+  return
+}
+
+// -----
+
+func.func @top_k_k_too_large(%x: tensor<3x5xf32>) {
+  // expected-error @+1 {{'jaxc.top_k' op k = 6 must be between 0 and the size of the last axis (5) of operand 'tensor<3x5xf32>'}}
+  %v, %i = jaxc.top_k %x, k = 6 : tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @top_k_negative_k(%x: tensor<5xi32>) {
+  // expected-error @+1 {{'jaxc.top_k' op k = -1 must be between 0 and the size of the last axis (5) of operand 'tensor<5xi32>'}}
+  %v, %i = jaxc.top_k %x, k = -1 : tensor<5xi32>
+  return
+}
+
+// -----
+
+func.func @top_k_scalar(%x: tensor<f32>) {
+  // expected-error @+1 {{'jaxc.top_k' op operand 'tensor<f32>' must have at least one axis (top_k works along the last)}}
+  %v, %i = jaxc.top_k %x, k = 1 : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @top_k_complex(%x: tensor<5xcomplex<f32>>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
+  %v, %i = jaxc.top_k %x, k = 1 : tensor<5xcomplex<f32>>
+  return
+}
+
+// -----
+
+// Generic form: the verifier runs the same inference.
+func.func @top_k_wrong_values(%x: tensor<5xf32>) {
+  // expected-error @+2 {{'jaxc.top_k' op inferred type(s) 'tensor<2xf32>', 'tensor<2xi32>' are incompatible with return type(s) of operation 'tensor<3xf32>', 'tensor<2xi32>'}}
+  // expected-error @+1 {{'jaxc.top_k' op failed to infer returned types}}
+  %v, %i = "jaxc.top_k"(%x) {k = 2 : i64} : (tensor<5xf32>) -> (tensor<3xf32>, tensor<2xi32>)
+  return
+}
+
+// -----
+
+// Indices are i32 (as JAX's).
+func.func @top_k_wrong_indices(%x: tensor<5xf32>) {
+  // expected-error @+1 {{'jaxc.top_k' op result #1 must be tensor of 32-bit signless integer values, but got 'tensor<2xi64>'}}
+  %v, %i = "jaxc.top_k"(%x) {k = 2 : i64} : (tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi64>)
   return
 }

@@ -115,3 +115,17 @@ func.func @sort_two_inputs(%keys: tensor<5xf32>, %vals: tensor<5xi32>, %k2: tens
   %u:2 = jaxc.sort(%keys, %vals), dim = 0, num_keys = 2 : tensor<5xf32>, tensor<5xi32>
   return %s#0, %s#1, %t#0, %t#1, %u#0, %u#1 : tensor<5xf32>, tensor<5xi32>, tensor<2x3xbf16>, tensor<2x3xi64>, tensor<5xf32>, tensor<5xi32>
 }
+
+// top_k along the last axis: values of the operand's type, i32 indices, the
+// last axis k long (k = 0 too); any real element type and i1.
+// CHECK-LABEL: func.func @top_k(
+// CHECK-NEXT: %[[V:[a-z0-9_]+]], %[[I:[a-z0-9_]+]] = jaxc.top_k %arg0, k = 3 : tensor<2x5xf32>
+// CHECK-NEXT: %{{.+}}, %{{.+}} = jaxc.top_k %arg1, k = 0 : tensor<4xui8>
+// CHECK-NEXT: %{{.+}}, %{{.+}} = jaxc.top_k %arg2, k = 2 : tensor<2xi1>
+// CHECK-NEXT: return %[[V]], %[[I]] : tensor<2x3xf32>, tensor<2x3xi32>
+func.func @top_k(%x: tensor<2x5xf32>, %y: tensor<4xui8>, %p: tensor<2xi1>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
+  %v, %i = jaxc.top_k %x, k = 3 : tensor<2x5xf32>
+  %a, %b = jaxc.top_k %y, k = 0 : tensor<4xui8>
+  %c, %d = jaxc.top_k %p, k = 2 : tensor<2xi1>
+  return %v, %i : tensor<2x3xf32>, tensor<2x3xi32>
+}

@@ -125,3 +125,37 @@ func.func @pick_jvp(%p: tensor<i1>, %x: tensor<f32>, %tp: tensor<i1>, %t: tensor
   %y, %ty = jaxc.jvp @pick(%p, %x) tangents(%tp, %t) : (tensor<i1>, tensor<f32>, tensor<i1>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %ty : tensor<f32>
 }
+
+// -----
+
+// top_k: the values' tangent is the operand's at the indices (a gather on
+// the rows flattened, position row * 5 + index); the adjoint adds the
+// cotangent there (a scatter-add into zeros, the indices unique).
+// CHECK-LABEL: func.func @best_vjp
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x5xf32>, %[[CT:[^:]+]]: tensor<2x3xf32>)
+// CHECK: %[[V:.+]], %[[I:.+]] = jaxc.top_k %[[X]], k = 3 : tensor<2x5xf32>
+// CHECK: %[[ROW:.+]] = jaxc.iota dim = 0 : tensor<2x3xi32>
+// CHECK: %[[AT:.+]] = jaxc.add %{{.+}}, %[[I]] : tensor<2x3xi32>
+// CHECK: %[[S:.+]] = jaxc.scatter %{{.+}}[%{{.+}}], %{{.+}} update_window_dims = [], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 unique_indices : (tensor<10xf32>, tensor<6x1xi32>, tensor<6xf32>) -> tensor<10xf32>
+// CHECK: jaxc.add
+// CHECK: %[[DX:.+]] = jaxc.reshape %[[S]] : (tensor<10xf32>) -> tensor<2x5xf32>
+// CHECK: return %[[DX]]
+// CHECK-LABEL: func.func @best_jvp
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2x5xf32>, %[[T:[^:]+]]: tensor<2x5xf32>)
+// CHECK: %[[V:.+]], %[[I:.+]] = jaxc.top_k %[[X]], k = 3 : tensor<2x5xf32>
+// CHECK: %[[FLAT:.+]] = jaxc.reshape %[[T]] : (tensor<2x5xf32>) -> tensor<10xf32>
+// CHECK: %[[G:.+]] = jaxc.gather %[[FLAT]][%{{.+}}] offset_dims = [], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1, slice_sizes = [1] : (tensor<10xf32>, tensor<6x1xi32>) -> tensor<6xf32>
+// CHECK: %[[DY:.+]] = jaxc.reshape %[[G]] : (tensor<6xf32>) -> tensor<2x3xf32>
+// CHECK: return %[[DY]]
+func.func private @best(%x: tensor<2x5xf32>) -> tensor<2x3xf32> {
+  %v, %i = jaxc.top_k %x, k = 3 : tensor<2x5xf32>
+  return %v : tensor<2x3xf32>
+}
+func.func @best_vjp(%x: tensor<2x5xf32>, %ct: tensor<2x3xf32>) -> tensor<2x5xf32> {
+  %y, %dx = jaxc.vjp @best(%x) cotangents(%ct) : (tensor<2x5xf32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x5xf32>)
+  return %dx : tensor<2x5xf32>
+}
+func.func @best_jvp(%x: tensor<2x5xf32>, %t: tensor<2x5xf32>) -> tensor<2x3xf32> {
+  %y, %dy = jaxc.jvp @best(%x) tangents(%t) : (tensor<2x5xf32>, tensor<2x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  return %dy : tensor<2x3xf32>
+}

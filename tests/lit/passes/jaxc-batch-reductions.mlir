@@ -1,4 +1,4 @@
-// jaxc-batch: reductions, sort and convolution under vmap (then jaxc-cleanup).
+// jaxc-batch: reductions, sort, top_k and convolution under vmap (then jaxc-cleanup).
 // RUN: jaxc-opt %s --split-input-file --pass-pipeline='builtin.module(jaxc-batch,jaxc-cleanup)' | FileCheck %s
 
 // A reduce over two dimensions: the batch axis moves to the front, the
@@ -54,4 +54,24 @@ func.func private @conv(%x: tensor<2x6x6x3xf32>, %w: tensor<3x3x3x4xf32>) -> ten
 func.func @conv_vmap(%xs: tensor<8x2x6x6x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<8x2x4x4x4xf32> {
   %y = jaxc.vmap @conv(%xs, %w) in_axes = [0, -1] out_axes = [0] axis_size = 8 : (tensor<8x2x6x6x3xf32>, tensor<3x3x3x4xf32>) -> tensor<8x2x4x4x4xf32>
   return %y : tensor<8x2x4x4x4xf32>
+}
+
+// -----
+
+// top_k works along the last axis at every position of the others: the
+// batch axis (here the last) moves to the front, one top_k, the indices
+// moved to out_axes = 1.
+// CHECK-LABEL: func.func @best_vmap
+// CHECK-SAME: (%[[XS:[^:]+]]: tensor<5x8xf32>)
+// CHECK-NEXT: %[[T:.+]] = jaxc.transpose %[[XS]], perm = [1, 0] : tensor<5x8xf32> -> tensor<8x5xf32>
+// CHECK-NEXT: %[[V:.+]], %[[I:.+]] = jaxc.top_k %[[T]], k = 2 : tensor<8x5xf32>
+// CHECK-NEXT: %[[O:.+]] = jaxc.transpose %[[I]], perm = [1, 0] : tensor<8x2xi32> -> tensor<2x8xi32>
+// CHECK-NEXT: return %[[V]], %[[O]] : tensor<8x2xf32>, tensor<2x8xi32>
+func.func private @best(%x: tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi32>) {
+  %v, %i = jaxc.top_k %x, k = 2 : tensor<5xf32>
+  return %v, %i : tensor<2xf32>, tensor<2xi32>
+}
+func.func @best_vmap(%xs: tensor<5x8xf32>) -> (tensor<8x2xf32>, tensor<2x8xi32>) {
+  %a, %b = jaxc.vmap @best(%xs) in_axes = [1] out_axes = [0, 1] axis_size = 8 : (tensor<5x8xf32>) -> (tensor<8x2xf32>, tensor<2x8xi32>)
+  return %a, %b : tensor<8x2xf32>, tensor<2x8xi32>
 }

@@ -80,6 +80,19 @@ func.func @qr(%a: tensor<2x5x3xf64>) -> (tensor<2x5x5xf64>, tensor<2x5x3xf64>) {
   return %q, %r : tensor<2x5x5xf64>, tensor<2x5x3xf64>
 }
 
+// A top_k passes (rows, the last axis's size, k) and the buffers of the
+// operand, the values and the indices.
+// CHECK-LABEL: func.func @top_k
+// CHECK-DAG: %[[V:.+]] = memref.alloc() : memref<2x3x4xf32>
+// CHECK-DAG: %[[I:.+]] = memref.alloc() : memref<2x3x4xi32>
+// CHECK: call @jaxc_top_k_f32(%c6, %c50, %c4, %{{.+}}, %{{.+}}, %{{.+}}) : (index, index, index, memref<*xf32>, memref<*xf32>, memref<*xi32>) -> ()
+// CHECK: bufferization.to_tensor %[[V]] restrict writable
+// CHECK: bufferization.to_tensor %[[I]] restrict writable
+func.func @top_k(%x: tensor<2x3x50xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xi32>) {
+  %v, %i = jaxc.top_k %x, k = 4 : tensor<2x3x50xf32>
+  return %v, %i : tensor<2x3x4xf32>, tensor<2x3x4xi32>
+}
+
 // CHECK-LABEL: func.func @eigh
 // CHECK-DAG: %[[V:.+]] = memref.alloc() : memref<4x4xf32>
 // CHECK-DAG: %[[W:.+]] = memref.alloc() : memref<4xf32>

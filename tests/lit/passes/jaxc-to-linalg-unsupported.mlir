@@ -29,3 +29,12 @@ func.func @complex_lu(%a: tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>> 
   %f, %p, %q = jaxc.lu %a : tensor<3x3xcomplex<f32>> -> (tensor<3x3xcomplex<f32>>, tensor<3xi32>, tensor<3xi32>)
   return %f : tensor<3x3xcomplex<f32>>
 }
+
+// -----
+
+// Likewise a top_k of any other element type.
+func.func @integer_top_k(%x: tensor<3x8xi32>) -> tensor<3x2xi32> {
+  // expected-error @+1 {{'jaxc.top_k' of i32 has no library call (the library computes f32 and f64): run jaxc-expand-top-k first}}
+  %v, %i = jaxc.top_k %x, k = 2 : tensor<3x8xi32>
+  return %v : tensor<3x2xi32>
+}
