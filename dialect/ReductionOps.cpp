@@ -498,3 +498,56 @@ LogicalResult SvdOp::verify() {
                          << (full ? " (n x n, full_matrices)" : " (min(m, n) x n)");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// hessenberg, schur, eig: batches of square matrices
+//===----------------------------------------------------------------------===//
+
+/// The operand as a batch of square matrices, or null after an error.
+static RankedTensorType getSquareMatrices(std::optional<Location> loc, StringRef name, Value operand) {
+  RankedTensorType in = getStaticTensor(loc, name, operand, "operand");
+  if (!in)
+    return nullptr;
+  if (in.getRank() < 2 || in.getDimSize(in.getRank() - 1) != in.getDimSize(in.getRank() - 2)) {
+    emitOpErrorAt(loc, name) << "operand " << in << " must be a batch of square matrices";
+    return nullptr;
+  }
+  return in;
+}
+
+LogicalResult HessenbergOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+    HessenbergOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType in = getSquareMatrices(loc, getOperationName(), adaptor.getOperand());
+  if (!in)
+    return failure();
+  SmallVector<int64_t> taus(in.getShape().drop_back(2));
+  taus.push_back(std::max<int64_t>(in.getShape().back() - 1, 0));
+  inferred.push_back(in);
+  inferred.push_back(RankedTensorType::get(taus, in.getElementType()));
+  return success();
+}
+
+LogicalResult SchurOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+    SchurOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType in = getSquareMatrices(loc, getOperationName(), adaptor.getOperand());
+  if (!in)
+    return failure();
+  inferred.append({in, in});
+  return success();
+}
+
+LogicalResult EigOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+    EigOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType in = getSquareMatrices(loc, getOperationName(), adaptor.getOperand());
+  if (!in)
+    return failure();
+  if (!in.getElementType().isF32() && !in.getElementType().isF64()) {  // ComplexType::get asserts on others
+    emitOpErrorAt(loc, getOperationName()) << "operand " << in << " must have f32 or f64 elements";
+    return failure();
+  }
+  auto complex = ComplexType::get(in.getElementType());
+  inferred.push_back(RankedTensorType::get(in.getShape().drop_back(), complex));
+  inferred.push_back(RankedTensorType::get(in.getShape(), complex));
+  inferred.push_back(RankedTensorType::get(in.getShape(), complex));
+  return success();
+}

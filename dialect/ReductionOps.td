@@ -373,4 +373,72 @@ def Jaxc_SvdOp : Jaxc_Op<"svd", [Pure]> {
   let assemblyFormat = "$operand (`full_matrices` $full_matrices^)? attr-dict `:` type($operand) `->` `(` type($s) `,` type($u) `,` type($vh) `)`";
 }
 
+def Jaxc_HessenbergOp : Jaxc_Op<"hessenberg", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Hessenberg reduction, packed as LAPACK's gehrd";
+  let description = [{
+    For each n x n matrix of the operand (its last two axes; the axes
+    before them are batch axes), `a` holds the upper Hessenberg matrix h
+    on and above the first subdiagonal and, below it, the Householder
+    vectors: reflector j is `I - taus[j] v v^T` with v zero above row j + 1,
+    1 at row j + 1 (not stored) and column j of `a` below; `operand = q h
+    q^T` with q the product of the reflectors. The signs are LAPACK's
+    (dlarfg). `lax.linalg.hessenberg` binds it for f32 and f64 matrices
+    where the compiled library is called (eig.c); a call of it is the CPU's
+    only lowering.
+
+    ```mlir
+    %a, %taus = jaxc.hessenberg %x : tensor<256x256xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$operand);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$a, StaticShapeTensorOf<[F32, F64]>:$taus);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+}
+
+def Jaxc_SchurOp : Jaxc_Op<"schur", [Pure, InferTypeOpAdaptor]> {
+  let summary = "real Schur decomposition";
+  let description = [{
+    `operand = z t z^T` for each n x n matrix of the operand (its last two
+    axes; the axes before them are batch axes), as LAPACK's gees without
+    sorting: z orthogonal, t quasi upper triangular, with 1 x 1 blocks for
+    real eigenvalues and 2 x 2 blocks for complex-conjugate pairs in
+    standard form (equal diagonal entries, off-diagonal entries of opposite
+    signs). A matrix with a NaN or an infinity gives NaNs.
+    `lax.linalg.schur` binds it for f32 and f64 matrices where the compiled
+    library is called (eig.c: Hessenberg reduction, then Francis
+    double-shift QR); a call of it is the CPU's only lowering.
+
+    ```mlir
+    %t, %z = jaxc.schur %x : tensor<8x64x64xf64>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$operand);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$t, StaticShapeTensorOf<[F32, F64]>:$z);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+}
+
+def Jaxc_EigOp : Jaxc_Op<"eig", [Pure, InferTypeOpAdaptor]> {
+  let summary = "eigenvalues and eigenvectors of general real matrices";
+  let description = [{
+    The eigenvalues `w` (complex, in the order of the real Schur form's
+    diagonal blocks, a pair with positive imaginary part first) of each
+    n x n matrix of the operand (its last two axes; the axes before them
+    are batch axes), and with `right` the right eigenvectors (the columns
+    of `vr`: `operand vr = vr diag(w)`), with `left` the left ones (the
+    columns of `vl`: `vl^H operand = diag(w) vl^H`), each of norm 1 with its
+    component of largest modulus real, as LAPACK's geev; `vl` (`vr`) is
+    all zeros without `left` (`right`). `lax.linalg.eig` binds it for f32
+    and f64 matrices where the compiled library is called (eig.c); a call
+    of it is the CPU's only lowering.
+
+    ```mlir
+    %w, %vl, %vr = jaxc.eig %x right : tensor<256x256xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$operand, UnitAttr:$left, UnitAttr:$right);
+  let results = (outs StaticShapeTensorOf<[Jaxc_Complex]>:$w, StaticShapeTensorOf<[Jaxc_Complex]>:$vl,
+                      StaticShapeTensorOf<[Jaxc_Complex]>:$vr);
+  let assemblyFormat = "$operand (`left` $left^)? (`right` $right^)? attr-dict `:` type($operand)";
+}
+
 #endif // JAXC_REDUCTION_OPS_TD

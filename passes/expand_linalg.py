@@ -12,7 +12,10 @@ everywhere, and every one on targets that call no library: the GPU
 (`library-calls=false`) and a CPU whose library calls are off
 (``JAXC_CPU_LIBRARY_CALLS=0``, `host.override(library_calls=False)`). An
 f32 or f64 one on the CPU stays: `jaxc-to-linalg` lowers it to a call of
-lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c or svd.c.
+lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c or svd.c. A
+`jaxc.hessenberg`, `jaxc.schur` or `jaxc.eig` has no program: where no
+library is called it is an error (lax.linalg binds them only where the
+library computes them).
 
     %f, %p, %q = jaxc.lu %a : tensor<4x4xcomplex<f32>> -> (tensor<4x4xcomplex<f32>>, tensor<4xi32>, tensor<4xi32>)
   ->
@@ -64,6 +67,9 @@ def _svd(op: ir.Operation, x: Any) -> list[Any]:
     return list(svd_program(x[0], "full_matrices" in op.attributes))
 
 
+# Ops with no program to expand into: lax binds them only where the library computes them.
+LIBRARY_ONLY = ("jaxc.hessenberg", "jaxc.schur", "jaxc.eig")
+
 PROGRAMS = {"jaxc.lu": _lu, "jaxc.triangular_solve": _triangular_solve, "jaxc.cholesky": _cholesky,
             "jaxc.qr": _qr, "jaxc.eigh": _eigh, "jaxc.svd": _svd}  # op -> jaxc ops
 
@@ -76,6 +82,14 @@ def expand_linalg(op: ir.Operation, pass_: ExternalPass, *, library_calls: bool 
     off), and only complex and 16-bit ones expand."""
     calls = library_calls and host.target().library_calls
     with op.context:
+        if not calls:
+            for library_op in ops_named(op, list(LIBRARY_ONLY)):
+                library_op.location.emit_error(
+                    f"'{library_op.name}' is computed by the CPU's compiled library (eig.c) only, and this target "
+                    "calls no library: run it on a CPU device (lax.linalg binds it only where library calls are "
+                    "on; with them off it traces a program)")
+                pass_.signal_pass_failure()
+                return
         for linalg_op in ops_named(op, list(PROGRAMS)):
             element = str(ir.RankedTensorType(linalg_op.operands[0].type).element_type)
             if not (calls and element in LIBRARY_ELEMENTS):

@@ -32,7 +32,7 @@ A `jaxc.hermitian_dft`'s (``"jaxc_hermitian_dft_f32"``, a real output)
 passes the output's points and the sequences, no outputs or parts, and no
 part stride for the real output: (index x 12, f64).
 
-A call of lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c or top_k.c that `jaxc-to-linalg` made
+A call of lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c, top_k.c or eig.c that `jaxc-to-linalg` made
 (``@jaxc_lu_f32``, ``@jaxc_triangular_solve_f64``, ...: its buffers unranked
 memrefs so that bufferization saw them) passes their aligned pointers
 instead, and its declaration becomes all index:
@@ -76,7 +76,8 @@ class LibraryCallError(Exception):
                "linalg.generic ops marked library_call = \"jaxc_gemm_...\", \"jaxc_dft_...\" or "
                "\"jaxc_hermitian_dft_...\" become calls "
                "of the compiled library; calls of jaxc_lu_..., jaxc_triangular_solve_..., jaxc_cholesky_..., "
-               "jaxc_qr_..., jaxc_eigh_..., jaxc_svd_... and jaxc_top_k_... pass "
+               "jaxc_qr_..., jaxc_eigh_..., jaxc_svd_..., jaxc_top_k_..., jaxc_hessenberg_..., jaxc_schur_... "
+               "and jaxc_eig_... pass "
                "pointers")
 def library_calls(op: ir.Operation, pass_: ExternalPass) -> None:
     with op.context:
@@ -151,7 +152,7 @@ def _call(op: ir.Operation, name: str) -> None:
 
 # library functions whose buffers jaxc-to-linalg passes as unranked memrefs
 POINTER_CALLS = ("jaxc_lu_", "jaxc_triangular_solve_", "jaxc_cholesky_", "jaxc_qr_", "jaxc_eigh_", "jaxc_svd_",
-                 "jaxc_top_k_")
+                 "jaxc_top_k_", "jaxc_hessenberg_", "jaxc_schur_", "jaxc_eig_")
 
 
 def _pointer_calls(op: ir.Operation) -> None:

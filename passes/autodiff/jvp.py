@@ -27,6 +27,7 @@ from typing import Any, Callable, Optional
 from mlir import ir
 
 from ..ir import CAPTURED_ARGS, RuleError, clone_into, finish_function, is_inexact, module_of, new_function, symbol_name
+from ..pipeline import RefusedProgram
 
 Tangent = Optional[Any]  # a Tracer, or None for a zero tangent
 
@@ -45,6 +46,8 @@ NOT_DIFFERENTIABLE: dict[str, str] = {
     "jaxc.yield": "a region terminator; its region's op is differentiated as a whole",
     **{f"jaxc.{name}": _COLLECTIVE for name in ("pmax", "pmin")},
 }
+# ops JAX refuses to differentiate with an exception of its own: Python gets that type
+REFUSED_AS: dict[str, type[BaseException]] = {}
 
 
 def zeros_like(x: Any) -> Any:
@@ -120,7 +123,7 @@ def jvp_op(op: ir.Operation, primal: dict, tangent: dict) -> None:
         elif op.name in JVP:
             touts = JVP[op.name](op, xs, ys, ts)
         else:
-            raise RuleError(op, no_rule_message(op.name, "forward-mode (jvp)"))
+            raise no_rule(op, "forward-mode (jvp)")
     for result, y, t in zip(op.results, ys, touts):
         primal[result] = y
         tangent[result] = t if is_inexact(result.type) else None
@@ -129,4 +132,12 @@ def jvp_op(op: ir.Operation, primal: dict, tangent: dict) -> None:
 def no_rule_message(name: str, mode: str) -> str:
     why = NOT_DIFFERENTIABLE.get(name)
     return f"jaxc-autodiff: '{name}' has no {mode} rule" + (f": {why}" if why else "")
+
+
+def no_rule(op: ir.Operation, mode: str) -> Exception:
+    """The error for an op no rule differentiates: JAX's exception type where
+    JAX has one for it (`REFUSED_AS`), else a RuleError."""
+    message = no_rule_message(op.name, mode)
+    error_type = REFUSED_AS.get(op.name)
+    return RefusedProgram(op, error_type, message) if error_type else RuleError(op, message)
 

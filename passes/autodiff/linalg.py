@@ -1,8 +1,9 @@
 """Derivative rules of `jaxc.lu`, `jaxc.triangular_solve` and
-`jaxc.cholesky` (JAX's). `jaxc.qr`, `jaxc.eigh` and `jaxc.svd` have none
-here: `lax.linalg.qr`, `eigh` and `svd` bind them inside a `custom_jvp` whose rule is
+`jaxc.cholesky` (JAX's). `jaxc.qr`, `jaxc.eigh`, `jaxc.svd` and `jaxc.eig` have none
+here: `lax.linalg.qr`, `eigh`, `svd` and `eig` bind them inside a `custom_jvp` whose rule is
 JAX's (python/jaxc/lax/linalg.py), so the pass differentiates the rule, and
-an op met outside one is an error that says so.
+an op met outside one is an error that says so. `jaxc.hessenberg` and
+`jaxc.schur` have none (nor do JAX's).
 
 lu: with P the row order the pivots make, L (m x m, unit lower) and U
 (n x n, upper; identity below row min(m, n)) read from the factors,
@@ -41,7 +42,7 @@ import numpy as np
 
 from jaxc import lax
 
-from .jvp import JVP, NOT_DIFFERENTIABLE
+from .jvp import JVP, NOT_DIFFERENTIABLE, REFUSED_AS
 from .vjp import VJP
 
 FLAGS = ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal")  # jaxc.triangular_solve's
@@ -227,4 +228,8 @@ VJP.update({"jaxc.lu": _lu_vjp, "jaxc.triangular_solve": _triangular_solve_vjp, 
 NOT_DIFFERENTIABLE.update({
     f"jaxc.{name}": f"lax.linalg.{name} binds it inside a custom_jvp carrying JAX's rule: "
                     f"differentiate lax.linalg.{name} (or jnp.linalg), not the bare op"
-    for name in ("qr", "eigh", "svd")})
+    for name in ("qr", "eigh", "svd", "eig")})
+NOT_DIFFERENTIABLE.update({
+    f"jaxc.{name}": f"Differentiation rule for '{name}' not implemented (lax.linalg.{name} has none in JAX either)"
+    for name in ("hessenberg", "schur")})
+REFUSED_AS.update({"jaxc.hessenberg": NotImplementedError, "jaxc.schur": NotImplementedError})

@@ -40,16 +40,8 @@ from typing import Any, Callable, Optional
 
 from mlir import ir
 
-from ..ir import RuleError, finish_function, first_op, is_inexact, module_of, new_function, symbol_name
-from .jvp import (
-    CONSTANT_ARGS,
-    ZERO_DERIVATIVE,
-    apply_op,
-    captured_arguments,
-    instantiate,
-    marked_count,
-    no_rule_message,
-)
+from ..ir import finish_function, first_op, is_inexact, module_of, new_function, symbol_name
+from .jvp import CONSTANT_ARGS, ZERO_DERIVATIVE, apply_op, captured_arguments, instantiate, marked_count, no_rule
 
 Cotangent = Optional[Any]
 
@@ -121,7 +113,7 @@ def backward_sweep(e, callee: ir.Operation, tape: list, active: set, primal: dic
         if all(c is None for c in cts) or op.name in ZERO_DERIVATIVE:
             continue
         if op.name not in VJP:
-            raise RuleError(op, no_rule_message(op.name, "reverse-mode (vjp)"))
+            raise no_rule(op, "reverse-mode (vjp)")
         e.at(op.location)
         for operand, ct in zip(op.operands, VJP[op.name](op, xs, ys, cts)):
             if operand in active:

@@ -1,5 +1,5 @@
 """Batching rules of dot_general, conv_general_dilated, dft, hermitian_dft, lu,
-triangular_solve, cholesky, qr, eigh, svd and top_k.
+triangular_solve, cholesky, qr, eigh, svd, hessenberg, schur, eig and top_k.
 
 dot_general folds the batch axis into its batch dimensions when both
 operands are batched; when one is, the axis is a free dimension of that
@@ -23,7 +23,8 @@ batched operand is transformed as it is, along the axis one further on.
   ->
     %0 = jaxc.dft %xs, axis = 1, sign = -1, scale = 1.0 : tensor<8x16xf32> -> tensor<8x16xcomplex<f32>>
 
-lu, triangular_solve, cholesky, qr, eigh and svd work on every matrix of their operands' leading axes, and
+lu, triangular_solve, cholesky, qr, eigh, svd, hessenberg, schur and eig work on every matrix of their
+operands' leading axes, and
 top_k along the last axis at every position of the others: the batch axis
 is one more of them (an unbatched operand of triangular_solve broadcast along it).
 """
@@ -151,6 +152,9 @@ BATCH["jaxc.cholesky"] = _leading_batch_axes
 BATCH["jaxc.qr"] = _leading_batch_axes
 BATCH["jaxc.eigh"] = _leading_batch_axes
 BATCH["jaxc.svd"] = _leading_batch_axes
+BATCH["jaxc.hessenberg"] = _leading_batch_axes
+BATCH["jaxc.schur"] = _leading_batch_axes
+BATCH["jaxc.eig"] = _leading_batch_axes
 BATCH["jaxc.top_k"] = _leading_batch_axes  # along the last axis: every other axis is a batch axis
 
 

@@ -1,8 +1,10 @@
 """Lowering of `jaxc.lu`, `jaxc.triangular_solve`, `jaxc.cholesky`,
-`jaxc.qr`, `jaxc.eigh`, `jaxc.svd` and `jaxc.top_k` (f32, f64;
-`jaxc-expand-linalg` and `jaxc-expand-top-k` have rewritten every other one
-into jaxc ops): calls of the compiled library (lu.c, triangular_solve.c,
-cholesky.c, qr.c, eigh.c, svd.c, top_k.c) on buffers, as
+`jaxc.qr`, `jaxc.eigh`, `jaxc.svd`, `jaxc.top_k`, `jaxc.hessenberg`,
+`jaxc.schur` and `jaxc.eig` (f32, f64; `jaxc-expand-linalg` and
+`jaxc-expand-top-k` have rewritten every other one into jaxc ops; lax binds
+the last three only where the library computes them): calls of the compiled
+library (lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c, top_k.c,
+eig.c) on buffers, as
 `jaxc.callback`'s lowering hands buffers to the host. The operands are
 read in place; the results are new buffers the call fills, handed back as
 tensors. The buffers go to the call as unranked memrefs (one declaration
@@ -44,8 +46,12 @@ values:
   ->
     func.call @jaxc_qr_f32(%c1, %c5, %c3, %c1_0, %au, %qu, %ru)
 
-A top_k passes (rows, n, k) and the buffers of the operand, the values and
-the indices:
+A Hessenberg reduction passes (matrices, size) and the buffers of the
+operand, the packed matrices and the taus; a real Schur decomposition the
+same counts and the buffers of the operand, t and z; an eigendecomposition
+(matrices, size, left, right) and the buffers of the operand, w, vl and vr
+(complex buffers: interleaved parts). A top_k passes (rows, n, k) and the
+buffers of the operand, the values and the indices:
 
     %v, %i = jaxc.top_k %x, k = 8 : tensor<4x100xf32>
   ->
@@ -61,7 +67,7 @@ from mlir.dialects import arith, bufferization, func, memref
 from ..ir import declare_function
 from .common import LoweringError, element_type, shape_of, signless
 
-LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c, triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c and top_k.c compute
+LIBRARY_ELEMENTS = ("f32", "f64")  # what lu.c, ..., svd.c, top_k.c and eig.c compute
 
 
 def _library_function(op: ir.Operation, base: str) -> str:
@@ -125,10 +131,27 @@ def eigh(op, elements):
     return _call(op, _library_function(op, "eigh"), [math.prod(batch), n, "lower" in op.attributes], [])
 
 
+def hessenberg(op, elements):
+    *batch, n, _ = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "hessenberg"), [math.prod(batch), n], [])
+
+
+def schur(op, elements):
+    *batch, n, _ = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "schur"), [math.prod(batch), n], [])
+
+
+def eig(op, elements):
+    *batch, n, _ = shape_of(op.operands[0])
+    return _call(op, _library_function(op, "eig"),
+                 [math.prod(batch), n, "left" in op.attributes, "right" in op.attributes], [])
+
+
 def top_k(op, elements):
     *rows, n = shape_of(op.operands[0])
     return _call(op, _library_function(op, "top_k"), [math.prod(rows), n, op.attributes["k"].value], [])
 
 
-RULES: dict = {"jaxc.top_k": top_k, "jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve, "jaxc.cholesky": cholesky,
+RULES: dict = {"jaxc.top_k": top_k, "jaxc.hessenberg": hessenberg, "jaxc.schur": schur, "jaxc.eig": eig,
+               "jaxc.lu": lu, "jaxc.triangular_solve": triangular_solve, "jaxc.cholesky": cholesky,
                "jaxc.qr": qr, "jaxc.eigh": eigh, "jaxc.svd": svd}

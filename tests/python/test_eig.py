@@ -1,7 +1,10 @@
-"""Non-symmetric eigenproblems (issue #17, lax/_eig.py): Hessenberg and
-real and complex Schur decompositions, eig/eigvals (the defining identities and
-NumPy's eigenvalues), their derivatives against finite differences, roots
-and poly, and the Schur-based functions of matrices against SciPy."""
+"""Non-symmetric eigenproblems (issue #17): Hessenberg and real and complex
+Schur decompositions, eig/eigvals (the defining identities and NumPy's
+eigenvalues), their derivatives against finite differences, roots and poly,
+and the Schur-based functions of matrices against SciPy. Real f32/f64
+matrices take both routes: `jaxc.hessenberg`/`jaxc.schur`/`jaxc.eig` (the
+compiled library, eig.c) and, with library calls off, the jnp programs of
+lax/_eig.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,6 +23,15 @@ except ImportError:  # pragma: no cover - SciPy is installed by make test
     scipy_linalg = None
 
 RNG = np.random.default_rng(11)
+
+
+@pytest.fixture(params=["library", "program"])
+def route(request):
+    """Real f32/f64 matrices: the ops that call eig.c (the CPU's default), or
+    the programs (library calls off, as lax.linalg decides at trace time)."""
+    from jaxc.passes import host
+    with host.override(library_calls=request.param == "library"):
+        yield request.param
 
 
 def _matrix(n, dtype=np.float64):
@@ -42,7 +54,7 @@ def _same_eigenvalues(got, expected, tol):
 
 @pytest.mark.parametrize("n", [1, 2, 3, 6, 12])
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
-def test_hessenberg_and_schur(x64, n, dtype):
+def test_hessenberg_and_schur(x64, n, dtype, route):
     a = _matrix(n, dtype)
     h, q = jsl.hessenberg(a, calc_q=True)
     h, q = np.asarray(h), np.asarray(q)
@@ -63,7 +75,7 @@ def test_hessenberg_and_schur(x64, n, dtype):
 
 @pytest.mark.parametrize("n", [1, 2, 4, 9])
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
-def test_eig_identities_and_numpy_eigenvalues(n, dtype):
+def test_eig_identities_and_numpy_eigenvalues(n, dtype, route):
     a = _matrix(n, dtype)
     w, v = jaxc.jit(jnp.linalg.eig)(a)
     assert w.dtype == np.complex64 and v.dtype == np.complex64
@@ -74,7 +86,7 @@ def test_eig_identities_and_numpy_eigenvalues(n, dtype):
     _same_eigenvalues(jnp.linalg.eigvals(a), np.linalg.eigvals(a), 1e-4)
 
 
-def test_eig_special_matrices(x64):
+def test_eig_special_matrices(x64, route):
     rotation = np.array([[0.0, -1.0], [1.0, 0.0]])  # eigenvalues +-i
     _same_eigenvalues(jnp.linalg.eigvals(rotation), [1j, -1j], 1e-12)
     triangular = np.triu(_matrix(5)) + np.diag(np.arange(5.0))
@@ -90,7 +102,7 @@ def test_eig_special_matrices(x64):
     _same_eigenvalues(jnp.linalg.eigvals(companion), np.linalg.eigvals(companion), 1e-8)
 
 
-def test_eig_batches_and_vmap():
+def test_eig_batches_and_vmap(route):
     a = np.stack([_matrix(4, np.float32) for _ in range(3)])
     w, v = jnp.linalg.eig(a)
     assert w.shape == (3, 4) and v.shape == (3, 4, 4)
@@ -101,7 +113,7 @@ def test_eig_batches_and_vmap():
         _same_eigenvalues(mapped[k], np.linalg.eigvals(a[k]), 1e-4)
 
 
-def test_lax_eig_left_and_right_vectors(x64):
+def test_lax_eig_left_and_right_vectors(x64, route):
     a = _matrix(5)
     w, vl, vr = (np.asarray(x) for x in lax.linalg.eig(a))
     assert_close(a @ vr, vr * w, rtol=1e-10, atol=1e-10)
@@ -111,7 +123,7 @@ def test_lax_eig_left_and_right_vectors(x64):
     assert len(lax.linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)) == 1
 
 
-def test_eig_derivatives(x64):
+def test_eig_derivatives(x64, route):
     a = _matrix(4)
     # eigenvalues (sums of symmetric functions of them are order-free)
     check_grads(lambda m: jnp.sum(jnp.linalg.eigvals(m) ** 2), (a,), 1)
@@ -119,6 +131,50 @@ def test_eig_derivatives(x64):
     check_grads(lambda m: jnp.abs(jnp.linalg.eig(m)[1]) ** 2, (a,), 1, modes=("fwd",))
     z = _matrix(3, np.complex128)
     check_grads(lambda m: jnp.sum(jnp.linalg.eigvals(m) ** 3), (z,), 1, modes=("rev",))
+
+
+@pytest.mark.parametrize("name, call", [("eig", "jaxc_eig_f32"), ("schur", "jaxc_schur_f32"),
+                                        ("hessenberg", "jaxc_hessenberg_f32")])
+def test_the_cpu_calls_the_compiled_library(name, call):
+    lowered = jaxc.jit(getattr(lax.linalg, name)).lower(_matrix(6, np.float32))
+    assert f"jaxc.{name} %" in lowered.as_text(stage="traced")
+    assert f"call @{call}(" in lowered.as_text(stage="loops")
+    from jaxc.passes import host
+    with host.override(library_calls=False):  # traced as programs instead
+        text = jaxc.jit(getattr(lax.linalg, name)).lower(_matrix(6, np.float32)).as_text(stage="traced")
+    assert f"jaxc.{name} %" not in text and ("jaxc.while" in text or "jaxc.scan" in text)
+
+
+def test_the_gpu_stages_refuse_the_library_ops():
+    """No program to expand them into: a clear error where no library is
+    called (the GPU), naming the op and the place."""
+    from mlir import ir
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import stages
+    text = jaxc.jit(lambda m: jnp.linalg.eigvals(m)).lower(_matrix(4, np.float32)).as_text(stage="transformed")
+    module = ir.Module.parse(text, make_context())
+    with pytest.raises(Exception, match=r"'jaxc.eig' is computed by the CPU's compiled library \(eig.c\) only"):
+        stages.run_stages(module, "optimized", target="cuda", first="transformed")
+
+
+@pytest.mark.parametrize("name", ["hessenberg", "schur"])
+def test_hessenberg_and_schur_are_not_differentiable_as_in_jax(name):
+    with pytest.raises(NotImplementedError, match=f"Differentiation rule for '{name}' not implemented"):
+        jaxc.grad(lambda m: getattr(lax.linalg, name)(m)[0].sum())(_matrix(4, np.float32))
+
+
+def test_eig_is_lapacks(x64):
+    """The library follows LAPACK's geev (NumPy's): the same eigenvalues in
+    the same order, and the same vectors (norm 1, the largest component
+    real)."""
+    a = _matrix(7)
+    w, v = (np.asarray(x) for x in jnp.linalg.eig(a))
+    expected_w, expected_v = np.linalg.eig(a)
+    assert_close(w, expected_w, rtol=1e-10, atol=1e-10)
+    largest = np.argmax(np.abs(expected_v), axis=0)
+    phase = expected_v[largest, np.arange(7)]
+    assert_close(v, expected_v * (np.abs(phase) / phase), rtol=1e-9, atol=1e-9)
 
 
 def test_roots_and_poly():

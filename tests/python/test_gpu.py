@@ -304,7 +304,10 @@ def test_binary_stage_embeds_a_cubin_for_the_chip():
 CPU_ONLY = {"jaxc.callback": "host callbacks: refused for the GPU (test_callbacks.py)",
             **{f"jaxc.{name}": "collectives: pmap runs on CPU devices (test_pmap.py)"
                for name in ("psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute",
-                            "axis_index")}}
+                            "axis_index")},
+            **{f"jaxc.{name}": "the CPU's compiled library only, refused where no library is called "
+                               "(test_eig.py, jaxc-expand-linalg-library-only.mlir)"
+               for name in ("eig", "schur", "hessenberg")}}
 
 
 def test_whole_programs_and_op_groups_cover_every_lowering_rule():

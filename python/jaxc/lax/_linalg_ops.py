@@ -370,3 +370,37 @@ def _svd_op(x: Any, *, full_matrices: bool) -> list[Any]:
 
 
 SVD = _ops._primitive("svd", _svd_op, multiple_results=True, weak=_ops._never_weak)
+
+
+def library_computes(x: Any) -> bool:
+    """Whether `jaxc.hessenberg`, `jaxc.schur` and `jaxc.eig` of x are bound:
+    real f32 or f64 matrices where the compiled library is called (eig.c;
+    `passes.host`: on unless switched off). These ops have no program for a
+    pass to expand them into, so elsewhere (complex elements, 16-bit ones,
+    library calls off) lax traces the jnp programs of lax/_eig.py instead."""
+    from jaxc.passes import host
+    return np.dtype(x.dtype) in (np.dtype(np.float32), np.dtype(np.float64)) and host.target().library_calls
+
+
+def _hessenberg_op(x: Any) -> list[Any]:
+    """`jaxc.hessenberg` on square matrices x (..., n, n): (a, taus), gehrd's packing."""
+    return list(jd.HessenbergOp(x).results)
+
+
+HESSENBERG = _ops._primitive("hessenberg", _hessenberg_op, multiple_results=True, weak=_ops._never_weak)
+
+
+def _schur_op(x: Any) -> list[Any]:
+    """`jaxc.schur` on square real matrices x (..., n, n): (t, z)."""
+    return list(jd.SchurOp(x).results)
+
+
+SCHUR = _ops._primitive("schur", _schur_op, multiple_results=True, weak=_ops._never_weak)
+
+
+def _eig_op(x: Any, *, left: bool, right: bool) -> list[Any]:
+    """`jaxc.eig` on square real matrices x (..., n, n): (w, vl, vr), complex."""
+    return list(jd.EigOp(x, left=left or None, right=right or None).results)
+
+
+EIG = _ops._primitive("eig", _eig_op, multiple_results=True, weak=_ops._never_weak)

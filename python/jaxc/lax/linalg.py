@@ -50,7 +50,20 @@ from .. import dtypes, numpy as jnp
 from .._autodiff import custom_jvp
 from . import _ops
 from ._control_flow import fori_loop, while_loop
-from ._linalg_ops import CHOLESKY, EIGH, LU, QR, SVD, TRIANGULAR_SOLVE, lu_program, triangular_solve_program  # noqa: F401
+from ._linalg_ops import (  # noqa: F401
+    CHOLESKY,
+    EIG,
+    EIGH,
+    HESSENBERG,
+    LU,
+    QR,
+    SCHUR,
+    SVD,
+    TRIANGULAR_SOLVE,
+    library_computes,
+    lu_program,
+    triangular_solve_program,
+)
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_update", "eig", "eigh",
            "hessenberg", "householder_product", "lu", "lu_pivots_to_permutation", "ormqr", "qdwh", "qr", "schur",
@@ -385,8 +398,12 @@ def hessenberg(a: Any) -> list[Any]:
     packed as LAPACK's gehrd: on and above the first subdiagonal of `a` the
     Hessenberg matrix h, below it the Householder vectors v_i (v_i's entry
     i + 1 is an implied 1); taus (..., n - 1). a = q h q^H with
-    q = householder_product(a, taus) on rows and columns 1 and on."""
+    q = householder_product(a, taus) on rows and columns 1 and on. Real
+    f32/f64 matrices: `jaxc.hessenberg` (the compiled library, eig.c);
+    others a jnp program (unblocked reflections)."""
     a = _square_operand("hessenberg", a)
+    if library_computes(a):
+        return list(HESSENBERG.bind(a))
     r, vs, taus, _ = _reduce(a, 1, True)
     return [_packed(r, vs, 1), taus]
 
@@ -554,18 +571,24 @@ def eig(x: Any, *, compute_left_eigenvectors: bool = True, compute_right_eigenve
         enable_eigvec_derivs: bool = False, implementation: Any = None, use_magma: Any = None) -> list[Any]:
     """[w, vl, vr] (vl and vr as asked for) of square (..., n, n) matrices,
     real or complex, all complex: x vr = vr diag(w) and vl^H x = diag(w) vl^H,
-    every column of norm 1 (lax/_eig.py: the complex Schur form by shifted
-    QR). Derivatives: JAX's rule for w and vr (vl is not differentiated).
+    every column of norm 1. Real f32/f64: `jaxc.eig` (the compiled library,
+    eig.c, as LAPACK's geev: each column's largest component real); else
+    lax/_eig.py's program (the complex Schur form by shifted QR).
+    Derivatives: JAX's rule for w and vr (vl is not differentiated).
     `implementation`: None or any EigImplementation (jaxc has one)."""
     if implementation is not None and not isinstance(implementation, EigImplementation):
         raise ValueError(f"lax.linalg.eig: implementation must be None or an EigImplementation, "
                          f"got {implementation!r}")
     del enable_eigvec_derivs, implementation, use_magma  # one implementation, always differentiable
-    from ._eig import _normalize_columns, eig_values_vectors
+    from ._eig import _normalize_columns, eig_values_vectors, eigenvalues
     x = _matrix("lax.linalg.eig", x, square=True, complex_ok=True)
+    if not compute_left_eigenvectors and not compute_right_eigenvectors:
+        return [eigenvalues(x)]
     w, vr = eig_values_vectors(x)
     out = [w]
-    if compute_left_eigenvectors:  # rows of vr^-1 are the left eigenvectors (conjugated)
+    if compute_left_eigenvectors and library_computes(x):  # geev's, not differentiated
+        out.append(EIG.bind(_ops.stop_gradient(x), left=True, right=False)[1])
+    elif compute_left_eigenvectors:  # rows of vr^-1 are the left eigenvectors (conjugated)
         out.append(_normalize_columns(jnp.conj(jnp.swapaxes(jnp.linalg.inv(vr), -1, -2))))
     if compute_right_eigenvectors:
         out.append(vr)
@@ -961,14 +984,18 @@ def schur(x: Any, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = F
     """[t, z] (or [t] without `compute_schur_vectors`): the Schur form of
     square (..., n, n) matrices, x = z t z^H with z unitary: for real x the
     real Schur form (t quasi upper triangular, standardized 2x2 blocks for
-    complex pairs), for complex x the complex one (lax/_eig.py). Sorting
-    (`sort_eig_vals`) is not implemented, as in JAX; `select_callable`
-    is unused."""
+    complex pairs), for complex x the complex one. Real f32/f64: `jaxc.schur`
+    (the compiled library, eig.c: Francis double-shift QR), else the jnp
+    programs of lax/_eig.py. Sorting (`sort_eig_vals`) is not implemented,
+    as in JAX; `select_callable` is unused."""
     del select_callable
     x = _square_operand("schur", x)
     if sort_eig_vals:
         raise NotImplementedError("lax.linalg.schur: sort_eig_vals=True (the sort feature of LAPACK's gees) is not "
                                   "implemented")
-    from ._eig import schur_batched
-    t, z = schur_batched(x)
+    if library_computes(x):
+        t, z = SCHUR.bind(x)
+    else:
+        from ._eig import schur_batched
+        t, z = schur_batched(x)
     return [t, z] if compute_schur_vectors else [t]

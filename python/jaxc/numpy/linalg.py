@@ -574,8 +574,10 @@ def eig(a: Any) -> EigResult:
 
 
 def eigvals(a: Any) -> Any:
-    """The (complex) eigenvalues of square matrices; see `eig`."""
-    return eig(a).eigenvalues
+    """The (complex) eigenvalues of square matrices; see `eig` (no
+    eigenvectors are computed unless differentiated)."""
+    from ..lax._eig import eigenvalues
+    return eigenvalues(_square("eigvals", a))
 
 
 def _pinv_cutoff(s: Any, rtol: Any, dtype: Any, default: float) -> Any:

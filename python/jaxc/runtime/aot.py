@@ -44,10 +44,10 @@ SUPPORT_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_s
 # exported program that calls one (`_mlir_ciface_jaxc_<name>_...`), so that it needs
 # no jaxc. Only the sources of the kernels a program names, and always gemm.c: it
 # holds the per-thread scratch buffers every kernel uses (kernels.h) and the
-# products lu.c, triangular_solve.c, cholesky.c and qr.c call.
+# products lu.c, triangular_solve.c, cholesky.c, qr.c and eig.c call.
 KERNEL_FILES = {"gemm": "gemm.c", "dft": "fft.c", "hermitian_dft": "fft.c", "lu": "lu.c",
                 "triangular_solve": "triangular_solve.c", "cholesky": "cholesky.c", "qr": "qr.c", "eigh": "eigh.c",
-                "svd": "svd.c", "top_k": "top_k.c"}
+                "svd": "svd.c", "top_k": "top_k.c", "hessenberg": "eig.c", "schur": "eig.c", "eig": "eig.c"}
 KERNEL_SOURCES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
                        for name in dict.fromkeys(KERNEL_FILES.values()))
 KERNEL_NAMES = tuple(KERNEL_FILES)

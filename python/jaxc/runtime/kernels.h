@@ -1,6 +1,6 @@
 /* What the kernels of libjaxc_kernels.so share (gemm.c, fft.c, lu.c,
-   triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c, top_k.c; an exported program compiles the ones it
-   calls into itself, jaxc.runtime.aot): the per-thread scratch buffers of gemm.c.
+   triangular_solve.c, cholesky.c, qr.c, eigh.c, svd.c, top_k.c, eig.c; an exported program compiles the
+   ones it calls into itself, jaxc.runtime.aot): the per-thread scratch buffers of gemm.c.
    Hidden: each program.so, and the library, binds to its own copy. */
 #ifndef JAXC_KERNELS_H
 #define JAXC_KERNELS_H
@@ -13,7 +13,7 @@
    in two, the sequences of Bluestein's convolution one column at a time;
    then lu.c's packed panel and -U12, then triangular_solve.c's packed
    diagonal block and strip, then cholesky.c's -L21^T, qr.c's panel and
-   block-reflector products, eigh.c's and svd.c's work arrays. */
+   block-reflector products, eigh.c's, svd.c's and eig.c's work arrays. */
 enum {
     JAXC_SCRATCH_GEMM_B,
     JAXC_SCRATCH_GEMM_A,
@@ -26,6 +26,7 @@ enum {
     JAXC_SCRATCH_QR,
     JAXC_SCRATCH_EIGH,
     JAXC_SCRATCH_SVD,
+    JAXC_SCRATCH_EIG,
     JAXC_SCRATCH_SLOTS
 };
 

@@ -472,13 +472,25 @@ def eigh_tridiagonal(d: Any, e: Any, *, eigvals_only: bool = False, select: str 
 def hessenberg(a: Any, *, calc_q: bool = False, overwrite_a: bool = False,
                check_finite: bool = True) -> Any:
     """h (zero below the first subdiagonal) with a = q h q^H, and q with
-    `calc_q`: Householder reflections (lax/_eig.py), real or complex."""
+    `calc_q`: Householder reflections, real or complex. Real f32/f64:
+    lax.linalg.hessenberg (the compiled library, as LAPACK's gehrd), q
+    from its reflectors (orghr); else lax/_eig.py's program."""
     from ..lax._eig import hessenberg_single
     a = _square("hessenberg", a)
     if a.ndim != 2:
         raise ValueError(f"jax.scipy.linalg.hessenberg: expected a 2-d matrix, got shape {a.shape}")
-    h, q = hessenberg_single(a)
-    return (h, q) if calc_q else h
+    if not lax_linalg.library_computes(a):
+        h, q = hessenberg_single(a)
+        return (h, q) if calc_q else h
+    packed, taus = lax_linalg.hessenberg(a)
+    h = jnp.triu(packed, -1)
+    if not calc_q:
+        return h
+    n = a.shape[-1]
+    q = jnp.eye(n, dtype=a.dtype)
+    if n > 2:  # the reflectors act on rows and columns 1 and on
+        q = q.at[1:, 1:].set(lax_linalg.householder_product(packed[1:, :-1], taus))
+    return h, q
 
 
 def schur(a: Any, output: str = "real") -> tuple[Any, Any]:
@@ -587,8 +599,10 @@ def _column(t: Any, j: Any) -> Any:
 
 def sqrtm(A: Any, blocksize: int = 1) -> Any:
     """The principal square root of a square matrix, complex: the complex
-    Schur form a = z t z^H, then the upper-triangular r with r r = t column
-    by column (Björck and Hammarling: r_jj = sqrt(t_jj), and
+    Schur form a = z t z^H (of a real matrix: its real form by
+    lax.linalg.schur, then `rsf2csf`, as SciPy), then the upper-triangular r with r r = t column
+    by column (Björck and Hammarling: r_jj = sqrt(t_jj), +i sqrt|t_jj| for a
+    negative real t_jj as SciPy, and
     (R[:j, :j] + r_jj I) r[:j, j] = t[:j, j]), and z r z^H."""
     from ..lax._eig import schur_single
     if blocksize != 1:
@@ -596,8 +610,15 @@ def sqrtm(A: Any, blocksize: int = 1) -> Any:
     a = _square("sqrtm", A)
     if a.ndim != 2:
         raise ValueError(f"jax.scipy.linalg.sqrtm: expected a 2-d matrix, got shape {a.shape}")
-    t, z = schur_single(a)
-    roots = jnp.sqrt(jnp.diagonal(t))
+    if jnp.iscomplexobj(a):
+        t, z = schur_single(a)
+    else:  # as SciPy: the real form made complex, so a real eigenvalue has no imaginary part at all
+        t, z = rsf2csf(*lax_linalg.schur(a))
+    diagonal = jnp.diagonal(t)
+    # a negative real eigenvalue takes the root +i sqrt|x| (SciPy's), whatever the sign of its zero imaginary part
+    diagonal = jnp.where(jnp.imag(diagonal) == 0, lax.complex(jnp.real(diagonal), jnp.zeros_like(jnp.real(diagonal))),
+                         diagonal)
+    roots = jnp.sqrt(diagonal)
 
     def column(r: Any, j: Any) -> Any:
         rjj = lax.dynamic_index_in_dim(roots, j, keepdims=False)
@@ -617,7 +638,10 @@ def funm(A: Any, func: Any, disp: bool = True) -> Any:
     a = _square("funm", A)
     if a.ndim != 2:
         raise ValueError(f"jax.scipy.linalg.funm: expected a 2-d matrix, got shape {a.shape}")
-    t, z = schur_single(a)
+    if jnp.iscomplexobj(a):
+        t, z = schur_single(a)
+    else:  # as SciPy: the real form made complex, so a real eigenvalue has no imaginary part at all
+        t, z = rsf2csf(*lax_linalg.schur(a))
     diagonal = jnp.diagonal(t)
     values = jnp.asarray(func(diagonal)).astype(t.dtype)
 

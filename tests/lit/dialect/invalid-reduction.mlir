@@ -1,4 +1,4 @@
-// Invalid reductions: reduce, argmax, argmin, cumulative, sort, top_k.
+// Invalid reductions: reduce, argmax, argmin, cumulative, sort, top_k, hessenberg, schur, eig.
 // RUN: jaxc-opt %s --split-input-file --verify-diagnostics
 
 func.func @reduce_dimension_out_of_range(%x: tensor<2x3xf32>) {
@@ -237,5 +237,47 @@ func.func @top_k_wrong_values(%x: tensor<5xf32>) {
 func.func @top_k_wrong_indices(%x: tensor<5xf32>) {
   // expected-error @+1 {{'jaxc.top_k' op result #1 must be tensor of 32-bit signless integer values, but got 'tensor<2xi64>'}}
   %v, %i = "jaxc.top_k"(%x) {k = 2 : i64} : (tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi64>)
+  return
+}
+
+// -----
+
+func.func @schur_not_square(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'jaxc.schur' op operand 'tensor<3x4xf32>' must be a batch of square matrices}}
+  %t, %z = jaxc.schur %x : tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @hessenberg_vector(%x: tensor<4xf64>) {
+  // expected-error @+1 {{'jaxc.hessenberg' op operand 'tensor<4xf64>' must be a batch of square matrices}}
+  %a, %taus = jaxc.hessenberg %x : tensor<4xf64>
+  return
+}
+
+// -----
+
+// The library computes real f32 and f64 matrices; complex ones are lax programs.
+func.func @eig_complex(%x: tensor<3x3xcomplex<f32>>) {
+  // expected-error @+1 {{'jaxc.eig' op operand 'tensor<3x3xcomplex<f32>>' must have f32 or f64 elements}}
+  %w, %vl, %vr = jaxc.eig %x right : tensor<3x3xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @eig_wrong_values(%x: tensor<3x3xf32>) {
+  // expected-error @+2 {{'jaxc.eig' op inferred type(s) 'tensor<3xcomplex<f32>>', 'tensor<3x3xcomplex<f32>>', 'tensor<3x3xcomplex<f32>>' are incompatible with return type(s) of operation 'tensor<3xcomplex<f64>>', 'tensor<3x3xcomplex<f32>>', 'tensor<3x3xcomplex<f32>>'}}
+  // expected-error @+1 {{'jaxc.eig' op failed to infer returned types}}
+  %w, %vl, %vr = "jaxc.eig"(%x) : (tensor<3x3xf32>) -> (tensor<3xcomplex<f64>>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>)
+  return
+}
+
+// -----
+
+func.func @eig_integers(%x: tensor<3x3xi32>) {
+  // expected-error @+1 {{'jaxc.eig' op operand 'tensor<3x3xi32>' must have f32 or f64 elements}}
+  %w, %vl, %vr = jaxc.eig %x : tensor<3x3xi32>
   return
 }

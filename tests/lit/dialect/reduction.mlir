@@ -129,3 +129,19 @@ func.func @top_k(%x: tensor<2x5xf32>, %y: tensor<4xui8>, %p: tensor<2xi1>) -> (t
   %c, %d = jaxc.top_k %p, k = 2 : tensor<2xi1>
   return %v, %i : tensor<2x3xf32>, tensor<2x3xi32>
 }
+
+// hessenberg (packed, taus), schur (t, z), eig (w, vl, vr: complex) of
+// batches of square f32/f64 matrices; the results are inferred.
+// CHECK-LABEL: func.func @nonsymmetric(
+// CHECK-NEXT: %{{.+}}, %{{.+}} = jaxc.hessenberg %arg0 : tensor<2x5x5xf32>
+// CHECK-NEXT: %{{.+}}, %{{.+}} = jaxc.schur %arg1 : tensor<4x4xf64>
+// CHECK-NEXT: %[[W:.+]], %{{.+}}, %[[VR:.+]] = jaxc.eig %arg0 right : tensor<2x5x5xf32>
+// CHECK-NEXT: %{{.+}}, %{{.+}}, %{{.+}} = jaxc.eig %arg1 left right : tensor<4x4xf64>
+// CHECK-NEXT: return %[[W]], %[[VR]] : tensor<2x5xcomplex<f32>>, tensor<2x5x5xcomplex<f32>>
+func.func @nonsymmetric(%a: tensor<2x5x5xf32>, %b: tensor<4x4xf64>) -> (tensor<2x5xcomplex<f32>>, tensor<2x5x5xcomplex<f32>>) {
+  %h, %taus = jaxc.hessenberg %a : tensor<2x5x5xf32>
+  %t, %z = jaxc.schur %b : tensor<4x4xf64>
+  %w, %vl, %vr = jaxc.eig %a right : tensor<2x5x5xf32>
+  %w2, %vl2, %vr2 = jaxc.eig %b left right : tensor<4x4xf64>
+  return %w, %vr : tensor<2x5xcomplex<f32>>, tensor<2x5x5xcomplex<f32>>
+}

@@ -93,6 +93,20 @@ func.func @top_k(%x: tensor<2x3x50xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xi32
   return %v, %i : tensor<2x3x4xf32>, tensor<2x3x4xi32>
 }
 
+// Hessenberg (matrices, size; operand, packed, taus), Schur (matrices,
+// size; operand, t, z) and eig (matrices, size, left, right; operand, w, vl,
+// vr: complex buffers) call eig.c.
+// CHECK-LABEL: func.func @nonsymmetric
+// CHECK: call @jaxc_hessenberg_f32(%c2, %c5, %{{.+}}, %{{.+}}, %{{.+}}) : (index, index, memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+// CHECK: call @jaxc_schur_f32(%c2{{.*}}, %c5{{.*}}, %{{.+}}, %{{.+}}, %{{.+}}) : (index, index, memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+// CHECK: call @jaxc_eig_f32(%c2{{.*}}, %c5{{.*}}, %c0, %c1, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) : (index, index, index, index, memref<*xf32>, memref<*xcomplex<f32>>, memref<*xcomplex<f32>>, memref<*xcomplex<f32>>) -> ()
+func.func @nonsymmetric(%a: tensor<2x5x5xf32>) -> (tensor<2x5x5xf32>, tensor<2x4xf32>, tensor<2x5x5xf32>, tensor<2x5x5xf32>, tensor<2x5xcomplex<f32>>, tensor<2x5x5xcomplex<f32>>) {
+  %h, %taus = jaxc.hessenberg %a : tensor<2x5x5xf32>
+  %t, %z = jaxc.schur %a : tensor<2x5x5xf32>
+  %w, %vl, %vr = jaxc.eig %a right : tensor<2x5x5xf32>
+  return %h, %taus, %t, %z, %w, %vr : tensor<2x5x5xf32>, tensor<2x4xf32>, tensor<2x5x5xf32>, tensor<2x5x5xf32>, tensor<2x5xcomplex<f32>>, tensor<2x5x5xcomplex<f32>>
+}
+
 // CHECK-LABEL: func.func @eigh
 // CHECK-DAG: %[[V:.+]] = memref.alloc() : memref<4x4xf32>
 // CHECK-DAG: %[[W:.+]] = memref.alloc() : memref<4xf32>
