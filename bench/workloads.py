@@ -445,6 +445,24 @@ def linalg_eigh(n: int) -> Workload:
         reference=lambda a: _eigh_abs(np)(a.astype(np.float64)), rtol=5e-3, atol=5e-3)
 
 
+def _eigvals_sorted(np_like):
+    """The eigenvalues of a general matrix, sorted (real part, then imaginary):
+    each implementation has its own order."""
+    def f(a):
+        return np_like.sort_complex(np_like.linalg.eigvals(a))
+    return f
+
+
+def linalg_eig(n: int) -> Workload:
+    """jnp.linalg.eigvals of a general (non-symmetric) n x n matrix: complex
+    eigenvalues, no vectors (LAPACK's geev in NumPy and JAX)."""
+    return Workload(
+        name=f"linalg.eigvals {n}x{n}", make_inputs=lambda rng: [rng.standard_normal((n, n)).astype(np.float32)],
+        frontend=lambda jx, jnp: _eigvals_sorted(jnp), numpy=_eigvals_sorted(np),
+        jax=lambda jax, jnp: _eigvals_sorted(jnp),
+        reference=lambda a: _eigvals_sorted(np)(a.astype(np.float64)), rtol=5e-3, atol=5e-3)
+
+
 def linalg_svd(n: int) -> Workload:
     """jnp.linalg.svd of an n x n matrix (full_matrices, vectors)."""
     return Workload(
@@ -708,7 +726,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               sin_loop_op_by_op((64, 64)), normalize(200, 10), selu(1000), total(128, 128), softmax(64, 32),
               layer_norm(64, 32), axis_sum(64, 300, 1), axis_sum(64, 300, 0), row_argmax(64, 300),
               row_logsumexp(64, 300), row_top_k(64, 300, 4), linalg_solve(70, 3), linalg_inv(70), linalg_qr(70),
-              linalg_eigh(70), linalg_svd(70),
+              linalg_eigh(70), linalg_svd(70), linalg_eig(70),
               scatter_add_rows(100, 8, 300), searchsorted(100, 1000),
               heads_projection(2, 16, 32, 4), small_batched_products(8, 4, 8, 4),
               grad_scalar(), vmap_grad(100),
@@ -721,6 +739,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               softmax(4096, 1024), layer_norm(4096, 1024), axis_sum(4096, 1024, 1), axis_sum(4096, 1024, 0),
               row_argmax(4096, 1024), row_logsumexp(4096, 1024), row_top_k(4096, 1024, 8),
               linalg_solve(256, 8), linalg_inv(256), linalg_qr(256), linalg_eigh(256), linalg_svd(256),
+              linalg_eig(256),
               scatter_add_rows(1000, 128, 4096), searchsorted(1000, 100000),
               heads_projection(8, 128, 512, 8), small_batched_products(128, 16, 32, 16), grad_scalar(),
               vmap_grad(1000), mlp_step(784, 512, 10, 128),
