@@ -17,6 +17,29 @@ from jaxc.runtime import aot
 DTYPES = {np.float32: "f32", np.float64: "f64"}
 
 
+def float_entries(kernel: str, argtypes: list) -> Callable[[ctypes.CDLL], dict]:
+    """`entries` for `kernel_builder` and `library_fixture`: the f32 and f64
+    entry points of `kernel` (``_mlir_ciface_jaxc_<kernel>_f32``, ``_f64``)
+    of a loaded library, by NumPy type, their argument types set."""
+    def entries(library: ctypes.CDLL) -> dict:
+        found = {}
+        for dtype, name in DTYPES.items():
+            entry = getattr(library, f"_mlir_ciface_jaxc_{kernel}_{name}")
+            entry.argtypes, entry.restype = argtypes, None
+            found[dtype] = entry
+        return found
+    return entries
+
+
+def library_fixture(entries: Callable[[ctypes.CDLL], Any]) -> Any:
+    """A module-scoped fixture: `entries` of the built libjaxc_kernels.so."""
+    @pytest.fixture(scope="module")
+    def library() -> Any:
+        from jaxc.runtime import cpu
+        return entries(ctypes.CDLL(cpu.kernels_library()))
+    return library
+
+
 def skip_unless_the_cpu_runs(family: str) -> None:
     """Skip the test when this CPU cannot run the instruction-set family
     ("sse2", "avx2" with FMA, "avx512")."""

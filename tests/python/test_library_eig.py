@@ -38,7 +38,7 @@ import sys
 
 import numpy as np
 import pytest
-from kernel_build import kernel_builder, program_calling
+from kernel_build import float_entries, kernel_builder, library_fixture, program_calling
 
 from jaxc.runtime import aot, cpu
 
@@ -64,18 +64,11 @@ LAPACK_DLAHQR = 75  # LAPACK's dhseqr uses dlahqr (the double-shift QR eig.c fol
 
 
 def _entries(library: ctypes.CDLL) -> dict:
-    entries = {}
-    for kernel, argtypes in ARGTYPES.items():
-        for dtype, name in NAMES.items():
-            entry = getattr(library, f"_mlir_ciface_jaxc_{kernel}_{name}")
-            entry.argtypes, entry.restype = argtypes, None
-            entries[kernel, dtype] = entry
-    return entries
+    return {(kernel, dtype): entry for kernel, argtypes in ARGTYPES.items()
+            for dtype, entry in float_entries(kernel, argtypes)(library).items()}
 
 
-@pytest.fixture(scope="module")
-def library():
-    return _entries(ctypes.CDLL(cpu.kernels_library()))
+library = library_fixture(_entries)
 
 
 def _guarded(count: int, dtype) -> tuple[np.ndarray, np.ndarray]:

@@ -21,10 +21,10 @@ import subprocess
 
 import numpy as np
 import pytest
-from kernel_build import exported_runs, skip_unless_the_cpu_runs
+from kernel_build import exported_runs, float_entries, library_fixture, skip_unless_the_cpu_runs
 
 from jaxc.passes import host
-from jaxc.runtime import aot, cpu
+from jaxc.runtime import aot
 
 ARGTYPES = [ctypes.c_long] * 3 + [ctypes.c_void_p] * 3
 TOLERANCE = {np.float32: 1e-5, np.float64: 1e-13}
@@ -33,18 +33,8 @@ GUARD = 40
 SIZES = [1, 2, 3, 10, 31, 32, 33, 64, 100, 257]
 
 
-def _entries(library: ctypes.CDLL) -> dict:
-    entries = {}
-    for dtype, name in NAMES.items():
-        entry = getattr(library, f"_mlir_ciface_jaxc_eigh_{name}")
-        entry.argtypes, entry.restype = ARGTYPES, None
-        entries[dtype] = entry
-    return entries
-
-
-@pytest.fixture(scope="module")
-def library():
-    return _entries(ctypes.CDLL(cpu.kernels_library()))
+_entries = float_entries("eigh", ARGTYPES)
+library = library_fixture(_entries)
 
 
 def decompose(entry, x: np.ndarray, lower: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -15,9 +15,7 @@ import threading
 
 import numpy as np
 import pytest
-from kernel_build import exported_runs, kernel_builder, skip_unless_the_cpu_runs
-
-from jaxc.runtime import cpu
+from kernel_build import exported_runs, float_entries, kernel_builder, library_fixture, skip_unless_the_cpu_runs
 
 ARGTYPES = [ctypes.c_long] * 3 + [ctypes.c_void_p] * 4
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
@@ -26,18 +24,8 @@ GUARD = 40
 SHAPES = [(1, 1), (2, 2), (5, 3), (3, 5), (64, 64), (100, 100), (130, 70), (70, 130), (256, 256), (257, 255)]
 
 
-def _entries(library: ctypes.CDLL) -> dict:
-    entries = {}
-    for dtype, name in NAMES.items():
-        entry = getattr(library, f"_mlir_ciface_jaxc_lu_{name}")
-        entry.argtypes, entry.restype = ARGTYPES, None
-        entries[dtype] = entry
-    return entries
-
-
-@pytest.fixture(scope="module")
-def library():
-    return _entries(ctypes.CDLL(cpu.kernels_library()))
+_entries = float_entries("lu", ARGTYPES)
+library = library_fixture(_entries)
 
 
 def reference(x: np.ndarray):

@@ -16,9 +16,7 @@ import ctypes
 
 import numpy as np
 import pytest
-from kernel_build import exported_runs, kernel_builder, skip_unless_the_cpu_runs
-
-from jaxc.runtime import cpu
+from kernel_build import exported_runs, float_entries, kernel_builder, library_fixture, skip_unless_the_cpu_runs
 
 ARGTYPES = [ctypes.c_long] * 4 + [ctypes.c_void_p] * 3
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
@@ -28,18 +26,8 @@ SIZES = [1, 2, 31, 32, 33, 64, 100, 257]
 SHAPES = [(70, 30), (30, 70), (257, 5), (5, 257), (65, 97), (97, 65), (3, 1), (1, 3)]
 
 
-def _entries(library: ctypes.CDLL) -> dict:
-    entries = {}
-    for dtype, name in NAMES.items():
-        entry = getattr(library, f"_mlir_ciface_jaxc_qr_{name}")
-        entry.argtypes, entry.restype = ARGTYPES, None
-        entries[dtype] = entry
-    return entries
-
-
-@pytest.fixture(scope="module")
-def library():
-    return _entries(ctypes.CDLL(cpu.kernels_library()))
+_entries = float_entries("qr", ARGTYPES)
+library = library_fixture(_entries)
 
 
 def _guarded(size: int, dtype) -> tuple[np.ndarray, np.ndarray]:

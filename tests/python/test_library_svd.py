@@ -20,9 +20,9 @@ import subprocess
 
 import numpy as np
 import pytest
-from kernel_build import skip_unless_the_cpu_runs
+from kernel_build import float_entries, library_fixture, skip_unless_the_cpu_runs
 
-from jaxc.runtime import aot, cpu
+from jaxc.runtime import aot
 
 ARGTYPES = [ctypes.c_long] * 4 + [ctypes.c_void_p] * 4
 NAMES = {np.float32: "f32", np.float64: "f64"}
@@ -33,18 +33,8 @@ SIZES = [1, 2, 31, 33, 64]
 SHAPES = [(5, 3), (3, 5), (100, 40), (40, 100), (257, 5), (5, 257), (7, 1), (1, 7), (2, 1), (65, 64)]
 
 
-def _entries(library: ctypes.CDLL) -> dict:
-    entries = {}
-    for dtype, name in NAMES.items():
-        entry = getattr(library, f"_mlir_ciface_jaxc_svd_{name}")
-        entry.argtypes, entry.restype = ARGTYPES, None
-        entries[dtype] = entry
-    return entries
-
-
-@pytest.fixture(scope="module")
-def library():
-    return _entries(ctypes.CDLL(cpu.kernels_library()))
+_entries = float_entries("svd", ARGTYPES)
+library = library_fixture(_entries)
 
 
 def _guarded(size: int, dtype) -> tuple[np.ndarray, np.ndarray]:

@@ -24,9 +24,7 @@ import math
 
 import numpy as np
 import pytest
-from kernel_build import exported_runs, kernel_builder
-
-from jaxc.runtime import cpu
+from kernel_build import exported_runs, float_entries, kernel_builder, library_fixture
 
 ARGTYPES = [ctypes.c_long] * 3 + [ctypes.c_void_p] * 3
 NAMES = {np.float32: "f32", np.float64: "f64"}
@@ -35,18 +33,8 @@ GUARD = 40
 SORT_RATIO, SORT_MIN_N = 3, 64  # top_k.c's switch to the sort: k * k > SORT_RATIO n, n >= SORT_MIN_N
 
 
-def _entries(library: ctypes.CDLL) -> dict:
-    entries = {}
-    for dtype, name in NAMES.items():
-        entry = getattr(library, f"_mlir_ciface_jaxc_top_k_{name}")
-        entry.argtypes, entry.restype = ARGTYPES, None
-        entries[dtype] = entry
-    return entries
-
-
-@pytest.fixture(scope="module")
-def library():
-    return _entries(ctypes.CDLL(cpu.kernels_library()))
+_entries = float_entries("top_k", ARGTYPES)
+library = library_fixture(_entries)
 
 
 def reference(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -21,10 +21,10 @@ import threading
 
 import numpy as np
 import pytest
-from kernel_build import exported_runs, program_calling
+from kernel_build import exported_runs, float_entries, library_fixture, program_calling
 
 from jaxc.passes import host
-from jaxc.runtime import aot, cpu
+from jaxc.runtime import aot
 
 ARGTYPES = [ctypes.c_long] * 3 + [ctypes.c_void_p] * 3 + [ctypes.c_long] * 4
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
@@ -38,18 +38,8 @@ ORDERS = [1, 2, 31, 32, 33, 64, 100, 257]
 COUNTS = [1, 3, 8, 64, 256]
 
 
-def _entries(library: ctypes.CDLL) -> dict:
-    entries = {}
-    for dtype, name in NAMES.items():
-        entry = getattr(library, f"_mlir_ciface_jaxc_triangular_solve_{name}")
-        entry.argtypes, entry.restype = ARGTYPES, None
-        entries[dtype] = entry
-    return entries
-
-
-@pytest.fixture(scope="module")
-def library():
-    return _entries(ctypes.CDLL(cpu.kernels_library()))
+_entries = float_entries("triangular_solve", ARGTYPES)
+library = library_fixture(_entries)
 
 
 def _shape(k: int, count: int, left: int) -> tuple[int, int]:
