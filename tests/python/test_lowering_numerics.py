@@ -1496,10 +1496,11 @@ TESTED_ELSEWHERE = {"threefry2x32", "gather", "conv_general_dilated", "sort", "s
                     "erf_inv", "lgamma", "digamma", "nextafter", "random_bits",
                     "bitcast_convert", "callback",
                     "psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "axis_index",
-                    "lu", "triangular_solve", "cholesky", "qr", "eigh", "svd"}
+                    "lu", "triangular_solve", "cholesky", "qr", "eigh", "svd",
+                    "top_k", "hessenberg", "schur", "eig"}
 # test_<family>.py files (callback: test_callbacks.py; the collectives: test_pmap.py; lu,
-# triangular_solve, cholesky, qr, eigh, svd: test_linalg_ops.py, and their library calls
-# test_library_*.py)
+# triangular_solve, cholesky, qr, eigh, svd: test_linalg_ops.py; top_k: test_lax_more.py;
+# hessenberg, schur, eig: test_eig.py; and their library calls test_library_*.py)
 
 
 def test_every_rule_has_numerics_cases():
