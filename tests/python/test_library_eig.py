@@ -21,8 +21,9 @@ against NumPy and SciPy (LAPACK) in float64:
   symmetric, rotation, Jordan block, zero, companion, badly scaled, permutable
   (balancing) matrices; NaN and inf (NaN out, promptly: in a subprocess with a
   timeout); the left and right flags (an unwritten buffer keeps its guards);
-- eig.c compiled here: the QR iteration allowed no sweep (NaN where one is
-  needed), no memory (all NaN), called with MXCSR's FTZ and DAZ set (as
+- eig.c compiled here: each instruction-set family of the QR iteration
+  (JAXC_EIG_FAMILY: SSE2, AVX2 with FMA, AVX-512) where the CPU runs it; the
+  QR iteration allowed no sweep (NaN where one is needed), no memory (all NaN), called with MXCSR's FTZ and DAZ set (as
   compiled code calls it); and the copy an exported program compiles into
   itself.
 
@@ -38,7 +39,7 @@ import sys
 
 import numpy as np
 import pytest
-from kernel_build import float_entries, kernel_builder, library_fixture, program_calling
+from kernel_build import float_entries, kernel_builder, library_fixture, program_calling, skip_unless_the_cpu_runs
 
 from jaxc.runtime import aot, cpu
 
@@ -692,7 +693,8 @@ def test_nonfinite_gives_nan_promptly():
 
 
 # --------------------------------------------------------------------------
-# eig.c compiled here: no sweeps allowed, no memory, flushed denormals
+# eig.c compiled here: each family, no sweeps allowed, no memory, flushed
+# denormals
 
 NO_MEMORY = """
 #include <stddef.h>
@@ -734,6 +736,41 @@ def compile_eig(tmp_path_factory):
     """compile_eig(name, flags, extra): a library of eig.c (compiled with
     `flags`) and gemm.c."""
     return kernel_builder(tmp_path_factory, "eig.c", _entries)
+
+
+FAMILIES = [("sse2", 1), ("avx2", 2), ("avx512", 3)]
+
+
+@pytest.mark.parametrize("family,number", FAMILIES)
+def test_each_family(compile_eig, family, number):
+    """The QR iteration of each instruction-set family (eig_family.h), forced:
+    sizes around each vector width (the rows' tails), a batch with an inf,
+    structured matrices."""
+    skip_unless_the_cpu_runs(family)
+    build, _ = compile_eig
+    entries = build(family, [f"-DJAXC_EIG_FAMILY={number}"])
+    for dtype in (np.float32, np.float64):
+        for n in (2, 3, 4, 7, 9, 17, 40, 100):
+            x = _random(2, n, dtype, 300 + n)
+            t, z = schur(entries, x)
+            w, vl, vr = eig(entries, x)
+            for b in range(2):
+                what = f"{family} {dtype.__name__} n={n} matrix {b}"
+                check_schur(x[b], t[b], z[b], what)
+                check_eig(x[b], w[b], vl[b], vr[b], what)
+        x = _random(3, 20, dtype, 7)
+        x[1, 5, 3] = np.inf
+        t, z = schur(entries, x)
+        w, vl, vr = eig(entries, x)
+        for output in (t, z, w, vl, vr):
+            assert np.isnan(output[1]).all() and np.isfinite(output[[0, 2]]).all()
+        for name, y in _structured(33, 34).items():
+            y = y.astype(dtype)
+            t, z = schur(entries, y[None])
+            check_schur(y, t[0], z[0], f"{family} {name}", compare=name not in ORDER_ILL_POSED | {"balanced away"})
+            w, vl, vr = eig(entries, y[None])
+            check_eig(y, w[0], vl[0], vr[0], f"{family} {name}", compare=name not in ORDER_ILL_POSED,
+                      vectors_well_conditioned=name not in ORDER_ILL_POSED | {"rotations"})
 
 
 def test_no_sweeps_allowed(compile_eig):

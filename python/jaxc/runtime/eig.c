@@ -86,17 +86,24 @@
    Beyond n = 75 LAPACK's dlaqr0 (multishift QR with aggressive early
    deflation) deflates in another order: the same eigenvalues, in another.
 
-   Measured (a busy 2-core AVX-512 Zen 5 VM, plain C: SSE2 vectors, no
-   instruction-set families; f64, f32 the same), against SciPy/NumPy
-   (LAPACK in OpenBLAS, f64) in the same script: n = 256 hessenberg 3.5 ms
-   (scipy.linalg.hessenberg 2.2), schur 24 ms (scipy.linalg.schur 22), eig
-   with right vectors 26 ms (np.linalg.eig 24), with both 27 ms
-   (scipy.linalg.eig 25), w alone 13 ms (np.linalg.eigvals 17); n = 512
-   31, 195, 203, 211 and 96 ms (LAPACK 16, 244, 247, 256, 219); n = 1000
-   0.23, 1.42, 1.42, 1.49 and 0.68 s (LAPACK 0.09, 0.53, 0.56, 0.61, 0.36:
-   its multishift QR scales better). About 1.8 n double-shift sweeps a
-   matrix; two thirds of the QR iteration's time are the row updates of T
-   and Z^T (compute-bound in SSE2), most of the rest T's column updates.
+   The Hessenberg reduction, Q and the QR iteration are compiled once per
+   instruction-set family (eig_family.h: SSE2, AVX2 with FMA, AVX-512; the
+   best the CPU runs, kernels.h), their row updates in vectors of the
+   family's width; Z^T's row updates deferred and applied 32 reflectors of
+   a sweep at a time in one pass over its rows (each column's window of
+   three rows in registers).
+
+   Measured (a busy 2-core AVX-512 Zen 5 VM, the AVX-512 family; f64, f32
+   the same), against SciPy/NumPy (LAPACK in OpenBLAS, f64, one thread) in
+   the same script: n = 256 hessenberg 2.2 ms (scipy.linalg.hessenberg
+   2.1), schur 12 ms (scipy.linalg.schur 21), eig with right vectors 13.5
+   ms (np.linalg.eig 23), w alone 8.3 ms (np.linalg.eigvals 17); n = 512
+   18, 97, 107 and 63 ms (LAPACK 16, 238, 257, 218); n = 1000 0.12, 0.78,
+   0.86 and 0.47 s (LAPACK 0.09, 0.50, 0.57, 0.35: its multishift QR
+   scales better). The SSE2 family: about 2x those for schur and eig, 1.5x
+   for w alone. About 1.8 n double-shift sweeps a matrix; most of the QR
+   iteration's time is the row updates of T and Z^T, T's column updates
+   (three entries a row, scalar) and the 3-element reflectors.
 
    Work arrays: up to 4 n x ld matrices, 16 vectors of ld doubles and 2 of
    ld longs, the thread's scratch of gemm.c (kernels.h), else a fresh
@@ -123,6 +130,10 @@
 #define JAXC_EIG_SWEEPS 30
 #endif
 
+/* The reflectors of a double-shift sweep applied to Z^T in one pass over
+   its rows (eig_family.h's sweep_rows). */
+#define Z_SWEEP 32
+
 /* The eigenvectors of T one gemm.c product multiplies by Z. */
 #define VECTOR_BLOCK 64
 
@@ -136,8 +147,6 @@ static inline vec2 load2(const double *p)
     memcpy(&v, p, sizeof v);
     return v;
 }
-
-static inline void store2(double *p, vec2 v) { memcpy(p, &v, sizeof v); }
 
 /* a . b, n entries, in 8 partial sums. */
 static double dot(const double *a, const double *b, long n)
@@ -157,57 +166,9 @@ static double dot(const double *a, const double *b, long n)
     return r;
 }
 
-/* y += s x. */
-static inline void axpy(double *restrict y, double s, const double *restrict x, long n)
-{
-    for (long i = 0; i < n; i++) y[i] += s * x[i];
-}
-
 static inline void scale_vector(double *x, long n, double s)
 {
     for (long i = 0; i < n; i++) x[i] *= s;
-}
-
-/* Rows x0, x1, x2 of len entries times the reflector I - t1 (1, v2, v3)^T (1, v2, v3)
-   from the left (t2 = t1 v2, t3 = t1 v3); rows2 the 2-entry one. */
-static inline void rows3(double *restrict x0, double *restrict x1, double *restrict x2, long len, double v2,
-                         double v3, double t1, double t2, double t3)
-{
-    for (long j = 0; j < len; j++) {
-        const double s = x0[j] + v2 * x1[j] + v3 * x2[j];
-        x0[j] -= s * t1;
-        x1[j] -= s * t2;
-        x2[j] -= s * t3;
-    }
-}
-
-static inline void rows2(double *restrict x0, double *restrict x1, long len, double v2, double t1, double t2)
-{
-    for (long j = 0; j < len; j++) {
-        const double s = x0[j] + v2 * x1[j];
-        x0[j] -= s * t1;
-        x1[j] -= s * t2;
-    }
-}
-
-/* The plane rotation (x, y) <- (c x + s y, c y - s x) of two rows. */
-static inline void rotate(double *restrict x, double *restrict y, long len, double c, double s)
-{
-    for (long j = 0; j < len; j++) {
-        const double a = x[j], b = y[j];
-        x[j] = c * a + s * b;
-        y[j] = c * b - s * a;
-    }
-}
-
-/* The same down two columns of a row-major matrix (len rows from x). */
-static inline void rotate_columns(double *x, long ld, long len, double c, double s)
-{
-    for (long j = 0; j < len; j++, x += ld) {
-        const double a = x[0], b = x[1];
-        x[0] = c * a + s * b;
-        x[1] = c * b - s * a;
-    }
 }
 
 /* The elementary reflector of dlarfg: for the m-vector (alpha, x) (x at
@@ -217,7 +178,7 @@ static inline void rotate_columns(double *x, long ld, long len, double c, double
    beta, x becomes v; returns tau. The norm is taken of the vector divided
    by its largest modulus (no overflow, no underflow); NaN and inf give
    NaNs. */
-static double reflector(long m, double *alpha, double *x, long inc)
+static inline __attribute__((always_inline)) double reflector(long m, double *alpha, double *x, long inc)
 {
     if (m <= 1)
         return 0;
@@ -248,141 +209,6 @@ static double reflector(long m, double *alpha, double *x, long inc)
     return tau;
 }
 
-/* ------------------------------------------------------------------------
-   Hessenberg reduction (dgehd2's): for j = ilo .. ihi-2 the reflector H_j
-   of column j below the diagonal (rows j+1 .. ihi) applied from the left
-   to rows j+1 .. ihi, columns j+1 .. n-1, and from the right to rows
-   0 .. ihi, columns j+1 .. ihi; beta stored at a[j+1][j], v below it, tau
-   in taus[j]. Two passes over the rows a step: the left update with the
-   row's y = row . v, then the right update with the next step's
-   w = v'^T rows (its reflector made from column j+1 between the passes:
-   the right update changes that column by -tau y). work: 5 vectors of ld. */
-
-/* row += s w, and returns the new row . v (m entries), in 8 partial sums. */
-static double update_dot(double *restrict row, double s, const double *restrict w, const double *restrict v, long m)
-{
-    const vec2 sv = {s, s};
-    vec2 s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
-    long i = 0;
-    for (; i + 8 <= m; i += 8) {
-        const vec2 a0 = load2(row + i) + sv * load2(w + i), a1 = load2(row + i + 2) + sv * load2(w + i + 2);
-        const vec2 a2 = load2(row + i + 4) + sv * load2(w + i + 4), a3 = load2(row + i + 6) + sv * load2(w + i + 6);
-        store2(row + i, a0);
-        store2(row + i + 2, a1);
-        store2(row + i + 4, a2);
-        store2(row + i + 6, a3);
-        s0 += a0 * load2(v + i);
-        s1 += a1 * load2(v + i + 2);
-        s2 += a2 * load2(v + i + 4);
-        s3 += a3 * load2(v + i + 6);
-    }
-    const vec2 t = (s0 + s1) + (s2 + s3);
-    double r = t[0] + t[1];
-    for (; i < m; i++) {
-        row[i] += s * w[i];
-        r += row[i] * v[i];
-    }
-    return r;
-}
-
-/* row += s v (m entries), and w[i-1] += c row[i] for i = 1 .. m-1. */
-static void update_accumulate(double *restrict row, double s, const double *restrict v, long m, double *restrict w,
-                              double c)
-{
-    row[0] += s * v[0];
-    for (long i = 1; i < m; i++) {
-        row[i] += s * v[i];
-        w[i - 1] += c * row[i];
-    }
-}
-
-static void hessenberg(long n, long ld, long ilo, long ihi, double *a, double *taus, double *work)
-{
-#define A(i, j) a[(i) * ld + (j)]
-    double *v = work, *w = v + ld, *y = w + ld, *u = y + ld, *w2 = u + ld;
-    if (ihi - ilo < 2)
-        return;
-    double tau = taus[ilo] = reflector(ihi - ilo, &A(ilo + 1, ilo), &A(ilo + 2, ilo), ld);
-    int have_w = 0;
-    for (long j = ilo; j + 2 <= ihi; j++) {
-        const long m = ihi - j, width = n - j - 1; /* rows (and columns) j+1 .. ihi; columns j+1 .. n-1 */
-        const int next = j + 3 <= ihi;
-        if (tau == 0) {
-            if (next)
-                tau = taus[j + 1] = reflector(m - 1, &A(j + 2, j + 1), &A(j + 3, j + 1), ld);
-            have_w = 0;
-            continue;
-        }
-        v[0] = 1;
-        for (long k = 1; k < m; k++) v[k] = A(j + 1 + k, j);
-        if (!have_w) {
-            memcpy(w, &A(j + 1, j + 1), width * sizeof(double));
-            for (long k = 1; k < m; k++) axpy(w, v[k], &A(j + 1 + k, j + 1), width);
-        }
-        /* The left update and y. */
-        for (long r = 0; r <= ihi; r++) {
-            double *row = &A(r, j + 1);
-            if (r <= j) {
-                y[r] = dot(row, v, m);
-            } else {
-                const double s = -tau * v[r - j - 1];
-                y[r] = update_dot(row, s, w, v, m);
-                axpy(row + m, s, w + m, width - m);
-            }
-        }
-        /* The next reflector, from column j+1 as the right update leaves it. */
-        double next_tau = 0;
-        if (next) {
-            for (long r = j + 2; r <= ihi; r++) u[r - j - 2] = A(r, j + 1) - tau * y[r];
-            next_tau = reflector(m - 1, u, u + 1, 1);
-        }
-        /* The right update, and the next step's w. */
-        const int accumulate = next && next_tau != 0;
-        if (accumulate)
-            memset(w2, 0, (width - 1) * sizeof(double));
-        for (long r = 0; r <= ihi; r++) {
-            double *row = &A(r, j + 1);
-            if (accumulate && r >= j + 2) {
-                update_accumulate(row, -tau * y[r], v, m, w2, r == j + 2 ? 1 : u[r - j - 2]);
-                axpy(w2 + m - 1, r == j + 2 ? 1 : u[r - j - 2], row + m, width - m);
-            } else {
-                axpy(row, -tau * y[r], v, m);
-            }
-        }
-        if (next) {
-            for (long r = j + 2; r <= ihi; r++) A(r, j + 1) = u[r - j - 2];
-            taus[j + 1] = next_tau;
-        }
-        double *t = w;
-        w = w2;
-        w2 = t;
-        have_w = accumulate;
-        tau = next_tau;
-    }
-#undef A
-}
-
-/* Q = H_ilo ... H_{ihi-2} of hessenberg's reflectors (in a below the
-   subdiagonal, taus) into q (n x ld, row-major), backward: each H_j from
-   the left to rows and columns j+1 .. ihi. w: a work vector of n. */
-static void form_q(long n, long ld, long ilo, long ihi, const double *a, const double *taus, double *q, double *w)
-{
-    for (long i = 0; i < n; i++) {
-        memset(q + i * ld, 0, n * sizeof(double));
-        q[i * ld + i] = 1;
-    }
-    for (long j = ihi - 2; j >= ilo; j--) {
-        const double tau = taus[j];
-        if (tau == 0)
-            continue;
-        const long m = ihi - j;
-        double *top = q + (j + 1) * ld + j + 1;
-        memcpy(w, top, m * sizeof(double));
-        for (long r = 1; r < m; r++) axpy(w, a[(j + 1 + r) * ld + j], top + r * ld, m);
-        axpy(top, -tau, w, m);
-        for (long r = 1; r < m; r++) axpy(top + r * ld, -tau * a[(j + 1 + r) * ld + j], w, m);
-    }
-}
 
 /* to (n x ld) = from^T (n x ld), in tiles of 16 x 16. */
 static void transpose(long n, long ld, const double *from, double *to)
@@ -660,213 +486,61 @@ static void standardize(double *pa, double *pb, double *pc, double *pd, double *
 }
 
 /* ------------------------------------------------------------------------
-   The real Schur form of the upper Hessenberg h (n x ld) in rows and
-   columns ilo .. ihi (dlahqr's double-shift QR): the eigenvalues into wr,
-   wi (ilo .. ihi); with want_t all of h transformed (T), else only the
-   active block; zt (when not NULL: Z^T, n x ld) gets the transformations
-   in its rows, columns ilo .. ihi. Returns 0, or 1 when the sweeps ran out. */
-#define H(i, j) h[(i) * ld + (j)]
+   The Hessenberg reduction, Q and the QR iteration, one copy a family
+   (eig_family.h). */
 
+/* SSE2 (every x86-64 CPU): one xmm a vector. */
+#define W 2
+#define SUFFIX sse2
+#include "eig_family.h"
+#undef W
+#undef SUFFIX
+
+/* AVX2 + FMA: one ymm a vector. */
+JAXC_TARGET_PUSH("avx2,fma")
+#define W 4
+#define SUFFIX avx2
+#include "eig_family.h"
+#undef W
+#undef SUFFIX
+JAXC_TARGET_POP()
+
+/* AVX-512: one zmm a vector. */
+JAXC_TARGET_PUSH("avx512f,fma")
+#define W 8
+#define SUFFIX avx512
+#include "eig_family.h"
+#undef W
+#undef SUFFIX
+JAXC_TARGET_POP()
+
+#ifndef JAXC_EIG_FAMILY
+#define JAXC_EIG_FAMILY 0 /* tests force a family (jaxc_best_family): 1 SSE2, 2 AVX2, 3 AVX-512 */
+#endif
+
+/* The Hessenberg reduction and Q, by the family this CPU runs best
+   (eig_family.h's hessenberg and form_q). */
+static void hessenberg(long n, long ld, long ilo, long ihi, double *a, double *taus, double *work)
+{
+    const int use = jaxc_best_family(JAXC_EIG_FAMILY);
+    (use == 3 ? hessenberg_avx512 : use == 2 ? hessenberg_avx2 : hessenberg_sse2)(n, ld, ilo, ihi, a, taus, work);
+}
+
+static void form_q(long n, long ld, long ilo, long ihi, const double *a, const double *taus, double *q, double *w)
+{
+    const int use = jaxc_best_family(JAXC_EIG_FAMILY);
+    (use == 3 ? form_q_avx512 : use == 2 ? form_q_avx2 : form_q_sse2)(n, ld, ilo, ihi, a, taus, q, w);
+}
+
+/* The real Schur form of the upper Hessenberg h by the family this CPU runs
+   best (eig_family.h's francis): 0, or 1 when the sweeps ran out. */
 static int francis(long n, long ld, long ilo, long ihi, double *h, int want_t, double *zt, double *wr, double *wi)
 {
-    if (ihi < ilo)
-        return 0;
-    if (ilo == ihi) {
-        wr[ilo] = H(ilo, ilo);
-        wi[ilo] = 0;
-        return 0;
-    }
-    for (long j = ilo; j <= ihi - 3; j++) {
-        H(j + 2, j) = 0;
-        H(j + 3, j) = 0;
-    }
-    if (ilo <= ihi - 2)
-        H(ihi, ihi - 2) = 0;
-    const long nh = ihi - ilo + 1, zlen = nh;
-    const double smlnum = DBL_MIN * ((double)nh / ULP);
-    const long budget = JAXC_EIG_SWEEPS * (nh > 10 ? nh : 10);
-    long i1 = 0, i2 = n - 1, sweeps = 0, kdefl = 0;
-    for (long i = ihi; i >= ilo;) {
-        long l = ilo;
-        for (;;) {
-            /* A negligible subdiagonal entry (Ahues and Kressner's test). */
-            long k;
-            for (k = i; k > l; k--) {
-                const double sub = fabs(H(k, k - 1));
-                if (sub <= smlnum)
-                    break;
-                double tst = fabs(H(k - 1, k - 1)) + fabs(H(k, k));
-                if (tst == 0) {
-                    if (k - 2 >= ilo)
-                        tst += fabs(H(k - 1, k - 2));
-                    if (k + 1 <= ihi)
-                        tst += fabs(H(k + 1, k));
-                }
-                if (sub <= ULP * tst) {
-                    const double up = fabs(H(k - 1, k));
-                    const double ab = fmax(sub, up), ba = fmin(sub, up);
-                    const double diff = fabs(H(k - 1, k - 1) - H(k, k)), hkk = fabs(H(k, k));
-                    const double aa = fmax(hkk, diff), bb = fmin(hkk, diff);
-                    const double s = aa + ab;
-                    if (ba * (ab / s) <= fmax(smlnum, ULP * (bb * (aa / s))))
-                        break;
-                }
-            }
-            l = k;
-            if (l > ilo)
-                H(l, l - 1) = 0;
-            if (l >= i - 1)
-                break;
-            if (++sweeps > budget)
-                return 1;
-            kdefl++;
-            if (!want_t) {
-                i1 = l;
-                i2 = i;
-            }
-            /* The shifts: the eigenvalues of the trailing 2x2 block, or
-               exceptional ones every 10 sweeps without a deflation. */
-            double h11, h12, h21, h22;
-            if (kdefl % 20 == 0) {
-                const double s = fabs(H(i, i - 1)) + fabs(H(i - 1, i - 2));
-                h11 = 0.75 * s + H(i, i);
-                h12 = -0.4375 * s;
-                h21 = s;
-                h22 = h11;
-            } else if (kdefl % 10 == 0) {
-                const double s = fabs(H(l + 1, l)) + fabs(H(l + 2, l + 1));
-                h11 = 0.75 * s + H(l, l);
-                h12 = -0.4375 * s;
-                h21 = s;
-                h22 = h11;
-            } else {
-                h11 = H(i - 1, i - 1);
-                h21 = H(i, i - 1);
-                h12 = H(i - 1, i);
-                h22 = H(i, i);
-            }
-            double rt1r, rt1i, rt2r, rt2i;
-            {
-                const double s = fabs(h11) + fabs(h12) + fabs(h21) + fabs(h22);
-                if (s == 0) {
-                    rt1r = rt1i = rt2r = rt2i = 0;
-                } else {
-                    h11 /= s;
-                    h21 /= s;
-                    h12 /= s;
-                    h22 /= s;
-                    const double tr = (h11 + h22) / 2;
-                    const double det = (h11 - tr) * (h22 - tr) - h12 * h21;
-                    const double rtdisc = sqrt(fabs(det));
-                    if (det >= 0) {
-                        rt1r = tr * s;
-                        rt2r = rt1r;
-                        rt1i = rtdisc * s;
-                        rt2i = -rt1i;
-                    } else {
-                        rt1r = tr + rtdisc;
-                        rt2r = tr - rtdisc;
-                        if (fabs(rt1r - h22) <= fabs(rt2r - h22)) {
-                            rt1r *= s;
-                            rt2r = rt1r;
-                        } else {
-                            rt2r *= s;
-                            rt1r = rt2r;
-                        }
-                        rt1i = rt2i = 0;
-                    }
-                }
-            }
-            /* Where to start the bulge: two consecutive small subdiagonal
-               entries, else l. */
-            double v[3];
-            long m;
-            for (m = i - 2; m >= l; m--) {
-                double s = fabs(H(m, m) - rt2r) + fabs(rt2i) + fabs(H(m + 1, m));
-                const double h21s = H(m + 1, m) / s;
-                v[0] = h21s * H(m, m + 1) + (H(m, m) - rt1r) * ((H(m, m) - rt2r) / s) - rt1i * (rt2i / s);
-                v[1] = h21s * (H(m, m) + H(m + 1, m + 1) - rt1r - rt2r);
-                v[2] = h21s * H(m + 2, m + 1);
-                s = fabs(v[0]) + fabs(v[1]) + fabs(v[2]);
-                v[0] /= s;
-                v[1] /= s;
-                v[2] /= s;
-                if (m == l)
-                    break;
-                const double h00 = fabs(H(m, m - 1)) * (fabs(v[1]) + fabs(v[2]));
-                const double h01 = fabs(v[0]) * (fabs(H(m - 1, m - 1)) + fabs(H(m, m)) + fabs(H(m + 1, m + 1)));
-                if (h00 <= ULP * h01)
-                    break;
-            }
-            /* The double-shift sweep: the bulge chased from m down to i. */
-            for (long k = m; k <= i - 1; k++) {
-                const long nr = i - k + 1 < 3 ? i - k + 1 : 3;
-                if (k > m) {
-                    v[0] = H(k, k - 1);
-                    v[1] = H(k + 1, k - 1);
-                    if (nr == 3)
-                        v[2] = H(k + 2, k - 1);
-                }
-                const double t1 = reflector(nr, v, v + 1, 1);
-                if (k > m) {
-                    H(k, k - 1) = v[0];
-                    H(k + 1, k - 1) = 0;
-                    if (k < i - 1)
-                        H(k + 2, k - 1) = 0;
-                } else if (m > l) {
-                    H(k, k - 1) *= 1 - t1;
-                }
-                const double v2 = v[1], t2 = t1 * v2;
-                const long last = k + 3 < i ? k + 3 : i;
-                if (nr == 3) {
-                    const double v3 = v[2], t3 = t1 * v3;
-                    rows3(&H(k, k), &H(k + 1, k), &H(k + 2, k), i2 - k + 1, v2, v3, t1, t2, t3);
-                    for (long r = i1; r <= last; r++) {
-                        double *p = &H(r, k);
-                        const double s = p[0] + v2 * p[1] + v3 * p[2];
-                        p[0] -= s * t1;
-                        p[1] -= s * t2;
-                        p[2] -= s * t3;
-                    }
-                    if (zt)
-                        rows3(zt + k * ld + ilo, zt + (k + 1) * ld + ilo, zt + (k + 2) * ld + ilo, zlen, v2, v3,
-                              t1, t2, t3);
-                } else {
-                    rows2(&H(k, k), &H(k + 1, k), i2 - k + 1, v2, t1, t2);
-                    for (long r = i1; r <= i; r++) {
-                        double *p = &H(r, k);
-                        const double s = p[0] + v2 * p[1];
-                        p[0] -= s * t1;
-                        p[1] -= s * t2;
-                    }
-                    if (zt)
-                        rows2(zt + k * ld + ilo, zt + (k + 1) * ld + ilo, zlen, v2, t1, t2);
-                }
-            }
-        }
-        if (l == i) {
-            wr[i] = H(i, i);
-            wi[i] = 0;
-        } else {
-            /* A 2x2 block: its standard form, the rotation applied to the
-               rest of the rows and columns, and to Z. */
-            double cs, sn;
-            standardize(&H(i - 1, i - 1), &H(i - 1, i), &H(i, i - 1), &H(i, i), &wr[i - 1], &wi[i - 1], &wr[i],
-                        &wi[i], &cs, &sn);
-            if (want_t) {
-                if (i2 > i)
-                    rotate(&H(i - 1, i + 1), &H(i, i + 1), i2 - i, cs, sn);
-                rotate_columns(&H(i1, i - 1), ld, i - i1 - 1, cs, sn);
-            }
-            if (zt)
-                rotate(zt + (i - 1) * ld + ilo, zt + i * ld + ilo, zlen, cs, sn);
-        }
-        kdefl = 0;
-        i = l - 1;
-    }
-    return 0;
+    const int use = jaxc_best_family(JAXC_EIG_FAMILY);
+    return (use == 3   ? francis_avx512
+            : use == 2 ? francis_avx2
+                       : francis_sse2)(n, ld, ilo, ihi, h, want_t, zt, wr, wi);
 }
-#undef H
 
 /* ------------------------------------------------------------------------
    Eigenvectors of an upper quasi-triangular matrix by back substitution
