@@ -1,6 +1,9 @@
 """Non-symmetric eigenproblems: Hessenberg reduction, the complex Schur form
 by shifted QR, and eig (eigenvalues, right and left eigenvectors), written
-as jaxc programs (fori_loop / while_loop over jnp ops).
+as jaxc programs (fori_loop / while_loop over jnp ops). Real f32/f64
+matrices go to the compiled library instead (`jaxc.hessenberg`,
+`jaxc.schur`, `jaxc.eig`: eig.c), where library calls are on; these
+programs serve complex and 16-bit matrices and library calls off.
 
     hessenberg(a)  -> (h, q)      a = q h q^H, h zero below the subdiagonal
     schur(a)       -> (t, z)      a = z t z^H, t upper triangular (complex)

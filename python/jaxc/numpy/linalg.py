@@ -565,9 +565,11 @@ class EigResult(NamedTuple):
 
 def eig(a: Any) -> EigResult:
     """(eigenvalues, eigenvectors) of square matrices, complex (for real
-    input too): a v = v diag(w), each column of v of norm 1. The order of
-    the eigenvalues is the QR iteration's, not sorted (as in JAX, whose
-    LAPACK order differs)."""
+    input too): a v = v diag(w), each column of v of norm 1. Real f32/f64
+    matrices: the compiled library (eig.c, as LAPACK's geev: LAPACK's order
+    of the eigenvalues up to n = 75, each vector's largest component real
+    and positive); others: the complex Schur program's order (lax/_eig.py).
+    Neither is sorted, as in JAX."""
     from ..lax._eig import eig_values_vectors
     w, v = eig_values_vectors(_square("eig", a))
     return EigResult(w, v)
