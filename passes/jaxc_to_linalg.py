@@ -79,6 +79,8 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
     operand_elements = [[_element(v.type) for v in o.operands] for o in jaxc_ops]
     for fn in functions:
         _make_signature_signless(fn)
+    for call in calls:  # before the rules, which read their operands' types (as the arguments')
+        _make_call_signless(call)
     # Ops nested in a region that a rule left in place (e.g. the combiner of a
     # scatter with no updates) are destroyed with their parent: skip them by
     # position, never touching the destroyed op.
@@ -100,8 +102,6 @@ def _lower(op: ir.Operation, pass_: ExternalPass) -> None:
             dropped.update(position[o] for o in preorder_ops(jaxc_op.operation, stop_at=lambda inner: False)
                            if o in position)
         jaxc_op.operation.erase()
-    for call in calls:
-        _make_call_signless(call)
 
 
 def _element(t: ir.Type) -> ir.Type:

@@ -33,6 +33,23 @@ func.func @unsigned_max(%a: tensor<3xui8>, %b: tensor<3xui8>) -> tensor<3xui8> {
 
 // -----
 
+// A call's unsigned results become signless before the rules run, so the op
+// that uses one sees a signless value (and keeps the unsigned semantics).
+// CHECK-LABEL: func.func @unsigned_call_result
+// CHECK: %[[C:.+]] = call @unsigned_source(%{{.+}}) : (tensor<3xi32>) -> tensor<3xi32>
+// CHECK: linalg.generic {{.+}} ins(%[[C]], %{{.+}} : tensor<3xi32>, tensor<3xi32>)
+// CHECK: arith.divui %{{.+}}, %{{.+}} : i32
+func.func private @unsigned_source(%a: tensor<3xui32>) -> tensor<3xui32> {
+  return %a : tensor<3xui32>
+}
+func.func @unsigned_call_result(%a: tensor<3xui32>) -> tensor<3xui32> {
+  %0 = func.call @unsigned_source(%a) : (tensor<3xui32>) -> tensor<3xui32>
+  %1 = jaxc.div %0, %a : tensor<3xui32>
+  return %1 : tensor<3xui32>
+}
+
+// -----
+
 // Float comparisons are ordered: lt -> olt. Booleans are stored as i8.
 // CHECK-LABEL: func.func @compare_lt
 // CHECK-SAME: -> tensor<2xi8>
