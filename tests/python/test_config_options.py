@@ -17,6 +17,7 @@ from jaxc import _config, lax
 TRACE_CONTEXTS = {
     "jax_numpy_rank_promotion": jaxc.numpy_rank_promotion("warn"),
     "jax_threefry_partitionable": jaxc.threefry_partitionable(False),
+    "jax_default_prng_impl": jaxc.default_prng_impl("rbg"),
     "jax_softmax_custom_jvp": jaxc.softmax_custom_jvp(True),
     "jax_allow_f16_reductions": jaxc.allow_f16_reductions(False),
 }

@@ -563,10 +563,11 @@ def test_rng_bit_generator():
     _, many = lax.rng_bit_generator(KEY, (4096,), algorithm=lax.RandomAlgorithm.RNG_THREE_FRY)
     ones = np.unpackbits(np.asarray(many).view(np.uint8)).mean()
     assert abs(ones - 0.5) < 0.01  # well distributed bits
-    keys = np.stack([KEY, KEY + 1, KEY])
-    batched = jaxc.vmap(lambda k: lax.rng_bit_generator(k, (3,))[1])(keys)
-    assert batched.shape == (3, 3) and np.array_equal(batched[0], batched[2])
-    assert not np.array_equal(batched[0], batched[1])
+    keys = np.stack([KEY, KEY + 1, KEY + 2])
+    new_keys, batched = jaxc.vmap(lambda k: lax.rng_bit_generator(k, (3,)))(keys)
+    first_key, from_the_first = lax.rng_bit_generator(KEY, (3, 3))  # JAX's batching: one draw of the first key
+    np.testing.assert_array_equal(batched, from_the_first)
+    np.testing.assert_array_equal(new_keys, np.stack([first_key, KEY + 1, KEY + 2]))
     with pytest.raises(TypeError, match="unsupported dtype"):
         lax.rng_bit_generator(KEY, (2,), np.int32)
     with pytest.raises(TypeError, match="uint32\\[4\\]"):

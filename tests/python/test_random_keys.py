@@ -272,5 +272,5 @@ def test_bad_arguments():
         random.fold_in(key, np.arange(3))
     with pytest.raises(ValueError, match="split accepts a single key"):
         random.split(random.split(random.key(0)))
-    with pytest.raises(ValueError, match="supports the PRNG implementation"):
-        random.key(0, impl="rbg")
+    with pytest.raises(ValueError, match='unrecognized PRNG implementation "rgb". Did you mean one of: "rbg"'):
+        random.key(0, impl="rgb")

@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from . import _more as M, _ops as L, _parallel as P
+from ._bit_generator import RandomAlgorithm, rng_bit_generator  # noqa: F401 -- exported here
 
 __all__ = [
     "split", "tile", "stack", "unstack", "empty", "broadcast_like",
@@ -710,17 +711,6 @@ class GatherScatterMode(enum.Enum):
         raise ValueError(f'Unknown gather mode "{s}"')
 
 
-class RandomAlgorithm(enum.IntEnum):
-    """The bit generator `rng_bit_generator` is asked for. jaxc makes its
-    bits with threefry whichever is named."""
-    RNG_DEFAULT = 0
-    RNG_THREE_FRY = 1
-    RNG_PHILOX = 2
-
-    def __str__(self) -> str:
-        return self.name
-
-
 ConvGeneralDilatedDimensionNumbers = Union[tuple[str, str, str], L.ConvDimensionNumbers, None]
 DotDimensionNumbers = tuple[tuple[_Sequence[int], _Sequence[int]], tuple[_Sequence[int], _Sequence[int]]]
 PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]
@@ -935,39 +925,6 @@ def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
     else:
         raise TypeError(f"rng_uniform does not accept dtype {x.dtype.name}")
     return L._with_weak(out, True) if x.weak_type and y.weak_type else out
-
-
-_BIT_DTYPES = tuple(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
-
-
-def rng_bit_generator(key: Any, shape: Sequence[int], dtype: Any = np.uint32,
-                      algorithm: Any = RandomAlgorithm.RNG_DEFAULT, *, out_sharding: Any = None) -> tuple[Any, Any]:
-    """(new key, bits): unsigned random bits of `shape` and `dtype` (uint8
-    to uint64; uint64 is uint32 without x64) from a uint32[4] key, and the
-    key to use next. JAX's bits are the platform's (implementation-defined);
-    jaxc's come from threefry whatever `algorithm` names: the four key words
-    are hashed into a threefry key, from which the new key and the bits
-    (jaxc.lax.random_bits) are derived. Well distributed, deterministic in
-    the key, not equal to JAX's."""
-    if out_sharding is not None:
-        raise NotImplementedError("lax.rng_bit_generator: out_sharding is not supported (jaxc has no sharding)")
-    algorithm = RandomAlgorithm(algorithm)  # ValueError for anything else
-    del algorithm
-    requested = np.dtype(dtype) if not isinstance(dtype, np.dtype) else dtype
-    if requested not in _BIT_DTYPES:
-        raise TypeError(f"rng_bit_generator: unsupported dtype {requested}")
-    k = L._array(key, "rng_bit_generator")
-    if k.dtype != np.uint32 or k.shape != (4,):
-        raise TypeError(f"rng_bit_generator: the key must be uint32[4], got {k.aval.str_short()}")
-    shape = L._shape(shape, "lax.rng_bit_generator")
-    words = [L.reshape(L.slice_in_dim(k, i, i + 1), ()) for i in range(4)]
-    k0, k1 = L.threefry2x32(*words)
-    zero = L.full((3,), 0, np.uint32)
-    y0, y1 = L.threefry2x32(k0, k1, zero, L.iota(np.uint32, 3))
-    new_key = L.reshape(L.concatenate([L.reshape(y0, (3, 1)), L.reshape(y1, (3, 1))], 1), (6,))
-    bits_key = L.slice_in_dim(new_key, 4, 6)
-    bits = L.random_bits(bits_key, requested.itemsize * 8, shape)
-    return L.slice_in_dim(new_key, 0, 4), bits
 
 
 # ---------------------------------------------------------------------------

@@ -5,8 +5,9 @@
     key, sub = random.split(key)
     x = random.normal(sub, (3, 2))      # the numbers jax.random.normal gives
 
-Keys are threefry2x32 keys with JAX's defaults (partitionable threefry);
-every sampler follows JAX's algorithm so that the same key, shape and dtype
+Keys are threefry2x32 keys with JAX's defaults (partitionable threefry),
+or of JAX's five other implementations (`key(0, impl="rbg")`,
+`jaxc.default_prng_impl`); every sampler follows JAX's algorithm so that the same key, shape and dtype
 give the same bits as JAX 0.10, eagerly, under jit, under vmap over keys and
 inside scan/fori_loop. See docs/random.md.
 """

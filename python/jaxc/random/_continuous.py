@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import dtypes, lax, numpy as jnp
 from ..api import jit
-from ._keys import canonical_shape, split_data
+from ._keys import canonical_shape, split_keys
 from ._uniform import float_dtype, key_data_of, normal_body, param_shape, uniform_body
 
 __all__ = ["cauchy", "double_sided_maxwell", "exponential", "laplace", "logistic", "lognormal",
@@ -197,7 +197,7 @@ def lognormal(key: Any, sigma: Any = np.float32(1), shape: Any = None, dtype: An
 
 @jit(static_argnums=(2, 3))
 def _wald(data, mean, shape, dtype):
-    keys = split_data(data, (2,))
+    keys = split_keys(data, (2,))
     mean = _param(mean, dtype, shape)
     v = normal_body(keys[0], shape, dtype)
     z = uniform_body(keys[1], shape, dtype)
@@ -291,7 +291,7 @@ def _double_sided_maxwell(data, loc, scale, shape, dtype):
     # as JAX: an empty `shape` becomes the parameters' shape, and the
     # parameters' shape is then appended to it (so () with (3,) gives (3, 3))
     shape = (*(shape or param_shape), *param_shape)
-    keys = split_data(data, (2,))
+    keys = split_keys(data, (2,))
     magnitude = maxwell_body(keys[0], shape, dtype)
     sign = rademacher_body(keys[1], shape, dtype)
     return sign * magnitude * scale + loc

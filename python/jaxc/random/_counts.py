@@ -44,7 +44,7 @@ import numpy as np
 from .. import core, dtypes, lax, numpy as jnp
 from ..api import jit
 from ..numpy._util import promote_dtypes_inexact
-from ._keys import check_key, split_data
+from ._keys import check_key, split_keys
 from ._uniform import broadcast_shapes, check_shape, uniform_body
 
 __all__ = ["binomial", "geometric", "multinomial", "poisson"]
@@ -114,7 +114,7 @@ def _float_or_array(x: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 def _keys(data: Any, n: int) -> list[Any]:
-    keys = split_data(data, (n,))
+    keys = split_keys(data, (n,))
     return [keys[i] for i in range(n)]
 
 
@@ -217,8 +217,10 @@ def _poisson(data, lam, shape, dtype):
 def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None, *,
             out_sharding: Any = None) -> Any:
     """Poisson counts with rate `lam` (broadcast to `shape`), as integers of
-    `dtype` (default int32, int64 with x64)."""
+    `dtype` (default int32, int64 with x64); threefry2x32 keys only, as in JAX."""
     data, _ = check_key("poisson", key)
+    if data._impl.name != "threefry2x32":
+        raise NotImplementedError(f"`poisson` is only implemented for the threefry2x32 RNG, not {data._impl}")
     dtype = dtypes.canonicalize(int if dtype is None else dtype)
     shape = np.shape(lam) if shape is None else _non_negative(_shape_tuple(shape), True)
     _check_arraylike("broadcast_to", lam)
@@ -446,7 +448,7 @@ def _multinomial(data, n, p, shape, dtype, unroll):
     p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
     remaining = _suffix_sums(p)
     ratios = p / jnp.where(remaining == 0, 1, remaining)
-    keys = split_data(data, (ratios.shape[0],))
+    keys = split_keys(data, (ratios.shape[0],))
 
     def draw(remainder, ratio_and_key):
         ratio, key = ratio_and_key

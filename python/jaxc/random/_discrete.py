@@ -32,7 +32,7 @@ import numpy as np
 from .. import core, dtypes, lax, numpy as jnp
 from .._config import config
 from ..api import jit
-from ._keys import canonical_shape, random_bits, split_data
+from ._keys import canonical_shape, key_bits, split_keys
 from ._uniform import check_shape, float_dtype, key_data_of, randint, uniform_body
 
 __all__ = ["categorical", "choice", "gumbel", "permutation"]
@@ -109,7 +109,7 @@ def _bits_to_unit_float32(bits: Any) -> Any:
 
 def _gumbel_highest_f32(data: Any, shape: tuple[int, ...]) -> Any:
     u32 = np.uint32
-    bits = random_bits(data, 32, (2, *shape))
+    bits = key_bits(data, 32, (2, *shape))
     flipped = lax.bitwise_not(bits)
     # 1 - bits as a 64-bit fixed-point number: ~bits + 1, the carry to the high word
     carry = lax.convert_element_type(lax.eq(flipped[1], lax.full((), 0xFFFFFFFF, u32)), u32)
@@ -226,9 +226,9 @@ def _shuffle_rounds(size: int) -> int:
 
 def _shuffle_body(data: Any, x: Any, axis: int) -> Any:
     for _ in range(_shuffle_rounds(math.prod(x.shape))):
-        keys = split_data(data, (2,))
+        keys = split_keys(data, (2,))
         data, sub = keys[0], keys[1]
-        _, x = lax.sort_key_val(random_bits(sub, 32, x.shape), x, axis, is_stable=True)
+        _, x = lax.sort_key_val(key_bits(sub, 32, x.shape), x, axis, is_stable=True)
     return x
 
 

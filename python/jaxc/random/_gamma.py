@@ -15,8 +15,10 @@ and each element runs
     gamma    = d V                      * (1 - uniform(sub)) ** (1 / alpha)   (boost when alpha < 1)
     loggamma = log d + log V            - exponential(sub) / alpha
 
-The elements are mapped with `vmap`, as JAX lowers it, so the loops run
-until every element is accepted. The derivative with respect to `a` is
+The elements are mapped with `vmap` for threefry2x32 keys, as JAX lowers
+it, so the loops run until every element is accepted; keys of the other
+implementations are mapped with `lax.map`, as JAX does (their bits under
+vmap are not a loop's: `lax.rng_bit_generator`). The derivative with respect to `a` is
 JAX's implicit reparameterisation: d sample / d a = -(dF/da) / (dF/dx) for
 the gamma CDF F, computed by the same series / continued fraction as JAX's
 `random_gamma_grad` (in float32 for float16 and bfloat16).
@@ -36,7 +38,7 @@ from .. import dtypes, lax, numpy as jnp
 from .._autodiff import custom_jvp
 from .._batching import vmap
 from ..api import jit
-from ._keys import canonical_shape, check_key, split_data
+from ._keys import canonical_shape, check_key, split_keys
 from ._uniform import (
     bernoulli,
     check_safe_to_cast,
@@ -92,14 +94,9 @@ def _array(x: Any, name: str) -> Any:
 # One gamma sample
 # ---------------------------------------------------------------------------
 
-def _row(keys: Any, i: int) -> Any:
-    """keys[i] of key data of shape (n, 2)."""
-    return lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,))
-
-
 def _split2(data: Any) -> tuple[Any, Any]:
-    keys = split_data(data, (2,))
-    return _row(keys, 0), _row(keys, 1)
+    keys = split_keys(data, (2,))
+    return keys[0], keys[1]
 
 
 def _exponential(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
@@ -142,8 +139,8 @@ def _gamma_one(data: Any, alpha: Any, log_space: bool) -> Any:
         return key, x, lax.add(one, lax.mul(x, c))
 
     def propose(state: tuple) -> tuple:
-        keys = split_data(state[0], (3,))
-        key, x_key, u_key = _row(keys, 0), _row(keys, 1), _row(keys, 2)
+        keys = split_keys(state[0], (3,))
+        key, x_key, u_key = keys[0], keys[1], keys[2]
         _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_x, (x_key, zero, minus_one))
         X = lax.mul(x, x)
         V = lax.mul(lax.mul(v, v), v)
@@ -167,9 +164,12 @@ def _gamma_samples(data: Any, a: Any, log_space: bool) -> Any:
     shape, n = a.shape, math.prod(a.shape)
     if n == 0:
         return lax.full(shape, 0, a.dtype)
-    keys = split_data(data, (n,))
+    keys = split_keys(data, (n,))
     alphas = lax.reshape(a, (n,))
-    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, alphas)
+    if keys._impl.name == "threefry2x32":
+        samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, alphas)
+    else:
+        samples = lax.map(lambda k_al: _gamma_one(k_al[0], k_al[1], log_space), (keys, alphas))
     return lax.reshape(samples, shape)
 
 

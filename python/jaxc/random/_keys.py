@@ -1,20 +1,20 @@
-"""Keys of `jaxc.random`: threefry2x32 key data and typed key arrays over it.
+"""Keys of `jaxc.random`: typed key arrays over the key data of a PRNG
+implementation (`_impls.py`: threefry2x32 by default, five others).
 
-A key is two uint32 words. A *legacy* key is that data itself, a uint32
-array whose last axis has length 2 (`PRNGKey(0)` is `[0, 0]`); a *typed*
-key (`key(0)`) is a `PRNGKeyArray` of shape `data.shape[:-1]` and dtype
-`key<fry>` over the same data. Every function accepts both and returns keys
-in the style it was given. All key arithmetic is JAX's (partitionable
-threefry, the default since JAX 0.5; with `jax_threefry_partitionable`
-False, JAX's earlier bits, `_split_data_original`), so the bits are JAX's bits:
+A *legacy* key is key data itself, a uint32 array whose last axis is the
+implementation's key shape (`PRNGKey(0)` is `[0, 0]` for threefry2x32); a
+*typed* key (`key(0)`) is a `PRNGKeyArray` of shape `data.shape[:-1]` and
+dtype `key<fry>` (`key<rbg>`, ...) over such data. Every function accepts
+both and returns keys in the style it was given; legacy data belongs to the
+default implementation (`jax_default_prng_impl`). The samplers work on typed
+keys throughout (`check_key` makes one), so one sampler serves every
+implementation:
 
-    seed s        -> [s >> 32, s & 0xFFFFFFFF]            (int64 seeds; else [0, s])
-    split(k, shape)[i] = threefry2x32(k, (hi(i), lo(i)))   (i: row-major flat index)
-    fold_in(k, d) = threefry2x32(k, (0, d))
-    bits(k, shape)[i] = b1 ^ b2 of threefry2x32(k, (hi(i), lo(i)))   (32 bits)
+    split_keys(k, (2,))[0]   -> a typed key of k's implementation
+    key_bits(k, 32, shape)   -> uint32 bits of shape
 
-A PRNGKeyArray is a pytree over its data, so it passes through jit, vmap,
-grad, scan and fori_loop like any array.
+A PRNGKeyArray is a pytree over its data (the implementation is static), so
+it passes through jit, vmap, grad, scan and fori_loop like any array.
 """
 from __future__ import annotations
 
@@ -29,17 +29,25 @@ import numpy as np
 from .. import core, dtypes, lax
 from .._config import config
 from ..tree_util import register_pytree_node
-
-IMPL = "threefry2x32"
-KEY_SHAPE = (2,)
+from . import _impls
+from ._impls import PRNGImpl
 
 
 class KeyDType:
-    """The dtype of typed threefry2x32 keys, printed `key<fry>`."""
+    """The dtype of typed keys of one implementation, printed `key<tag>`."""
 
-    name = "key<fry>"
-    impl = IMPL
     _is_prng_key = True
+
+    def __init__(self, impl: PRNGImpl) -> None:
+        self._impl = impl
+
+    @property
+    def name(self) -> str:
+        return f"key<{self._impl.tag}>"
+
+    @property
+    def impl(self) -> str:
+        return self._impl.name
 
     def __repr__(self) -> str:
         return self.name
@@ -47,28 +55,32 @@ class KeyDType:
     __str__ = __repr__
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, KeyDType)
+        return isinstance(other, KeyDType) and other._impl is self._impl
 
     def __hash__(self) -> int:
         return hash(self.name)
 
 
-KEY_DTYPE = KeyDType()
+KEY_DTYPES = {name: KeyDType(impl) for name, impl in _impls.IMPLS.items()}
 
 
 class PRNGKeyArray:
-    """An array of typed keys: shape `data.shape[:-1]`, dtype `key<fry>`.
+    """An array of typed keys: shape `data.shape[:-1]`, dtype `key<tag>`.
 
         >>> k = random.split(random.key(0), 3)
         >>> k.shape, k.dtype, random.key_data(k).shape
         ((3,), key<fry>, (3, 2))
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_impl")
     __array_priority__ = 100
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, impl: PRNGImpl | None = None) -> None:
         self._data = data
+        self._impl = impl if impl is not None else _impls.IMPLS["threefry2x32"]
+
+    def _like(self, data: Any) -> "PRNGKeyArray":
+        return PRNGKeyArray(data, self._impl)
 
     # -- what it is ---------------------------------------------------------
 
@@ -86,7 +98,7 @@ class PRNGKeyArray:
 
     @property
     def dtype(self) -> KeyDType:
-        return KEY_DTYPE
+        return KEY_DTYPES[self._impl.name]
 
     def __len__(self) -> int:
         if not self.shape:
@@ -102,7 +114,7 @@ class PRNGKeyArray:
         index = index if isinstance(index, tuple) else (index,)
         if any(i is Ellipsis for i in index):
             index = (*index, slice(None))
-        return PRNGKeyArray(self._data[index])
+        return self._like(self._data[index])
 
     def reshape(self, *shape: Any) -> "PRNGKeyArray":
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -112,7 +124,7 @@ class PRNGKeyArray:
         if shape.count(-1) == 1:
             known = math.prod(d for d in shape if d != -1)
             shape = tuple(size // known if d == -1 else d for d in shape)
-        return PRNGKeyArray(lax.reshape(self._data, (*shape, *KEY_SHAPE)))
+        return self._like(lax.reshape(self._data, (*shape, *self._impl.key_shape)))
 
     def ravel(self) -> "PRNGKeyArray":
         return self.reshape(-1)
@@ -120,15 +132,22 @@ class PRNGKeyArray:
     @property
     def T(self) -> "PRNGKeyArray":
         perm = (*reversed(range(self.ndim)), self.ndim)
-        return PRNGKeyArray(lax.transpose(self._data, perm))
+        return self._like(lax.transpose(self._data, perm))
+
+    def _comparable(self, other: Any, op: str) -> bool:
+        if not isinstance(other, PRNGKeyArray):
+            return False
+        if other._impl is not self._impl:
+            raise TypeError(f"{op} does not accept dtypes {self.dtype}, {other.dtype}.")
+        return True
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        if not isinstance(other, PRNGKeyArray):
+        if not self._comparable(other, "equal"):
             return NotImplemented
         return lax.reduce_and(lax.eq(self._data, other._data), (self._data.ndim - 1,))
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        if not isinstance(other, PRNGKeyArray):
+        if not self._comparable(other, "not_equal"):
             return NotImplemented
         return lax.reduce_or(lax.ne(self._data, other._data), (self._data.ndim - 1,))
 
@@ -145,13 +164,18 @@ class PRNGKeyArray:
 
     def __repr__(self) -> str:
         if isinstance(self._data, core.Tracer):
-            return f"Traced<key<fry>[{','.join(map(str, self.shape))}]>"
-        return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{np.asarray(self._data)}"
+            return f"Traced<{self.dtype}[{','.join(map(str, self.shape))}]>"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._data)}"
 
     __str__ = __repr__
 
 
-register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None), lambda _, data: PRNGKeyArray(*data))
+def _unflatten(impl: PRNGImpl, leaves: Any) -> PRNGKeyArray:
+    (data,) = leaves
+    return PRNGKeyArray(data, impl)
+
+
+register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), k._impl), _unflatten)
 
 
 # ---------------------------------------------------------------------------
@@ -166,36 +190,38 @@ _LEGACY_KEY = ("Legacy uint32 key array passed as key to jax.random function. Pl
                "jax.random.key(). If use of a raw key array was intended, set jax_legacy_prng_key=\"allow\".")
 
 
-def check_key(name: str, key: Any, *, allow_batched: bool = False, legacy_policy: bool = True) -> tuple[Any, bool]:
-    """(uint32 key data of shape (..., 2), was the key legacy data?).
+def check_key(name: str, key: Any, *, allow_batched: bool = False, legacy_policy: bool = True,
+              impl: PRNGImpl | None = None) -> tuple["PRNGKeyArray", bool]:
+    """(the key as a typed key, was it legacy data?).
 
-    A typed key gives its data; legacy data is checked as JAX checks it
-    (TypeError naming the dtype or the shape), then, with `legacy_policy`,
-    refused or warned about as `jax_legacy_prng_key` and
-    `jax_enable_custom_prng` say; a key array where one key is expected is a
-    ValueError, as in JAX."""
+    Legacy data belongs to `impl` (by default `jax_default_prng_impl`) and
+    is checked as JAX checks it (TypeError naming the dtype or the shape),
+    then, with `legacy_policy`, refused or warned about as
+    `jax_legacy_prng_key` and `jax_enable_custom_prng` say; a key array
+    where one key is expected is a ValueError, as in JAX."""
     if isinstance(key, PRNGKeyArray):
-        data, legacy = key._data, False
+        typed, legacy = key, False
     elif hasattr(key, "shape") and hasattr(key, "dtype"):
+        impl = impl if impl is not None else _impls.default()
         if key.dtype != np.uint32:
             raise _invalid(f"expected key_data.dtype = uint32; got dtype={np.dtype(key.dtype)}")
-        if len(key.shape) < 1 or tuple(key.shape[-1:]) != KEY_SHAPE:
-            raise _invalid(f"expected key_data.shape to end with (2,); got shape={tuple(key.shape)} "
-                           f"for impl={IMPL}")
-        data = key if isinstance(key, core.ArrayBase) else _as_array(key)
+        if len(key.shape) < 1 or tuple(key.shape[-1:]) != impl.key_shape:
+            raise _invalid(f"expected key_data.shape to end with {impl.key_shape}; got "
+                           f"shape={tuple(key.shape)} for impl={impl.name}")
+        typed = PRNGKeyArray(key if isinstance(key, core.ArrayBase) else _as_array(key), impl)
         legacy = True
         if legacy_policy:
-            _legacy_key_policy()
+            _legacy_key_policy(impl)
     else:
         raise _invalid(f"expected key_data to have ndim, shape, and dtype attributes. Got {key!r}")
-    if not allow_batched and data.ndim > 1:
+    if not allow_batched and typed.ndim > 0:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
-                         f"{tuple(data.shape[:-1]) if not legacy else tuple(key.shape)} != (). "
+                         f"{typed.shape if not legacy else tuple(key.shape)} != (). "
                          "Use jax.vmap for batching.")
-    return data, legacy
+    return typed, legacy
 
 
-def _legacy_key_policy() -> None:
+def _legacy_key_policy(impl: PRNGImpl) -> None:
     """JAX's answer to a uint32 key array: ValueError ('error'), UserWarning
     ('warn'), or under 'allow' a FutureWarning with jax_enable_custom_prng."""
     policy = config.jax_legacy_prng_key
@@ -205,13 +231,13 @@ def _legacy_key_policy() -> None:
         warnings.warn(_LEGACY_KEY, stacklevel=4)
     elif config.jax_enable_custom_prng:
         warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. Assuming valid "
-                      "threefry2x32 key for now.", FutureWarning, stacklevel=4)
+                      f"{impl.name} key for now.", FutureWarning, stacklevel=4)
 
 
-def returned(legacy: bool, data: Any) -> Any:
+def returned(legacy: bool, keys: "PRNGKeyArray") -> Any:
     """Keys in the style the caller passed: legacy data or typed keys (always
     typed under `jax_enable_custom_prng`, as in JAX)."""
-    return data if legacy and not config.jax_enable_custom_prng else PRNGKeyArray(data)
+    return keys._data if legacy and not config.jax_enable_custom_prng else keys
 
 
 def _as_array(x: Any) -> Any:
@@ -220,124 +246,36 @@ def _as_array(x: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# The threefry2x32 key operations on data
+# What the samplers call
 # ---------------------------------------------------------------------------
 
-def _word(data: Any, j: int) -> Any:
-    """data[..., j] of a single key: a 0-d uint32."""
-    return lax.reshape(lax.slice(data, (j,), (j + 1,)), ())
+def split_keys(key: PRNGKeyArray, shape: tuple[int, ...]) -> PRNGKeyArray:
+    """Keys of `shape` split from one typed key, of its implementation."""
+    return key._like(key._impl.split(key._data, shape))
 
 
-def counters(shape: tuple[int, ...]) -> tuple[Any, Any]:
-    """(hi, lo) uint32 words of each element's row-major flat index."""
-    n = math.prod(shape)
-    if n >= 2 ** 32:
-        flat = lax.reshape(lax.iota(np.uint64, n), shape)
-        hi = lax.convert_element_type(lax.shift_right_logical(flat, np.uint64(32)), np.uint32)
-        return hi, lax.convert_element_type(flat, np.uint32)
-    lo = lax.reshape(lax.iota(np.uint32, n), shape)
-    return lax.full(shape, 0, np.uint32), lo
-
-
-def split_data(data: Any, shape: tuple[int, ...]) -> Any:
-    """Key data of shape (*shape, 2): key i is threefry2x32(key, counter i)
-    (under `jax_threefry_partitionable` False: JAX's earlier split, below)."""
-    if not config.jax_threefry_partitionable:
-        return _split_data_original(data, shape)
-    hi, lo = counters(shape)
-    b1, b2 = lax.threefry2x32(_word(data, 0), _word(data, 1), hi, lo)
-    return lax.concatenate([lax.expand_dims(b1, (len(shape),)), lax.expand_dims(b2, (len(shape),))],
-                           len(shape))
-
-
-def fold_in_data(data: Any, message: Any) -> Any:
-    """threefry2x32(key, (0, message)) as a new key."""
-    zero = lax.full((), 0, np.uint32)
-    b1, b2 = lax.threefry2x32(_word(data, 0), _word(data, 1), zero, message)
-    return lax.concatenate([lax.reshape(b1, (1,)), lax.reshape(b2, (1,))], 0)
-
-
-def seed_data(seed: Any) -> Any:
-    """[seed >> 32, low 32 bits of seed] as uint32 (JAX's threefry_seed)."""
-    if seed.shape:
-        raise TypeError(f"PRNG key seed must be a scalar; got {seed!r}.")
-    if not np.issubdtype(seed.dtype, np.integer):
-        raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
-    if np.dtype(seed.dtype).itemsize == 8:
-        shift = lax.full((), 32, seed.dtype)
-        hi = lax.convert_element_type(lax.shift_right_logical(seed, shift), np.uint32)
-    else:
-        hi = lax.full((), 0, np.uint32)
-    lo = lax.convert_element_type(seed, np.uint32)  # the low word (sign-extended if narrower)
-    return lax.concatenate([lax.reshape(hi, (1,)), lax.reshape(lo, (1,))], 0)
-
-
-def random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
-    """Unsigned bits of `bit_width` (8/16/32/64) from one key's data."""
-    if not config.jax_threefry_partitionable:
-        return _random_bits_original(data, bit_width, shape)
-    return lax.random_bits(data, bit_width, shape)
-
-
-# JAX's threefry before its partitionable form (`jax_threefry_partitionable`
-# False, the default before JAX 0.5): the counters are 0, 1, ..., n - 1 hashed
-# in two halves, so every bit depends on n.
-
-def _threefry_2x32(data: Any, count: Any) -> Any:
-    """JAX's `threefry_2x32(key, count)`: the flat uint32 counts, a zero
-    appended when there is an odd number, hashed as (first half, second half)
-    and put back in count's shape."""
-    n = math.prod(count.shape)
-    flat = lax.reshape(count, (n,))
-    if n % 2:
-        flat = lax.concatenate([flat, lax.full((1,), 0, np.uint32)], 0)
-    half = (n + 1) // 2
-    b1, b2 = lax.threefry2x32(_word(data, 0), _word(data, 1), lax.slice(flat, (0,), (half,)),
-                              lax.slice(flat, (half,), (2 * half,)))
-    return lax.reshape(lax.slice(lax.concatenate([b1, b2], 0), (0,), (n,)), count.shape)
-
-
-def _split_data_original(data: Any, shape: tuple[int, ...]) -> Any:
-    """threefry_2x32(key, [0, 1, ..., 2 * num - 1]) as num keys."""
-    return lax.reshape(_threefry_2x32(data, lax.iota(np.uint32, 2 * math.prod(shape))), (*shape, 2))
-
-
-def _random_bits_original(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
-    """ceil(bit_width * size / 32) hashed counters: 64-bit values join the
-    first half (high words) and the second half (low words); 8- and 16-bit
-    values are the words' pieces, lowest first (a view of the words)."""
-    size = math.prod(shape)
-    words = -(-bit_width * size // 32)
-    if words >= 2 ** 32 - 1:
-        raise NotImplementedError(f"random bits of shape {shape} need {words} 32-bit words; with "
-                                  "jax_threefry_partitionable False jaxc makes fewer than 2**32 - 1")
-    bits = _threefry_2x32(data, lax.iota(np.uint32, words))
-    dtype = np.dtype(f"uint{bit_width}")
-    if bit_width == 64:
-        hi, lo = (lax.convert_element_type(lax.slice(bits, (start,), (start + size,)), dtype)
-                  for start in (0, size))
-        bits = lax.bitwise_or(lax.shift_left(hi, lax.full((), 32, dtype)), lo)
-    elif bit_width in (8, 16):
-        per_word = 32 // bit_width
-        shifts = lax.mul(lax.iota(np.uint32, per_word), lax.full((per_word,), bit_width, np.uint32))
-        pieces = lax.shift_right_logical(lax.broadcast_in_dim(bits, (words, per_word), (0,)),
-                                         lax.broadcast_in_dim(shifts, (words, per_word), (1,)))
-        pieces = lax.bitwise_and(pieces, lax.full((words, per_word), (1 << bit_width) - 1, np.uint32))
-        bits = lax.slice(lax.reshape(lax.convert_element_type(pieces, dtype), (words * per_word,)), (0,), (size,))
-    return lax.reshape(bits, shape)
+def key_bits(key: PRNGKeyArray, bit_width: int, shape: tuple[int, ...]) -> Any:
+    """Unsigned bits of `bit_width` (8/16/32/64) and `shape` from one typed key."""
+    return key._impl.random_bits(key._data, bit_width, shape)
 
 
 # ---------------------------------------------------------------------------
 # Public key functions
 # ---------------------------------------------------------------------------
 
-def _impl_name(impl: Any, dtype: Any, where: str) -> None:
+def _resolve_impl(impl: Any, dtype: Any, where: str) -> PRNGImpl:
+    """The implementation an `impl=` (a name or a key dtype) or `dtype=`
+    argument names; the default where neither is given."""
     if impl is not None and dtype is not None:
         raise ValueError(f"Cannot specify both `impl` and `dtype` arguments to jax.random.{where}")
     spec = dtype if dtype is not None else impl
-    if spec is None or spec == IMPL or isinstance(spec, KeyDType):
-        return
-    raise ValueError(f"jaxc.random supports the PRNG implementation {IMPL!r} only, got {spec!r}")
+    if spec is None:
+        return _impls.default()
+    if isinstance(spec, KeyDType):
+        return spec._impl
+    if isinstance(spec, PRNGImpl):
+        return spec
+    return _impls.by_name(spec)
 
 
 def _seed_array(seed: Any, ctor: str) -> Any:
@@ -360,16 +298,18 @@ def _seed_array(seed: Any, ctor: str) -> Any:
 
 
 def key(seed: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
-    """A typed PRNG key (shape (), dtype key<fry>) from an integer seed."""
-    _impl_name(impl, dtype, "key")
-    return PRNGKeyArray(seed_data(_seed_array(seed, "key")))
+    """A typed PRNG key (shape (), dtype key<fry> or the `impl`'s) from an
+    integer seed."""
+    impl_ = _resolve_impl(impl, dtype, "key")
+    return PRNGKeyArray(impl_.seed(_seed_array(seed, "key")), impl_)
 
 
 def PRNGKey(seed: Any, *, impl: Any = None) -> Any:
-    """A legacy key: uint32[2] data `[seed >> 32, seed & 0xFFFFFFFF]` (a
-    typed key under `jax_enable_custom_prng`)."""
-    _impl_name(impl, None, "PRNGKey")
-    return returned(True, seed_data(_seed_array(seed, "PRNGKey")))
+    """A legacy key: the implementation's uint32 key data (threefry2x32:
+    `[seed >> 32, seed & 0xFFFFFFFF]`); a typed key under
+    `jax_enable_custom_prng`."""
+    impl_ = _resolve_impl(impl, None, "PRNGKey")
+    return returned(True, PRNGKeyArray(impl_.seed(_seed_array(seed, "PRNGKey")), impl_))
 
 
 def _split_shape(num: Any) -> tuple[int, ...]:
@@ -385,13 +325,13 @@ def _split_shape(num: Any) -> tuple[int, ...]:
 
 def split(key: Any, num: Any = 2) -> Any:
     """`num` new keys (an int or a shape) along new leading axes."""
-    data, legacy = check_key("split", key)
-    return returned(legacy, split_data(data, _split_shape(num)))
+    typed, legacy = check_key("split", key)
+    return returned(legacy, split_keys(typed, _split_shape(num)))
 
 
 def fold_in(key: Any, data: Any) -> Any:
     """A new key from `key` and a 32-bit integer `data`."""
-    key_data_, legacy = check_key("fold_in", key)
+    typed, legacy = check_key("fold_in", key)
     if np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of"
                         f"shape {np.shape(data)} != (). Use jax.vmap for batching.")
@@ -399,7 +339,7 @@ def fold_in(key: Any, data: Any) -> Any:
         raise OverflowError(f"Python integer {data} out of bounds for uint32")
     message = _as_array(data).astype(np.uint32) if not isinstance(data, int) \
         else _as_array(np.uint32(data))
-    return returned(legacy, fold_in_data(key_data_, message))
+    return returned(legacy, typed._like(typed._impl.fold_in(typed._data, message)))
 
 
 def clone(key: Any) -> Any:
@@ -409,40 +349,41 @@ def clone(key: Any) -> Any:
 
 
 def key_data(keys: Any) -> Any:
-    """The uint32 data (..., 2) under typed or legacy keys."""
-    data, _ = check_key("key_data", keys, allow_batched=True)
-    return data
+    """The uint32 data (..., *key shape) under typed or legacy keys."""
+    typed, _ = check_key("key_data", keys, allow_batched=True)
+    return typed._data
 
 
 def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
-    """Typed keys over uint32 data whose last axis has length 2."""
-    _impl_name(impl, dtype, "wrap_key_data")
+    """Typed keys of `impl` (the default implementation if not given) over
+    uint32 data whose last axis is that implementation's key shape."""
+    impl_ = _resolve_impl(impl, dtype, "wrap_key_data")
     if isinstance(key_bits_array, PRNGKeyArray):
         raise TypeError("wrap_key_data: the argument is already a typed key array")
-    data, _ = check_key("wrap_key_data", key_bits_array, allow_batched=True, legacy_policy=False)
-    return PRNGKeyArray(data)
+    typed, _ = check_key("wrap_key_data", key_bits_array, allow_batched=True, legacy_policy=False, impl=impl_)
+    return typed
 
 
 def key_impl(keys: Any) -> str:
-    """The name of the keys' PRNG implementation ('threefry2x32')."""
-    check_key("key_impl", keys, allow_batched=True)
-    return IMPL
+    """The name of the keys' PRNG implementation ('threefry2x32', 'rbg', ...;
+    uint32 key data: the default implementation's)."""
+    typed, _ = check_key("key_impl", keys, allow_batched=True)
+    return typed._impl.name
 
 
 def key_dtype(impl_spec: Any = None) -> KeyDType:
-    """The dtype of typed keys of an implementation (only threefry2x32)."""
-    _impl_name(impl_spec, None, "key_dtype")
-    return KEY_DTYPE
+    """The dtype of typed keys of an implementation (the default if None)."""
+    return KEY_DTYPES[_resolve_impl(impl_spec, None, "key_dtype").name]
 
 
 def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None) -> Any:
     """Uniform random unsigned integers (uint32 by default, uint64 with x64)."""
-    data, _ = check_key("bits", key)
+    typed, _ = check_key("bits", key)
     dtype = dtypes.canonicalize(np.uint64 if dtype is None and dtypes.x64_enabled()
                                 else np.uint32 if dtype is None else dtype)
     if not np.issubdtype(dtype, np.unsignedinteger):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return random_bits(data, dtype.itemsize * 8, canonical_shape(shape, "bits"))
+    return key_bits(typed, dtype.itemsize * 8, canonical_shape(shape, "bits"))
 
 
 def canonical_shape(shape: Any, name: str = "") -> tuple[int, ...]:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes, lax, numpy as jnp
 from ..api import jit
-from ._keys import canonical_shape, check_key, random_bits, split_data
+from ._keys import canonical_shape, check_key, key_bits, split_keys
 
 UINT_OF_BITS: dict[int, np.dtype] = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
                 64: np.dtype(np.uint64)}
@@ -112,7 +112,7 @@ def uniform_body(data: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any
     nbits, nmant = info.bits, info.nmant
     rng_bits = 8 if nmant < 8 else nbits
     uint = UINT_OF_BITS[nbits]
-    bits = random_bits(data, rng_bits, shape)
+    bits = key_bits(data, rng_bits, shape)
     if rng_bits != nbits:
         bits = lax.convert_element_type(bits, uint)
     one_bits = np.array(1.0, dtype).view(uint)
@@ -156,10 +156,9 @@ def normal_body(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     JAX's division by sqrt(2) into this product, so the bits agree)."""
     if dtypes.is_complex(dtype):
         part = dtypes.real_dtype(dtype)
-        keys = split_data(data, (2,))
+        keys = split_keys(data, (2,))
         scale = lax.full(shape, 1 / np.sqrt(2), part)
-        real, imag = (lax.mul(normal_body(lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,)), shape, part),
-                              scale) for i in (0, 1))
+        real, imag = (lax.mul(normal_body(keys[i], shape, part), scale) for i in (0, 1))
         return lax.complex(real, imag)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
     u = uniform_body(data, shape, dtype, lo, np.array(1.0, dtype))
@@ -260,9 +259,9 @@ def _randint(data, minval, maxval, shape, dtype):
     maxval = jnp.broadcast_to(_clip_convert(maxval, dtype), shape)
     maxval_out_of_range = jnp.broadcast_to(maxval_out_of_range, shape)
     nbits = dtypes.iinfo(dtype).bits
-    keys = split_data(data, (2,))
-    higher = random_bits(keys[0], nbits, shape)
-    lower = random_bits(keys[1], nbits, shape)
+    keys = split_keys(data, (2,))
+    higher = key_bits(keys[0], nbits, shape)
+    lower = key_bits(keys[1], nbits, shape)
     uint = UINT_OF_BITS[nbits]
     one = lax.full((), 1, uint)
     span = lax.convert_element_type(lax.sub(maxval, minval), uint)
