@@ -123,6 +123,20 @@ def test_lax_eig_left_and_right_vectors(x64, route):
     assert_close(np.linalg.norm(vl, axis=0), np.ones(5), rtol=1e-12, atol=1e-12)
     assert len(lax.linalg.eig(a, compute_left_eigenvectors=False)) == 2
     assert len(lax.linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)) == 1
+    w_only_left, vl_only = lax.linalg.eig(a, compute_right_eigenvectors=False)
+    assert_close(np.asarray(w_only_left), w, rtol=1e-12, atol=1e-12)
+    assert_close(np.asarray(vl_only), vl, rtol=1e-12, atol=1e-12)
+
+
+def test_lax_eig_computes_both_sides_in_one_op():
+    """The default (left and right vectors) is one geev call: one `jaxc.eig`
+    in the optimized program, with or without a derivative (CSE merges the
+    primal's op with its derivative rule's)."""
+    a = _matrix(5, np.float32)
+    assert jaxc.jit(lax.linalg.eig).lower(a).as_text(stage="optimized").count("jaxc.eig %") == 1
+    f = jaxc.jit(jaxc.jvp, static_argnums=0)
+    text = f.lower(lambda m: lax.linalg.eig(m)[2], (a,), (a,)).as_text(stage="optimized")
+    assert text.count("jaxc.eig %") == 1
 
 
 def test_eig_derivatives(x64, route):
@@ -131,6 +145,8 @@ def test_eig_derivatives(x64, route):
     check_grads(lambda m: jnp.sum(jnp.linalg.eigvals(m) ** 2), (a,), 1)
     # eigenvectors up to their phase: |v|^2 is phase-free
     check_grads(lambda m: jnp.abs(jnp.linalg.eig(m)[1]) ** 2, (a,), 1, modes=("fwd",))
+    check_grads(lambda m: jnp.abs(lax.linalg.eig(m)[2]) ** 2, (a,), 1, modes=("fwd",))  # with vl
+    check_grads(lambda m: lax.linalg.eig(m)[0].real, (a,), 1, modes=("fwd",))
     z = _matrix(3, np.complex128)
     check_grads(lambda m: jnp.sum(jnp.linalg.eigvals(m) ** 3), (z,), 1, modes=("rev",))
 

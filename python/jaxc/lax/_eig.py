@@ -239,19 +239,43 @@ def eig_values_vectors(a: Any) -> tuple[Any, Any]:
 
 @eig_values_vectors.defjvp
 def _eig_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (a,), (da,) = primals, tangents
+    w, v = eig_values_vectors(a)
+    return (w, v), _eig_tangents(w, v, da)
+
+
+def _eig_tangents(w: Any, v: Any, da: Any) -> tuple[Any, Any]:
     """dw = diag(V^-1 dA V); dV = V (F * V^-1 dA V) with F_ij = 1/(w_j - w_i)
     off the diagonal (0 for equal eigenvalues), minus the part along each
     column that would change its norm (columns stay of norm 1)."""
-    (a,), (da,) = primals, tangents
-    w, v = eig_values_vectors(a)
     rotated = jnp.linalg.solve(v, da.astype(v.dtype) @ v)
-    n = a.shape[-1]
+    n = v.shape[-1]
     gaps = w[..., None, :] - w[..., :, None]
     distinct = ~jnp.eye(n, dtype=bool) & (gaps != 0)
     factors = jnp.where(distinct, 1 / jnp.where(distinct, gaps, 1), 0)
     dv = v @ (factors * rotated)
     dv = dv - v * jnp.real(jnp.sum(jnp.conj(v) * dv, axis=-2, keepdims=True)).astype(v.dtype)
-    return (w, v), (jnp.diagonal(rotated, axis1=-2, axis2=-1), dv)
+    return jnp.diagonal(rotated, axis1=-2, axis2=-1), dv
+
+
+@custom_jvp
+def eig_left_right(a: Any) -> tuple[Any, Any, Any]:
+    """(w, vl, vr) of real f32/f64 matrices the library computes, from one
+    `jaxc.eig` (geev with jobvl = jobvr = 'V'). Derivatives: w and vr as
+    `eig_values_vectors`; vl gets none (as in jaxc's eig).
+
+        %w, %vl, %vr = jaxc.eig %a {left = true, right = true} : ..."""
+    from ._linalg_ops import EIG
+    w, vl, vr = EIG.bind(a, left=True, right=True)
+    return w, vl, vr
+
+
+@eig_left_right.defjvp
+def _eig_left_right_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (a,), (da,) = primals, tangents
+    w, vl, vr = eig_left_right(a)
+    dw, dvr = _eig_tangents(w, vr, da)
+    return (w, vl, vr), (dw, jnp.zeros_like(vl), dvr)
 
 
 @custom_jvp

@@ -580,15 +580,16 @@ def eig(x: Any, *, compute_left_eigenvectors: bool = True, compute_right_eigenve
         raise ValueError(f"lax.linalg.eig: implementation must be None or an EigImplementation, "
                          f"got {implementation!r}")
     del enable_eigvec_derivs, implementation, use_magma  # one implementation, always differentiable
-    from ._eig import _normalize_columns, eig_values_vectors, eigenvalues
+    from ._eig import _normalize_columns, eig_left_right, eig_values_vectors, eigenvalues
     x = _matrix("lax.linalg.eig", x, square=True, complex_ok=True)
     if not compute_left_eigenvectors and not compute_right_eigenvectors:
         return [eigenvalues(x)]
+    if compute_left_eigenvectors and library_computes(x):  # one geev for both (vl not differentiated)
+        w, vl, vr = eig_left_right(x)
+        return [w, vl, vr] if compute_right_eigenvectors else [w, vl]
     w, vr = eig_values_vectors(x)
     out = [w]
-    if compute_left_eigenvectors and library_computes(x):  # geev's, not differentiated
-        out.append(EIG.bind(_ops.stop_gradient(x), left=True, right=False)[1])
-    elif compute_left_eigenvectors:  # rows of vr^-1 are the left eigenvectors (conjugated)
+    if compute_left_eigenvectors:  # rows of vr^-1 are the left eigenvectors (conjugated)
         out.append(_normalize_columns(jnp.conj(jnp.swapaxes(jnp.linalg.inv(vr), -1, -2))))
     if compute_right_eigenvectors:
         out.append(vr)
