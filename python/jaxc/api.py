@@ -55,13 +55,16 @@ class Traced:
     function `name`), the output structure, the captured constants."""
 
     def __init__(self, module: ir.Module, name: str, out_tree: Any, out_avals: list[ShapedArray],
-                 consts: list[Array], python_name: str | None = None) -> None:
+                 consts: list[Array], python_name: str | None = None, ref_outputs: Sequence[Any] = ()) -> None:
         self.module = module
         self.name = name
         self.out_tree = out_tree
         self.out_avals = out_avals
-        self.consts = consts
+        self.consts = consts  # closed-over Arrays, and Refs (read at each call)
         self.python_name = python_name  # the traced function's __name__, where there was one
+        # after the results: the last values of the Refs the function wrote, each
+        # an argument position (int) or a closed-over core.Ref
+        self.ref_outputs = list(ref_outputs)
 
     @property
     def label(self) -> str:
@@ -96,19 +99,31 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
         scope = core.Scope(block, None, "function")
         with scope, ir.InsertionPoint(block):
             recipes = values if values is not None else [None] * len(flat_avals)
-            tracers = [core.Tracer(scope, v, a, r) for v, a, r in zip(block.arguments, flat_avals, recipes)]
+            tracers: list[Any] = [core.Tracer(scope, v, a, r)
+                                  for v, a, r in zip(block.arguments, flat_avals, recipes)]
+            ref_args = {}  # id of the Ref the function gets -> its argument position
+            for i, a in enumerate(flat_avals):
+                if isinstance(a, core.RefAval):
+                    held = core.Tracer(scope, block.arguments[i], ShapedArray(a.shape, a.dtype, a.weak_type))
+                    ref = tracers[i] = core.Ref(held, held.aval)
+                    ref._home = None  # made outside: its writes are results
+                    ref_args[id(ref)] = i
             args, kwargs = rebuild(tracers)
             out = tree_util._float0_as_nodes(fun(*args, **kwargs))  # float0 results: structure
             leaves, out_tree = tree_util.tree_flatten(out)
             out_tree = tree_util._jax_key_order(out_tree)  # dicts come back sorted, on every call path
+            core.check_no_refs(leaves, f"function {getattr(fun, '__name__', name)} traced for jit")
             outs = [core.as_operand(leaf, f"the result of {name}") for leaf in leaves]
             values = [scope.value(x) for x in outs]
+            written = core.finish_ref_writes(scope)
+            ref_outputs = [ref_args.get(id(ref), ref) for ref, _ in written]
             with core.user_location():
-                func_d.ReturnOp(values)
+                func_d.ReturnOp(values + [v for _, v in written])
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            [a.type for a in block.arguments], [v.type for v in values]))
+            [a.type for a in block.arguments], [v.type for v in values] + [v.type for _, v in written]))
     out_avals = [x.aval for x in outs]
-    return Traced(module, name, out_tree, out_avals, list(scope.captured), getattr(fun, "__name__", None))
+    return Traced(module, name, out_tree, out_avals, list(scope.captured), getattr(fun, "__name__", None),
+                  ref_outputs)
 
 
 # ---------------------------------------------------------------------------
@@ -118,6 +133,8 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
 def _leaf_aval(x: Any) -> ShapedArray:
     if isinstance(x, ArrayBase):
         return x.aval
+    if type(x) is core.Ref:
+        return core.RefAval(x.aval.shape, x.aval.dtype, x.aval.weak_type)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(np.shape(x), dtypes.canonicalize(x.dtype), False)
     if isinstance(x, (bool, int, float, complex)):
@@ -129,10 +146,24 @@ def _leaf_aval(x: Any) -> ShapedArray:
                     "values, Python scalars, or pytrees of them; mark other arguments static)")
 
 
+def _check_distinct_refs(leaves: Sequence[Any], name: str) -> None:
+    """One Ref passed twice is JAX's ValueError (the function would see two
+    names for one buffer)."""
+    seen: dict[int, int] = {}
+    for i, x in enumerate(leaves):
+        if type(x) is core.Ref:
+            if id(x) in seen:
+                raise ValueError(f"only one reference to a mutable array may be passed as an argument to a "
+                                 f"function, but when tracing {name.removeprefix('jit_')} for jit the mutable "
+                                 f"array reference of type Ref{{{x.aval.str_short()}}} appeared at both "
+                                 f"argument leaves {seen[id(x)]} and {i}.")
+            seen[id(x)] = i
+
+
 def _leaf_value(x: Any, aval: ShapedArray) -> Any:
     """What the executor receives for an argument leaf: an Array (maybe
-    pending) or a NumPy array of the aval's dtype."""
-    if isinstance(x, Array):
+    pending), a NumPy array of the aval's dtype, or a Ref (read at the run)."""
+    if isinstance(x, (Array, core.Ref)):
         return x
     return np.asarray(x, dtype=aval.dtype)
 
@@ -193,14 +224,32 @@ class Compiled:
         self._fast_ok: bool | None = None  # may take the C fast path (JitFunction._add_fast decides)
 
     def run(self, leaves: Sequence[Any]) -> Any:
-        inputs = list(leaves) + self.traced.consts
+        traced = self.traced
+        inputs = list(leaves) + traced.consts
+        if traced.ref_outputs or any(type(c) is core.Ref for c in traced.consts):
+            return self._run_with_refs(inputs)
         if self._inline is None:
             self._inline = dispatch.runs_inline(inputs, self.out_avals)
         device = dispatch._device_of(inputs)
         function = self.function if device.target == "cpu" else self._gpu_function(device)
-        outs = dispatch.run(function, inputs, self.out_avals, self.traced.label, device,
+        outs = dispatch.run(function, inputs, self.out_avals, traced.label, device,
                             inline=self._inline)
-        return tree_util.tree_unflatten(self.traced.out_tree, outs)
+        return tree_util.tree_unflatten(traced.out_tree, outs)
+
+    def _run_with_refs(self, inputs: list[Any]) -> Any:
+        """A run that reads Refs (arguments or closed over) and writes back
+        the ones the function wrote: their last values follow the results."""
+        traced = self.traced
+        values = [x._read() if type(x) is core.Ref else x for x in inputs]
+        written = [inputs[r] if isinstance(r, int) else r for r in traced.ref_outputs]
+        avals = self.out_avals + [ref.aval for ref in written]
+        device = dispatch._device_of(values)
+        function = self.function if device.target == "cpu" else self._gpu_function(device)
+        outs = dispatch.run(function, values, avals, traced.label, device, inline=False)
+        n = len(self.out_avals)
+        for ref, value in zip(written, outs[n:]):
+            ref._write(value)
+        return tree_util.tree_unflatten(traced.out_tree, outs[:n])
 
     def _gpu_function(self, device: dispatch.Device) -> Any:
         """The program compiled for `device`'s chip (once per chip)."""
@@ -326,6 +375,8 @@ class _SignatureRule:
                 avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
             except TypeError as error:
                 raise TypeError(f"jit({self.name.removeprefix('jit_')}): {error}") from None
+        if any(type(a) is core.RefAval for a in avals):
+            _check_distinct_refs(leaves, self.name)
         key = (tree, avals, statics, dtypes.trace_context())
         values = [x if type(x) is Array else _leaf_value(x, a) for x, a in zip(leaves, avals)]
         return key, values, functools.partial(self.rebuild, args, kwargs, tree)

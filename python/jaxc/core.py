@@ -346,6 +346,97 @@ class Tracer(ArrayBase):
 _STATE = threading.local()
 
 
+class RefAval(ShapedArray):
+    """The abstract value of a `Ref` argument of a jit function: the array
+    it holds, told apart from an Array argument of the same type."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, RefAval) and super().__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("ref", self._hash))
+
+
+class Ref:
+    """A mutable array reference (`jaxc.new_ref`): a box holding an array
+    that functions read and write. Under a trace each write is a new value
+    of the scope writing it; a scope that writes a Ref made outside it
+    returns the last value (`finish_ref_writes`): jit as an extra output
+    written back after the call, cond and loops as extra results and carries.
+
+        r = jaxc.new_ref(jnp.zeros(3))
+        jaxc.jit(lambda: r.__setitem__(1, 1.0))()   # r is now [0, 1, 0]
+
+    Indexing (`r[...]`, `r[i] = v`) is attached by jaxc.ref."""
+
+    __slots__ = ("_value", "aval", "_home", "__weakref__")
+
+    def __init__(self, value: Any, aval: ShapedArray) -> None:
+        self._value = value  # an Array (a tracer under a trace, None once freed) of type `aval`
+        self.aval = aval
+        self._home = current_scope()  # the scope it was made in (None: outside any trace)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self) -> Any:
+        raise TypeError("a Ref is not iterable; read its value with ref[...]")
+
+    def _read(self) -> Any:
+        """The value now: an Array outside a trace, else a tracer of the scope."""
+        if self._value is None:
+            raise ValueError("this Ref was freed (jaxc.free_ref) or frozen inside a trace; it holds no value")
+        scope = current_scope()
+        if scope is None:
+            if isinstance(self._value, Tracer):
+                raise TracerLeakError(f"{where()}: a Ref made or written inside a jit trace was used "
+                                      "after it; Refs made inside a function cannot leave it")
+            return self._value
+        return scope.tracer(scope.value(self), self.aval.weak_type)
+
+    def _write(self, value: Any) -> None:
+        """Make `value` (an Array, or a tracer of the current scope) the value."""
+        scope = current_scope()
+        if scope is not None and not scope.is_ancestor_of(self._home) and id(self) not in scope.ref_writes:
+            if not (isinstance(self._value, Tracer) and self._value.scope is scope):
+                scope.value(self)  # the value the scope starts from: a block argument
+            scope.ref_writes[id(self)] = (self, self._value)
+        self._value = value
+
+
+def finish_ref_writes(scope: "Scope") -> list[tuple[Ref, ir.Value]]:
+    """(ref, its last value in `scope`) for each Ref made outside `scope`
+    that it wrote, and each ref's value back to what it was before."""
+    finals = []
+    with ir.InsertionPoint(scope.block):
+        for ref, before in scope.ref_writes.values():
+            finals.append((ref, scope.value(ref._value)))
+    for ref, before in scope.ref_writes.values():
+        ref._value = before
+    scope.ref_writes.clear()
+    return finals
+
+
 def _stack() -> list["Scope"]:
     stack = getattr(_STATE, "stack", None)
     if stack is None:
@@ -449,15 +540,26 @@ class Scope:
         self.kind = kind  # "function" or "region"
         self.captured: list[Any] = []  # outer objects, in block-argument order
         self._capture_index: dict[int, ir.Value] = {}
+        self.ref_writes: dict[int, tuple[Ref, Any]] = {}  # id -> (a Ref made outside, its value before)
         self.active = True
 
     def __enter__(self) -> "Scope":
         _stack().append(self)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
         _stack().pop()
         self.active = False
+        if self.ref_writes:  # writes no one took over: undo them, and refuse unless failing anyway
+            written = [ref for ref, _ in self.ref_writes.values()]
+            for ref, before in self.ref_writes.values():
+                ref._value = before
+            self.ref_writes.clear()
+            if exc_type is None:
+                raise NotImplementedError(
+                    f"{where()}: a function jaxc traced for grad, vmap, custom_jvp or another "
+                    f"transformation wrote {len(written)} Ref(s) made outside it; jaxc carries Ref writes "
+                    "out of jit, cond, switch, while_loop, fori_loop and scan only (return the value instead)")
 
     def is_ancestor_of(self, other: "Scope | None") -> bool:
         while other is not None:
@@ -467,7 +569,7 @@ class Scope:
         return False
 
     def value(self, x: Any) -> ir.Value:
-        """The MLIR value of `x` (Tracer, Array, NumPy array or scalar) here."""
+        """The MLIR value of `x` (Tracer, Array, Ref, NumPy array or scalar) here."""
         if isinstance(x, Tracer):
             replacements = getattr(_STATE, "replacements", None)
             if replacements and x.value in replacements:
@@ -483,7 +585,23 @@ class Scope:
         from .array import Array
         if isinstance(x, Array):
             return self._capture(x)
+        if isinstance(x, Ref):
+            return self._ref_value(x)
         return constant_value(np.asarray(x))
+
+    def _ref_value(self, ref: Ref) -> ir.Value:
+        """A Ref's value here: this scope's own, else captured (keyed by the
+        Ref, so a jit reads the Ref at each call and a loop can carry it)."""
+        held = ref._value
+        if isinstance(held, Tracer):
+            if held.scope is self:
+                return held.value
+            if not held.scope.active or not held.scope.is_ancestor_of(self):
+                raise TracerLeakError(f"{where()}: a Ref made or written inside a trace was used "
+                                      "after it; Refs made inside a function cannot leave it")
+        elif held is None:
+            raise ValueError("this Ref was freed (jaxc.free_ref); it holds no value")
+        return self._capture(ref)
 
     def _capture(self, x: Any) -> ir.Value:
         if self.kind == "emit":
@@ -538,6 +656,7 @@ class TracedRegion:
         self.out_avals = out_avals
         self.out_tree = out_tree
         self.captured = captured
+        self.ref_writes: list[tuple[Ref, ir.Value]] = []  # (a Ref made outside, its last value here)
 
     def move_into(self, region: ir.Region, arg_types: Sequence[ir.Type], all_captured: Sequence[Any],
                   yield_values: Callable[[list[ir.Value], list[ir.Value]], list[ir.Value]] | None = None) -> None:
@@ -567,9 +686,12 @@ class TracedRegion:
             old.replace_all_uses_with(new_args[self.n_args + position[id(obj)]])
 
 
-def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what: str) -> TracedRegion:
+def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what: str,
+                 writes_refs: bool = False) -> TracedRegion:
     """Trace `fun(*tracers)` (one tracer per aval) into a fresh block, for a
-    region of a control-flow op. `what` names the function in errors."""
+    region of a control-flow op. `what` names the function in errors.
+    `writes_refs`: the op carries the region's writes of Refs made outside it
+    (`TracedRegion.ref_writes`); otherwise such a write is an error."""
     from . import tree_util
     ctx = context()
     with ctx, ir.Location.unknown(ctx):
@@ -583,10 +705,22 @@ def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what:
             args = [Tracer(scope, v, a) for v, a in zip(block.arguments, in_avals)]
             out = fun(*args)
             leaves, out_tree = tree_util.tree_flatten(out)
+            check_no_refs(leaves, what)
             outs = [as_operand(leaf, what) for leaf in leaves]
             out_values = [scope.value(x) for x in outs]
+            ref_writes = finish_ref_writes(scope) if writes_refs else []
         out_avals = [x.aval if isinstance(x, ArrayBase) else aval_of_type(v.type) for x, v in zip(outs, out_values)]
-    return TracedRegion(holder, block, len(in_avals), out_values, out_avals, out_tree, scope.captured)
+    region = TracedRegion(holder, block, len(in_avals), out_values, out_avals, out_tree, scope.captured)
+    region.ref_writes = ref_writes
+    return region
+
+
+def check_no_refs(leaves: Sequence[Any], what: str) -> None:
+    """A Ref among a function's results is JAX's ValueError."""
+    for leaf in leaves:
+        if isinstance(leaf, Ref):
+            raise ValueError(f"{what} returned a mutable array reference of type Ref{{{leaf.aval.str_short()}}}, "
+                             "but mutable array references cannot be returned.")
 
 
 # How `as_operand` makes an array of anything else, attached from above (core
@@ -600,6 +734,9 @@ def as_operand(x: Any, what: str) -> Any:
     values become arrays; anything else is a TypeError naming `what`."""
     if isinstance(x, ArrayBase):
         return x
+    if isinstance(x, Ref):
+        raise TypeError(f"{what}: got a mutable array reference Ref{{{x.aval.str_short()}}} where an array "
+                        "is expected; read its value with ref[...] (vmap over a Ref is not supported)")
     if to_array is None:
         raise RuntimeError("jaxc.core.as_operand: import jaxc.lax first (it attaches the conversion)")
     try:

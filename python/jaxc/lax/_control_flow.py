@@ -179,7 +179,7 @@ def _branch_op(what: str, index: Any, funs: Sequence[Callable], names: Sequence[
     def call(fun: Callable) -> Callable:
         return lambda *args: fun(*tree_util.tree_unflatten(in_tree, args))
 
-    regions = [core.trace_region(call(fun), in_avals, f"lax.{what}: {name}")
+    regions = [core.trace_region(call(fun), in_avals, f"lax.{what}: {name}", writes_refs=True)
                for fun, name in zip(funs, names)]
     first = regions[0]
     for region, name in zip(regions[1:], names[1:]):
@@ -193,14 +193,37 @@ def _branch_op(what: str, index: Any, funs: Sequence[Callable], names: Sequence[
                  for i, a in enumerate(first.out_avals)]
     captured = _union_captures(regions)
     arg_types = _arg_types(in_avals)
+    # Refs any branch writes: extra results, each branch's last value (its
+    # captured value where the branch leaves the Ref alone)
+    written = list({id(ref): ref for region in regions for ref, _ in region.ref_writes}.values())
+    position = {id(c): len(in_avals) + i for i, c in enumerate(captured)}
+
+    def yielding_refs(region: TracedRegion) -> Callable[[list[ir.Value], list[ir.Value]], list[ir.Value]]:
+        last = {id(ref): value for ref, value in region.ref_writes}
+        return lambda outs, args: outs + [last.get(id(ref), args[position[id(ref)]]) for ref in written]
 
     def fill(op: Any) -> None:
         for k, branch in enumerate(region_order):
-            regions[branch].move_into(op.regions[k], arg_types, captured)
+            regions[branch].move_into(op.regions[k], arg_types, captured,
+                                      yield_values=yielding_refs(regions[branch]))
 
     outs = _emit(lambda values, types: jd.CondOp(types, values[0], values[1:], len(regions)),
-                 [index, *leaves, *captured], out_avals, fill)
-    return tree_util.tree_unflatten(first.out_tree, outs)
+                 [index, *leaves, *captured], out_avals + [ref.aval for ref in written], fill)
+    _write_refs(written, outs[len(out_avals):])
+    return tree_util.tree_unflatten(first.out_tree, outs[:len(out_avals)])
+
+
+def _write_refs(refs: Sequence[Any], values: Sequence[Any]) -> None:
+    """Each Ref's value after the op: its result (the op carried it)."""
+    for ref, value in zip(refs, values):
+        ref._write(value)
+
+
+def _carried_refs(region: TracedRegion, captured: Sequence[Any]) -> dict[int, ir.Value]:
+    """Position among `captured` -> the region's last value, for each Ref
+    made outside that the loop body writes (a carry, not a constant)."""
+    last = {id(ref): value for ref, value in region.ref_writes}
+    return {i: last[id(c)] for i, c in enumerate(captured) if id(c) in last}
 
 
 # ---------------------------------------------------------------------------
@@ -256,7 +279,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
 
     def trace_body(avals: list[ShapedArray]) -> tuple[TracedRegion, Any, list[ShapedArray]]:
         region = core.trace_region(lambda *c: body_fun(tree_util.tree_unflatten(in_tree, c)), avals,
-                                   "lax.while_loop: body_fun")
+                                   "lax.while_loop: body_fun", writes_refs=True)
         return region, region.out_tree, region.out_avals
 
     init, body, out_avals = _trace_carry("while_loop", "body_fun", init, in_tree, trace_body)
@@ -271,13 +294,15 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     captured = _union_captures([cond_region, body])
     result_avals = _carry_result_avals(init, out_avals) + [c.aval for c in captured]
     arg_types = _arg_types(carry_avals)
+    carried = _carried_refs(body, captured)
 
     def fill(op: Any) -> None:
         cond_region.move_into(op.regions[0], arg_types, captured)
         body.move_into(op.regions[1], arg_types, captured,
-                       yield_values=lambda outs, args: outs + args[n:])
+                       yield_values=lambda outs, args: outs + [carried.get(i, a) for i, a in enumerate(args[n:])])
 
     outs = _emit(lambda values, types: jd.WhileOp(types, values), [*init, *captured], result_avals, fill)
+    _write_refs([captured[i] for i in carried], [outs[n + i] for i in carried])
     return tree_util.tree_unflatten(in_tree, outs[:n])
 
 
@@ -385,7 +410,7 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
         return tuple(out)
 
     def trace_body(avals: list[ShapedArray]) -> tuple[TracedRegion, Any, list[ShapedArray]]:
-        region = core.trace_region(body, avals + slice_avals, "lax.scan: f")
+        region = core.trace_region(body, avals + slice_avals, "lax.scan: f", writes_refs=True)
         return region, region.out_tree.children()[0], region.out_avals[:n_carry]
 
     carry, region, carry_out = _trace_carry("scan", "f", carry, carry_tree, trace_body)
@@ -399,12 +424,15 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
         n_init = n_carry + len(captured)
         return jd.ScanOp(types, values[:n_init], values[n_init:], length, reverse=True if reverse else None)
 
+    carried = _carried_refs(region, captured)
+
     def fill(op: Any) -> None:
         # move_into puts the captured values last; the scan body wants them
         # among the carries (before the x slices), so the slice arguments are
         # re-added at the end and the originals erased.
         def yield_values(outs: list[ir.Value], args: list[ir.Value]) -> list[ir.Value]:
-            return outs[:n_carry] + args[n_carry + n_xs:] + outs[n_carry:]
+            kept = [carried.get(i, a) for i, a in enumerate(args[n_carry + n_xs:])]
+            return outs[:n_carry] + kept + outs[n_carry:]
         region.move_into(op.regions[0], _arg_types([x.aval for x in carry] + slice_avals), captured,
                          yield_values=yield_values)
         block = op.regions[0].blocks[0]
@@ -415,6 +443,7 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
             block.erase_argument(n_carry)
 
     outs = _emit(make, [*carry, *captured, *x_leaves], result_avals, fill)
+    _write_refs([captured[i] for i in carried], [outs[n_carry + i] for i in carried])
     final_carry = tree_util.tree_unflatten(carry_tree, outs[:n_carry])
     ys = tree_util.tree_unflatten(y_tree, outs[n_carry + len(captured):])
     return final_carry, ys

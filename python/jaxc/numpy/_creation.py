@@ -138,6 +138,9 @@ def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True, order: 
             out = lax._with_weak(object, object.weak_type)  # a new Array object, same data
     elif object is None:  # JAX's exception type (elsewhere None is a TypeError)
         raise ValueError("None is not a valid value for jnp.array")
+    elif isinstance(object, core.Ref):
+        raise TypeError(f"jnp.array: got a mutable array reference Ref{{{object.aval.str_short()}}}; read its "
+                        "value with ref[...] (or jaxc.freeze(ref))")
     elif isinstance(object, (list, tuple)):
         out = _from_sequence(object, dtype, "array")
     else:
