@@ -99,6 +99,7 @@ _API = {
     "checkpoint_policies": ("._toplevel", "checkpoint_policies"),
     "ad_checkpoint": (".ad_checkpoint", None),
     "ref": (".ref", None),
+    "ds": (".numpy._indexing", "ds"),
     "Ref": (".ref", "Ref"),
     "new_ref": (".ref", "new_ref"),
     "empty_ref": (".ref", "empty_ref"),

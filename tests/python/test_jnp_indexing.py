@@ -359,3 +359,68 @@ def test_gradient_of_dropped_rows_in_a_windowed_scatter():
 
     got = np.asarray(jaxc.grad(f)(jnp.ones((4, 2))))
     np.testing.assert_array_equal(got, [[1, 2], [0, 0], [0, 0], [1, 2]])
+
+
+# ---------------------------------------------------------------------------
+# jaxc.ds: windows at run-time starts (JAX's jax.ds)
+# ---------------------------------------------------------------------------
+
+def _np_window(n, start, size, stride):
+    """The indices JAX reads for ds(start, size, stride) on an axis of n."""
+    start = start + n if start < 0 else start
+    if stride == 1:
+        start = min(max(start, 0), n - size)
+        return np.arange(start, start + size)
+    return np.clip(np.arange(start, start + size * stride, stride), 0, n - 1)
+
+
+@pytest.mark.parametrize("start, size, stride", [(2, 3, 1), (8, 3, 1), (-3, 3, 1), (0, 10, 1), (1, 3, 2),
+                                                 (7, 3, 2), (-4, 2, 3)])
+def test_ds_reads_a_window_at_a_traced_start(start, size, stride):
+    x = np.arange(10.0, dtype=np.float32)
+    f = jaxc.jit(lambda x, i: x[jaxc.ds(i, size, stride)])
+    np.testing.assert_array_equal(f(x, start), x[_np_window(10, start, size, stride)])
+    m = np.arange(20.0, dtype=np.float32).reshape(4, 5)
+    got = jaxc.jit(lambda m, i, j: m[jaxc.ds(i, 2), jaxc.ds(j, 3)])(m, 1, start % 5)
+    rows, cols = _np_window(4, 1, 2, 1), _np_window(5, start % 5, 3, 1)
+    np.testing.assert_array_equal(got, m[np.ix_(rows, cols)])
+
+
+def test_ds_forms_and_errors():
+    x = jnp.arange(10)
+    np.testing.assert_array_equal(x[jaxc.ds(4)], np.arange(4))  # ds(j): the first j
+    assert jaxc.ds(None) == slice(None)
+    np.testing.assert_array_equal(jaxc.vmap(lambda i: x[jaxc.ds(i, 2)])(jnp.array([0, 3, 9])),
+                                  [[0, 1], [3, 4], [8, 9]])
+    grad = jaxc.grad(lambda v, i: v[jaxc.ds(i, 3)].sum())(jnp.arange(6.0), 2)
+    np.testing.assert_array_equal(grad, [0, 0, 1, 1, 1, 0])
+    with pytest.raises(IndexError, match="longer than the axis"):
+        x[jaxc.ds(0, 11)]
+    with pytest.raises(ValueError, match="stride"):
+        jaxc.ds(0, 2, 0)
+    with pytest.raises(TypeError, match="0-d integer"):
+        jaxc.jit(lambda x, i: x[jaxc.ds(i, 2)])(x, 1.5)
+
+
+def test_ds_updates_drop_a_window_out_of_range():
+    """As JAX's scatter of a window: a window that does not fit is dropped
+    whole (mode="clip" clamps it instead); strided windows per index."""
+    m = np.arange(20.0, dtype=np.float32).reshape(4, 5)
+    f = jaxc.jit(lambda m, i: m.at[jaxc.ds(i, 2)].set(0.0))
+    expected = m.copy()
+    expected[2:4] = 0
+    np.testing.assert_array_equal(f(m, 2), expected)
+    np.testing.assert_array_equal(f(m, -2), expected)
+    np.testing.assert_array_equal(f(m, 3), m)  # rows 3 and 4: does not fit, dropped
+    clipped = jaxc.jit(lambda m, i: m.at[jaxc.ds(i, 2)].set(0.0, mode="clip"))(m, 3)
+    np.testing.assert_array_equal(clipped, expected)
+    np.testing.assert_array_equal(jnp.asarray(m).at[jaxc.ds(3, 2)].add(1.0), m)  # static start too
+    strided = jaxc.jit(lambda m, i: m.at[:, jaxc.ds(i, 2, 2)].add(1.0))(m, 2)
+    expected = m.copy()
+    expected[:, [2, 4]] += 1
+    np.testing.assert_array_equal(strided, expected)
+    r = jaxc.new_ref(jnp.zeros(6))
+    write = jaxc.jit(lambda i: r.__setitem__(jaxc.ds(i, 2), jnp.ones(2) * i))
+    write(1)
+    write(4)
+    np.testing.assert_array_equal(r[...], [0, 1, 1, 0, 4, 4])

@@ -10,7 +10,10 @@ NumPy's basic and advanced indexing with JAX's semantics:
   NumPy; Python ints count as advanced indices then);
 - boolean masks become the integer indices of their True elements, which
   needs a concrete mask (under jit: `NonConcreteBooleanIndexError`);
-- traced or Array integer scalars are dynamic indices (negative ones wrap).
+- traced or Array integer scalars are dynamic indices (negative ones wrap);
+- ``jaxc.ds(start, size, stride)`` (`Slice`): a window of static size at a
+  start that may be traced, clamped into the axis as `lax.dynamic_slice`
+  does (JAX's `jax.ds`), for arrays and Refs alike.
 
 Out-of-range dynamic or array indices clamp when reading (JAX's default;
 ``x.at[i].get(mode="fill", fill_value=...)`` fills instead) and are dropped
@@ -73,7 +76,59 @@ class _Slice(NamedTuple):
     length: int
 
     def is_full(self, size: int) -> bool:
-        return self.start == 0 and self.step == 1 and self.length == size
+        return type(self.start) is int and self.start == 0 and self.step == 1 and self.length == size
+
+
+class Slice:
+    """A window of `size` elements `stride` apart from `start` (an int or
+    a 0-d integer array, maybe traced); `ds` makes one. A pytree whose one
+    leaf is a traced start."""
+
+    __slots__ = ("start", "size", "stride")
+
+    def __init__(self, start: Any, size: int, stride: int = 1) -> None:
+        if not isinstance(stride, (int, np.integer)) or stride < 1:
+            raise ValueError(f"jaxc.ds: the stride must be a static int >= 1, got {stride!r}")
+        try:
+            size = operator.index(size)
+        except TypeError:
+            raise TypeError(f"jaxc.ds: the size must be a static int, got {size!r}") from None
+        if size < 0:
+            raise ValueError(f"jaxc.ds: the size must be >= 0, got {size}")
+        self.start, self.size, self.stride = start, size, int(stride)
+
+    def __repr__(self) -> str:
+        return f"Slice(start={self.start!r}, size={self.size}, stride={self.stride})"
+
+
+def ds(start: Any, size: Any = None, stride: Any = None) -> Any:
+    """JAX's `jax.ds` (dslice): ``ds(None)`` is ``:``, ``ds(j)`` the first j
+    elements, ``ds(i, j)`` the j elements from i (a run-time i too),
+    ``ds(i, j, k)`` every k-th of them: ``x[jaxc.ds(i, 2)]`` under jit."""
+    if start is None:
+        return slice(None)
+    if size is None:
+        start, size = 0, start
+    return Slice(start, size, 1 if stride is None else stride)
+
+
+def _flatten_slice(s: Slice) -> tuple[tuple, tuple]:
+    dynamic = isinstance(s.start, ArrayBase)
+    return ((s.start,) if dynamic else (), (None if dynamic else s.start, s.size, s.stride))
+
+
+def _unflatten_slice(aux: tuple, children: Any) -> Slice:
+    start, size, stride = aux
+    children = tuple(children)
+    return Slice(children[0] if children else start, size, stride)
+
+
+def _register_slice() -> None:
+    from ..tree_util import register_pytree_node
+    register_pytree_node(Slice, _flatten_slice, _unflatten_slice)
+
+
+_register_slice()
 
 
 class _Advanced(NamedTuple):
@@ -100,7 +155,7 @@ _LIST_INDEX_ERROR = ("{fn}: using a non-tuple sequence for multidimensional inde
 def _classify(item: Any, position: int, fn: str) -> Any:
     """One element of an index tuple as None, Ellipsis, slice, int, or an
     array-like (np.ndarray or ArrayBase); bool scalars become 0-d masks."""
-    if item is None or item is Ellipsis or isinstance(item, slice):
+    if item is None or item is Ellipsis or isinstance(item, (slice, Slice)):
         return item
     if isinstance(item, (bool, np.bool_)):
         return np.asarray(item)
@@ -136,8 +191,9 @@ def _leaves(x: Any) -> list[Any]:
     return [x]
 
 
-def _parse(shape: Sequence[int], index: Any, fn: str) -> list[Any]:
-    """The entries of `index` applied to an array of `shape`."""
+def _parse(shape: Sequence[int], index: Any, fn: str, updating: bool = False) -> list[Any]:
+    """The entries of `index` applied to an array of `shape` (`updating`:
+    for a scatter, which indexes `ds` windows differently)."""
     if not isinstance(index, tuple):
         if isinstance(index, list):
             raise TypeError(_LIST_INDEX_ERROR.format(fn=fn))
@@ -149,7 +205,7 @@ def _parse(shape: Sequence[int], index: Any, fn: str) -> list[Any]:
         if item is Ellipsis:
             ellipses += 1
         elif item is not None:
-            is_mask = not isinstance(item, (int, slice)) and item.dtype == np.bool_
+            is_mask = not isinstance(item, (int, slice, Slice)) and item.dtype == np.bool_
             consumed += item.ndim if is_mask else 1
     if ellipses > 1:
         raise IndexError(f"{fn}: an index can only have a single ellipsis ('...')")
@@ -168,6 +224,9 @@ def _parse(shape: Sequence[int], index: Any, fn: str) -> list[Any]:
                 dim += 1
         elif isinstance(item, slice):
             entries.append(_parse_slice(item, shape[dim], fn))
+            dim += 1
+        elif isinstance(item, Slice):
+            entries.append(_window(item, shape[dim], fn, updating))
             dim += 1
         elif isinstance(item, int):
             entries.append(_static_int(item, shape[dim], dim, fn))
@@ -210,6 +269,34 @@ def _parse_slice(item: slice, size: int, fn: str) -> _Slice:
         raise ValueError(f"{fn}: slice step cannot be zero")
     start, stop, step = slice(*parts).indices(size)
     return _Slice(start, step, len(range(start, stop, step)))
+
+
+def _window(item: Slice, size: int, fn: str, updating: bool) -> Any:
+    """A `ds` window as JAX indexes it: a negative start counts from the
+    end; with stride 1 a dynamic_slice (a read clamps the start so the
+    window fits; an update out of range is dropped whole unless
+    mode="clip", `_update_slice`), with a larger stride the window's index
+    array (a read clamps each index, an update drops those out of range)."""
+    start = item.start
+    if isinstance(start, ArrayBase):
+        if start.ndim != 0 or not dtypes.is_int(start.dtype):
+            raise TypeError(f"{fn}: a jaxc.ds start must be a 0-d integer, got {start.aval.str_short()}")
+        start = lax.select(lax.lt(start, lax.full((), 0, start.dtype)),
+                           lax.add(start, lax.full((), size, start.dtype)), start)
+    else:
+        start = operator.index(start)
+        start = start + size if start < 0 else start
+    if item.stride == 1:
+        if item.size > size:
+            raise IndexError(f"{fn}: a jaxc.ds window of {item.size} elements is longer than the axis "
+                             f"of size {size}")
+        if isinstance(start, ArrayBase) or updating:
+            return _Slice(start, 1, item.size)
+        return _Slice(min(max(start, 0), size - item.size), 1, item.size)
+    if isinstance(start, ArrayBase):
+        steps = lax.mul(lax.iota(start.dtype, item.size), lax.full((item.size,), item.stride, start.dtype))
+        return _Advanced(lax.add(steps, lax.broadcast_in_dim(start, (item.size,), ())))
+    return _Advanced(np.arange(start, start + item.size * item.stride, item.stride, dtype=np.int64))
 
 
 def _mask_entries(mask: Any, shape: Sequence[int], dim: int, fn: str) -> list[Any]:
@@ -378,6 +465,7 @@ def _slice_basic(x: Any, entries: Sequence[Any]) -> Any:
             strides.append(1)
         else:
             step = abs(e.step)
+            dynamic = dynamic or isinstance(e.start, ArrayBase)  # a jaxc.ds window
             first = e.start if e.step > 0 else e.start + (e.length - 1) * e.step
             starts.append(first)
             sizes.append((e.length - 1) * step + 1)
@@ -509,7 +597,7 @@ def _updates(values: Any, x: Any, shape: tuple[int, ...], fn: str) -> Any:
 
 def _scatter(x: Any, index: Any, values: Any, kind: str, mode: str, fn: str, unique_indices: bool = False) -> Any:
     x = asarray(x, fn=fn)
-    entries = _parse(x.shape, index, fn)
+    entries = _parse(x.shape, index, fn, updating=True)
     advanced = any(isinstance(e, _Advanced) for e in entries)
     batch = _batch_shape(entries, fn) if advanced else ()
     out_shape = _result_shape(entries, batch, advanced)
@@ -519,22 +607,37 @@ def _scatter(x: Any, index: Any, values: Any, kind: str, mode: str, fn: str, uni
     dim_entries = [e for e in entries if _consumes_dim(e)]
     if not advanced and all(isinstance(e, _Int) or (isinstance(e, _Slice) and (e.step == 1 or e.length == 1))
                             for e in dim_entries):
-        out = _update_slice(x, dim_entries, updates, kind)
+        out = _update_slice(x, dim_entries, updates, kind, mode)
     else:
         out = _scatter_general(x, entries, updates, kind, mode, batch, advanced, unique_indices)
     return _keep_weak(out, x)
 
 
-def _update_slice(x: Any, dim_entries: Sequence[Any], updates: Any, kind: str) -> Any:
-    """Static ints and unit-step slices: update one box with dynamic_update_slice."""
+def _update_slice(x: Any, dim_entries: Sequence[Any], updates: Any, kind: str, mode: str) -> Any:
+    """Static ints and unit-step slices (and `ds` windows): update one box
+    with dynamic_update_slice. A window whose start puts it out of range is
+    dropped whole (XLA's scatter of a window), or clamped with mode="clip"."""
     starts = [e.value if isinstance(e, _Int) else e.start for e in dim_entries]
     box = tuple(1 if isinstance(e, _Int) else e.length for e in dim_entries)
+    fits = [] if mode == "clip" else [
+        (s, x.shape[d] - n) for d, (s, n) in enumerate(zip(starts, box))
+        if isinstance(s, ArrayBase) or not 0 <= s <= x.shape[d] - n]
+    if any(not isinstance(s, ArrayBase) for s, _ in fits):
+        return x  # a static window out of range
     updates = lax.reshape(updates, box)
     if kind != "set":
         updates = _COMBINE[kind](_slice_basic(x, [_Slice(s, 1, n) for s, n in zip(starts, box)]), updates)
-    if box == x.shape:
+    if box == x.shape and not fits:
         return updates
-    return lax.dynamic_update_slice(x, updates, [_start_scalar(s, n) for s, n in zip(starts, x.shape)])
+    out = lax.dynamic_update_slice(x, updates, [_start_scalar(s, n) for s, n in zip(starts, x.shape)])
+    if fits:
+        inside = [lax.bitwise_and(lax.ge(s, lax.full((), 0, s.dtype)), lax.le(s, lax.full((), last, s.dtype)))
+                  for s, last in fits]
+        ok = inside[0]
+        for more in inside[1:]:
+            ok = lax.bitwise_and(ok, more)
+        out = lax.select(lax.broadcast_in_dim(ok, x.shape, ()), out, x)
+    return out
 
 
 def _scatter_general(x: Any, entries: Sequence[Any], updates: Any, kind: str, mode: str,
