@@ -122,8 +122,10 @@ def _leaf_aval(x: Any) -> ShapedArray:
     return api._leaf_aval(x)
 
 
-def _abstract_leaf(x: Any) -> _Abstract:
-    return _Abstract(_leaf_aval(x))
+def _abstract_leaf(x: Any) -> Any:
+    """A stand-in for an argument leaf; a Ref stays itself (the trace reads
+    and writes it through its own stand-in, `api.trace_function`)."""
+    return x if isinstance(x, core.Ref) else _Abstract(_leaf_aval(x))
 
 
 def _name(fun: Callable, what: str) -> str:

@@ -55,7 +55,8 @@ class Traced:
     function `name`), the output structure, the captured constants."""
 
     def __init__(self, module: ir.Module, name: str, out_tree: Any, out_avals: list[ShapedArray],
-                 consts: list[Array], python_name: str | None = None, ref_outputs: Sequence[Any] = ()) -> None:
+                 consts: list[Array], python_name: str | None = None, ref_outputs: Sequence[Any] = (),
+                 ref_args: Sequence[int] = ()) -> None:
         self.module = module
         self.name = name
         self.out_tree = out_tree
@@ -65,6 +66,7 @@ class Traced:
         # after the results: the last values of the Refs the function wrote, each
         # an argument position (int) or a closed-over core.Ref
         self.ref_outputs = list(ref_outputs)
+        self.ref_args = list(ref_args)  # the argument positions that are Refs
 
     @property
     def label(self) -> str:
@@ -123,7 +125,7 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
             [a.type for a in block.arguments], [v.type for v in values] + [v.type for _, v in written]))
     out_avals = [x.aval for x in outs]
     return Traced(module, name, out_tree, out_avals, list(scope.captured), getattr(fun, "__name__", None),
-                  ref_outputs)
+                  ref_outputs, sorted(ref_args.values()))
 
 
 # ---------------------------------------------------------------------------
@@ -319,7 +321,10 @@ class Lowered:
         from jaxc.runtime import aot
         if self.traced.consts:
             raise ValueError(f"{self.traced.label}: cannot export a function that closes over "
-                             f"{len(self.traced.consts)} array(s); pass them as arguments")
+                             f"{len(self.traced.consts)} array(s) or Ref(s); pass arrays as arguments")
+        if self.traced.ref_args:
+            raise ValueError(f"{self.traced.label}: cannot export a function of Ref arguments (an exported "
+                             "program takes and returns arrays)")
         aot.export_module(self.traced.text(debug_info=True), path, target=target, chip=chip)
 
     def compile(self) -> Compiled:

@@ -708,6 +708,13 @@ def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what:
             check_no_refs(leaves, what)
             outs = [as_operand(leaf, what) for leaf in leaves]
             out_values = [scope.value(x) for x in outs]
+            if scope.ref_writes and not writes_refs:
+                for ref, before in scope.ref_writes.values():
+                    ref._value = before
+                scope.ref_writes.clear()
+                raise NotImplementedError(f"{what} wrote a Ref made outside it; it cannot (jaxc carries Ref "
+                                          "writes out of the branches and bodies of cond, switch, while_loop, "
+                                          "fori_loop and scan)")
             ref_writes = finish_ref_writes(scope) if writes_refs else []
         out_avals = [x.aval if isinstance(x, ArrayBase) else aval_of_type(v.type) for x, v in zip(outs, out_values)]
     region = TracedRegion(holder, block, len(in_avals), out_values, out_avals, out_tree, scope.captured)

@@ -221,3 +221,20 @@ def test_same_numbers_as_jax():
 
     for got, expected in zip(program(jaxc, jnp), program(jax, jax.numpy)):
         np.testing.assert_array_equal(got, expected)
+
+
+def test_lower_export_and_cond_fun():
+    r = jaxc.new_ref(jnp.zeros(2))
+    write = jaxc.jit(lambda q: q.__setitem__(0, 1.0))
+    text = write.lower(r).as_text()
+    assert "func.func @jit__lambda_(%arg0: tensor<2xf32>) -> tensor<2xf32>" in text  # the Ref's value in and out
+    with pytest.raises(ValueError, match="cannot export a function of Ref arguments"):
+        jaxc.jit(lambda q: q[...]).lower(r).export("unused.aot")
+    with pytest.raises(NotImplementedError, match="cond_fun wrote a Ref made outside it"):
+        lax.while_loop(lambda i: (r.__setitem__(0, 1.0), i < 3)[1], lambda i: i + 1, 0)
+    np.testing.assert_array_equal(r[...], [0, 0])
+    from jaxc.experimental import checkify
+    c = jaxc.new_ref(jnp.int32(0))
+    checkify.checkify(lambda x: lax.fori_loop(0, 3, lambda i, v: (c.__setitem__(..., c[...] + 1), v)[1], x))(
+        jnp.int32(5))
+    assert int(c[...]) == 3
