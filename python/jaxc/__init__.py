@@ -149,6 +149,7 @@ _API = {
     "threefry_partitionable": ("._config", "threefry_partitionable"),
     "legacy_prng_key": ("._config", "legacy_prng_key"),
     "default_prng_impl": ("._config", "default_prng_impl"),
+    "debug_key_reuse": ("._config", "debug_key_reuse"),
     "enable_custom_prng": ("._config", "enable_custom_prng"),
     "softmax_custom_jvp": ("._config", "softmax_custom_jvp"),
     "allow_f16_reductions": ("._config", "allow_f16_reductions"),

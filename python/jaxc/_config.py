@@ -78,6 +78,8 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     # jaxc.random and jaxc.nn (contexts of the same name below).
     "jax_threefry_partitionable": (True, bool, 0, "random bits and key splits of JAX's partitionable "
                                                   "threefry (False: the bits of JAX before 0.5)"),
+    "jax_debug_key_reuse": (False, bool, 0, "a typed random key drawn from twice raises KeyReuseError "
+                                            "(eagerly, at jit calls and within one trace; docs/random.md)"),
     "jax_default_prng_impl": ("threefry2x32", str, 0, "the PRNG implementation of keys made without "
                                                       "`impl=` and of uint32 key data (jaxc.random)"),
     "jax_legacy_prng_key": ("allow", str, 0, "a uint32 key array passed to a jaxc.random function: "
@@ -95,7 +97,7 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
 # cache key (JAX's `include_in_jit_key`), so a function traced under one
 # setting is traced again under another. `make_user_context` adds to it.
 TRACE_OPTIONS = ["jax_numpy_rank_promotion", "jax_threefry_partitionable", "jax_default_prng_impl",
-                 "jax_softmax_custom_jvp",
+                 "jax_debug_key_reuse", "jax_softmax_custom_jvp",
                  "jax_allow_f16_reductions"]
 
 _GUARDS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
@@ -283,6 +285,7 @@ transfer_guard_host_to_device = _state("jax_transfer_guard_host_to_device", "no 
 transfer_guard_device_to_host = _state("jax_transfer_guard_device_to_host", "no effect")
 transfer_guard_device_to_device = _state("jax_transfer_guard_device_to_device", "no effect")
 threefry_partitionable = _state("jax_threefry_partitionable", OPTIONS["jax_threefry_partitionable"][3])
+debug_key_reuse = _state("jax_debug_key_reuse", OPTIONS["jax_debug_key_reuse"][3])
 default_prng_impl = _state("jax_default_prng_impl", OPTIONS["jax_default_prng_impl"][3])
 legacy_prng_key = _state("jax_legacy_prng_key", OPTIONS["jax_legacy_prng_key"][3])
 enable_custom_prng = _state("jax_enable_custom_prng", OPTIONS["jax_enable_custom_prng"][3])

@@ -67,6 +67,9 @@ class Traced:
         # an argument position (int) or a closed-over core.Ref
         self.ref_outputs = list(ref_outputs)
         self.ref_args = list(ref_args)  # the argument positions that are Refs
+        # under jax_debug_key_reuse: (position among the argument keys, the keys the
+        # function consumes) for each typed key argument it draws from
+        self.key_patterns: list[tuple[int, Any]] = []
 
     @property
     def label(self) -> str:
@@ -115,6 +118,7 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
             leaves, out_tree = tree_util.tree_flatten(out)
             out_tree = tree_util._jax_key_order(out_tree)  # dicts come back sorted, on every call path
             core.check_no_refs(leaves, f"function {getattr(fun, '__name__', name)} traced for jit")
+            key_patterns = _key_patterns((args, kwargs)) if _config.config.jax_debug_key_reuse else []
             outs = [core.as_operand(leaf, f"the result of {name}") for leaf in leaves]
             values = [scope.value(x) for x in outs]
             written = core.finish_ref_writes(scope)
@@ -124,8 +128,32 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             [a.type for a in block.arguments], [v.type for v in values] + [v.type for _, v in written]))
     out_avals = [x.aval for x in outs]
-    return Traced(module, name, out_tree, out_avals, list(scope.captured), getattr(fun, "__name__", None),
-                  ref_outputs, sorted(ref_args.values()))
+    traced = Traced(module, name, out_tree, out_avals, list(scope.captured), getattr(fun, "__name__", None),
+                    ref_outputs, sorted(ref_args.values()))
+    traced.key_patterns = key_patterns
+    return traced
+
+
+def _argument_keys(tree: Any) -> list[Any]:
+    """The leaves of `tree` with typed key arrays as leaves."""
+    from .random._keys import PRNGKeyArray
+    return tree_util.tree_leaves(tree, is_leaf=lambda x: isinstance(x, PRNGKeyArray))
+
+
+def _key_patterns(arguments: Any) -> list[tuple[int, Any]]:
+    """What a trace consumed of its typed key arguments (`jax_debug_key_reuse`)."""
+    from .random._keys import consumed_pattern
+    found = [(i, consumed_pattern(leaf)) for i, leaf in enumerate(_argument_keys(arguments))]
+    return [(i, pattern.copy()) for i, pattern in found if pattern is not None]
+
+
+def _consume_keys(arguments: Any, patterns: list[tuple[int, Any]]) -> None:
+    """A call consumes what its trace consumed of each key argument:
+    KeyReuseError for a key consumed before."""
+    from .random._keys import consume_pattern
+    leaves = _argument_keys(arguments)
+    for i, pattern in patterns:
+        consume_pattern(leaves[i], pattern, i)
 
 
 # ---------------------------------------------------------------------------
@@ -433,7 +461,8 @@ def _clear_fast_paths() -> None:
 
 
 # Options the C fast path does not look at: turning one on sends calls back to `_call_slow`.
-_SLOW_PATH_OPTIONS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_no_execution")
+_SLOW_PATH_OPTIONS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_no_execution",
+                      "jax_debug_key_reuse")
 _config.config.on_update(lambda name, value: _clear_fast_paths() if name in _SLOW_PATH_OPTIONS else None)
 
 
@@ -572,7 +601,11 @@ class JitFunction(_fastcall.JitCache):
             # Under disable_jit: run the Python function op by op.
             return self.fun(*args, **kwargs)
         compiled, leaves = self._compiled(args, kwargs)
+        if compiled.traced.key_patterns:
+            _consume_keys((args, kwargs), compiled.traced.key_patterns)
         out = compiled.run(leaves)
+        if _config.config.jax_debug_key_reuse:
+            return out  # no C fast path while checking
         if _config.config.jax_debug_nans or _config.config.jax_debug_infs:
             from ._toplevel import check_finite
             check_finite(tree_util.tree_leaves(out), compiled.traced.label)

@@ -237,6 +237,11 @@ class TracerLeakError(JAXTypeError):
     UnexpectedTracerError)."""
 
 
+class KeyReuseError(JAXTypeError):
+    """A random key consumed twice (checked under `jax_debug_key_reuse`;
+    JAX's name)."""
+
+
 class JaxcTypeError(TypeError):
     """An op was given operands or parameters it does not accept."""
 

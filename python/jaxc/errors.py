@@ -10,6 +10,7 @@ from .core import (
     JaxcTypeError,
     JAXIndexError,
     JAXTypeError,
+    KeyReuseError,
     TracerArrayConversionError,
     TracerBoolConversionError,
     TracerIntegerConversionError,
@@ -22,5 +23,5 @@ UnexpectedTracerError = TracerLeakError
 JaxRuntimeError = JaxcRuntimeError  # an error of compiled code, raised at the next synchronization
 
 __all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxRuntimeError", "JaxcRuntimeError",
-           "JaxcTypeError", "NonConcreteBooleanIndexError", "TracerArrayConversionError",
+           "JaxcTypeError", "KeyReuseError", "NonConcreteBooleanIndexError", "TracerArrayConversionError",
            "TracerBoolConversionError", "TracerIntegerConversionError", "TracerLeakError", "UnexpectedTracerError"]

@@ -18,6 +18,7 @@ TRACE_CONTEXTS = {
     "jax_numpy_rank_promotion": jaxc.numpy_rank_promotion("warn"),
     "jax_threefry_partitionable": jaxc.threefry_partitionable(False),
     "jax_default_prng_impl": jaxc.default_prng_impl("rbg"),
+    "jax_debug_key_reuse": jaxc.debug_key_reuse(True),
     "jax_softmax_custom_jvp": jaxc.softmax_custom_jvp(True),
     "jax_allow_f16_reductions": jaxc.allow_f16_reductions(False),
 }

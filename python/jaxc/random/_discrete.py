@@ -304,11 +304,11 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
                          "when 'replace=False'")
     if p is None:
         if replace:
-            ind = randint(data, shape, 0, n_inputs)
+            ind = randint(data._like(data._data), shape, 0, n_inputs)  # the draw of this call
             result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis=axis)
         else:
             head = (slice(None),) * axis + (slice(n_draws),)
-            result = permutation(data, n_inputs if arr.ndim == 0 else arr, axis)[head]
+            result = permutation(data._like(data._data), n_inputs if arr.ndim == 0 else arr, axis)[head]
     else:
         _check_arraylike("choice", p)
         p_arr = jnp.asarray(p)

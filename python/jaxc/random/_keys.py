@@ -72,12 +72,15 @@ class PRNGKeyArray:
         ((3,), key<fry>, (3, 2))
     """
 
-    __slots__ = ("_data", "_impl")
+    __slots__ = ("_data", "_impl", "_consumed")
     __array_priority__ = 100
 
     def __init__(self, data: Any, impl: PRNGImpl | None = None) -> None:
         self._data = data
         self._impl = impl if impl is not None else _impls.IMPLS["threefry2x32"]
+        # under jax_debug_key_reuse: which keys were consumed (a bool array of
+        # the keys' shape, shared with the keys indexed out of these)
+        self._consumed: np.ndarray | None = None
 
     def _like(self, data: Any) -> "PRNGKeyArray":
         return PRNGKeyArray(data, self._impl)
@@ -108,13 +111,16 @@ class PRNGKeyArray:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d key array")
-        return (self[i] for i in range(self.shape[0]))
+        # unstacked copies, as JAX's: their consumption is their own
+        return (self._like(self._data[i]) for i in range(self.shape[0]))
 
     def __getitem__(self, index: Any) -> "PRNGKeyArray":
         index = index if isinstance(index, tuple) else (index,)
-        if any(i is Ellipsis for i in index):
-            index = (*index, slice(None))
-        return self._like(self._data[index])
+        data_index = (*index, slice(None)) if any(i is Ellipsis for i in index) else index
+        out = self._like(self._data[data_index])
+        if config.jax_debug_key_reuse:
+            out._consumed = _mask_of_part(_mask(self), index, out.shape)
+        return out
 
     def reshape(self, *shape: Any) -> "PRNGKeyArray":
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -191,16 +197,19 @@ _LEGACY_KEY = ("Legacy uint32 key array passed as key to jax.random function. Pl
 
 
 def check_key(name: str, key: Any, *, allow_batched: bool = False, legacy_policy: bool = True,
-              impl: PRNGImpl | None = None) -> tuple["PRNGKeyArray", bool]:
+              impl: PRNGImpl | None = None, consumes: bool = True) -> tuple["PRNGKeyArray", bool]:
     """(the key as a typed key, was it legacy data?).
 
     Legacy data belongs to `impl` (by default `jax_default_prng_impl`) and
     is checked as JAX checks it (TypeError naming the dtype or the shape),
     then, with `legacy_policy`, refused or warned about as
     `jax_legacy_prng_key` and `jax_enable_custom_prng` say; a key array
-    where one key is expected is a ValueError, as in JAX."""
+    where one key is expected is a ValueError, as in JAX. `consumes`: the
+    caller draws from the key (`consume`; typed keys only, as JAX checks)."""
     if isinstance(key, PRNGKeyArray):
         typed, legacy = key, False
+        if consumes:
+            consume(typed, name)
     elif hasattr(key, "shape") and hasattr(key, "dtype"):
         impl = impl if impl is not None else _impls.default()
         if key.dtype != np.uint32:
@@ -243,6 +252,79 @@ def returned(legacy: bool, keys: "PRNGKeyArray") -> Any:
 def _as_array(x: Any) -> Any:
     from ..numpy import asarray
     return asarray(x)
+
+
+# ---------------------------------------------------------------------------
+# jax_debug_key_reuse: consumed keys
+# ---------------------------------------------------------------------------
+
+KeyReuseError = core.KeyReuseError
+
+
+def _mask(keys: "PRNGKeyArray") -> np.ndarray:
+    if keys._consumed is None:
+        keys._consumed = np.zeros(keys.shape, np.bool_)
+    return keys._consumed
+
+
+def _mask_of_part(mask: np.ndarray, index: tuple, shape: tuple[int, ...]) -> np.ndarray:
+    """The part of `mask` that `index` selects: a view where NumPy gives one
+    (ints and slices), so consuming a part marks the whole; else a copy."""
+    if index.count(Ellipsis) == 1:
+        at = index.index(Ellipsis)
+        index = (*index[:at], *[slice(None)] * (mask.ndim - len(index) + 1), *index[at + 1:])
+    if all(isinstance(i, (int, np.integer, slice)) for i in index) and len(index) <= mask.ndim:
+        as_slices = tuple(slice(int(i) % mask.shape[d], int(i) % mask.shape[d] + 1)
+                          if isinstance(i, (int, np.integer)) else i for d, i in enumerate(index))
+        try:
+            view = mask[as_slices]
+            return view.reshape(shape) if view.size == math.prod(shape) else np.zeros(shape, np.bool_)
+        except (IndexError, ValueError):
+            pass
+    try:
+        return np.array(mask[tuple(np.asarray(i) if isinstance(i, core.ArrayBase) else i for i in index)],
+                        np.bool_).reshape(shape)
+    except Exception:  # a traced index: the part cannot be told
+        return np.zeros(shape, np.bool_)
+
+
+def _tracked(keys: "PRNGKeyArray") -> bool:
+    """Whether this key's consumption is tracked here: outside any trace, or
+    inside one for keys whose data belongs to the innermost scope (made or
+    passed in there). Keys closed over from outside a trace or region are
+    not (each trace of a region would consume them again)."""
+    scope = core.current_scope()
+    if scope is None:
+        return not isinstance(keys._data, core.Tracer)
+    return isinstance(keys._data, core.Tracer) and keys._data.scope is scope
+
+
+def consume(keys: "PRNGKeyArray", name: str) -> None:
+    """Under `jax_debug_key_reuse`: KeyReuseError if any of `keys` was
+    consumed before, else mark them consumed."""
+    if not config.jax_debug_key_reuse or not _tracked(keys):
+        return
+    mask = _mask(keys)
+    if mask.any():
+        raise KeyReuseError(f"Previously-consumed key passed to {name} at index 0")
+    mask[...] = True
+
+
+def consumed_pattern(keys: Any) -> np.ndarray | None:
+    """The consumed mask of a PRNGKeyArray (None if it has none or is
+    not one): what a jit trace did to a key argument."""
+    return keys._consumed if isinstance(keys, PRNGKeyArray) and keys._consumed is not None \
+        and keys._consumed.any() else None
+
+
+def consume_pattern(keys: Any, pattern: np.ndarray, position: int) -> None:
+    """A jit call consumes `pattern` of its key argument `keys`."""
+    if not isinstance(keys, PRNGKeyArray) or not _tracked(keys):
+        return
+    mask = _mask(keys)
+    if (mask & pattern).any():
+        raise KeyReuseError(f"Previously-consumed key passed to jit-compiled function at index {position}")
+    mask |= pattern
 
 
 # ---------------------------------------------------------------------------
@@ -331,7 +413,7 @@ def split(key: Any, num: Any = 2) -> Any:
 
 def fold_in(key: Any, data: Any) -> Any:
     """A new key from `key` and a 32-bit integer `data`."""
-    typed, legacy = check_key("fold_in", key)
+    typed, legacy = check_key("fold_in", key, consumes=False)
     if np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of"
                         f"shape {np.shape(data)} != (). Use jax.vmap for batching.")
@@ -343,14 +425,15 @@ def fold_in(key: Any, data: Any) -> Any:
 
 
 def clone(key: Any) -> Any:
-    """The same key (JAX uses it to mark a key as consumed twice on purpose)."""
-    check_key("clone", key, allow_batched=True, legacy_policy=False)
-    return key
+    """The same key, not yet consumed (`jax_debug_key_reuse`): a way to use
+    one key twice on purpose."""
+    typed, legacy = check_key("clone", key, allow_batched=True, legacy_policy=False, consumes=False)
+    return key if legacy else typed._like(typed._data)
 
 
 def key_data(keys: Any) -> Any:
     """The uint32 data (..., *key shape) under typed or legacy keys."""
-    typed, _ = check_key("key_data", keys, allow_batched=True)
+    typed, _ = check_key("key_data", keys, allow_batched=True, consumes=False)
     return typed._data
 
 
@@ -360,14 +443,15 @@ def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -
     impl_ = _resolve_impl(impl, dtype, "wrap_key_data")
     if isinstance(key_bits_array, PRNGKeyArray):
         raise TypeError("wrap_key_data: the argument is already a typed key array")
-    typed, _ = check_key("wrap_key_data", key_bits_array, allow_batched=True, legacy_policy=False, impl=impl_)
+    typed, _ = check_key("wrap_key_data", key_bits_array, allow_batched=True, legacy_policy=False, impl=impl_,
+                         consumes=False)
     return typed
 
 
 def key_impl(keys: Any) -> str:
     """The name of the keys' PRNG implementation ('threefry2x32', 'rbg', ...;
     uint32 key data: the default implementation's)."""
-    typed, _ = check_key("key_impl", keys, allow_batched=True)
+    typed, _ = check_key("key_impl", keys, allow_batched=True, consumes=False)
     return typed._impl.name
 
 
