@@ -180,6 +180,7 @@ def test_float_math_ops_match_numpy(element, dtype, rtol):
                                    err_msg=f"math.{op} on {element}")
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # the in-process JIT compiles it (no fallback)
 def test_integer_math_ops():
     text = """
     #map = affine_map<(d0) -> (d0)>

@@ -136,6 +136,9 @@ _SIGNATURES: dict[str, tuple] = {
 }
 
 _EXTERNAL_LINKAGE, _LOCAL_LINKAGES = 0, (8, 9)  # LLVMLinkage: External; Internal, Private
+# LinkOnceAny, LinkOnceODR: a body the part that keeps it may discard when its
+# callers are in other parts (MLIR's __mlir_math_ipowi_i32 helpers)
+_DISCARDABLE_LINKAGES = (2, 3)
 _RELOC_PIC, _CODE_MODEL_SMALL, _OBJECT_FILE = 2, 3, 1
 
 
@@ -279,9 +282,10 @@ class _Jit:
 
     def _keep_only(self, module: c_void_p, keep: frozenset[str], first_part: bool) -> None:
         """Make `module` one part of a split: the functions outside `keep`
-        become declarations, internal functions external (another part may
-        call them), and internal variables external, defined in the first
-        part only (constants stay private: each part has its own copy)."""
+        become declarations, internal and link-once functions external
+        (another part may call them), and internal variables external,
+        defined in the first part only (constants stay private: each part has
+        its own copy)."""
         api = self.api
         functions = []
         function = api.LLVMGetFirstFunction(module)
@@ -293,7 +297,7 @@ class _Jit:
                 continue
             length = c_size_t()
             name = ctypes.string_at(api.LLVMGetValueName2(function, byref(length)), length.value)
-            if api.LLVMGetLinkage(function) in _LOCAL_LINKAGES:
+            if api.LLVMGetLinkage(function) in _LOCAL_LINKAGES + _DISCARDABLE_LINKAGES:
                 api.LLVMSetLinkage(function, _EXTERNAL_LINKAGE)
             if name.decode() in keep:
                 continue
