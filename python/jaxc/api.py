@@ -251,12 +251,13 @@ class Compiled:
         self._gpu_functions: dict[str | None, Any] = {}  # chip -> the program compiled for a GPU
         self.out_avals = traced.out_avals
         self._inline: bool | None = None  # small enough to run on the caller's thread (first run decides)
+        self._uses_refs = bool(traced.ref_outputs) or any(type(c) is core.Ref for c in traced.consts)
         self._fast_ok: bool | None = None  # may take the C fast path (JitFunction._add_fast decides)
 
     def run(self, leaves: Sequence[Any]) -> Any:
         traced = self.traced
         inputs = list(leaves) + traced.consts
-        if traced.ref_outputs or any(type(c) is core.Ref for c in traced.consts):
+        if self._uses_refs:
             return self._run_with_refs(inputs)
         if self._inline is None:
             self._inline = dispatch.runs_inline(inputs, self.out_avals)

@@ -250,12 +250,10 @@ class JaxcTypeError(TypeError):
 # The shared array interface (operators are filled in by jaxc.numpy)
 # ---------------------------------------------------------------------------
 
-class ArrayBase:
-    """What `Array` and `Tracer` share: the aval properties. jaxc.numpy
-    attaches the operators and methods (``__add__``, ``sum``, ``at``...)."""
+class HasAval:
+    """The aval properties of what has one: arrays, tracers and Refs."""
 
     __slots__ = ()
-    __array_priority__ = 100
 
     aval: ShapedArray  # a slot of each subclass
 
@@ -278,6 +276,14 @@ class ArrayBase:
     @property
     def weak_type(self) -> bool:
         return self.aval.weak_type
+
+
+class ArrayBase(HasAval):
+    """What `Array` and `Tracer` share: the aval properties. jaxc.numpy
+    attaches the operators and methods (``__add__``, ``sum``, ``at``...)."""
+
+    __slots__ = ()
+    __array_priority__ = 100
 
     def __len__(self) -> int:
         if not self.aval.shape:
@@ -364,7 +370,7 @@ class RefAval(ShapedArray):
         return hash(("ref", self._hash))
 
 
-class Ref:
+class Ref(HasAval):
     """A mutable array reference (`jaxc.new_ref`): a box holding an array
     that functions read and write. Under a trace each write is a new value
     of the scope writing it; a scope that writes a Ref made outside it
@@ -382,22 +388,6 @@ class Ref:
         self._value = value  # an Array (a tracer under a trace, None once freed) of type `aval`
         self.aval = aval
         self._home = current_scope()  # the scope it was made in (None: outside any trace)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.aval.shape
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.aval.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self.aval.ndim
-
-    @property
-    def size(self) -> int:
-        return self.aval.size
 
     def __len__(self) -> int:
         if not self.aval.shape:
