@@ -536,6 +536,7 @@ class Scope:
         self.captured: list[Any] = []  # outer objects, in block-argument order
         self._capture_index: dict[int, ir.Value] = {}
         self.ref_writes: dict[int, tuple[Ref, Any]] = {}  # id -> (a Ref made outside, its value before)
+        self.repeats = False  # a loop body: it runs again and again on what it captures
         self.active = True
 
     def __enter__(self) -> "Scope":
@@ -682,11 +683,12 @@ class TracedRegion:
 
 
 def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what: str,
-                 writes_refs: bool = False) -> TracedRegion:
+                 writes_refs: bool = False, repeats: bool = False) -> TracedRegion:
     """Trace `fun(*tracers)` (one tracer per aval) into a fresh block, for a
     region of a control-flow op. `what` names the function in errors.
     `writes_refs`: the op carries the region's writes of Refs made outside it
-    (`TracedRegion.ref_writes`); otherwise such a write is an error."""
+    (`TracedRegion.ref_writes`); otherwise such a write is an error.
+    `repeats`: the region is a loop body (`Scope.repeats`)."""
     from . import tree_util
     ctx = context()
     with ctx, ir.Location.unknown(ctx):
@@ -696,6 +698,7 @@ def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what:
             fn = func_d.FuncOp("region", ir.FunctionType.get(arg_types, []))
             block = fn.add_entry_block()
         scope = Scope(block, current_scope(), "region")
+        scope.repeats = repeats
         with scope, ir.InsertionPoint(block):
             args = [Tracer(scope, v, a) for v, a in zip(block.arguments, in_avals)]
             out = fun(*args)

@@ -44,6 +44,16 @@ SCENARIOS = {
     "vmap_over_split_keys": (False, lambda pkg, r: pkg.vmap(lambda k: r.normal(k))(r.split(r.key(18), 2))),
     "fori_loop_carrying_new_keys": (False, lambda pkg, r: pkg.lax.fori_loop(
         0, 3, lambda i, k: r.split(k)[0], r.key(19))),
+    "loop_body_draws_from_a_closed_over_key": (True, lambda pkg, r: [k := r.key(20), pkg.lax.fori_loop(
+        0, 3, lambda i, x: x + r.normal(k), 0.0)]),
+    "scan_body_draws_from_a_closed_over_key_in_jit": (True, lambda pkg, r: pkg.jit(lambda k: pkg.lax.scan(
+        lambda c, _: (c + r.uniform(k), None), 0.0, None, length=2))(r.key(21))),
+    "loop_body_passes_a_consumed_key_on": (True, lambda pkg, r: pkg.lax.fori_loop(
+        0, 3, lambda i, k: [r.normal(k), k][1], r.key(22))),
+    "loop_body_draws_from_a_key_it_folds": (False, lambda pkg, r: [k := r.key(23), pkg.lax.fori_loop(
+        0, 3, lambda i, x: x + r.normal(r.fold_in(k, i)), 0.0)]),
+    "cond_branches_draw_from_one_key": (False, lambda pkg, r: pkg.jit(lambda k, p: pkg.lax.cond(
+        p, lambda: r.normal(k), lambda: r.uniform(k)))(r.key(24), True)),
 }
 
 
@@ -57,7 +67,8 @@ def _run(pkg, program):
 def test_scenario(name):
     raises, program = SCENARIOS[name]
     if raises:
-        with pytest.raises(jaxc.errors.KeyReuseError, match="Previously-consumed key passed to"):
+        with pytest.raises(jaxc.errors.KeyReuseError,
+                           match="Previously-consumed key passed to|key reuse when repeatedly executed"):
             _run(jaxc, program)
     else:
         _run(jaxc, program)

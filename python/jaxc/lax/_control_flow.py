@@ -25,7 +25,7 @@ import numpy as np
 
 import jaxc.dialect as jd
 
-from .. import core, dtypes, tree_util
+from .. import _config, core, dtypes, tree_util
 from ..core import ShapedArray, TracedRegion
 from . import _ops as lax
 
@@ -213,6 +213,18 @@ def _branch_op(what: str, index: Any, funs: Sequence[Callable], names: Sequence[
     return tree_util.tree_unflatten(first.out_tree, outs[:len(out_avals)])
 
 
+def _no_consumed_keys(carry: Any, what: str) -> Any:
+    """Under jax_debug_key_reuse: a loop body that hands a key it consumed
+    on to the next iteration consumes it again there (JAX's KeyReuseError)."""
+    if _config.config.jax_debug_key_reuse:
+        for leaf in tree_util.tree_leaves(carry, is_leaf=lambda x: hasattr(x, "_consumed")):
+            consumed = getattr(leaf, "_consumed", None)
+            if consumed is not None and consumed.any():
+                raise core.KeyReuseError(f"{what} leads to key reuse when repeatedly executed: it returns, "
+                                         "as the next carry, a key it consumed")
+    return carry
+
+
 def _write_refs(refs: Sequence[Any], values: Sequence[Any]) -> None:
     """Each Ref's value after the op: its result (the op carried it)."""
     for ref, value in zip(refs, values):
@@ -278,8 +290,9 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     n = len(init)
 
     def trace_body(avals: list[ShapedArray]) -> tuple[TracedRegion, Any, list[ShapedArray]]:
-        region = core.trace_region(lambda *c: body_fun(tree_util.tree_unflatten(in_tree, c)), avals,
-                                   "lax.while_loop: body_fun", writes_refs=True)
+        region = core.trace_region(
+            lambda *c: _no_consumed_keys(body_fun(tree_util.tree_unflatten(in_tree, c)), "while_loop body_fun"),
+            avals, "lax.while_loop: body_fun", writes_refs=True, repeats=True)
         return region, region.out_tree, region.out_avals
 
     init, body, out_avals = _trace_carry("while_loop", "body_fun", init, in_tree, trace_body)
@@ -407,10 +420,11 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
         out = f(c, x)
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise TypeError(f"lax.scan: f must return a pair (carry, y), got {type(out).__name__}")
+        _no_consumed_keys(out[0], "scan body function")
         return tuple(out)
 
     def trace_body(avals: list[ShapedArray]) -> tuple[TracedRegion, Any, list[ShapedArray]]:
-        region = core.trace_region(body, avals + slice_avals, "lax.scan: f", writes_refs=True)
+        region = core.trace_region(body, avals + slice_avals, "lax.scan: f", writes_refs=True, repeats=True)
         return region, region.out_tree.children()[0], region.out_avals[:n_carry]
 
     carry, region, carry_out = _trace_carry("scan", "f", carry, carry_tree, trace_body)

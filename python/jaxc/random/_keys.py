@@ -299,10 +299,29 @@ def _tracked(keys: "PRNGKeyArray") -> bool:
     return isinstance(keys._data, core.Tracer) and keys._data.scope is scope
 
 
+def _in_a_loop_body(keys: "PRNGKeyArray") -> bool:
+    """Whether a loop body lies between the current scope and where `keys`
+    come from: drawing from them there draws in every iteration."""
+    home = keys._data.scope if isinstance(keys._data, core.Tracer) else None
+    scope = core.current_scope()
+    while scope is not None and scope is not home:
+        if scope.repeats:
+            return True
+        scope = scope.parent
+    return False
+
+
 def consume(keys: "PRNGKeyArray", name: str) -> None:
     """Under `jax_debug_key_reuse`: KeyReuseError if any of `keys` was
-    consumed before, else mark them consumed."""
-    if not config.jax_debug_key_reuse or not _tracked(keys):
+    consumed before, or if a loop body draws from keys made outside it,
+    else mark them consumed."""
+    if not config.jax_debug_key_reuse:
+        return
+    if not _tracked(keys):
+        if _in_a_loop_body(keys):
+            raise KeyReuseError(f"Previously-consumed key passed to {name} at index 0: a loop body draws "
+                                "from a key made outside it, in every iteration (key reuse when repeatedly "
+                                "executed)")
         return
     mask = _mask(keys)
     if mask.any():
