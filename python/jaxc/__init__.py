@@ -150,6 +150,7 @@ _API = {
     "legacy_prng_key": ("._config", "legacy_prng_key"),
     "default_prng_impl": ("._config", "default_prng_impl"),
     "debug_key_reuse": ("._config", "debug_key_reuse"),
+    "array_garbage_collection_guard": ("._config", "array_garbage_collection_guard"),
     "enable_custom_prng": ("._config", "enable_custom_prng"),
     "softmax_custom_jvp": ("._config", "softmax_custom_jvp"),
     "allow_f16_reductions": ("._config", "allow_f16_reductions"),

@@ -78,6 +78,10 @@ OPTIONS: dict[str, tuple[Any, type, int, str]] = {
     # jaxc.random and jaxc.nn (contexts of the same name below).
     "jax_threefry_partitionable": (True, bool, 0, "random bits and key splits of JAX's partitionable "
                                                   "threefry (False: the bits of JAX before 0.5)"),
+    "jax_array_garbage_collection_guard": (None, str, 0, "an Array freed by the cyclic garbage collector "
+                                                         "instead of reference counting: 'allow' (None), "
+                                                         "'log' (an error with where it was made) or "
+                                                         "'fatal' (that, then abort)"),
     "jax_debug_key_reuse": (False, bool, 0, "a typed random key drawn from twice raises KeyReuseError "
                                             "(eagerly, at jit calls and within one trace; docs/random.md)"),
     "jax_default_prng_impl": ("threefry2x32", str, 0, "the PRNG implementation of keys made without "
@@ -114,6 +118,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "jax_transfer_guard_device_to_device": _GUARDS,
     "jax_legacy_prng_key": ("allow", "warn", "error"),
     "jax_default_prng_impl": ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32", "philox4x32"),
+    "jax_array_garbage_collection_guard": ("allow", "log", "fatal"),
 }
 
 
@@ -285,6 +290,8 @@ transfer_guard_host_to_device = _state("jax_transfer_guard_host_to_device", "no 
 transfer_guard_device_to_host = _state("jax_transfer_guard_device_to_host", "no effect")
 transfer_guard_device_to_device = _state("jax_transfer_guard_device_to_device", "no effect")
 threefry_partitionable = _state("jax_threefry_partitionable", OPTIONS["jax_threefry_partitionable"][3])
+array_garbage_collection_guard = _state("jax_array_garbage_collection_guard",
+                                        OPTIONS["jax_array_garbage_collection_guard"][3])
 debug_key_reuse = _state("jax_debug_key_reuse", OPTIONS["jax_debug_key_reuse"][3])
 default_prng_impl = _state("jax_default_prng_impl", OPTIONS["jax_default_prng_impl"][3])
 legacy_prng_key = _state("jax_legacy_prng_key", OPTIONS["jax_legacy_prng_key"][3])

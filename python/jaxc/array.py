@@ -295,3 +295,66 @@ def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
     if weak_type:
         array.aval = ShapedArray(array.shape, array.dtype, True)
     return array
+
+
+# ---------------------------------------------------------------------------
+# jax_array_garbage_collection_guard
+# ---------------------------------------------------------------------------
+# An Array freed by the cyclic garbage collector (not by reference counting)
+# held its buffer until a collection ran. With the option at "log" such an
+# Array logs an error (logger "jaxc") with where it was created; at "fatal"
+# the process then aborts, as JAX's does. Arrays have a finalizer only while
+# the option asks for one; a gc callback tells a collection apart.
+
+_collecting = False  # a cyclic collection is running
+
+
+def _collection_phase(phase: str, info: dict) -> None:
+    global _collecting
+    _collecting = phase == "start"
+
+
+def _freed(self: Array) -> None:
+    """Array.__del__ while the guard is on: speak only inside a collection."""
+    if not _collecting:
+        return
+    import logging
+    import os
+
+    from ._config import config
+    from .profiler.memory import _frames
+    frames = _frames(self._traceback, {}) if self._traceback else []
+    where = "\n".join(f"{file}:{line} ({function})" for function, file, _, line in frames)
+    logging.getLogger("jaxc").error(
+        "`jaxc.Array` %s was deleted by the Python garbage collector instead of reference counting. Break "
+        "the reference cycle that delays the deletion of this `jaxc.Array` to avoid hogging memory. "
+        "Traceback: \n%s", self.aval.str_short(), where)
+    if config.jax_array_garbage_collection_guard == "fatal":
+        for handler in logging.getLogger("jaxc").handlers + logging.getLogger().handlers:
+            handler.flush()
+        os.abort()
+
+
+def _apply_collection_guard(name: str, value: Any) -> None:
+    """Give Arrays their finalizer while the guard logs or aborts."""
+    import gc
+    if name != "jax_array_garbage_collection_guard":
+        return
+    if value in ("log", "fatal"):
+        if _collection_phase not in gc.callbacks:
+            gc.callbacks.append(_collection_phase)
+        Array.__del__ = _freed  # type: ignore[attr-defined]
+    else:
+        if _collection_phase in gc.callbacks:
+            gc.callbacks.remove(_collection_phase)
+        if "__del__" in Array.__dict__:
+            del Array.__del__  # type: ignore[attr-defined]
+
+
+def _install_collection_guard() -> None:
+    from ._config import config
+    config.on_update(_apply_collection_guard)
+    _apply_collection_guard("jax_array_garbage_collection_guard", config.jax_array_garbage_collection_guard)
+
+
+_install_collection_guard()
