@@ -64,14 +64,18 @@ def _xor(*xs: Any) -> Any:
 
 
 def _broadcast(*xs: Any) -> list[Any]:
+    """`xs` in their common shape. Only counters are: a 0-d key word stays
+    0-d and each op broadcasts it afresh, so every broadcast has one use and
+    fuses into the hash's one kernel (a broadcast used by every round would
+    stay a kernel of its own, and split the rounds into ~100 kernels)."""
     shape = np.broadcast_shapes(*(np.shape(x) for x in xs))
     return [x if tuple(x.shape) == shape else L.broadcast_in_dim(x, shape, ()) for x in xs]
 
 
 def philox4x32(k0: Any, k1: Any, x0: Any, x1: Any, x2: Any, x3: Any) -> tuple[Any, Any, Any, Any]:
-    """Philox-4x32-10 of the counters (x0, x1, x2, x3) under the key (k0, k1);
-    0-d keys broadcast against the counters."""
-    k0, k1, x0, x1, x2, x3 = _broadcast(k0, k1, x0, x1, x2, x3)
+    """Philox-4x32-10 of the counters (x0, x1, x2, x3) under the 0-d key
+    words (k0, k1)."""
+    x0, x1, x2, x3 = _broadcast(x0, x1, x2, x3)
     for round_ in range(10):
         if round_:
             k0, k1 = L.add(k0, _u32(_PHILOX_W[0])), L.add(k1, _u32(_PHILOX_W[1]))
@@ -82,8 +86,8 @@ def philox4x32(k0: Any, k1: Any, x0: Any, x1: Any, x2: Any, x3: Any) -> tuple[An
 
 
 def philox2x32(k0: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
-    """Philox-2x32-10 of the counters (x0, x1) under the one-word key k0."""
-    k0, x0, x1 = _broadcast(k0, x0, x1)
+    """Philox-2x32-10 of the counters (x0, x1) under the 0-d key word k0."""
+    x0, x1 = _broadcast(x0, x1)
     for round_ in range(10):
         if round_:
             k0 = L.add(k0, _u32(_PHILOX_W[0]))
@@ -93,8 +97,8 @@ def philox2x32(k0: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
 
 
 def threefry4x32(key: Sequence[Any], x: Sequence[Any]) -> tuple[Any, Any, Any, Any]:
-    """Threefry-4x32-20 of the counters x (4 words) under the key (4 words)."""
-    *key, x0, x1, x2, x3 = _broadcast(*key, *x)
+    """Threefry-4x32-20 of the counters x (4 words) under the 0-d key words."""
+    x0, x1, x2, x3 = _broadcast(*x)
     ks = [*key, _xor(*key, _u32(_SKEIN_PARITY))]
     x0, x1, x2, x3 = (L.add(v, k) for v, k in zip((x0, x1, x2, x3), ks))
     for round_ in range(20):
