@@ -348,12 +348,12 @@ class Lowered:
         without the compiler (docs/aot.md). The exported function is named
         like the traced one and takes the flattened argument leaves."""
         from jaxc.runtime import aot
+        if self.traced.ref_args or any(type(c) is core.Ref for c in self.traced.consts):
+            raise ValueError(f"{self.traced.label}: cannot export a function of Ref arguments or closed-over "
+                             "Refs (an exported program takes and returns arrays)")
         if self.traced.consts:
             raise ValueError(f"{self.traced.label}: cannot export a function that closes over "
-                             f"{len(self.traced.consts)} array(s) or Ref(s); pass arrays as arguments")
-        if self.traced.ref_args:
-            raise ValueError(f"{self.traced.label}: cannot export a function of Ref arguments (an exported "
-                             "program takes and returns arrays)")
+                             f"{len(self.traced.consts)} array(s); pass them as arguments")
         aot.export_module(self.traced.text(debug_info=True), path, target=target, chip=chip)
 
     def compile(self) -> Compiled:
