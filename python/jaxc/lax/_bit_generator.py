@@ -56,11 +56,29 @@ def _rotl(x: Any, d: int) -> Any:
     return L.bitwise_or(L.shift_left(x, _u32(d)), L.shift_right_logical(x, _u32(32 - d)))
 
 
-def _xor(*xs: Any) -> Any:
+def xor_all(*xs: Any) -> Any:
+    """xs[0] ^ xs[1] ^ ..."""
     out = xs[0]
     for x in xs[1:]:
         out = L.bitwise_xor(out, x)
     return out
+
+
+def word(data: Any, j: int) -> Any:
+    """data[j] of a 1-d array of words, as a 0-d array."""
+    return L.reshape(L.slice(data, (j,), (j + 1,)), ())
+
+
+def stack_words(words: Sequence[Any], shape: tuple[int, ...]) -> Any:
+    """Words of `shape` side by side on a new last axis: (*shape, len(words))."""
+    return L.concatenate([L.reshape(w, (*shape, 1)) for w in words], len(shape))
+
+
+def join64(high: Any, low: Any) -> Any:
+    """(high << 32) | low of uint32 words, as uint64."""
+    u64 = np.dtype(np.uint64)
+    return L.bitwise_or(L.shift_left(L.convert_element_type(high, u64), L.full((), 32, u64)),
+                        L.convert_element_type(low, u64))
 
 
 def _broadcast(*xs: Any) -> list[Any]:
@@ -81,7 +99,7 @@ def philox4x32(k0: Any, k1: Any, x0: Any, x1: Any, x2: Any, x3: Any) -> tuple[An
             k0, k1 = L.add(k0, _u32(_PHILOX_W[0])), L.add(k1, _u32(_PHILOX_W[1]))
         lo0, hi0 = L.mul(x0, _u32(_PHILOX_M4[0])), _mulhi(x0, _PHILOX_M4[0])
         lo1, hi1 = L.mul(x2, _u32(_PHILOX_M4[1])), _mulhi(x2, _PHILOX_M4[1])
-        x0, x1, x2, x3 = _xor(hi1, x1, k0), lo1, _xor(hi0, x3, k1), lo0
+        x0, x1, x2, x3 = xor_all(hi1, x1, k0), lo1, xor_all(hi0, x3, k1), lo0
     return x0, x1, x2, x3
 
 
@@ -92,14 +110,14 @@ def philox2x32(k0: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
         if round_:
             k0 = L.add(k0, _u32(_PHILOX_W[0]))
         lo, hi = L.mul(x0, _u32(_PHILOX_M2)), _mulhi(x0, _PHILOX_M2)
-        x0, x1 = _xor(hi, x1, k0), lo
+        x0, x1 = xor_all(hi, x1, k0), lo
     return x0, x1
 
 
 def threefry4x32(key: Sequence[Any], x: Sequence[Any]) -> tuple[Any, Any, Any, Any]:
     """Threefry-4x32-20 of the counters x (4 words) under the 0-d key words."""
     x0, x1, x2, x3 = _broadcast(*x)
-    ks = [*key, _xor(*key, _u32(_SKEIN_PARITY))]
+    ks = [*key, xor_all(*key, _u32(_SKEIN_PARITY))]
     x0, x1, x2, x3 = (L.add(v, k) for v, k in zip((x0, x1, x2, x3), ks))
     for round_ in range(20):
         r0, r1 = _THREEFRY4_ROTATIONS[round_ % 8]
@@ -145,18 +163,10 @@ def _add64(lo: Any, hi: Any, add_lo: Any, add_hi: Any) -> tuple[Any, Any, Any]:
     return lo, hi, L.bitwise_or(c1, c2)
 
 
-def _word(key: Any, j: int) -> Any:
-    return L.reshape(L.slice(key, (j,), (j + 1,)), ())
-
-
-def _key_words(w0: Any, w1: Any, w2: Any, w3: Any) -> Any:
-    return L.concatenate([L.reshape(w, (1,)) for w in (w0, w1, w2, w3)], 0)
-
-
 def _philox_bits(key: Any, shape: tuple[int, ...], width: int) -> tuple[Any, Any]:
     """XLA's PhiloxBitGenerator on the state (s0, s1): counter block i is
     (s1 lo, s1 hi, s0 lo, s0 hi) + i as a 128-bit number, hashed under s0."""
-    w0, w1, w2, w3 = (_word(key, j) for j in range(4))
+    w0, w1, w2, w3 = (word(key, j) for j in range(4))
     n = math.prod(shape)
     words = 2 * n if width == 64 else n
     blocks = -(-words // 4)
@@ -164,17 +174,13 @@ def _philox_bits(key: Any, shape: tuple[int, ...], width: int) -> tuple[Any, Any
     ihi, ilo = flat_index_words((blocks,))
     c0, c1, carry = _add64(*_broadcast(w2, w3, ilo, ihi))
     c2, c3, _ = _add64(*_broadcast(w0, w1, carry, zero))
-    out = philox4x32(w0, w1, c0, c1, c2, c3)
+    out: tuple[Any, ...] = philox4x32(w0, w1, c0, c1, c2, c3)
     if width == 64:
-        halves = [L.bitwise_or(L.shift_left(L.convert_element_type(hi, np.uint64), L.full((), 32, np.uint64)),
-                               L.convert_element_type(lo, np.uint64))
-                  for lo, hi in ((out[0], out[1]), (out[2], out[3]))]
-        flat = L.reshape(L.concatenate([L.reshape(h, (blocks, 1)) for h in halves], 1), (2 * blocks,))
-    else:
-        flat = L.reshape(L.concatenate([L.reshape(o, (blocks, 1)) for o in out], 1), (4 * blocks,))
+        out = (join64(out[1], out[0]), join64(out[3], out[2]))
+    flat = L.reshape(stack_words(out, (blocks,)), (len(out) * blocks,))
     bits = L.reshape(L.slice(flat, (0,), (n,)), shape)
     lo, hi, _ = _add64(w2, w3, _u32(blocks), _u32(blocks >> 32))
-    return _key_words(w0, w1, lo, hi), bits
+    return stack_words((w0, w1, lo, hi), ()), bits
 
 
 def _split_dimension(shape: tuple[int, ...]) -> int:
@@ -189,7 +195,7 @@ def _threefry_bits(key: Any, shape: tuple[int, ...], width: int) -> tuple[Any, A
     """XLA's ThreeFryBitGenerator on the state (s0, s1): threefry2x32 under
     s0 of the 64-bit counters s1 + i; 32 bits and narrower hash half the
     elements and interleave the two output words along one dimension."""
-    w0, w1, w2, w3 = (_word(key, j) for j in range(4))
+    w0, w1, w2, w3 = (word(key, j) for j in range(4))
     if width == 64:
         count_shape = shape
     elif not shape:
@@ -202,8 +208,7 @@ def _threefry_bits(key: Any, shape: tuple[int, ...], width: int) -> tuple[Any, A
     lo, hi, _ = _add64(*_broadcast(w2, w3, ilo, ihi))
     y0, y1 = L.threefry2x32(w0, w1, lo, hi)
     if width == 64:
-        bits = L.bitwise_or(L.shift_left(L.convert_element_type(y1, np.uint64), L.full((), 32, np.uint64)),
-                            L.convert_element_type(y0, np.uint64))
+        bits = join64(y1, y0)
     elif not shape:
         bits = L.reshape(y0, ())
     else:
@@ -213,7 +218,7 @@ def _threefry_bits(key: Any, shape: tuple[int, ...], width: int) -> tuple[Any, A
         if even != shape:
             bits = L.slice(bits, (0,) * len(shape), shape)
     new_lo, new_hi, _ = _add64(w2, w3, _u32(count), _u32(count >> 32))
-    return _key_words(w0, w1, new_lo, new_hi), bits
+    return stack_words((w0, w1, new_lo, new_hi), ()), bits
 
 
 _GENERATORS = {RandomAlgorithm.RNG_DEFAULT: _philox_bits, RandomAlgorithm.RNG_PHILOX: _philox_bits,

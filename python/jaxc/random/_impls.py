@@ -24,7 +24,16 @@ import numpy as np
 
 from .. import lax
 from .._config import config
-from ..lax._bit_generator import flat_index_words, philox2x32, philox4x32, threefry4x32
+from ..lax._bit_generator import (
+    flat_index_words,
+    join64,
+    philox2x32,
+    philox4x32,
+    stack_words,
+    threefry4x32,
+    word,
+    xor_all,
+)
 
 U32 = np.dtype(np.uint32)
 
@@ -50,27 +59,19 @@ class PRNGImpl:
 # threefry2x32 (JAX's default)
 # ---------------------------------------------------------------------------
 
-def _word(data: Any, j: int) -> Any:
-    """data[..., j] of a single key: a 0-d uint32."""
-    return lax.reshape(lax.slice(data, (j,), (j + 1,)), ())
-
-
 def _threefry_split(data: Any, shape: tuple[int, ...]) -> Any:
     """Key data of shape (*shape, 2): key i is threefry2x32(key, counter i)
     (under `jax_threefry_partitionable` False: JAX's earlier split, below)."""
     if not config.jax_threefry_partitionable:
         return _threefry_split_original(data, shape)
     hi, lo = flat_index_words(shape)
-    b1, b2 = lax.threefry2x32(_word(data, 0), _word(data, 1), hi, lo)
-    return lax.concatenate([lax.expand_dims(b1, (len(shape),)), lax.expand_dims(b2, (len(shape),))],
-                           len(shape))
+    return stack_words(lax.threefry2x32(word(data, 0), word(data, 1), hi, lo), shape)
 
 
 def _threefry_fold_in(data: Any, message: Any) -> Any:
     """threefry2x32(key, (0, message)) as a new key."""
     zero = lax.full((), 0, np.uint32)
-    b1, b2 = lax.threefry2x32(_word(data, 0), _word(data, 1), zero, message)
-    return lax.concatenate([lax.reshape(b1, (1,)), lax.reshape(b2, (1,))], 0)
+    return stack_words(lax.threefry2x32(word(data, 0), word(data, 1), zero, message), ())
 
 
 def seed_words(seed: Any) -> Any:
@@ -85,7 +86,7 @@ def seed_words(seed: Any) -> Any:
     else:
         hi = lax.full((), 0, np.uint32)
     lo = lax.convert_element_type(seed, np.uint32)  # the low word (sign-extended if narrower)
-    return lax.concatenate([lax.reshape(hi, (1,)), lax.reshape(lo, (1,))], 0)
+    return stack_words((hi, lo), ())
 
 
 def _threefry_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
@@ -108,7 +109,7 @@ def _threefry_2x32(data: Any, count: Any) -> Any:
     if n % 2:
         flat = lax.concatenate([flat, lax.full((1,), 0, np.uint32)], 0)
     half = (n + 1) // 2
-    b1, b2 = lax.threefry2x32(_word(data, 0), _word(data, 1), lax.slice(flat, (0,), (half,)),
+    b1, b2 = lax.threefry2x32(word(data, 0), word(data, 1), lax.slice(flat, (0,), (half,)),
                               lax.slice(flat, (half,), (2 * half,)))
     return lax.reshape(lax.slice(lax.concatenate([b1, b2], 0), (0,), (n,)), count.shape)
 
@@ -130,9 +131,7 @@ def _threefry_bits_original(data: Any, bit_width: int, shape: tuple[int, ...]) -
     bits = _threefry_2x32(data, lax.iota(np.uint32, words))
     dtype = np.dtype(f"uint{bit_width}")
     if bit_width == 64:
-        hi, lo = (lax.convert_element_type(lax.slice(bits, (start,), (start + size,)), dtype)
-                  for start in (0, size))
-        bits = lax.bitwise_or(lax.shift_left(hi, lax.full((), 32, dtype)), lo)
+        bits = join64(*(lax.slice(bits, (start,), (start + size,)) for start in (0, size)))
     elif bit_width in (8, 16):
         per_word = 32 // bit_width
         shifts = lax.mul(lax.iota(np.uint32, per_word), lax.full((per_word,), bit_width, np.uint32))
@@ -148,12 +147,7 @@ def _threefry_bits_original(data: Any, bit_width: int, shape: tuple[int, ...]) -
 # ---------------------------------------------------------------------------
 
 def _words(data: Any) -> list[Any]:
-    return [_word(data, j) for j in range(data.shape[-1])]
-
-
-def _stack(words: Any, shape: tuple[int, ...]) -> Any:
-    """Key data of shape (*shape, len(words)) from words of `shape`."""
-    return lax.concatenate([lax.reshape(w, (*shape, 1)) for w in words], len(shape))
+    return [word(data, j) for j in range(data.shape[-1])]
 
 
 def _zeros(shape: tuple[int, ...]) -> Any:
@@ -163,85 +157,76 @@ def _zeros(shape: tuple[int, ...]) -> Any:
 def _join_bits(width: int, high: Any, low: Any, mixed: Any) -> Any:
     """64 bits as (high << 32) | low; 32 bits `mixed`; 8 and 16 its low bits."""
     if width == 64:
-        dtype = np.dtype(np.uint64)
-        return lax.bitwise_or(lax.shift_left(lax.convert_element_type(high, dtype), lax.full((), 32, dtype)),
-                              lax.convert_element_type(low, dtype))
+        return join64(high, low)
     return mixed if width == 32 else lax.convert_element_type(mixed, np.dtype(f"uint{width}"))
-
-
-def _xor(*words: Any) -> Any:
-    out = words[0]
-    for w in words[1:]:
-        out = lax.bitwise_xor(out, w)
-    return out
 
 
 def _seed_pair(seed: Any) -> tuple[Any, Any]:
     w = seed_words(seed)
-    return _word(w, 0), _word(w, 1)
+    return word(w, 0), word(w, 1)
 
 
 def _threefry4x32_seed(seed: Any) -> Any:
     k0, k1 = _seed_pair(seed)
-    return _stack(threefry4x32((k0, k1, _zeros(()), _zeros(())), [_zeros(())] * 4), ())
+    return stack_words(threefry4x32((k0, k1, _zeros(()), _zeros(())), [_zeros(())] * 4), ())
 
 
 def _threefry4x32_split(data: Any, shape: tuple[int, ...]) -> Any:
     hi, lo = flat_index_words(shape)
-    return _stack(threefry4x32(_words(data), (_zeros(shape), _zeros(shape), hi, lo)), shape)
+    return stack_words(threefry4x32(_words(data), (_zeros(shape), _zeros(shape), hi, lo)), shape)
 
 
 def _threefry4x32_fold_in(data: Any, message: Any) -> Any:
-    return _stack(threefry4x32(_words(data), (_zeros(()), _zeros(()), _zeros(()), message)), ())
+    return stack_words(threefry4x32(_words(data), (_zeros(()), _zeros(()), _zeros(()), message)), ())
 
 
 def _threefry4x32_bits(data: Any, width: int, shape: tuple[int, ...]) -> Any:
     hi, lo = flat_index_words(shape)
     o0, o1, o2, o3 = threefry4x32(_words(data), (hi, lo, _zeros(shape), _zeros(shape)))
-    return _join_bits(width, _xor(o0, o2), _xor(o1, o3), _xor(o0, o1, o2, o3))
+    return _join_bits(width, xor_all(o0, o2), xor_all(o1, o3), xor_all(o0, o1, o2, o3))
 
 
 def _philox2x32_seed(seed: Any) -> Any:
     k0, k1 = _seed_pair(seed)
-    return _stack(philox2x32(_zeros(()), k0, k1)[:1], ())
+    return stack_words(philox2x32(_zeros(()), k0, k1)[:1], ())
 
 
 def _philox2x32_split(data: Any, shape: tuple[int, ...]) -> Any:
     hi, lo = flat_index_words(shape)
-    return _stack(philox2x32(_word(data, 0), hi, lo)[:1], shape)
+    return stack_words(philox2x32(word(data, 0), hi, lo)[:1], shape)
 
 
 def _philox2x32_fold_in(data: Any, message: Any) -> Any:
-    return _stack(philox2x32(_word(data, 0), _zeros(()), message)[:1], ())
+    return stack_words(philox2x32(word(data, 0), _zeros(()), message)[:1], ())
 
 
 def _philox2x32_bits(data: Any, width: int, shape: tuple[int, ...]) -> Any:
     hi, lo = flat_index_words(shape)
-    o0, o1 = philox2x32(_word(data, 0), hi, lo)
-    return _join_bits(width, o0, o1, _xor(o0, o1))
+    o0, o1 = philox2x32(word(data, 0), hi, lo)
+    return _join_bits(width, o0, o1, xor_all(o0, o1))
 
 
 def _philox4x32_seed(seed: Any) -> Any:
     k0, k1 = _seed_pair(seed)
-    return _stack(philox4x32(_zeros(()), _zeros(()), k0, k1, _zeros(()), _zeros(()))[:2], ())
+    return stack_words(philox4x32(_zeros(()), _zeros(()), k0, k1, _zeros(()), _zeros(()))[:2], ())
 
 
 def _philox4x32_split(data: Any, shape: tuple[int, ...]) -> Any:
     hi, lo = flat_index_words(shape)
     k0, k1 = _words(data)
-    return _stack(philox4x32(k0, k1, _zeros(shape), _zeros(shape), hi, lo)[:2], shape)
+    return stack_words(philox4x32(k0, k1, _zeros(shape), _zeros(shape), hi, lo)[:2], shape)
 
 
 def _philox4x32_fold_in(data: Any, message: Any) -> Any:
     k0, k1 = _words(data)
-    return _stack(philox4x32(k0, k1, _zeros(()), _zeros(()), _zeros(()), message)[:2], ())
+    return stack_words(philox4x32(k0, k1, _zeros(()), _zeros(()), _zeros(()), message)[:2], ())
 
 
 def _philox4x32_bits(data: Any, width: int, shape: tuple[int, ...]) -> Any:
     hi, lo = flat_index_words(shape)
     k0, k1 = _words(data)
     o0, o1, o2, o3 = philox4x32(k0, k1, hi, lo, _zeros(shape), _zeros(shape))
-    return _join_bits(width, o0, o1, _xor(o0, o1, o2, o3))
+    return _join_bits(width, o0, o1, xor_all(o0, o1, o2, o3))
 
 
 # ---------------------------------------------------------------------------
