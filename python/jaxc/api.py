@@ -56,7 +56,7 @@ class Traced:
 
     def __init__(self, module: ir.Module, name: str, out_tree: Any, out_avals: list[ShapedArray],
                  consts: list[Array], python_name: str | None = None, ref_outputs: Sequence[Any] = (),
-                 ref_args: Sequence[int] = ()) -> None:
+                 ref_args: Sequence[int] = (), key_patterns: Sequence[tuple[int, Any]] = ()) -> None:
         self.module = module
         self.name = name
         self.out_tree = out_tree
@@ -69,7 +69,9 @@ class Traced:
         self.ref_args = list(ref_args)  # the argument positions that are Refs
         # under jax_debug_key_reuse: (position among the argument keys, the keys the
         # function consumes) for each typed key argument it draws from
-        self.key_patterns: list[tuple[int, Any]] = []
+        self.key_patterns = list(key_patterns)
+        # whether a run reads or writes Refs (`Compiled._run_with_refs`)
+        self.uses_refs = bool(self.ref_outputs) or any(type(c) is core.Ref for c in consts)
 
     @property
     def label(self) -> str:
@@ -128,10 +130,8 @@ def trace_function(fun: Callable, flat_avals: Sequence[ShapedArray], rebuild: Ca
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             [a.type for a in block.arguments], [v.type for v in values] + [v.type for _, v in written]))
     out_avals = [x.aval for x in outs]
-    traced = Traced(module, name, out_tree, out_avals, list(scope.captured), getattr(fun, "__name__", None),
-                    ref_outputs, sorted(ref_args.values()))
-    traced.key_patterns = key_patterns
-    return traced
+    return Traced(module, name, out_tree, out_avals, list(scope.captured), getattr(fun, "__name__", None),
+                  ref_outputs, sorted(ref_args.values()), key_patterns)
 
 
 def _argument_keys(tree: Any) -> list[Any]:
@@ -251,13 +251,12 @@ class Compiled:
         self._gpu_functions: dict[str | None, Any] = {}  # chip -> the program compiled for a GPU
         self.out_avals = traced.out_avals
         self._inline: bool | None = None  # small enough to run on the caller's thread (first run decides)
-        self._uses_refs = bool(traced.ref_outputs) or any(type(c) is core.Ref for c in traced.consts)
         self._fast_ok: bool | None = None  # may take the C fast path (JitFunction._add_fast decides)
 
     def run(self, leaves: Sequence[Any]) -> Any:
         traced = self.traced
         inputs = list(leaves) + traced.consts
-        if self._uses_refs:
+        if traced.uses_refs:
             return self._run_with_refs(inputs)
         if self._inline is None:
             self._inline = dispatch.runs_inline(inputs, self.out_avals)
@@ -348,7 +347,7 @@ class Lowered:
         without the compiler (docs/aot.md). The exported function is named
         like the traced one and takes the flattened argument leaves."""
         from jaxc.runtime import aot
-        if self.traced.ref_args or any(type(c) is core.Ref for c in self.traced.consts):
+        if self.traced.ref_args or self.traced.uses_refs:
             raise ValueError(f"{self.traced.label}: cannot export a function of Ref arguments or closed-over "
                              "Refs (an exported program takes and returns arrays)")
         if self.traced.consts:

@@ -399,15 +399,14 @@ class Ref(HasAval):
 
     def _read(self) -> Any:
         """The value now: an Array outside a trace, else a tracer of the scope."""
-        if self._value is None:
-            raise ValueError("this Ref was freed (jaxc.free_ref) or frozen inside a trace; it holds no value")
         scope = current_scope()
-        if scope is None:
-            if isinstance(self._value, Tracer):
-                raise TracerLeakError(f"{where()}: a Ref made or written inside a jit trace was used "
-                                      "after it; Refs made inside a function cannot leave it")
-            return self._value
-        return scope.tracer(scope.value(self), self.aval.weak_type)
+        if scope is not None:
+            return scope.tracer(scope.value(self), self.aval.weak_type)
+        if self._value is None:
+            raise ValueError(_FREED)
+        if isinstance(self._value, Tracer):
+            raise TracerLeakError(f"{where()}: {_LEFT_ITS_TRACE}")
+        return self._value
 
     def _write(self, value: Any) -> None:
         """Make `value` (an Array, or a tracer of the current scope) the value."""
@@ -419,16 +418,16 @@ class Ref(HasAval):
         self._value = value
 
 
+_FREED = "this Ref was freed (jaxc.free_ref); it holds no value"
+_LEFT_ITS_TRACE = "a Ref made or written inside a trace was used after it; Refs made inside a function cannot leave it"
+
+
 def finish_ref_writes(scope: "Scope") -> list[tuple[Ref, ir.Value]]:
     """(ref, its last value in `scope`) for each Ref made outside `scope`
     that it wrote, and each ref's value back to what it was before."""
-    finals = []
     with ir.InsertionPoint(scope.block):
-        for ref, before in scope.ref_writes.values():
-            finals.append((ref, scope.value(ref._value)))
-    for ref, before in scope.ref_writes.values():
-        ref._value = before
-    scope.ref_writes.clear()
+        finals = [(ref, scope.value(ref._value)) for ref, _ in scope.ref_writes.values()]
+    scope.undo_ref_writes()
     return finals
 
 
@@ -546,16 +545,21 @@ class Scope:
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
         _stack().pop()
         self.active = False
-        if self.ref_writes:  # writes no one took over: undo them, and refuse unless failing anyway
-            written = [ref for ref, _ in self.ref_writes.values()]
-            for ref, before in self.ref_writes.values():
-                ref._value = before
-            self.ref_writes.clear()
-            if exc_type is None:
-                raise NotImplementedError(
-                    f"{where()}: a function jaxc traced for grad, vmap, custom_jvp or another "
-                    f"transformation wrote {len(written)} Ref(s) made outside it; jaxc carries Ref writes "
-                    "out of jit, cond, switch, while_loop, fori_loop and scan only (return the value instead)")
+        written = self.undo_ref_writes()  # writes no one took over: undone, refused unless failing anyway
+        if written and exc_type is None:
+            raise NotImplementedError(
+                f"{where()}: a function jaxc traced for grad, vmap, custom_jvp or another "
+                f"transformation wrote {written} Ref(s) made outside it; jaxc carries Ref writes "
+                "out of jit, cond, switch, while_loop, fori_loop and scan only (return the value instead)")
+
+    def undo_ref_writes(self) -> int:
+        """Put back the value each Ref made outside this scope had before
+        the scope wrote it; how many there were."""
+        for ref, before in self.ref_writes.values():
+            ref._value = before
+        count = len(self.ref_writes)
+        self.ref_writes.clear()
+        return count
 
     def is_ancestor_of(self, other: "Scope | None") -> bool:
         while other is not None:
@@ -593,10 +597,9 @@ class Scope:
             if held.scope is self:
                 return held.value
             if not held.scope.active or not held.scope.is_ancestor_of(self):
-                raise TracerLeakError(f"{where()}: a Ref made or written inside a trace was used "
-                                      "after it; Refs made inside a function cannot leave it")
+                raise TracerLeakError(f"{where()}: {_LEFT_ITS_TRACE}")
         elif held is None:
-            raise ValueError("this Ref was freed (jaxc.free_ref); it holds no value")
+            raise ValueError(_FREED)
         return self._capture(ref)
 
     def _capture(self, x: Any) -> ir.Value:
@@ -706,10 +709,7 @@ def trace_region(fun: Callable[..., Any], in_avals: Sequence[ShapedArray], what:
             check_no_refs(leaves, what)
             outs = [as_operand(leaf, what) for leaf in leaves]
             out_values = [scope.value(x) for x in outs]
-            if scope.ref_writes and not writes_refs:
-                for ref, before in scope.ref_writes.values():
-                    ref._value = before
-                scope.ref_writes.clear()
+            if not writes_refs and scope.undo_ref_writes():
                 raise NotImplementedError(f"{what} wrote a Ref made outside it; it cannot (jaxc carries Ref "
                                           "writes out of the branches and bodies of cond, switch, while_loop, "
                                           "fori_loop and scan)")
