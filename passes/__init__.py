@@ -21,6 +21,7 @@ from . import (  # noqa: E402
     check_no_requests,  # noqa: F401  jaxc-check-no-requests
     cleanup,  # noqa: F401  jaxc-cleanup
     contraction_fusion_barriers,  # noqa: F401  jaxc-contraction-fusion-barriers
+    denormal_mode,  # noqa: F401  jaxc-denormal-mode
     distinct_results,  # noqa: F401  jaxc-distinct-results
     drop_fusion_barriers,  # noqa: F401  jaxc-drop-fusion-barriers
     elide_result_copies,  # noqa: F401  jaxc-elide-result-copies

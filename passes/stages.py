@@ -153,8 +153,9 @@ CPU_STAGES: tuple[Stage, ...] = (
         "finalize-memref-to-llvm",
         "convert-to-llvm",
         "reconcile-unrealized-casts",
-        "canonicalize", "cse"),
-          "the LLVM dialect; every function has llvm.emit_c_interface"),
+        "canonicalize", "cse",
+        "jaxc-denormal-mode"),  # calls flush denormals (x86-64): LLVM must not fold as if IEEE
+          "the LLVM dialect; every function has llvm.emit_c_interface and the host's denormal mode"),
     Stage("llvmir", (), "LLVM IR text (translated in-process)", kind=LLVMIR),
     Stage("asm", (), "x86-64 assembly from the pinned opt -O3 | llc -O3 for the host, as the JIT compiles it",
           kind=ASM),

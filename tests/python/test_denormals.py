@@ -101,3 +101,24 @@ def test_aot_program_flushes(tmp_path):
     (got,) = program[program.functions[0]](x)
     assert_same_bits(got, flushed(x * np.float32(1e-30)))
     assert np.float32(1e-10) * np.float32(1e-30) != 0  # and the caller's mode is back
+
+
+def test_bit_tests_of_subnormals_in_one_kernel():
+    """A kernel that tests a float's bits and does float math with it: LLVM,
+    told the denormal mode (`jaxc-denormal-mode`), keeps `(bits & 0x7fffffff)
+    == 0` an integer test; assuming IEEE it made it `x == 0.0`, which DAZ
+    makes true for subnormals (frexp of 1e-40 gave exponent 0)."""
+    x = np.array([1e-40, -3e-44, 2.0 ** -149, 0.0, -0.0, 3.0, 1.5e-38], np.float32)
+
+    def f(x):
+        bits = jaxc.lax.bitcast_convert_type(x, jnp.int32)
+        is_zero = (bits & 0x7FFFFFFF) == 0
+        return is_zero, jnp.where(is_zero, x, x * 2 + 1), bits
+
+    is_zero, _, bits = jaxc.jit(f)(x)
+    np.testing.assert_array_equal(np.asarray(is_zero), (x.view(np.int32) & 0x7FFFFFFF) == 0)
+    np.testing.assert_array_equal(np.asarray(bits), x.view(np.int32))
+    mantissa, exponent = jaxc.jit(jnp.frexp)(x)
+    want_mantissa, want_exponent = np.frexp(x)
+    np.testing.assert_array_equal(np.asarray(exponent), want_exponent)
+    np.testing.assert_array_equal(np.asarray(mantissa), want_mantissa)

@@ -41,7 +41,7 @@
 
 // LLVM-LABEL: llvm.func @f(
 // LLVM-NOT: llvm.call @malloc
-// LLVM-LABEL: llvm.func @_mlir_ciface_f(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {llvm.emit_c_interface}
+// LLVM-LABEL: llvm.func @_mlir_ciface_f(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {denormal_fp_math = "{{[a-z-]+}},{{[a-z-]+}}", denormal_fp_math_f32 = {{.*}}, llvm.emit_c_interface}
 
 // ASM-LABEL: _mlir_ciface_f:
 // ASM: {{(call|jmp)[lq]?}}
