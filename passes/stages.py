@@ -78,10 +78,13 @@ class Stage:
 # out of contractions, which would otherwise lose their schedule, and
 # jaxc-canonicalize-contractions gives back the (batch, m, n, k) form to those
 # whose loops the fusion pass split (folding a reshape or transpose into the
-# product) or that dot_general gave several free dims.
+# product) or that dot_general gave several free dims. The fusion pass fuses
+# a producer into its one user only; jaxc-fuse-elementwise-dags then merges
+# elementwise generics whose results have several users into one kernel
+# with several results (fuse_elementwise_dags.py).
 FUSION = ("linalg-generalize-named-ops", "jaxc-bound-fusion", "jaxc-contraction-fusion-barriers",
-          "linalg-fuse-elementwise-ops", "jaxc-drop-fusion-barriers", "jaxc-canonicalize-contractions",
-          "canonicalize", "cse")
+          "linalg-fuse-elementwise-ops", "jaxc-drop-fusion-barriers", "jaxc-fuse-elementwise-dags",
+          "jaxc-canonicalize-contractions", "canonicalize", "cse")
 
 CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),

@@ -4,6 +4,8 @@ partial tile (left as scalar code) and vectorize the full tiles. A kernel
 that reads an input across its rows (a transpose, alone or fused) is tiled
 in squares of lanes x lanes instead, when the lanes divide both loops: each
 tile reads whole vectors of the input's rows and turns them in registers.
+A kernel with several results (jaxc-fuse-elementwise-dags) is tiled the
+same way, each result written from the same loop.
 
     linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1000x1000xf32>)
     ->  scf.forall (%t) in (2) {                       // threads
@@ -31,7 +33,7 @@ UNROLL = 2  # vector registers per tile: hides the latency of a chain of FMAs
 
 
 def schedule(kernel: Kernel, target: Target) -> Plan | None:
-    if kernel.reduction or kernel.n_outputs != 1 or any(m is None for m in kernel.maps):
+    if kernel.reduction or any(m is None for m in kernel.maps):
         return None  # maps that add loop indices (im2col's patches): the vectorizer refuses them
     lanes = target.lanes(kernel.element_bits)
     step = lanes * UNROLL

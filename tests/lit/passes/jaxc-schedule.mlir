@@ -77,6 +77,30 @@ func.func @parallel(%x: tensor<512x256xf32>) -> tensor<512x256xf32> {
   return %0 : tensor<512x256xf32>
 }
 
+// A kernel with several results (jaxc-fuse-elementwise-dags merges a value
+// with several users and its users): split over the threads and vectorized
+// as one loop, each result written in full vectors, an f16 one too.
+// AVX512-LABEL: func.func @several_results
+// AVX512: scf.forall (%{{.*}}) in (2) shared_outs({{.*}}) -> (tensor<131072xf32>, tensor<131072xf16>)
+// AVX512: math.exp %{{.*}} : vector<32xf32>
+// AVX512: arith.truncf %{{.*}} : vector<32xf32> to vector<32xf16>
+// AVX512-DAG: vector.transfer_write %{{.*}} : vector<32xf32>, tensor<65536xf32>
+// AVX512-DAG: vector.transfer_write %{{.*}} : vector<32xf16>, tensor<65536xf16>
+// AVX512: tensor.parallel_insert_slice
+// AVX512: tensor.parallel_insert_slice
+func.func @several_results(%x: tensor<512x256xf32>) -> (tensor<512x256xf32>, tensor<512x256xf16>) {
+  %e = tensor.empty() : tensor<512x256xf32>
+  %h = tensor.empty() : tensor<512x256xf16>
+  %0:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]} ins(%x : tensor<512x256xf32>) outs(%e, %h : tensor<512x256xf32>, tensor<512x256xf16>) {
+  ^bb0(%in: f32, %out: f32, %out_h: f16):
+    %1 = math.exp %in : f32
+    %2 = arith.truncf %1 : f32 to f16
+    linalg.yield %1, %2 : f32, f16
+  } -> (tensor<512x256xf32>, tensor<512x256xf16>)
+  return %0#0, %0#1 : tensor<512x256xf32>, tensor<512x256xf16>
+}
+
 // As many elements, too little work (2^17 x 1.25): one thread.
 // AVX512-LABEL: func.func @cheap_serial
 // AVX512-NOT: scf.forall
