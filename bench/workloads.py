@@ -597,6 +597,29 @@ def _mlp_step_numpy(w1, b1, w2, b2, x, y, lr=0.01, dtype=np.float32):
     return tuple(p - lr * g for p, g in zip((w1, b1, w2, b2), grads))
 
 
+def adam_update(shape: Sequence[int], step: int = 10) -> Workload:
+    """One Adam update of a parameter array (optax's formula): the new
+    moments are both returned and used, an elementwise DAG of ~15 ops."""
+    shape = tuple(shape)
+    b1, b2, lr, eps = 0.9, 0.999, 1e-3, 1e-8
+
+    def update(np_):
+        def f(p, g, m, v):
+            m = b1 * m + (1 - b1) * g
+            v = b2 * v + (1 - b2) * g * g
+            m_hat, v_hat = m / (1 - b1 ** step), v / (1 - b2 ** step)
+            return p - lr * m_hat / (np_.sqrt(v_hat) + eps), m, v
+        return f
+
+    def make(rng):
+        p, g, m = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
+        return [p, g, m, np.abs(rng.standard_normal(shape)).astype(np.float32)]
+    return Workload(
+        name=f"Adam update {'x'.join(map(str, shape))}", make_inputs=make,
+        frontend=lambda jx, jnp: update(jnp), numpy=update(np), jax=lambda jax, jnp: update(jnp),
+        reference=lambda *a: update(np)(*(x.astype(np.float64) for x in a)), rtol=1e-5, atol=1e-6)
+
+
 def mlp_step(n_in: int, n_hidden: int, n_out: int, batch: int) -> Workload:
     def inputs(rng):
         return [(rng.normal(size=(n_in, n_hidden)) / np.sqrt(n_in)).astype(np.float32),
@@ -730,7 +753,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               scatter_add_rows(100, 8, 300), searchsorted(100, 1000),
               heads_projection(2, 16, 32, 4), small_batched_products(8, 4, 8, 4),
               grad_scalar(), vmap_grad(100),
-              mlp_step(64, 32, 10, 16), random_normal((64, 64)), random_split(100),
+              mlp_step(64, 32, 10, 16), adam_update((64, 64)), random_normal((64, 64)), random_split(100),
               fft_rows(4, 64), rfft2(16, 16), mnist((64, 32, 32, 10), 512, 128, 1), digits("mlp", 1, 256)]
         sweep = [32, 64]
     else:
@@ -742,7 +765,7 @@ def suite(quick: bool, mnist_samples: int = 1280, mnist_epochs: int = 5) -> list
               linalg_eig(256),
               scatter_add_rows(1000, 128, 4096), searchsorted(1000, 100000),
               heads_projection(8, 128, 512, 8), small_batched_products(128, 16, 32, 16), grad_scalar(),
-              vmap_grad(1000), mlp_step(784, 512, 10, 128),
+              vmap_grad(1000), mlp_step(784, 512, 10, 128), adam_update((1000, 1000)),
               random_normal((1000, 1000)), random_split(1000), fft_rows(256, 1024), fft_rows(64, 1000),
               rfft2(512, 512), mnist((784, 1024, 1024, 10), mnist_samples, 128, mnist_epochs),
               digits("mlp", 5), digits("conv", 5)]
