@@ -173,6 +173,30 @@ def test_load_in_process_and_a_changed_module_misses(cache_dir) -> None:
     assert other_level.digest != compile_cache.key_for(text).digest
 
 
+def _traced_here(scale: float):
+    """The traced text (debug info on) of the same program, jitted at this line."""
+    return jaxc.jit(lambda x: jaxc.numpy.sin(x) * scale).lower(np.ones(7, np.float32)).as_text(debug_info=True)
+
+
+def _traced_there(scale: float):  # another line: other locations
+    return jaxc.jit(lambda x: jaxc.numpy.sin(x) * scale).lower(np.ones(7, np.float32)).as_text(debug_info=True)
+
+
+def test_the_key_ignores_debug_locations(cache_dir) -> None:
+    """The same program traced at two call sites has two texts (its ops'
+    locations) and one key, as in JAX; another program has another key."""
+    here, there = _traced_here(2.0), _traced_there(2.0)
+    assert here != there and "loc(" in here
+    assert "loc(" not in compile_cache.without_locations(here)
+    assert compile_cache.without_locations(here) == compile_cache.without_locations(there)
+    assert compile_cache.key_for(here).digest == compile_cache.key_for(there).digest
+    assert compile_cache.key_for(here).digest != compile_cache.key_for(_traced_here(3.0)).digest
+    before = counts()
+    compile_again(here)
+    compile_again(there)  # as a new process jitting the function from another line would
+    assert counts() == (before[0] + 1, before[1] + 1)
+
+
 def test_a_jaxc_cpu_option_changes_the_key(cache_dir, monkeypatch) -> None:
     text, n = fresh_module()
     key = compile_cache.key_for(text)

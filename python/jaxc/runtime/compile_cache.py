@@ -24,8 +24,10 @@ loads them). The library has the engine's own entry points: the packed
 wrapper ``_mlir__mlir_ciface_NAME(void **)`` that `cpu.Function` calls, so
 `cpu.Executable` works on a `CachedLibrary` as on an engine.
 
-The key (`key_for`): the module text, its first stage, the opt level and the
-target; the jaxc version and this file's format number; the pinned toolchain
+The key (`key_for`): the module text without its debug locations (as JAX's
+key: the same function jitted from another line, whose text differs only in
+``loc(...)``, loads the same entry; nothing compiled reads a location), its
+first stage, the opt level and the target; the jaxc version and this file's format number; the pinned toolchain
 wheels (``xtc_*`` dist-info names); a digest of every file of the
 `jaxc.passes` and `jaxc.dialect` packages (the stage pipelines of
 ``passes/stages.py``, the Python passes, the transform schedules; the
@@ -56,6 +58,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import struct
 import threading
 import time
@@ -134,10 +137,27 @@ def _canonical(fields: dict) -> str:
     return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
+# What MLIR's printer writes for locations: alias definitions on lines of
+# their own and `loc(#locN)` / `loc(unknown)` after an op or block argument.
+# Any other location form stays in the text (a miss, never a wrong hit).
+_LOCATION_ALIAS = re.compile(r"^#loc[0-9]*\s*=\s*loc\(.*\)[ \t]*\n?", re.M)
+_LOCATION_USE = re.compile(r" loc\((?:#loc[0-9]*|unknown)\)")
+
+
+def without_locations(module_text: str) -> str:
+    """`module_text` with its debug locations removed:
+
+        %0 = jaxc.sin %arg0 : tensor<3xf32> loc(#loc1)     ->   %0 = jaxc.sin %arg0 : tensor<3xf32>
+        #loc1 = loc("script.py":3:26)                      ->   (gone)
+    """
+    return _LOCATION_USE.sub("", _LOCATION_ALIAS.sub("", module_text))
+
+
 def key_for(module_text: str, first_stage: str | None = None, opt_level: int = 3,
             target: str = "cpu") -> CacheKey:
     """The key of compiling `module_text` (from `first_stage`; None: traced)
     at LLVM -O`opt_level` for `target`, in this process's environment."""
+    module_text = without_locations(module_text)
     fields = {
         "format": FORMAT_VERSION,
         "module_sha256": hashlib.sha256(module_text.encode()).hexdigest(),
