@@ -293,14 +293,16 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Cal
     if reduce_axes:
         raise NotImplementedError("reduce_axes argument to transpose is deprecated")
     out_shape = eval_shape(fun, *primals)
-    in_leaves = tree_util.tree_leaves(primals)
+    # a Python scalar stands for a weak 0-d array, as in JAX: linear_transpose(f, 1.0)
+    in_leaves = [p if hasattr(p, "dtype") else _leaf_aval(p) for p in tree_util.tree_leaves(primals)]
     out_leaves, out_tree = tree_util.tree_flatten(out_shape)
     kinds = [np.dtype(x.dtype) for x in in_leaves + out_leaves]
     if not all(np.issubdtype(d, np.inexact) for d in kinds):
         raise TypeError("linear_transpose only supports [float or complex] -> [float or complex] "
                         f"functions in jaxc, but got {[np.dtype(x.dtype) for x in in_leaves]} -> "
                         f"{[np.dtype(x.dtype) for x in out_leaves]}.")
-    zeros = tree_util.tree_map(lambda p: jnp.zeros(p.shape, p.dtype), primals)
+    zeros = tree_util.tree_unflatten(tree_util.tree_structure(primals),
+                                     [jnp.zeros(p.shape, p.dtype) for p in in_leaves])
 
     def transposed(out_cotangent: Any) -> tuple:
         cts, tree = tree_util.tree_flatten(out_cotangent)

@@ -159,6 +159,11 @@ def test_linear_transpose():
         jaxc.linear_transpose(lambda v: v, np.zeros(3, np.int32))
     with pytest.raises(NotImplementedError, match="reduce_axes"):
         jaxc.linear_transpose(lambda v: v, scalar, reduce_axes=("i",))
+    # Python scalars stand for weak 0-d arrays, as in JAX
+    (ct_x,) = jaxc.linear_transpose(lambda v: 2 * v, 1.0)(3.0)
+    assert ct_x.shape == () and ct_x.dtype == np.float32 and float(ct_x) == 6.0
+    ct_pair = jaxc.linear_transpose(lambda x, y: x + 3 * y[0], 1.0, np.zeros(2, np.float32))(1.0)
+    assert float(ct_pair[0]) == 1.0 and np.asarray(ct_pair[1]).tolist() == [3.0, 0.0]
 
 
 # ---------------------------------------------------------------- names, contexts, devices
