@@ -149,6 +149,23 @@ def test_max_splits_ties_equally_as_jax():
     np.testing.assert_allclose(np.asarray(grad), [0.0, 0.5, 0.5])
 
 
+@pytest.mark.parametrize("fn,weight", [(jnp.logaddexp, np.exp), (jnp.logaddexp2, np.exp2)])
+def test_logaddexp_derivatives_as_jax(fn, weight):
+    """JAX's rule: each tangent weighed by exp(x_i - out) (base 2 for
+    logaddexp2), with +inf read as 0: 1/2 each at a tie (the select that
+    handles equal infinities gave (1, 0)), so softplus'(0) = 1/2."""
+    x = np.array([0.0, 1.0, 1.0, -3.0, np.inf, np.inf, 50.0])
+    y = np.array([0.0, 1.0, 2.0, 4.0, np.inf, 1.0, -50.0])
+    dx, dy = jaxc.grad(lambda a, b: jnp.sum(fn(a, b)), argnums=(0, 1))(x, y)
+    out = np.asarray(fn(x, y))
+    finite = np.where(np.isposinf(out), 0.0, out)
+    np.testing.assert_allclose(np.asarray(dx), weight(np.where(np.isposinf(x), 0.0, x) - finite), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(dy), weight(np.where(np.isposinf(y), 0.0, y) - finite), rtol=1e-12)
+    assert np.asarray(dx)[0] == np.asarray(dy)[0] == 0.5
+    assert float(jaxc.grad(jaxc.nn.softplus)(0.0)) == 0.5
+    check_grads(lambda a, b: fn(a, b), (rand(5), rand(5)), order=2)
+
+
 def test_integer_and_stop_gradient_have_zero_derivatives():
     def f(x):
         n = lax.convert_element_type(x * 10, np.int32)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .. import dtypes, lax
+from .._autodiff import custom_jvp
 from ..core import ArrayBase
 from ._util import (
     asarray,
@@ -165,6 +166,12 @@ def _fmod(x: Any, y: Any) -> Any:
     return lax.rem(x, y if dtypes.is_float(x.dtype) else _nonzero_divisor(y))
 
 
+def _replace_inf(x: Any) -> Any:
+    """x with +inf as 0 (the exponents of logaddexp's derivative)."""
+    return lax.select(lax.eq(x, lax.full_like(x, np.inf)), _zero(x), x)
+
+
+@custom_jvp
 def _logaddexp(x: Any, y: Any) -> Any:
     big = lax.max(x, y)
     small = lax.min(x, y)
@@ -173,11 +180,31 @@ def _logaddexp(x: Any, y: Any) -> Any:
     return lax.select(lax.eq(x, y), lax.add(x, lax.full_like(x, np.log(2.0))), out)
 
 
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals: Any, tangents: Any) -> Any:
+    """JAX's rule: each tangent weighed by exp(x_i - out), 1/2 each at a tie
+    (softplus'(0) = 0.5)."""
+    (x, y), (tx, ty) = primals, tangents
+    out = _logaddexp(x, y)
+    weight = [lax.exp(lax.sub(_replace_inf(v), _replace_inf(out))) for v in (x, y)]
+    return out, lax.add(lax.mul(tx, weight[0]), lax.mul(ty, weight[1]))
+
+
+@custom_jvp
 def _logaddexp2(x: Any, y: Any) -> Any:
     big = lax.max(x, y)
     small = lax.min(x, y)
     log2_of_sum = lax.div(lax.log1p(lax.exp2(lax.sub(small, big))), lax.full_like(x, np.log(2.0)))
     return lax.select(lax.eq(x, y), lax.add(x, _one(x)), lax.add(big, log2_of_sum))
+
+
+@_logaddexp2.defjvp
+def _logaddexp2_jvp(primals: Any, tangents: Any) -> Any:
+    """As logaddexp's, in powers of 2."""
+    (x, y), (tx, ty) = primals, tangents
+    out = _logaddexp2(x, y)
+    weight = [lax.exp2(lax.sub(_replace_inf(v), _replace_inf(out))) for v in (x, y)]
+    return out, lax.add(lax.mul(tx, weight[0]), lax.mul(ty, weight[1]))
 
 
 def _hypot(x: Any, y: Any) -> Any:
