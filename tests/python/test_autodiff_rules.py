@@ -166,6 +166,38 @@ def test_logaddexp_derivatives_as_jax(fn, weight):
     check_grads(lambda a, b: fn(a, b), (rand(5), rand(5)), order=2)
 
 
+def test_fmax_fmin_ties_go_to_the_second_argument_as_jax():
+    """jnp.fmax/fmin are `where(x1 > x2 | isnan(x2), x1, x2)` in JAX: at a tie
+    the derivative is x2's (lax.max would split it), NaN takes the other."""
+    x = np.array([1.0, 1.0, 2.0, np.nan])
+    y = np.array([1.0, 2.0, 1.0, 3.0])
+    for fn, first in ((jnp.fmax, [0.0, 0.0, 1.0, 0.0]), (jnp.fmin, [0.0, 1.0, 0.0, 0.0])):
+        dx, dy = jaxc.grad(lambda a, b: jnp.sum(fn(a, b)), argnums=(0, 1))(x, y)
+        np.testing.assert_array_equal(np.asarray(dx), first)
+        np.testing.assert_array_equal(np.asarray(dy), 1 - np.asarray(first))
+    np.testing.assert_array_equal(np.asarray(jnp.fmax(x, y)), np.fmax(x, y))
+
+
+def test_xlogy_xlog1py_and_entr_derivatives_as_jax():
+    """JAX's rules: d xlogy = x' log(y) + y' x / y, d xlog1py = x' log1p(y) +
+    y' x / (1 + y), d entr = -(log(x) + 1): at the points the functions
+    define by a select (x = 0) the rules still give the limits."""
+    from jaxc.scipy import special
+    dx, dy = jaxc.grad(special.xlogy, argnums=(0, 1))(0.0, 0.0)
+    assert float(dx) == -np.inf and np.isnan(float(dy))
+    dx, dy = jaxc.grad(special.xlogy, argnums=(0, 1))(0.0, 2.0)
+    assert float(dx) == np.log(2.0) and float(dy) == 0.0
+    dx, dy = jaxc.grad(special.xlog1py, argnums=(0, 1))(0.0, -1.0)
+    assert float(dx) == -np.inf and np.isnan(float(dy))
+    assert float(jaxc.grad(special.entr)(0.0)) == np.inf
+    assert float(jaxc.grad(special.entr)(np.e)) == -2.0
+    assert float(special.xlogy(0.0, 0.0)) == 0.0 and float(special.entr(0.0)) == 0.0
+    positive = rand(4, low=0.5, high=2.0)
+    check_grads(special.xlogy, (rand(4), positive), order=2)
+    check_grads(special.xlog1py, (rand(4), positive), order=2)
+    check_grads(special.entr, (positive,), order=2)
+
+
 def test_integer_and_stop_gradient_have_zero_derivatives():
     def f(x):
         n = lax.convert_element_type(x * 10, np.int32)

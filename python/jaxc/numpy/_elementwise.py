@@ -228,11 +228,13 @@ def _heaviside(x: Any, h0: Any) -> Any:
 
 
 def _fmax(x: Any, y: Any) -> Any:
-    return lax.select(lax.ne(x, x), y, lax.select(lax.ne(y, y), x, lax.max(x, y)))
+    """x where x > y or y is NaN, else y (a tie takes y, and so does its derivative, as in JAX)."""
+    return lax.select(lax.bitwise_or(lax.gt(x, y), lax.ne(y, y)), x, y)
 
 
 def _fmin(x: Any, y: Any) -> Any:
-    return lax.select(lax.ne(x, x), y, lax.select(lax.ne(y, y), x, lax.min(x, y)))
+    """x where x < y or y is NaN, else y."""
+    return lax.select(lax.bitwise_or(lax.lt(x, y), lax.ne(y, y)), x, y)
 
 
 def _square(x: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes, lax
+from .._autodiff import custom_jvp
 from ..numpy._util import (
     asarray,
     broadcast_shapes,
@@ -124,31 +125,50 @@ def ndtr(x: Any) -> Any:
 
 # -- x * log(y) ----------------------------------------------------------------------
 
-def _x_times_log(name: str, log: Any) -> Any:
-    def apply(x: Any, y: Any) -> Any:
-        x, y = promote_args_inexact(name, x, y)
+def _x_times_log(name: str, log: Any, dlog: Any) -> Any:
+    """x * log(y) with 0 where x == 0 (SciPy's), differentiated as JAX does
+    (`dlog(y)` is log's derivative): x' log(y) + y' x dlog(y), so
+    d/dx xlogy(0, 0) = -inf rather than the select's 0."""
+    @custom_jvp
+    def core(x: Any, y: Any) -> Any:
         product = lax.mul(x, log(y))
         # SciPy: 0 where x == 0, whatever y is, unless y is NaN.
         zero_x = lax.bitwise_and(lax.eq(x, lax.full_like(x, 0)), lax.eq(y, y))
         return lax.select(zero_x, lax.full_like(product, 0), product)
+
+    @core.defjvp
+    def core_jvp(primals: Any, tangents: Any) -> Any:
+        (x, y), (tx, ty) = primals, tangents
+        return core(x, y), lax.add(lax.mul(tx, log(y)), lax.mul(ty, lax.mul(x, dlog(y))))
+
+    def apply(x: Any, y: Any) -> Any:
+        return core(*promote_args_inexact(name, x, y))
     apply.__name__ = apply.__qualname__ = name
     apply.__doc__ = f"x * {log.__name__}(y), with 0 where x == 0 (even where y is 0)."
     return apply
 
 
-xlogy = _x_times_log("xlogy", lax.log)
-xlog1py = _x_times_log("xlog1py", lax.log1p)
+xlogy = _x_times_log("xlogy", lax.log, lambda y: lax.div(lax.full_like(y, 1), y))
+xlog1py = _x_times_log("xlog1py", lax.log1p, lambda y: lax.div(lax.full_like(y, 1), lax.add(lax.full_like(y, 1), y)))
+
+
+@custom_jvp
+def _x_log_x(x: Any) -> Any:
+    """x log(x), 0 at 0; its derivative log(x) + 1 (+inf's opposite at 0), as JAX's."""
+    return xlogy(x, x)
+
+
+@_x_log_x.defjvp
+def _x_log_x_jvp(primals: Any, tangents: Any) -> Any:
+    (x,), (t,) = primals, tangents
+    return _x_log_x(x), lax.mul(t, lax.add(lax.log(x), lax.full_like(x, 1)))
 
 
 def entr(x: Any) -> Any:
-    """-x * log(x): 0 at 0, -inf for negative x, NaN for NaN."""
+    """-x * log(x): 0 at 0, -inf for negative x, NaN for NaN; the derivative
+    -(log(x) + 1) (+inf at 0), as in JAX."""
     x = _inexact("entr", x)
-    zero = lax.full_like(x, 0)
-    positive = lax.gt(x, zero)
-    safe = lax.select(positive, x, lax.full_like(x, 1))
-    value = lax.select(positive, lax.neg(lax.mul(safe, lax.log(safe))), zero)
-    value = lax.select(lax.lt(x, zero), lax.full_like(x, -np.inf), value)
-    return lax.select(lax.ne(x, x), x, value)
+    return lax.select(lax.lt(x, lax.full_like(x, 0)), lax.full_like(x, -np.inf), lax.neg(_x_log_x(x)))
 
 
 # -- logsumexp ------------------------------------------------------------------------
