@@ -263,6 +263,23 @@ def test_map_over_pytree():
         assert_close(sums, XS.sum(1), rtol=1e-5)
 
 
+@pytest.mark.parametrize("batch_size", [1, 3, 4, 10, 12])
+def test_map_in_batches(batch_size):
+    """batch_size: vmap over chunks in a scan, then the remainder, as JAX;
+    same values as the loop for sizes that divide 10, that do not, and that
+    exceed it."""
+    xs = np.linspace(-1, 1, 20).reshape(10, 2)
+    def f(xs):
+        return lax.map(lambda row: (row.sum(), jnp.sin(row) * row[0]), xs, batch_size=batch_size)
+    for sums, waves in both(f, xs):
+        assert_close(sums, xs.sum(1))
+        assert_close(waves, np.sin(xs) * xs[:, :1])
+    grad = jaxc.grad(lambda x: jnp.sum(lax.map(jnp.sin, x, batch_size=batch_size)))(xs[:, 0])
+    assert_close(grad, np.cos(xs[:, 0]))
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        lax.map(jnp.sin, xs, batch_size=0)
+
+
 def test_nested_scan_inside_cond_inside_while():
     def f(x, xs):
         def body(c):

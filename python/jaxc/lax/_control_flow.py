@@ -463,9 +463,31 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
     return final_carry, ys
 
 
-def map(f: Callable, xs: Any) -> Any:
+def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     """``stack([f(x) for x in xs])`` over the leading axis of the pytree `xs`,
-    as a `scan` without carry."""
+    as a `scan` without carry. With `batch_size`, as JAX: `vmap(f)` over
+    chunks of that many elements, scanned, then `vmap(f)` of the remainder
+    (``map(f, xs[:10], batch_size=4)``: a scan of 2 chunks of 4, then 2)."""
     _check_callable("map", f=f)
-    _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
-    return ys
+    if batch_size is None:
+        _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
+        return ys
+    batch_size = operator.index(batch_size)
+    if batch_size < 1:
+        raise ValueError(f"lax.map: batch_size must be a positive integer, got {batch_size}")
+    from .._batching import vmap
+    leaves, tree = _leaves(xs, "map")
+    length = _scan_length(leaves, None)
+    chunks, rest = divmod(length, batch_size)
+    whole = chunks * batch_size
+    parts = []
+    if chunks:
+        batched = tree_util.tree_unflatten(
+            tree, [lax.reshape(leaf[:whole], (chunks, batch_size, *leaf.shape[1:])) for leaf in leaves])
+        _, ys = scan(lambda carry, x: (carry, vmap(f)(x)), (), batched)
+        parts.append(tree_util.tree_map(lambda y: lax.reshape(y, (whole, *y.shape[2:])), ys))
+    if rest or not chunks:
+        parts.append(vmap(f)(tree_util.tree_unflatten(tree, [leaf[whole:] for leaf in leaves])))
+    if len(parts) == 1:
+        return parts[0]
+    return tree_util.tree_map(lambda a, b: lax.concatenate([a, b], 0), *parts)
