@@ -8,6 +8,7 @@ from jnp_check import assert_close, check, check_jax, rand
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import core
+from jaxc.test_util import check_grads
 
 A = rand((2, 3, 4))
 B = rand((2, 3, 4))
@@ -289,6 +290,54 @@ def test_pad_modes(mode, width):
     check(jnp.pad, np.pad, A, pad_width=PAD_WIDTHS[width], mode=mode, dtype=np.float32)
 
 
+PAD_KEYWORDS = {
+    "linear_ramp": [{}, {"end_values": (2.0, -1.0)}, {"end_values": ((1, 2), (3, 4), (-5, 6))}],
+    "maximum": [{}, {"stat_length": 2}], "minimum": [{}, {"stat_length": ((1, 2), (3, 1), (2, 9))}],
+    "mean": [{}, {"stat_length": (1, 3)}], "median": [{}, {"stat_length": 2}],
+    "reflect": [{"reflect_type": "odd"}], "symmetric": [{"reflect_type": "odd"}],
+}
+
+
+@pytest.mark.parametrize("mode,keywords", [(m, k) for m, ks in PAD_KEYWORDS.items() for k in ks])
+@pytest.mark.parametrize("width", range(len(PAD_WIDTHS)))
+def test_pad_ramps_statistics_and_odd_reflections(mode, keywords, width):
+    """NumPy's other modes (JAX has them all), widths past the axis length too."""
+    check(jnp.pad, np.pad, A, pad_width=PAD_WIDTHS[width], mode=mode, dtype=np.float32, **keywords)
+
+
+def test_pad_statistics_of_integers_round_and_single_elements_reflect_onto_themselves():
+    ints = np.array([[1, 2, 7], [4, 4, 9]], np.int32)
+    check(jnp.pad, np.pad, ints, pad_width=2, mode="mean", dtype=np.int32)  # 10/3 -> 3, 17/3 -> 6
+    check(jnp.pad, np.pad, ints, pad_width=(1, 2), mode="median", stat_length=2, dtype=np.int32)
+    check(jnp.pad, np.pad, ints, pad_width=1, mode="maximum", dtype=np.int32)
+    one = np.array([3.0], np.float32)
+    for mode in ("reflect", "symmetric"):
+        check(jnp.pad, np.pad, one, pad_width=(2, 3), mode=mode, reflect_type="odd")
+
+
+@pytest.mark.parametrize("mode,keywords", [("mean", {}), ("linear_ramp", {"end_values": 1.0}),
+                                           ("reflect", {"reflect_type": "odd"}), ("maximum", {"stat_length": 2})])
+def test_pad_modes_under_grad_and_vmap(mode, keywords, x64):
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    check_grads(lambda x: jnp.pad(x, ((1, 2), (3, 1)), mode=mode, **keywords), (a,), order=2)
+    rows = jaxc.vmap(lambda x: jnp.pad(x, (2, 3), mode=mode, **keywords))(a)
+    assert_close(rows, np.stack([np.pad(r, (2, 3), mode=mode, **keywords) for r in a]), rtol=1e-12)
+
+
+def test_pad_with_a_function():
+    """JAX's form of NumPy's callable mode: f(vector, (before, after), axis,
+    kwargs) returns the padded vector, applied along each axis."""
+    def fill(vector, widths, axis, kwargs):
+        before, after = widths
+        return vector.at[:before].set(-1.0 - axis).at[vector.shape[0] - after:].set(kwargs.get("value", 9.0))
+
+    got = jnp.pad(A[0], ((1, 2), (2, 1)), fill, value=5.0)
+    expected = np.pad(np.asarray(A[0]), ((1, 2), (2, 1)))
+    expected[:1, :], expected[-2:, :] = -1.0, 5.0
+    expected[:, :2], expected[:, -1:] = -2.0, 5.0
+    assert_close(got, expected)
+
+
 def test_pad_constant_values_and_dtypes():
     check(jnp.pad, np.pad, I, pad_width=1, constant_values=7, dtype=np.int32)
     check(jnp.pad, np.pad, A, pad_width=((1, 2), (2, 1), (0, 1)), constant_values=((1, 2), (3, 4), (5, 6)))
@@ -308,8 +357,16 @@ def test_pad_errors():
         jnp.pad(A, [[1, 2, 3], [1, 2, 3]])
     with pytest.raises(TypeError, match="pad_width must be integers"):
         jnp.pad(A, 1.5)
-    with pytest.raises(NotImplementedError, match="mode 'median' is not supported"):
-        jnp.pad(A, 1, mode="median")
+    with pytest.raises(NotImplementedError, match="Unimplemented padding mode 'middle'"):
+        jnp.pad(A, 1, mode="middle")
+    with pytest.raises(ValueError, match="stat_length of 0 yields no value"):
+        jnp.pad(A, 1, mode="mean", stat_length=0)
+    with pytest.raises(ValueError, match="reflect_type must be 'even' or 'odd'"):
+        jnp.pad(A, 1, mode="reflect", reflect_type="mirror")
+    with pytest.raises(ValueError, match=r"end_values of shape \(3,\) cannot be broadcast"):
+        jnp.pad(A, 1, mode="linear_ramp", end_values=(1, 2, 3))
+    with pytest.raises(ValueError, match="can't extend empty axis 0"):
+        jnp.pad(E, 1, mode="mean")
     with pytest.raises(ValueError, match="can't extend empty axis 0"):
         jnp.pad(E, 1, mode="edge")
     with pytest.raises(ValueError, match="unsupported keyword arguments for mode 'edge'"):

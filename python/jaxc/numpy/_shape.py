@@ -536,10 +536,21 @@ def _source_runs(source: np.ndarray) -> list[tuple[int, int, bool]]:
     return runs
 
 
-def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
-    """Pad with mode "constant" (`constant_values`: a scalar or per-axis
-    (before, after) pairs), "edge", "reflect", "symmetric", "wrap" or
-    "empty" (zeros). `pad_width`: an int, a pair, or a pair per axis."""
+# mode -> the keyword arguments it takes (NumPy's and JAX's)
+_PAD_OPTIONS: dict[str, set[str]] = {
+    "constant": {"constant_values"}, "empty": set(), "edge": set(), "wrap": set(),
+    "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}, "linear_ramp": {"end_values"},
+    "maximum": {"stat_length"}, "minimum": {"stat_length"}, "mean": {"stat_length"}, "median": {"stat_length"}}
+
+
+def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
+    """Pad as NumPy: mode "constant" (`constant_values`: a scalar or per-axis
+    (before, after) pairs), "edge", "reflect" and "symmetric" (`reflect_type`
+    "even" or "odd"), "wrap", "empty" (zeros), "linear_ramp" (`end_values`),
+    "maximum", "minimum", "mean", "median" (`stat_length`), or a function
+    ``f(vector, (before, after), axis, kwargs) -> vector`` applied along each
+    axis, as JAX's (it returns the padded vector). `pad_width`: an int, a
+    pair, or a pair per axis."""
     fn = "pad"
     array = asarray(array, fn=fn)
     if isinstance(pad_width, core.Tracer):
@@ -551,33 +562,144 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     widths = _pad_pairs(widths.astype(np.int64), array.ndim, "pad_width")
     if np.any(widths < 0):
         raise ValueError(f"jnp.pad: pad_width must be non-negative, got {widths.tolist()}")
-    allowed = {"constant": {"constant_values"}, "empty": set(), "reflect": {"reflect_type"},
-               "symmetric": {"reflect_type"}, "edge": set(), "wrap": set()}
-    if mode not in allowed:
-        raise NotImplementedError(f"jnp.pad: mode {mode!r} is not supported (supported: "
-                                  f"{', '.join(allowed)})")
-    unexpected = set(kwargs) - allowed[mode]
+    if callable(mode):
+        return _pad_with_function(array, widths, mode, kwargs)
+    if mode not in _PAD_OPTIONS:
+        raise NotImplementedError(f"Unimplemented padding mode {mode!r} for np.pad (the modes: "
+                                  f"{', '.join(_PAD_OPTIONS)}, or a function)")
+    unexpected = set(kwargs) - _PAD_OPTIONS[mode]
     if unexpected:
         raise ValueError(f"jnp.pad: unsupported keyword arguments for mode {mode!r}: {sorted(unexpected)}")
-    if kwargs.get("reflect_type", "even") != "even":
-        raise NotImplementedError("jnp.pad: only reflect_type='even' is supported")
     if mode in ("constant", "empty"):
         return _pad_constant(array, widths, kwargs.get("constant_values", 0))
+    reflect_type = kwargs.get("reflect_type", "even")
+    if reflect_type not in ("even", "odd"):
+        raise ValueError(f"jnp.pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    if mode == "linear_ramp":
+        ends = _pad_pairs(_static_pad_values(kwargs.get("end_values", 0), "end_values"), array.ndim,
+                          "end_values")
+    if mode in ("maximum", "minimum", "mean", "median"):
+        lengths = kwargs.get("stat_length")
+        if lengths is not None:
+            lengths = _pad_pairs(_static_pad_values(lengths, "stat_length"), array.ndim, "stat_length")
+            if lengths.dtype.kind not in "iu" or np.any(lengths < 0):
+                raise ValueError(f"jnp.pad: stat_length must be non-negative integers, got {lengths.tolist()}")
     for axis in range(array.ndim):
         before, after = (int(w) for w in widths[axis])
         if not before and not after:
             continue
-        n = array.shape[axis]
-        if n == 0:
+        if array.shape[axis] == 0:
             raise ValueError(f"jnp.pad: can't extend empty axis {axis} using modes other than "
                              "'constant' or 'empty'")
-        source = np.pad(np.arange(n), (before, after), mode=cast(Any, mode))  # one of NumPy's (`allowed`)
-        pieces = []
-        for lo, hi, backwards in _source_runs(source):
-            piece = lax.slice_in_dim(array, lo, hi, 1, axis)
-            pieces.append(lax.rev(piece, (axis,)) if backwards else piece)
-        array = lax.concatenate(pieces, axis)
+        if mode == "linear_ramp":
+            array = _pad_linear_ramp(array, axis, before, after, ends[axis])
+        elif mode in ("maximum", "minimum", "mean", "median"):
+            array = _pad_statistic(array, axis, before, after, None if lengths is None else lengths[axis], mode)
+        elif reflect_type == "odd" and mode in ("reflect", "symmetric"):
+            array = _pad_odd_reflection(array, axis, before, after, mode == "symmetric")
+        else:
+            array = _pad_from_positions(array, axis, before, after, mode)
     return array
+
+
+def _static_pad_values(value: Any, what: str) -> np.ndarray:
+    if isinstance(value, core.Tracer):
+        raise core.ConcretizationTypeError(value, f"{what} of jnp.pad")
+    return np.asarray(cast(Any, value).tolist() if isinstance(value, ArrayBase) else value)
+
+
+def _pad_from_positions(array: Any, axis: int, before: int, after: int, mode: str) -> Any:
+    """Edge, wrap and even reflections: NumPy's pad of the positions
+    0..n-1 says where each element comes from; runs of them become slices."""
+    source = np.pad(np.arange(array.shape[axis]), (before, after), mode=cast(Any, mode))
+    pieces = []
+    for lo, hi, backwards in _source_runs(source):
+        piece = lax.slice_in_dim(array, lo, hi, 1, axis)
+        pieces.append(lax.rev(piece, (axis,)) if backwards else piece)
+    return lax.concatenate(pieces, axis)
+
+
+def _pad_odd_reflection(array: Any, axis: int, before: int, after: int, symmetric: bool) -> Any:
+    """Odd reflections (`reflect_type="odd"`): each reflected chunk is
+    2 * edge - chunk, and the next chunk reflects about the new edge (so
+    long pads keep the slope):
+
+        pad([1, 2, 4], (0, 4), "reflect", reflect_type="odd") = [1, 2, 4, 6, 7, 8, 10]
+    """
+    n = array.shape[axis]
+    offset = 0 if symmetric else 1
+    for side, width in ((0, before), (1, after)):
+        edge = lax.slice_in_dim(array, 0, 1, 1, axis) if side == 0 else \
+            lax.slice_in_dim(array, array.shape[axis] - 1, array.shape[axis], 1, axis)
+        while width > 0:
+            step = min(width, n - offset) if n > offset else width
+            width -= step
+            size = array.shape[axis]
+            if n == 1:  # a single element reflects onto itself (NumPy: edge padding)
+                chunk = lax.concatenate([edge] * step, axis)
+            elif side == 0:
+                chunk = lax.rev(lax.slice_in_dim(array, offset, offset + step, 1, axis), (axis,))
+            else:
+                chunk = lax.rev(lax.slice_in_dim(array, size - step - offset, size - offset, 1, axis), (axis,))
+            chunk = lax.sub(lax.mul(lax.full_like(edge, 2), edge), chunk)  # edge broadcast along `axis`
+            edge = lax.slice_in_dim(chunk, 0, 1, 1, axis) if side == 0 else \
+                lax.slice_in_dim(chunk, step - 1, step, 1, axis)
+            array = lax.concatenate([chunk, array] if side == 0 else [array, chunk], axis)
+    return array
+
+
+def _pad_linear_ramp(array: Any, axis: int, before: int, after: int, ends: np.ndarray) -> Any:
+    """Ramps from `ends` (before, after) to the edge values, the edge itself
+    excluded (jnp.linspace in the array's dtype: integers take the floor)."""
+    from ._creation import linspace
+    n = array.shape[axis]
+    pieces = []
+    for side, width in ((0, before), (1, after)):
+        edge = lax.squeeze(lax.slice_in_dim(array, 0 if side == 0 else n - 1, 1 if side == 0 else n, 1, axis),
+                           (axis,))
+        ramp = linspace(ends[side], edge, width, endpoint=False, dtype=array.dtype, axis=axis)
+        pieces.append(ramp if side == 0 else lax.rev(ramp, (axis,)))
+    return lax.concatenate([pieces[0], array, pieces[1]], axis)
+
+
+def _pad_statistic(array: Any, axis: int, before: int, after: int, lengths: np.ndarray | None,
+                   statistic: str) -> Any:
+    """Each side filled with a statistic of the `lengths` elements nearest to
+    it (all of the axis by default); integer arrays round mean and median
+    to the nearest even integer."""
+    from . import _elementwise, _reductions
+    reduce = {"maximum": _reductions.max, "minimum": _reductions.min, "mean": _reductions.mean,
+              "median": _reductions.median}[statistic]
+    n = array.shape[axis]
+    stats = []
+    for side in (0, 1):
+        count = n if lengths is None else int(lengths[side])
+        if count == 0:
+            raise ValueError("jnp.pad: stat_length of 0 yields no value for padding")
+        count = min(count, n)
+        lo, hi = (0, count) if side == 0 else (n - count, n)
+        part = lax.slice_in_dim(array, lo, hi, 1, axis)
+        stat = reduce(part, axis=axis, keepdims=True)
+        if dtypes.is_int(array.dtype):
+            stat = _elementwise.round(stat)
+        stats.append(lax.convert_element_type(stat, array.dtype))
+    shape = list(array.shape)
+    pieces = []
+    for stat, width in zip(stats, (before, after)):
+        shape[axis] = width
+        pieces.append(_broadcast_to(stat, tuple(shape), "pad"))
+    return lax.concatenate([pieces[0], array, pieces[1]], axis)
+
+
+def _pad_with_function(array: Any, widths: np.ndarray, function: Any, kwargs: dict) -> Any:
+    """A function mode, as JAX's: the array padded with zeros, then
+    ``function(vector, (before, after), axis, kwargs)`` applied along each
+    axis in turn (`apply_along_axis`), its result the new vector."""
+    from ._functional import apply_along_axis
+    padded = _pad_constant(array, widths, 0)
+    for axis in range(padded.ndim):
+        padded = apply_along_axis(function, axis, padded, tuple(int(w) for w in widths[axis]), axis, kwargs)
+    return padded
 
 
 def _pad_constant(array: Any, widths: np.ndarray, values: Any) -> Any:
