@@ -2,8 +2,9 @@
 
 Every expectation here is what JAX 0.10.2 does (checked against the
 installed JAX, and compared with it directly where it is importable):
-shape errors of binary ops, dot, matmul, reshape and concatenate are
-TypeError, those of where/stack/broadcast_* ValueError; static
+shape errors of binary ops (operands of equal rank), dot, matmul, reshape
+and concatenate are TypeError, those of where/stack/broadcast_* and of
+binary ops whose operands' ranks differ ValueError; static
 out-of-range integer indices clamp; out-of-range updates are dropped;
 lists are refused where JAX's `check_arraylike` refuses them; integers
 cannot be raised to negative static powers.
@@ -28,6 +29,11 @@ SHAPE_ERRORS = [
     # (what, call, JAX's exception type, a piece of jaxc's message)
     ("x + y", lambda: jnp.ones(3) + jnp.ones(4), TypeError, r"jnp.add: incompatible shapes .* \(3,\), \(4,\)"),
     ("add", lambda: jnp.add(jnp.ones(3), jnp.ones(4)), TypeError, "jnp.add: incompatible shapes"),
+    # ranks that differ: jnp's rank promotion raises ValueError in JAX
+    ("add ranks", lambda: jnp.add(jnp.ones((3, 4)), jnp.ones(3)), ValueError, "jnp.add: incompatible shapes"),
+    ("x * y ranks", lambda: jnp.ones((2, 1, 3)) * jnp.ones((4, 2)), ValueError, "jnp.multiply: incompatible"),
+    ("ldexp ranks", lambda: jnp.ldexp(jnp.ones((3, 4)), jnp.ones(3, np.int32)), ValueError, "jnp.ldexp"),
+    ("ldexp", lambda: jnp.ldexp(jnp.ones(3), jnp.ones(4, np.int32)), TypeError, "jnp.ldexp"),
     ("isclose", lambda: jnp.isclose(jnp.ones(3), jnp.ones(4)), TypeError, "jnp.isclose: incompatible"),
     ("clip", lambda: jnp.clip(jnp.ones(3), jnp.ones(4)), TypeError, "incompatible shapes"),
     ("ldexp", lambda: jnp.ldexp(jnp.ones(3), jnp.ones(4, np.int32)), TypeError, "jnp.ldexp: incompatible"),

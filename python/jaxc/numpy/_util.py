@@ -99,8 +99,8 @@ def _flat(x: Any) -> list[Any]:
 
 def broadcast_shapes(fn: str, *shapes: Sequence[int], error: type = ValueError) -> tuple[int, ...]:
     """NumPy broadcasting of `shapes`; the error names `fn` and the shapes.
-    JAX raises ValueError from jnp.broadcast_shapes/broadcast_arrays/where
-    and TypeError from the operands of ufuncs and lax ops (`error`)."""
+    JAX raises ValueError from jnp.broadcast_shapes/broadcast_arrays/where;
+    for the operands of ufuncs and lax ops see `operand_shape_error`."""
     ndim = max((len(s) for s in shapes), default=0)
     result = []
     for axis in range(ndim):
@@ -177,20 +177,29 @@ def promote_dtypes_inexact(fn: str, *args: Any) -> list[Any]:
     return out
 
 
+def operand_shape_error(shapes: Sequence[Sequence[int]]) -> type:
+    """The exception JAX raises for operands of a jnp op that do not
+    broadcast: TypeError from lax's shape check when their ranks are equal
+    ((3,) + (4,)), ValueError from jnp's rank promotion otherwise ((3, 4) + (3,))."""
+    return TypeError if len({len(s) for s in shapes}) == 1 else ValueError
+
+
 def promote_args(fn: str, *args: Any) -> list[Any]:
     """Promote dtypes and broadcast shapes (what every binary jnp op does)."""
     first = getattr(args[0], "aval", None)
     if first is not None and all(getattr(a, "aval", None) == first for a in args[1:]):
         return list(args)  # the common case: nothing to do
     arrays = promote_dtypes(fn, *args)
-    shape = broadcast_shapes(fn, *[a.shape for a in arrays], error=TypeError)
+    shapes = [a.shape for a in arrays]
+    shape = broadcast_shapes(fn, *shapes, error=operand_shape_error(shapes))
     check_rank_promotion(fn, [a.shape for a in arrays])
     return [broadcast_to(a, shape, fn) for a in arrays]
 
 
 def promote_args_inexact(fn: str, *args: Any) -> list[Any]:
     arrays = promote_dtypes_inexact(fn, *args)
-    shape = broadcast_shapes(fn, *[a.shape for a in arrays], error=TypeError)
+    shapes = [a.shape for a in arrays]
+    shape = broadcast_shapes(fn, *shapes, error=operand_shape_error(shapes))
     check_rank_promotion(fn, [a.shape for a in arrays])
     return [broadcast_to(a, shape, fn) for a in arrays]
 
