@@ -617,10 +617,17 @@ def _index_scalars(indices: Sequence[Any], what: str) -> list[Any]:
     return out
 
 
+def _one_start_per_dim(idx: Sequence[Any], x: Any, what: str) -> None:
+    if len(idx) != x.ndim:
+        raise ValueError(f"lax.{what}: length of slice indices must match number of operand dimensions "
+                         f"({len(idx)} vs {x.shape})")
+
+
 def dynamic_slice(x: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
     """A `slice_sizes` window at run-time `start_indices` (clamped into range)."""
     x = _array(x, "dynamic_slice")
     idx = _index_scalars(start_indices, "dynamic_slice")
+    _one_start_per_dim(idx, x, "dynamic_slice")
     return DYNAMIC_SLICE.bind(x, *idx, slice_sizes=_shape(slice_sizes, "lax.dynamic_slice"))
 
 
@@ -628,6 +635,7 @@ def dynamic_update_slice(x: Any, update: Any, start_indices: Sequence[Any]) -> A
     x = _array(x, "dynamic_update_slice")
     update = _like(update, "dynamic_update_slice", x.dtype)
     idx = _index_scalars(start_indices, "dynamic_update_slice")
+    _one_start_per_dim(idx, x, "dynamic_update_slice")
     return DYNAMIC_UPDATE_SLICE.bind(x, update, *idx)
 
 
