@@ -675,34 +675,51 @@ def _check_argnums(params: list, positional: list[str], argnums: Sequence[int], 
                          f"{len(positional)} positional arguments.")
 
 
-def _check_argnames(params: list, argnames: Sequence[str]) -> None:
-    """JAX's ValueError for a static name the function does not take (unless it takes **kwargs)."""
+def _check_argnames(params: list, argnames: Sequence[str], option: str = "static_argnames") -> None:
+    """JAX's ValueError for a static (or donated) name the function does not
+    take (unless it takes **kwargs)."""
     if any(p.kind == p.VAR_KEYWORD for p in params):
         return
     taken = {p.name for p in params if p.kind != p.VAR_POSITIONAL}
     invalid = set(argnames) - taken
     if invalid:
-        raise ValueError(f"Jitted function has invalid argnames {invalid} in static_argnames. "
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in {option}. "
                          "Function does not take these args.")
 
 
 def jit(fun: Callable | None = None, *, static_argnums: Any = (), static_argnames: Any = (),
-        donate_argnums: Any = (), in_shardings: Any = None, out_shardings: Any = None,
-        **unsupported: Any) -> Any:
+        donate_argnums: Any = (), donate_argnames: Any = (), in_shardings: Any = None,
+        out_shardings: Any = None, keep_unused: bool = False, inline: bool = False,
+        compiler_options: dict | None = None, **unsupported: Any) -> Any:
     """Compile `fun` (traced once per signature). Usable as ``@jit``,
     ``@jit(static_argnums=0)`` or ``jit(f, static_argnames="n")``.
-    `donate_argnums` is accepted; on the CPU nothing is donated.
+    `donate_argnums` / `donate_argnames` are checked and accepted; on the
+    CPU nothing is donated. `keep_unused` and `inline` are accepted: neither
+    changes a result (jaxc keeps every argument in the compiled signature,
+    and a jit called inside a trace is traced into it). `compiler_options`
+    (XLA's flags) must be empty: jaxc's compiler has none of XLA's.
     `in_shardings` / `out_shardings` (Shardings, or PartitionSpecs of the
     current mesh, as pytree prefixes of the positional arguments / the
     result) are checked against the shapes and the results get
     `out_shardings`; on a mesh the program is split into one device's
     program through the shard dialect where its passes can, else it runs
     whole (docs/parallel.md)."""
+    # device=None / backend=None are JAX's defaults; jaxc runs a jit where its arguments live
+    unsupported = {k: v for k, v in unsupported.items() if not (k in ("device", "backend") and v is None)}
     if unsupported:
         raise TypeError(f"jit() got unsupported options: {', '.join(sorted(unsupported))}")
+    if compiler_options:
+        raise ValueError(f"jit: jaxc has none of XLA's compiler options, got {sorted(compiler_options)}")
 
     def make(f: Callable) -> Any:
         jitted = JitFunction(f, static_argnums, static_argnames, donate_argnums)
+        if donate_argnames:
+            names = tuple(_as_tuple(donate_argnames))
+            if jitted._signature_obj is not None:
+                _check_argnames(list(jitted._signature_obj.parameters.values()), names, "donate_argnames")
+            jitted.donate_argnums = tuple(sorted({*jitted.donate_argnums,
+                                                  *(jitted._positional.index(n) for n in names
+                                                    if n in jitted._positional)}))
         if in_shardings is None and out_shardings is None:
             return jitted
         return _ShardedJit(jitted, in_shardings, out_shardings)

@@ -101,6 +101,26 @@ def test_donate_argnums_is_accepted() -> None:
     np.testing.assert_array_equal(np.asarray(a), x32(3))  # donation is a no-op on the CPU
 
 
+def test_jax_jit_options_are_accepted() -> None:
+    """donate_argnames (checked like static_argnames), keep_unused, inline and
+    empty compiler_options change no result; XLA compiler options, a device
+    or a backend are refused by name."""
+    f = jaxc.jit(lambda a, b: a + b, donate_argnames="b", keep_unused=True, inline=True, compiler_options={},
+                 device=None, backend=None)
+    np.testing.assert_array_equal(np.asarray(f(x32(3), x32(3))), 2 * x32(3))
+    assert f.donate_argnums == (1,)
+    unused = jaxc.jit(lambda a, b: a * 2, keep_unused=True)
+    np.testing.assert_array_equal(np.asarray(unused(x32(2), x32(5))), 2 * x32(2))
+    outer = jaxc.jit(lambda a: jaxc.jit(lambda v: v + 1, inline=True)(a) * 3)
+    np.testing.assert_array_equal(np.asarray(outer(x32(2))), (x32(2) + 1) * 3)
+    with pytest.raises(ValueError, match=r"invalid argnames \{'c'\} in donate_argnames"):
+        jaxc.jit(lambda a, b: a, donate_argnames="c")
+    with pytest.raises(ValueError, match="none of XLA's compiler options"):
+        jaxc.jit(lambda a: a, compiler_options={"xla_cpu_enable_fast_math": True})
+    with pytest.raises(TypeError, match="unsupported options: device"):
+        jaxc.jit(lambda a: a, device=jaxc.devices()[0])
+
+
 Point = collections.namedtuple("Point", ["x", "y"])
 
 

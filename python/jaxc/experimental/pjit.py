@@ -5,9 +5,8 @@
 
 JAX deprecated it in favour of `jax.jit`; it stays usable with a
 DeprecationWarning when the name is looked up. It is `jaxc.jit` with JAX's
-positional parameter order; options `jaxc.jit` does not support
-(`keep_unused`, `device`, `backend`, `inline`, `compiler_options` other than
-their defaults) are refused by it with a TypeError.
+positional parameter order and its options (a `device` or `backend` other
+than None is refused by `jaxc.jit` with a TypeError).
 """
 from __future__ import annotations
 
@@ -28,15 +27,13 @@ def _pjit(fun: Callable, in_shardings: Any = None, out_shardings: Any = None,
     shardings leave the placement to jaxc. `donate_argnames`, like
     `donate_argnums`, is accepted: on the CPU nothing is donated."""
     from jaxc.api import jit
-    # the options jaxc.jit does not take, when set: jit refuses them by name
-    given = {"keep_unused": keep_unused, "device": device, "backend": backend, "inline": inline,
-             "compiler_options": compiler_options}
-    options = {name: value for name, value in given.items() if value is not None and value is not False
-               and value != {}}
     return jit(fun, in_shardings=in_shardings, out_shardings=out_shardings,
                static_argnums=() if static_argnums is None else static_argnums,
                static_argnames=() if static_argnames is None else static_argnames,
-               donate_argnums=() if donate_argnums is None else donate_argnums, **options)
+               donate_argnums=() if donate_argnums is None else donate_argnums,
+               donate_argnames=() if donate_argnames is None else donate_argnames,
+               keep_unused=keep_unused, inline=inline, compiler_options=compiler_options,
+               device=device, backend=backend)
 
 
 _pjit.__name__ = _pjit.__qualname__ = "pjit"
