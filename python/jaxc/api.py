@@ -307,6 +307,11 @@ class Compiled:
     def as_text(self, stage: str = "traced", *, chip: str | None = None) -> str:
         return Lowered(self.traced).as_text(stage, chip=chip)
 
+    def cost_analysis(self) -> dict[str, float]:
+        """The program's estimated flops, transcendentals and bytes accessed
+        (`jaxc._cost_analysis`), as JAX's `Compiled.cost_analysis()`."""
+        return Lowered(self.traced).cost_analysis()
+
 
 class Lowered:
     """`jit(f).lower(*args)`: the traced module, shown at any stage."""
@@ -327,19 +332,31 @@ class Lowered:
         target = stages.target_of_stage(stage)
         if chip is not None and stages.target_named(target).default_chip is None:
             raise ValueError(f"chip={chip!r} applies to the GPU stages only, not to {stage!r}")
-        text = self.traced.text(debug_info=True)
         if stage == "traced":
             return self.traced.text(debug_info=debug_info)
-        from jaxc.dialect import make_context
-        context = make_context()
-        module = ir.Module.parse(text, context)
-        try:
-            result = stages.run_stages(module, stage, target=target, chip=chip)
-        except ValueError as error:  # StageError, an unsupported chip, a pipeline error
-            raise core.JaxcTypeError(f"lowering {self.traced.name} to stage {stage!r}: {error}") from None
+        module, result = self._lowered_to(stage, target, chip)
         if isinstance(result, str):
             return result
         return module.operation.get_asm(enable_debug_info=debug_info)
+
+    def _lowered_to(self, stage: str, target: str = "cpu", chip: str | None = None) -> tuple[ir.Module, Any]:
+        """The traced module run through the stages up to `stage`, and what the
+        last one returned (the text of a text stage)."""
+        from jaxc.dialect import make_context
+        from jaxc.passes import stages
+        module = ir.Module.parse(self.traced.text(debug_info=True), make_context())
+        try:
+            return module, stages.run_stages(module, stage, target=target, chip=chip)
+        except ValueError as error:  # StageError, an unsupported chip, a pipeline error
+            raise core.JaxcTypeError(f"lowering {self.traced.name} to stage {stage!r}: {error}") from None
+
+    def cost_analysis(self) -> dict[str, float]:
+        """The program's estimated flops, transcendentals and bytes accessed,
+        counted on its jaxc IR after the `optimized` stage (`jaxc._cost_analysis`):
+        JAX's `Lowered.cost_analysis()` keys and conventions."""
+        from ._cost_analysis import cost_analysis
+        module, _ = self._lowered_to("optimized")
+        return cost_analysis(module)
 
     def export(self, path: Any, *, target: str = "cpu", chip: str | None = None) -> None:
         """Compile ahead of time for `target` ("cpu", or "cuda" for `chip`,

@@ -668,8 +668,8 @@ def _pad_statistic(array: Any, axis: int, before: int, after: int, lengths: np.n
     it (all of the axis by default); integer arrays round mean and median
     to the nearest even integer."""
     from . import _elementwise, _reductions
-    reduce = {"maximum": _reductions.max, "minimum": _reductions.min, "mean": _reductions.mean,
-              "median": _reductions.median}[statistic]
+    reduce: Any = {"maximum": _reductions.max, "minimum": _reductions.min, "mean": _reductions.mean,
+                   "median": _reductions.median}[statistic]
     n = array.shape[axis]
     stats = []
     for side in (0, 1):
