@@ -111,7 +111,7 @@ UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert":
 METHODS = ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin",
            "all", "any", "cumsum", "cumprod", "ravel", "flatten", "swapaxes", "squeeze",
            "clip", "round", "dot", "sort", "argsort", "take", "repeat", "nonzero", "conj", "conjugate",
-           "trace", "diagonal", "ptp"]
+           "trace", "diagonal", "ptp", "searchsorted", "argpartition", "choose", "copy"]
 _METHOD_TARGET = {"flatten": "ravel"}
 
 
@@ -138,6 +138,9 @@ def attach() -> None:
         "at": property(_front_end_only(lambda self: _indexing().AtIndexer(self), "x.at")),
         "__setitem__": _no_setitem,
         "__round__": _round,
+        "compress": _front_end_only(_compress, "x.compress()"),
+        "view": _front_end_only(_view, "x.view()"),
+        "tobytes": _tobytes,
         "to_device": _to_device,
         "__array_namespace__": _array_namespace,
     }
@@ -192,6 +195,47 @@ def _round(self: Any, ndigits: int | None = None) -> Any:
     """``round(x)``: the default int dtype, as JAX (``round(x, n)``: jnp.round)."""
     out = _jnp().round(self, ndigits or 0)
     return out if ndigits is not None else out.astype(int)
+
+
+def _compress(self: Any, condition: Any, axis: int | None = None, *, size: int | None = None,
+              fill_value: Any = 0) -> Any:
+    """``x.compress(condition, axis)``: jnp.compress(condition, x, axis)."""
+    return _jnp().compress(condition, self, axis, size=size, fill_value=fill_value)
+
+
+def _view(self: Any, dtype: Any = None, type: Any = None) -> Any:
+    """The same bits seen as `dtype` (JAX's Array.view): the last axis
+    shrinks or grows by the ratio of the item sizes, as in NumPy.
+
+        jnp.array([1.0], jnp.float32).view(jnp.int32)  ->  [1065353216]
+    """
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    from . import dtypes
+    from .lax import _ops as lax
+    new = dtypes.canonicalize(dtype)
+    old = self.dtype
+    if self.ndim == 0 and new.itemsize != old.itemsize:
+        raise ValueError("view() of a 0-d array needs a dtype of the same size")
+    if new.itemsize == old.itemsize:
+        return lax.bitcast_convert_type(self, new)
+    if new.itemsize < old.itemsize:  # each element becomes ratio elements along the last axis
+        out = lax.bitcast_convert_type(self, new)
+        return lax.reshape(out, (*self.shape[:-1], self.shape[-1] * (old.itemsize // new.itemsize)))
+    ratio = new.itemsize // old.itemsize
+    if self.shape[-1] % ratio:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of the total size in "
+                         f"bytes of the last axis of the array: {self.shape[-1]} x {old.itemsize} bytes "
+                         f"into {new.itemsize}-byte items")
+    grouped = lax.reshape(self, (*self.shape[:-1], self.shape[-1] // ratio, ratio))
+    return lax.bitcast_convert_type(grouped, new)
+
+
+def _tobytes(self: Any, order: str = "C") -> bytes:
+    """The array's bytes, as NumPy's tobytes (a traced array has none)."""
+    return np.asarray(self).tobytes(order=order)  # type: ignore[arg-type]  # NumPy checks the letter
 
 
 def _to_device(self: Any, device: Any, *, stream: Any = None) -> Any:

@@ -35,6 +35,19 @@ if TYPE_CHECKING:
 _operators.attach()  # Arrays have operators even before jaxc.lax is imported (lax attaches them too)
 
 
+class _Deleted:
+    """The task of a deleted Array: reading it raises JAX's RuntimeError."""
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    def check(self) -> None:
+        raise RuntimeError(f"Array has been deleted with shape={self.aval.str_short()}.")
+
+    def is_done(self) -> bool:
+        return True
+
+
 class Array(ArrayBase):
     # `_traceback`: where the Array was created, (code, line, ...) innermost
     # first (jaxc.profiler.device_memory_profile shows it).
@@ -46,7 +59,7 @@ class Array(ArrayBase):
     device: Device | None
     _sharding: Sharding | None
     _value: np.ndarray | None  # None while pending
-    _task: Task | None  # the task that computes a pending Array's value (None once ready)
+    _task: Task | _Deleted | None  # the task that computes a pending Array's value (None once ready)
     # A pending Array's result cell, `[value]`, which its task fills: the Array
     # holds its own result and the task keeps none, so a pending Array (a loss
     # nobody has read) keeps no other result of its call alive. None for an
@@ -136,6 +149,27 @@ class Array(ArrayBase):
     def block_until_ready(self) -> "Array":
         self._ready_value()
         return self
+
+    # -- the buffer ----------------------------------------------------------
+
+    def delete(self) -> None:
+        """Free the array's buffer now (JAX's Array.delete); any later use
+        raises RuntimeError ("Array has been deleted")."""
+        self._value, self._cell, self._task = None, None, _Deleted(self.aval)
+
+    def is_deleted(self) -> bool:
+        return isinstance(self._task, _Deleted)
+
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the host buffer (valid while the Array lives)."""
+        value = self._ready_value()
+        if not isinstance(value, np.ndarray):
+            raise NotImplementedError(f"unsafe_buffer_pointer of an array on {self.device}: its buffer is "
+                                      "device memory")
+        return int(value.ctypes.data)
+
+    def on_device_size_in_bytes(self) -> int:
+        return int(self.nbytes)
 
     def is_ready(self) -> bool:
         task = self._task

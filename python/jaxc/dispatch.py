@@ -385,6 +385,9 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
         label = what if what.startswith("jit(") else f"jit({what})"
         raise RuntimeError(f"jaxc tried to execute function {label}, but the no_execution config "
                            "option is set")
+    for x in inputs:  # a deleted input is the caller's error, raised here (JAX's RuntimeError)
+        if type(x) is _Array and x._value is None and x.is_deleted():
+            raise RuntimeError(f"Array has been deleted with shape={x.aval.str_short()}.")
     device = device or _device_of(inputs)
     executor = device.executor
     cells: list[list[Any]] = [[None] for _ in out_avals]

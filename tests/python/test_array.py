@@ -341,3 +341,53 @@ def test_small_programs_run_on_the_calling_thread_when_the_device_is_idle() -> N
     z = compiled(large)
     assert compiled._inline is False and next(iter(f._cache.values()))._inline is True
     np.testing.assert_array_equal(np.asarray(z), 3 * large)
+
+
+def test_delete_frees_the_buffer_and_any_later_use_raises() -> None:
+    x = jnp.arange(4.0) * 2  # computed (possibly still pending)
+    assert not x.is_deleted()
+    x.delete()
+    assert x.is_deleted()
+    for use in (lambda: x + 1, lambda: jaxc.jit(lambda v: v * 2)(x), lambda: np.asarray(x),
+                lambda: x.block_until_ready(), lambda: float(x[0])):
+        with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[4\]"):
+            use()
+    big = jaxc.jit(lambda v: v + 1)(np.ones(1 << 20, np.float32))  # on the executor thread
+    big.delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        jnp.sum(big)
+
+
+def test_buffer_pointer_and_size() -> None:
+    import ctypes
+    x = jnp.asarray(np.array([1.5, -2.0, 3.25], np.float32))
+    pointer = x.unsafe_buffer_pointer()
+    assert list((ctypes.c_float * 3).from_address(pointer)) == [1.5, -2.0, 3.25]
+    assert x.on_device_size_in_bytes() == x.nbytes == 12
+
+
+@pytest.mark.parametrize("source, target, shape", [
+    (np.float32, np.int32, (2, 3)), (np.float32, np.uint16, (2, 3)), (np.uint8, np.float32, (3, 8)),
+    (np.int16, np.float16, (5,)), (np.float64, np.uint32, (4,)), (np.int32, np.float64, (2, 2)),
+])
+def test_view_reinterprets_the_bits_as_numpy(source, target, shape, x64) -> None:
+    values = (np.arange(np.prod(shape)) * 37 % 251).astype(source).reshape(shape)
+    expected = values.view(target)
+    for got in (jnp.asarray(values).view(target), jaxc.jit(lambda v: v.view(target))(values)):
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint8), expected.view(np.uint8))
+    with pytest.raises(ValueError, match="divisor of the total size"):
+        jnp.ones(3, np.uint8).view(np.float32)
+
+
+def test_more_numpy_methods() -> None:
+    x = jnp.asarray(np.array([3, 1, 4, 1, 5], np.int32))
+    assert x.tobytes() == np.asarray(x).tobytes()
+    np.testing.assert_array_equal(jnp.sort(x).searchsorted(np.array([2, 4]), side="right"), [2, 4])
+    np.testing.assert_array_equal(jnp.sort(x[x.argpartition(2)[:2]]), [1, 1])
+    np.testing.assert_array_equal(jnp.asarray(np.array([0, 2, 1])).choose(jnp.asarray([[1, 2, 3], [4, 5, 6], [7, 8, 9]])),
+                                  [1, 8, 6])
+    np.testing.assert_array_equal(x.compress(np.array([True, False, True, False, True])), [3, 4, 5])
+    copied = x.copy()
+    assert copied is not x
+    np.testing.assert_array_equal(copied, x)
