@@ -301,8 +301,11 @@ PAD_KEYWORDS = {
 @pytest.mark.parametrize("mode,keywords", [(m, k) for m, ks in PAD_KEYWORDS.items() for k in ks])
 @pytest.mark.parametrize("width", range(len(PAD_WIDTHS)))
 def test_pad_ramps_statistics_and_odd_reflections(mode, keywords, width):
-    """NumPy's other modes (JAX has them all), widths past the axis length too."""
-    check(jnp.pad, np.pad, A, pad_width=PAD_WIDTHS[width], mode=mode, dtype=np.float32, **keywords)
+    """NumPy's other modes (JAX has them all), widths past the axis length too.
+    Odd reflections of long pads grow linearly, chunk by chunk; NumPy takes
+    its chunks in another order, so float32 rounding differs by ~1e-5."""
+    rtol = 1e-4 if keywords.get("reflect_type") == "odd" else 1e-5
+    check(jnp.pad, np.pad, A, pad_width=PAD_WIDTHS[width], mode=mode, dtype=np.float32, rtol=rtol, **keywords)
 
 
 def test_pad_statistics_of_integers_round_and_single_elements_reflect_onto_themselves():

@@ -179,9 +179,10 @@ def promote_dtypes_inexact(fn: str, *args: Any) -> list[Any]:
 
 def operand_shape_error(shapes: Sequence[Sequence[int]]) -> type:
     """The exception JAX raises for operands of a jnp op that do not
-    broadcast: TypeError from lax's shape check when their ranks are equal
-    ((3,) + (4,)), ValueError from jnp's rank promotion otherwise ((3, 4) + (3,))."""
-    return TypeError if len({len(s) for s in shapes}) == 1 else ValueError
+    broadcast: TypeError from lax's shape check when the operands that are
+    not scalars have one rank ((3,) + (4,), also with a 0-d third operand),
+    ValueError from jnp's rank promotion otherwise ((3, 4) + (3,))."""
+    return TypeError if len({len(s) for s in shapes if len(s)}) <= 1 else ValueError
 
 
 def promote_args(fn: str, *args: Any) -> list[Any]:
