@@ -46,6 +46,7 @@ _API = {
     "default_backend": (".api", "default_backend"),
     "block_until_ready": (".api", "block_until_ready"),
     "tree_util": (".tree_util", None),
+    "flatten_util": (".flatten_util", None),
     "tree": (".tree", None),
     "debug": (".debug", None),
     "experimental": (".experimental", None),
