@@ -49,7 +49,7 @@ def test_under_jit_grad_vmap_and_as_a_static_argument():
 
 
 def test_equal_to_jax():
-    jax = pytest.importorskip("jax")
+    pytest.importorskip("jax")
     from jax.flatten_util import ravel_pytree as jax_ravel
     tree = {"z": [np.float32(1.5), np.arange(3, dtype=np.int8)], "a": np.ones((2, 2), np.float16)}
     ours, theirs = ravel_pytree(tree)[0], jax_ravel(tree)[0]
