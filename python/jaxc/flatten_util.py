@@ -14,6 +14,7 @@ arguments. An empty pytree gives an empty float32 vector.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -41,23 +42,21 @@ def ravel_pytree(pytree: Any) -> tuple[Any, "Unravel"]:
     return flat, unravel
 
 
+@dataclasses.dataclass(frozen=True)
 class Unravel:
     """The inverse of one `ravel_pytree`: a 1-d array of the total size back
     to the pytree (`common`: the dtype it must have, when the leaves had
-    several; None: any, each piece keeps it)."""
+    several; None: any, each piece keeps it). Equal and hashed by these
+    fields."""
 
-    def __init__(self, tree: Any, shapes: tuple, dtypes: tuple, common: np.dtype | None) -> None:
-        self.tree, self.shapes, self.dtypes, self.common = tree, shapes, dtypes, common
-        self.size = sum(int(np.prod(s)) for s in shapes)
+    tree: Any
+    shapes: tuple
+    dtypes: tuple
+    common: np.dtype | None
 
-    def _key(self) -> tuple:
-        return (self.tree, self.shapes, self.dtypes, self.common)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Unravel) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
+    @property
+    def size(self) -> int:
+        return sum(int(np.prod(s)) for s in self.shapes)
 
     def __repr__(self) -> str:
         return f"<unravel to {self.tree}>"
