@@ -54,7 +54,7 @@ def jet(fun: Callable, primals: Sequence[Any], series: Sequence[Any]) -> tuple[A
     t_dtype = dtypes.default_float()
 
     def along_path(t: Any) -> Any:
-        point = [x + sum((lax_cast(term, x) * lax_cast(t, x) ** (k + 1) / math.factorial(k + 1)
+        point = [x + sum((_in_dtype_of(term, x) * _in_dtype_of(t, x) ** (k + 1) / math.factorial(k + 1)
                           for k, term in enumerate(leaf_terms)), jnp.zeros_like(x))
                  for x, leaf_terms in zip(x0, per_leaf)]
         return fun(*point)
@@ -74,6 +74,6 @@ def jet(fun: Callable, primals: Sequence[Any], series: Sequence[Any]) -> tuple[A
     return out, tree_util.tree_unflatten(out_tree, series_out)
 
 
-def lax_cast(value: Any, like: Any) -> Any:
+def _in_dtype_of(value: Any, like: Any) -> Any:
     """`value` in the dtype of `like` (the path's time and terms follow each primal)."""
     return value.astype(like.dtype) if np.dtype(value.dtype) != np.dtype(like.dtype) else value
