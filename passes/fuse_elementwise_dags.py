@@ -40,6 +40,7 @@ from mlir.passmanager import ExternalPass
 from . import linalg_ops as linalg
 from .ir import ops_named
 from .registry import register_pass
+from .schedules.kernel import defining_op
 from .vector_math import FUNCTIONS as CALLED  # math ops that become libmvec calls
 
 
@@ -144,7 +145,7 @@ def _fuse_block(members_in_order: list, max_ops: int, max_call_ops: int) -> int:
         identity = ir.AffineMap.get_identity(len(domain))
         joined: list = []
         for value, amap in zip(view.inputs, maps):
-            owner = _owner(value)
+            owner = defining_op(value)
             group = group_of.get(owner) if owner is not None else None
             if group is not None and amap == identity and _domain(group.members[0][1]) == domain \
                     and not any(group is g for g in joined):
@@ -152,7 +153,7 @@ def _fuse_block(members_in_order: list, max_ops: int, max_call_ops: int) -> int:
         # every value of the groups it reads must be read elementwise (a member
         # cannot read another's result through a broadcast or transpose), and
         # the merged op takes this op's place: the groups' other users come after it
-        reads_across = any(group_of.get(_owner(value)) is g and amap != identity
+        reads_across = any(group_of.get(defining_op(value)) is g and amap != identity
                            for value, amap in zip(view.inputs, maps) for g in joined)
         calls = _calls(generic) or any(g.calls for g in joined)
         limit = max_call_ops if calls else max_ops
@@ -243,8 +244,7 @@ def _merge(group: list) -> None:
 
 
 def _produced_inside(value: ir.Value, members: list) -> bool:
-    owner = _owner(value)
-    return owner is not None and any(owner == member for member in members)
+    return _produced_inside_op(defining_op(value), members)
 
 
 def _produced_inside_op(op: ir.Operation | None, members: list) -> bool:
@@ -253,9 +253,3 @@ def _produced_inside_op(op: ir.Operation | None, members: list) -> bool:
 
 def _operation(x: ir.Operation | ir.OpView) -> ir.Operation:
     return x.operation if isinstance(x, ir.OpView) else x
-
-
-def _owner(value: ir.Value) -> ir.Operation | None:
-    """The op defining `value` (None for a block argument)."""
-    owner = value.owner
-    return _operation(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None

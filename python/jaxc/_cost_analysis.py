@@ -29,6 +29,8 @@ from typing import Callable
 from mlir import ir
 
 from .dialect.op_table import ops_in
+from .passes.ir import integer, ints
+from .passes.lowering.common import bit_width
 
 TRANSCENDENTAL = frozenset(f"jaxc.{name}" for name in (
     "exp", "exp2", "expm1", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan",
@@ -68,25 +70,7 @@ def _elements(t: ir.Type) -> int:
 def _bytes(t: ir.Type) -> int:
     if not isinstance(t, ir.ShapedType):
         return 0
-    element = ir.ShapedType(t).element_type
-    if isinstance(element, ir.ComplexType):
-        bits = 2 * _bits(ir.ComplexType(element).element_type)
-    else:
-        bits = _bits(element)
-    return _elements(t) * max(1, bits // 8)
-
-
-def _bits(t: ir.Type) -> int:
-    if isinstance(t, ir.IntegerType):
-        return ir.IntegerType(t).width
-    for cls, bits in ((ir.F16Type, 16), (ir.BF16Type, 16), (ir.F32Type, 32), (ir.F64Type, 64)):
-        if isinstance(t, cls):
-            return bits
-    return 32  # index and other scalar types
-
-
-def _ints(op: ir.Operation, name: str) -> list[int]:
-    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+    return _elements(t) * max(1, bit_width(ir.ShapedType(t).element_type) // 8)  # a bool is a byte
 
 
 def _shape(value: ir.Value) -> list[int]:
@@ -103,7 +87,7 @@ def _each_operand_element(op: ir.Operation) -> float:
 
 def _dot_general(op: ir.Operation) -> float:
     lhs = _shape(op.operands[0])
-    contracted = math.prod(lhs[d] for d in _ints(op, "lhs_contracting_dimensions"))
+    contracted = math.prod(lhs[d] for d in ints(op, "lhs_contracting_dimensions"))
     return 2.0 * _elements(op.results[0].type) * contracted
 
 
@@ -113,9 +97,9 @@ def _convolution(op: ir.Operation) -> float:
     dilated elements (XLA's count: a 3x3 SAME convolution of 5x5 has 169
     taps per feature pair, not 225)."""
     lhs, rhs, out = _shape(op.operands[0]), _shape(op.operands[1]), _shape(op.results[0])
-    lhs_spec, rhs_spec, out_spec = (_ints(op, name) for name in ("lhs_spec", "rhs_spec", "out_spec"))
-    padding = _ints(op, "padding")
-    strides, lhs_dilation, rhs_dilation = (_ints(op, name) for name in
+    lhs_spec, rhs_spec, out_spec = (ints(op, name) for name in ("lhs_spec", "rhs_spec", "out_spec"))
+    padding = ints(op, "padding")
+    strides, lhs_dilation, rhs_dilation = (ints(op, name) for name in
                                            ("window_strides", "lhs_dilation", "rhs_dilation"))
     taps = 1
     for d in range(len(lhs_spec) - 2):
@@ -128,13 +112,13 @@ def _convolution(op: ir.Operation) -> float:
 
 
 def _dft(op: ir.Operation) -> float:
-    n = _shape(op.operands[0])[ir.IntegerAttr(op.attributes["axis"]).value]
+    n = _shape(op.operands[0])[integer(op, "axis")]
     transforms = _elements(op.operands[0].type) / max(n, 1)
     return 5.0 * transforms * n * math.log2(max(n, 2))
 
 
 def _sort(op: ir.Operation) -> float:
-    n = _shape(op.operands[0])[ir.IntegerAttr(op.attributes["dimension"]).value]
+    n = _shape(op.operands[0])[integer(op, "dimension")]
     return float(_elements(op.operands[0].type)) * math.ceil(math.log2(max(n, 2)))
 
 
