@@ -507,8 +507,8 @@ class JitFunction(_fastcall.JitCache):
     and options; the fast-path table is per wrapper."""
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int] = (), static_argnames: Sequence[str] = (),
-                 donate_argnums: Sequence[int] = (), *, compile_always: bool = False,
-                 concrete_trace: bool = False) -> None:
+                 donate_argnums: Sequence[int] = (), *, donate_argnames: Sequence[str] = (),
+                 compile_always: bool = False, concrete_trace: bool = False) -> None:
         """`compile_always`: compile also under `disable_jit` (jaxc's own
         wrappers, e.g. an eager `grad` or `lax.cond`, which need a trace).
         `concrete_trace`: trace with the call's argument values known, so
@@ -528,6 +528,7 @@ class JitFunction(_fastcall.JitCache):
         static_argnums = _as_tuple(static_argnums)
         static_argnames = tuple(_as_tuple(static_argnames))
         donate_argnums = tuple(_as_tuple(donate_argnums))
+        donate_argnames = tuple(_as_tuple(donate_argnames))
         # Like JAX: a static name also makes its position static, and vice versa.
         params = list(self._signature_obj.parameters.values()) if self._signature_obj else []
         positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -535,6 +536,7 @@ class JitFunction(_fastcall.JitCache):
             _check_argnums(params, positional, static_argnums, "static_argnums")
             _check_argnums(params, positional, donate_argnums, "donate_argnums")
             _check_argnames(params, static_argnames)
+            _check_argnames(params, donate_argnames, "donate_argnames")
         nums = {n if n >= 0 else n + len(positional) for n in static_argnums}
         names = set(static_argnames)
         for n in list(nums):
@@ -546,7 +548,9 @@ class JitFunction(_fastcall.JitCache):
         self._positional = positional  # the names of the positional parameters
         self.static_argnums = frozenset(nums)
         self.static_argnames = frozenset(names)
-        self.donate_argnums = donate_argnums
+        # a donated name donates its position too (nothing is donated on the CPU)
+        self.donate_argnums = tuple(sorted({*donate_argnums,
+                                            *(positional.index(n) for n in donate_argnames if n in positional)}))
         self._compile_always = compile_always or concrete_trace
         self._concrete_trace = concrete_trace
         self._rule = _SignatureRule(self.static_argnums, self.static_argnames, self._name)
@@ -729,14 +733,7 @@ def jit(fun: Callable | None = None, *, static_argnums: Any = (), static_argname
         raise ValueError(f"jit: jaxc has none of XLA's compiler options, got {sorted(compiler_options)}")
 
     def make(f: Callable) -> Any:
-        jitted = JitFunction(f, static_argnums, static_argnames, donate_argnums)
-        if donate_argnames:
-            names = tuple(_as_tuple(donate_argnames))
-            if jitted._signature_obj is not None:
-                _check_argnames(list(jitted._signature_obj.parameters.values()), names, "donate_argnames")
-            jitted.donate_argnums = tuple(sorted({*jitted.donate_argnums,
-                                                  *(jitted._positional.index(n) for n in names
-                                                    if n in jitted._positional)}))
+        jitted = JitFunction(f, static_argnums, static_argnames, donate_argnums, donate_argnames=donate_argnames)
         if in_shardings is None and out_shardings is None:
             return jitted
         return _ShardedJit(jitted, in_shardings, out_shardings)

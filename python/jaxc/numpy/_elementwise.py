@@ -180,16 +180,6 @@ def _logaddexp(x: Any, y: Any) -> Any:
     return lax.select(lax.eq(x, y), lax.add(x, lax.full_like(x, np.log(2.0))), out)
 
 
-@_logaddexp.defjvp
-def _logaddexp_jvp(primals: Any, tangents: Any) -> Any:
-    """JAX's rule: each tangent weighed by exp(x_i - out), 1/2 each at a tie
-    (softplus'(0) = 0.5)."""
-    (x, y), (tx, ty) = primals, tangents
-    out = _logaddexp(x, y)
-    weight = [lax.exp(lax.sub(_replace_inf(v), _replace_inf(out))) for v in (x, y)]
-    return out, lax.add(lax.mul(tx, weight[0]), lax.mul(ty, weight[1]))
-
-
 @custom_jvp
 def _logaddexp2(x: Any, y: Any) -> Any:
     big = lax.max(x, y)
@@ -198,13 +188,20 @@ def _logaddexp2(x: Any, y: Any) -> Any:
     return lax.select(lax.eq(x, y), lax.add(x, _one(x)), lax.add(big, log2_of_sum))
 
 
-@_logaddexp2.defjvp
-def _logaddexp2_jvp(primals: Any, tangents: Any) -> Any:
-    """As logaddexp's, in powers of 2."""
-    (x, y), (tx, ty) = primals, tangents
-    out = _logaddexp2(x, y)
-    weight = [lax.exp2(lax.sub(_replace_inf(v), _replace_inf(out))) for v in (x, y)]
-    return out, lax.add(lax.mul(tx, weight[0]), lax.mul(ty, weight[1]))
+def _weighted_tangents(primal: Any, power: Callable[[Any], Any]) -> Callable:
+    """JAX's rule for logaddexp (`power` exp) and logaddexp2 (exp2): each
+    tangent weighed by power(x_i - out), +inf read as 0; 1/2 each at a tie
+    (softplus'(0) = 0.5)."""
+    def jvp(primals: Any, tangents: Any) -> Any:
+        (x, y), (tx, ty) = primals, tangents
+        out = primal(x, y)
+        weight = [power(lax.sub(_replace_inf(v), _replace_inf(out))) for v in (x, y)]
+        return out, lax.add(lax.mul(tx, weight[0]), lax.mul(ty, weight[1]))
+    return jvp
+
+
+_logaddexp.defjvp(_weighted_tangents(_logaddexp, lax.exp))
+_logaddexp2.defjvp(_weighted_tangents(_logaddexp2, lax.exp2))
 
 
 def _hypot(x: Any, y: Any) -> Any:
