@@ -387,7 +387,7 @@ def run(fn: Callable[..., Sequence[np.ndarray]], inputs: Sequence[Any],
                            "option is set")
     for x in inputs:  # a deleted input is the caller's error, raised here (JAX's RuntimeError)
         if type(x) is _Array and x._value is None and x.is_deleted():
-            raise RuntimeError(f"Array has been deleted with shape={x.aval.str_short()}.")
+            x._ready_value()  # raises the deleted Array's RuntimeError
     device = device or _device_of(inputs)
     executor = device.executor
     cells: list[list[Any]] = [[None] for _ in out_avals]

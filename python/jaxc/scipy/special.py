@@ -154,7 +154,7 @@ xlog1py = _x_times_log("xlog1py", lax.log1p, lambda y: lax.div(lax.full_like(y, 
 
 @custom_jvp
 def _x_log_x(x: Any) -> Any:
-    """x log(x), 0 at 0; its derivative log(x) + 1 (+inf's opposite at 0), as JAX's."""
+    """x log(x), 0 at 0; its derivative log(x) + 1 (-inf at 0), as JAX's."""
     return xlogy(x, x)
 
 
