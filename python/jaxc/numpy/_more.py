@@ -26,7 +26,6 @@ from ._util import (
     broadcast_shapes,
     broadcast_to,
     canonicalize_axis,
-    operand_shape_error,
     promote_args,
     promote_dtypes,
     promote_dtypes_inexact,
@@ -941,7 +940,7 @@ def ldexp(x1: Any, x2: Any, /) -> Any:
     if dtypes.is_float(x2.dtype):
         raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
     (x1,) = promote_dtypes_inexact("ldexp", x1)
-    shape = broadcast_shapes("ldexp", x1.shape, x2.shape, error=operand_shape_error([x1.shape, x2.shape]))
+    shape = broadcast_shapes("ldexp", x1.shape, x2.shape, operands=True)
     x1, x2 = broadcast_to(x1, shape, "ldexp"), broadcast_to(x2, shape, "ldexp")
     out_dtype = x1.dtype
     work = lax.convert_element_type(x1, _compute_dtype(out_dtype))

@@ -97,10 +97,11 @@ def _flat(x: Any) -> list[Any]:
     return [x]
 
 
-def broadcast_shapes(fn: str, *shapes: Sequence[int], error: type = ValueError) -> tuple[int, ...]:
+def broadcast_shapes(fn: str, *shapes: Sequence[int], operands: bool = False) -> tuple[int, ...]:
     """NumPy broadcasting of `shapes`; the error names `fn` and the shapes.
     JAX raises ValueError from jnp.broadcast_shapes/broadcast_arrays/where;
-    for the operands of ufuncs and lax ops see `operand_shape_error`."""
+    with `operands` (the operands of a ufunc or lax-style op) the type
+    follows their ranks (`_operand_shape_error`), decided only on failure."""
     ndim = max((len(s) for s in shapes), default=0)
     result = []
     for axis in range(ndim):
@@ -110,6 +111,7 @@ def broadcast_shapes(fn: str, *shapes: Sequence[int], error: type = ValueError) 
             if d == 1:
                 continue
             if size not in (1, d):
+                error = _operand_shape_error(shapes) if operands else ValueError
                 raise error(f"jnp.{fn}: incompatible shapes for broadcasting: "
                                  f"{', '.join(str(tuple(s)) for s in shapes)}")
             size = d
@@ -177,7 +179,7 @@ def promote_dtypes_inexact(fn: str, *args: Any) -> list[Any]:
     return out
 
 
-def operand_shape_error(shapes: Sequence[Sequence[int]]) -> type:
+def _operand_shape_error(shapes: Sequence[Sequence[int]]) -> type:
     """The exception JAX raises for operands of a jnp op that do not
     broadcast: TypeError from lax's shape check when the operands that are
     not scalars have one rank ((3,) + (4,), also with a 0-d third operand),
@@ -191,16 +193,14 @@ def promote_args(fn: str, *args: Any) -> list[Any]:
     if first is not None and all(getattr(a, "aval", None) == first for a in args[1:]):
         return list(args)  # the common case: nothing to do
     arrays = promote_dtypes(fn, *args)
-    shapes = [a.shape for a in arrays]
-    shape = broadcast_shapes(fn, *shapes, error=operand_shape_error(shapes))
+    shape = broadcast_shapes(fn, *[a.shape for a in arrays], operands=True)
     check_rank_promotion(fn, [a.shape for a in arrays])
     return [broadcast_to(a, shape, fn) for a in arrays]
 
 
 def promote_args_inexact(fn: str, *args: Any) -> list[Any]:
     arrays = promote_dtypes_inexact(fn, *args)
-    shapes = [a.shape for a in arrays]
-    shape = broadcast_shapes(fn, *shapes, error=operand_shape_error(shapes))
+    shape = broadcast_shapes(fn, *[a.shape for a in arrays], operands=True)
     check_rank_promotion(fn, [a.shape for a in arrays])
     return [broadcast_to(a, shape, fn) for a in arrays]
 

@@ -19,13 +19,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from .._autodiff import custom_jvp
-from ..numpy._util import (  # first: front end
-    asarray,
-    broadcast_shapes,
-    broadcast_to,
-    operand_shape_error,
-    promote_dtypes_inexact,
-)
+from ..numpy._util import asarray, broadcast_shapes, broadcast_to, promote_dtypes_inexact  # first: front end
 from ._special_more import _backward, _c, _float, _forward, _where, _wide
 
 __all__ = ["sph_harm_y", "wofz"]
@@ -280,8 +274,7 @@ def sph_harm_y(n: Any, m: Any, theta: Any, phi: Any, diff_n: Any = None, n_max: 
         theta = theta[np.minimum(np.arange(rows), theta.shape[0] - 1)]
     dtype = dtypes.default_float()
     n, m, theta, phi = (lax.convert_element_type(a, dtype) for a in (n, m, theta, phi))
-    shapes = [n.shape, m.shape, theta.shape, phi.shape]
-    shape = broadcast_shapes("sph_harm_y", *shapes, error=operand_shape_error(shapes))
+    shape = broadcast_shapes("sph_harm_y", n.shape, m.shape, theta.shape, phi.shape, operands=True)
     n, m, theta, phi = (broadcast_to(a, shape, "sph_harm_y") for a in (n, m, theta, phi))
     top = _c(n, n_max)
     n = _where(lax.lt(n, _c(n, 0)), lax.add(n, _c(n, n_max + 1)), n)  # JAX's indexing: n < 0 from the end
