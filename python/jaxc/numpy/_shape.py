@@ -553,10 +553,7 @@ def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> An
     pair, or a pair per axis."""
     fn = "pad"
     array = asarray(array, fn=fn)
-    if isinstance(pad_width, core.Tracer):
-        raise core.ConcretizationTypeError(pad_width, "pad_width of jnp.pad")
-    # (cast: ArrayBase does not declare the tolist() of Array and Tracer)
-    widths = np.asarray(cast(Any, pad_width).tolist() if isinstance(pad_width, ArrayBase) else pad_width)
+    widths = _static_pad_values(pad_width, "pad_width")
     if widths.size and widths.dtype.kind not in "iu":
         raise TypeError(f"jnp.pad: pad_width must be integers, got {pad_width!r}")
     widths = _pad_pairs(widths.astype(np.int64), array.ndim, "pad_width")
@@ -603,8 +600,11 @@ def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> An
 
 
 def _static_pad_values(value: Any, what: str) -> np.ndarray:
+    """A pad argument that must be known while tracing (pad_width,
+    end_values, stat_length) as a NumPy array."""
     if isinstance(value, core.Tracer):
         raise core.ConcretizationTypeError(value, f"{what} of jnp.pad")
+    # (cast: ArrayBase does not declare the tolist() of Array and Tracer)
     return np.asarray(cast(Any, value).tolist() if isinstance(value, ArrayBase) else value)
 
 
