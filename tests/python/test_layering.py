@@ -88,6 +88,109 @@ def test_the_import_checker_sees_imports_inside_functions(tmp_path):
     assert "jaxc.passes.ir" in found and "jaxc.passes.schedules.contraction" in found
 
 
+def _module_name(path: Path) -> str:
+    package = _package_of(path)
+    return package if path.name == "__init__.py" else f"{package}.{path.stem}"
+
+
+def module_level_imports(path: Path, modules: set[str]) -> set[str]:
+    """The modules of `modules` that the file imports when it loads: imports
+    at its top level (inside ``if``/``try`` too, not under ``TYPE_CHECKING``),
+    each resolved to the submodule it names (``from . import x`` is `x` when x
+    is a module of the package, or a compiled one: ``_fastcall.c``) or else to
+    the package itself; the implicit import of a module's own parent package
+    is not counted."""
+    package = _package_of(path)
+    found: set[str] = set()
+
+    def submodule(base: str, name: str) -> str | None:
+        if f"{base}.{name}" in modules:
+            return f"{base}.{name}"
+        folder = next((_file.parent for _file, mod in _FILES.items() if mod == base
+                       and _file.name == "__init__.py"), None)
+        compiled = folder is not None and any(folder.glob(f"{name}.*"))
+        return None if compiled else base
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If):
+                if "TYPE_CHECKING" not in ast.unparse(node.test):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                found.update(filter(None, (submodule(base, alias.name) for alias in node.names)))
+
+    visit(ast.parse(path.read_text(), str(path)).body)
+    return {name for name in found if name in modules and name != _module_name(path)}
+
+
+_FILES = {path: _module_name(path) for path in [*sorted((ROOT / "python" / "jaxc").rglob("*.py")),
+                                                *sorted((ROOT / "passes").rglob("*.py"))]}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected sets of two or more modules in `graph`
+    (module -> the modules it imports), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def connect(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in graph[module]:
+            if other not in index:
+                connect(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            members = []
+            while not members or members[-1] != module:
+                members.append(stack.pop())
+            if len(members) > 1:
+                cycles.append(sorted(members))
+
+    for module in sorted(graph):
+        if module not in index:
+            connect(module)
+    return cycles
+
+
+def test_modules_import_each_other_in_no_cycle_when_they_load():
+    """A submodule never imports its package back (``from .. import numpy as
+    jnp`` in jnp's own modules): each imports the submodules it uses, so the
+    load order is one order and mypy sees each module after those it uses."""
+    modules = set(_FILES.values())
+    graph = {module: module_level_imports(path, modules) for path, module in _FILES.items()}
+    assert len(graph) > 200
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    linalg = ROOT / "python" / "jaxc" / "numpy" / "linalg.py"
+    found = module_level_imports(linalg, set(_FILES.values()))
+    assert {"jaxc.numpy._linalg", "jaxc.numpy._shape", "jaxc.lax"} <= found
+    assert "jaxc.lax._eig" not in found  # imported inside a function
+    cpu = ROOT / "python" / "jaxc" / "runtime" / "cpu.py"
+    assert "jaxc.runtime" not in module_level_imports(cpu, set(_FILES.values()))  # `_fastcall` is compiled
+
+
 _RUN_STAGES = """
 import json, sys
 from mlir import ir

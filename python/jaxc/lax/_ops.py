@@ -280,7 +280,7 @@ globals().update({f.__name__: f for f in [*map(_define_unary, UNARY), *map(_defi
 _stop_gradient = _define_unary("stop_gradient")
 
 if TYPE_CHECKING:  # a type checker cannot see the functions made above
-    def __getattr__(name: str) -> Any: ...
+    def __getattr__(name: str): ...  # unannotated on purpose (docs/architecture.md)
 
 
 def real(x: Any) -> Any:

@@ -7,7 +7,7 @@
 Defaults follow JAX: float32 and int32 unless ``jax_enable_x64`` is set;
 Python scalars are weakly typed; arrays are immutable (``x.at[i].set(v)``).
 """
-from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 import numpy as _np
 
@@ -36,7 +36,7 @@ ndarray = Array
 
 
 if _TYPE_CHECKING:  # a type checker cannot see the functions made from tables (_elementwise, _ufunc)
-    def __getattr__(name: str) -> _Any: ...
+    def __getattr__(name: str): ...  # unannotated on purpose (docs/architecture.md)
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
 dtype = _np.dtype

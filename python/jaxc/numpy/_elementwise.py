@@ -427,7 +427,7 @@ for _table, _make, _promote in _TABLES:
         globals()[_name] = _make(_name, _fn, _promote)
 
 if TYPE_CHECKING:  # a type checker cannot see the functions made above
-    def __getattr__(name: str) -> Any: ...
+    def __getattr__(name: str): ...  # unannotated on purpose (docs/architecture.md)
 
 
 def fmax(x1: Any, x2: Any) -> Any:

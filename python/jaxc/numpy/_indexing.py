@@ -622,17 +622,18 @@ def _update_slice(x: Any, dim_entries: Sequence[Any], updates: Any, kind: str, m
     fits = [] if mode == "clip" else [
         (s, x.shape[d] - n) for d, (s, n) in enumerate(zip(starts, box))
         if isinstance(s, ArrayBase) or not 0 <= s <= x.shape[d] - n]
-    if any(not isinstance(s, ArrayBase) for s, _ in fits):
+    dynamic = [(s, last) for s, last in fits if isinstance(s, ArrayBase)]
+    if len(dynamic) < len(fits):
         return x  # a static window out of range
     updates = lax.reshape(updates, box)
     if kind != "set":
         updates = _COMBINE[kind](_slice_basic(x, [_Slice(s, 1, n) for s, n in zip(starts, box)]), updates)
-    if box == x.shape and not fits:
+    if box == x.shape and not dynamic:
         return updates
     out = lax.dynamic_update_slice(x, updates, [_start_scalar(s, n) for s, n in zip(starts, x.shape)])
-    if fits:
+    if dynamic:
         inside = [lax.bitwise_and(lax.ge(s, lax.full((), 0, s.dtype)), lax.le(s, lax.full((), last, s.dtype)))
-                  for s, last in fits]
+                  for s, last in dynamic]
         ok = inside[0]
         for more in inside[1:]:
             ok = lax.bitwise_and(ok, more)

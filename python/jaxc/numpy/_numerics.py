@@ -17,10 +17,10 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
-from .. import core, dtypes, lax, numpy as jnp
+from .. import core, dtypes, lax
 from .._autodiff import custom_jvp
 from ..core import ArrayBase
-from . import _more, _shape
+from . import _creation, _elementwise as _ew, _linalg, _more, _reductions as _red, _shape, linalg
 from ._util import asarray, canonicalize_axis, check_arraylike, promote_dtypes, promote_dtypes_inexact
 
 __all__ = ["gradient", "unwrap", "i0", "kaiser", "histogram2d", "histogramdd", "poly", "polydiv", "polyfit", "roots",
@@ -62,7 +62,7 @@ def _gradient_axis(f: Any, h: Any, axis: int, edge_order: int) -> Any:
             first = (-1.5 * f0 + 2 * f1 - 0.5 * f2) / h
             last = (0.5 * g2 - 2 * g1 + 1.5 * g0) / h
     else:
-        dx = jnp.diff(h)
+        dx = _more.diff(h)
         d1, d2 = _on_axis(dx[:-1], ndim, axis), _on_axis(dx[1:], ndim, axis)
         a = -d2 / (d1 * (d1 + d2))
         b = (d2 - d1) / (d1 * d2)
@@ -75,7 +75,7 @@ def _gradient_axis(f: Any, h: Any, axis: int, edge_order: int) -> Any:
             first = (-(2 * p + q) / (p * (p + q)) * f0 + (p + q) / (p * q) * f1 - p / (q * (p + q)) * f2)
             p, q = dx[-2], dx[-1]
             last = (q / (p * (p + q)) * g2 - (q + p) / (p * q) * g1 + (2 * q + p) / (q * (p + q)) * g0)
-    return jnp.concatenate([first, inner, last], axis=axis)
+    return _shape.concatenate([first, inner, last], axis=axis)
 
 
 def gradient(f: Any, *varargs: Any, axis: int | Sequence[int] | None = None,
@@ -145,21 +145,21 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * np.pi)
     axis = canonicalize_axis(axis, p.ndim, "unwrap")
     if p.shape[axis] < 2:
         return _strong(p)
-    dd = jnp.diff(p, axis=axis)
+    dd = _more.diff(p, axis=axis)
     if discont is None:
         discont = period / 2
     if dtypes.is_int(p.dtype):
-        high, rem = jnp.floor_divide(period, 2), jnp.remainder(period, 2)
+        high, rem = _ew.floor_divide(period, 2), _ew.remainder(period, 2)
         ambiguous = rem == 0
     else:
         high, ambiguous = period / 2, True
     low = -high
-    ddmod = jnp.remainder(dd - low, period) + low
-    ddmod = jnp.where(ambiguous & (ddmod == low) & (dd > 0), high, ddmod)
-    correction = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+    ddmod = _ew.remainder(dd - low, period) + low
+    ddmod = _ew.where(ambiguous & (ddmod == low) & (dd > 0), high, ddmod)
+    correction = _ew.where(_ew.abs(dd) < discont, 0, ddmod - dd)
     head = _along(p, 0, 1, axis)
-    tail = _along(p, 1, None, axis) + jnp.cumsum(correction, axis=axis).astype(p.dtype)
-    return _strong(jnp.concatenate([head, tail.astype(p.dtype)], axis=axis))
+    tail = _along(p, 1, None, axis) + _red.cumsum(correction, axis=axis).astype(p.dtype)
+    return _strong(_shape.concatenate([head, tail.astype(p.dtype)], axis=axis))
 
 
 # ---------------------------------------------------------------------------
@@ -196,14 +196,14 @@ def kaiser(M: int, beta: Any) -> Any:
     check_arraylike("kaiser", beta)
     dtype = dtypes.default_float()
     if M <= 0:
-        return jnp.zeros((0,), dtype)
+        return _creation.zeros((0,), dtype)
     if M == 1:
-        return jnp.ones((1,), dtype)
+        return _creation.ones((1,), dtype)
     beta = _strong(asarray(beta, fn="kaiser").astype(dtype))
-    n = jnp.arange(M, dtype=dtype)
+    n = _creation.arange(M, dtype=dtype)
     alpha = (M - 1) / 2.0
     ratio = (n - alpha) / alpha
-    return i0(beta * jnp.sqrt(jnp.maximum(1 - ratio * ratio, 0))) / i0(beta)
+    return i0(beta * _ew.sqrt(_ew.maximum(1 - ratio * ratio, 0))) / i0(beta)
 
 
 def angle(z: Any, deg: bool = False) -> Any:
@@ -270,26 +270,26 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, weights: Any = N
             if count < 1:
                 raise ValueError(f"jnp.histogramdd: bins[{i}] must be positive, got {count}")
         edges.append(_more.histogram_bin_edges(sample[:, i], b, r))
-    flat = jnp.zeros((n,), dtypes.default_int())
+    flat = _creation.zeros((n,), dtypes.default_int())
     stride = 1
     sizes = [e.shape[0] + 1 for e in edges]  # bins plus one outlier bin at each end
     for i in reversed([int(k) for k in np.arange(d)]):  # (`range` is an argument here)
         values, e = sample[:, i], edges[i]
-        index = jnp.searchsorted(e, values, side="right")
-        index = jnp.where(values == e[-1], e.shape[0] - 1, index)  # the last edge closes the last bin
+        index = _more.searchsorted(e, values, side="right")
+        index = _ew.where(values == e[-1], e.shape[0] - 1, index)  # the last edge closes the last bin
         flat = flat + index.astype(flat.dtype) * stride
         stride *= sizes[i]
     total = int(np.prod(sizes))
     if weights is None:
-        counts = jnp.zeros((total,), dtypes.default_int()).at[flat].add(1)
+        counts = _creation.zeros((total,), dtypes.default_int()).at[flat].add(1)
     else:
-        counts = jnp.zeros((total,), weights.dtype).at[flat].add(weights)
+        counts = _creation.zeros((total,), weights.dtype).at[flat].add(weights)
     counts = counts.reshape(sizes)[tuple(slice(1, -1) for _ in edges)]
     if density:
         counts = counts.astype(sample.dtype)
         total_count = counts.sum()
         for i, e in enumerate(edges):
-            counts = counts / _on_axis(jnp.diff(e), d, i)
+            counts = counts / _on_axis(_more.diff(e), d, i)
         counts = counts / total_count
     return counts, edges
 
@@ -308,7 +308,7 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, weights: Any 
         count = 1
     if count not in (1, 2):
         bins = [bins, bins]
-    counts, edges = histogramdd(jnp.stack([x, y], axis=1), bins, range, weights, density)
+    counts, edges = histogramdd(_shape.stack([x, y], axis=1), bins, range, weights, density)
     return counts, edges[0], edges[1]
 
 
@@ -330,11 +330,11 @@ def poly(seq_of_zeros: Any) -> Any:
     if roots.ndim != 1:
         raise ValueError(f"input must be 1d or non-empty square 2d array, got shape {roots.shape}")
     if roots.shape[0] == 0:
-        return jnp.ones((), roots.dtype)
-    coeffs = jnp.ones((1,), roots.dtype)
-    zero = jnp.zeros((1,), roots.dtype)
+        return _creation.ones((), roots.dtype)
+    coeffs = _creation.ones((1,), roots.dtype)
+    zero = _creation.zeros((1,), roots.dtype)
     for k in range(roots.shape[0]):
-        coeffs = jnp.concatenate([coeffs, zero]) - roots[k] * jnp.concatenate([zero, coeffs])
+        coeffs = _shape.concatenate([coeffs, zero]) - roots[k] * _shape.concatenate([zero, coeffs])
     return coeffs
 
 
@@ -355,19 +355,19 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
                   if isinstance(p, core.Tracer) else np.asarray(p))
         nonzero = np.flatnonzero(values)
         if nonzero.size == 0:
-            return jnp.zeros((0,), dtypes.complex_dtype(p.dtype))
+            return _creation.zeros((0,), dtypes.complex_dtype(p.dtype))
         zero_roots = p.shape[0] - 1 - int(nonzero[-1])
         p = p[int(nonzero[0]):int(nonzero[-1]) + 1]
     n = p.shape[0] - 1
     dtype = dtypes.complex_dtype(p.dtype)
     if n < 1:
-        found = jnp.zeros((0,), dtype)
+        found = _creation.zeros((0,), dtype)
     else:
-        companion = jnp.eye(n, k=-1, dtype=p.dtype)
+        companion = _creation.eye(n, k=-1, dtype=p.dtype)
         companion = companion.at[0, :].set(-p[1:] / p[0])
         from .linalg import eigvals
         found = eigvals(companion).astype(dtype)
-    return jnp.concatenate([jnp.zeros((zero_roots,), dtype), found])
+    return _shape.concatenate([_creation.zeros((zero_roots,), dtype), found])
 
 
 def polydiv(u: Any, v: Any, *, trim_leading_zeros: bool = False) -> tuple[Any, Any]:
@@ -394,7 +394,7 @@ def polydiv(u: Any, v: Any, *, trim_leading_zeros: bool = False) -> tuple[Any, A
         d = scale * rem[k]
         quotient.append(d)
         rem = rem.at[k:k + n + 1].add(-d * v)
-    q = jnp.stack(quotient) if quotient else jnp.zeros((1,), u.dtype)
+    q = _shape.stack(quotient) if quotient else _creation.zeros((1,), u.dtype)
     if trim_leading_zeros:
         if isinstance(rem, core.Tracer):
             rem_values = core.concrete(rem, "trim_leading_zeros=True of jnp.polydiv")
@@ -453,15 +453,15 @@ def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = F
         w = w.astype(lhs.dtype)
         lhs = lhs * w[:, None]
         rhs = rhs * (w if rhs.ndim == 1 else w[:, None])
-    scale = jnp.sqrt(jnp.sum(lhs * lhs, axis=0))
+    scale = _ew.sqrt(_red.sum(lhs * lhs, axis=0))
     lhs = lhs / scale
-    c, resids, rank, s = jnp.linalg.lstsq(lhs, rhs, rcond)
+    c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
     c = (c.T / scale).T
     if full:
         return c, resids, rank, s, asarray(rcond, fn=fn)
     if cov:
-        base = jnp.linalg.inv(lhs.T @ lhs) / jnp.outer(scale, scale)
-        factor = resids / (x.shape[0] - order) if scaled_cov else jnp.ones((), base.dtype)
+        base = linalg.inv(lhs.T @ lhs) / _linalg.outer(scale, scale)
+        factor = resids / (x.shape[0] - order) if scaled_cov else _creation.ones((), base.dtype)
         if y.ndim == 1:
             return c, base * factor
         return c, base[:, :, None] * factor

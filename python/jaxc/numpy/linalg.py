@@ -18,9 +18,9 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from .. import lax, numpy as jnp
+from .. import lax
 from .._autodiff import custom_jvp
-from . import _linalg, _reductions as _red
+from . import _creation, _elementwise as _ew, _linalg, _more, _reductions as _red, _shape
 from ._linalg import diagonal as _diagonal, trace as _trace, vecdot
 from ._util import asarray, canonicalize_axis, promote_dtypes_inexact
 
@@ -75,7 +75,7 @@ def _moduli(x: Any, ord: Any, matrix: bool) -> Any:
     """|x| for a complex `x` (every norm but the spectral ones depends on the
     moduli alone; those take the singular values of `x` itself); a real `x`
     as it is."""
-    if not jnp.iscomplexobj(x):
+    if not _more.iscomplexobj(x):
         return x
     if matrix and (ord == "nuc" or not isinstance(ord, str) and ord in (2, -2)):
         return x
@@ -111,12 +111,12 @@ def _matrix_norm(x: Any, axes: tuple[int, int], ord: Any, keepdims: bool) -> Any
     if ord is None or ord == "fro":
         return lax.sqrt(_red.sum(lax.mul(x, x), axes, keepdims=keepdims))
     if isinstance(ord, str) and ord == "nuc" or not isinstance(ord, str) and ord in (2, -2):
-        moved = jnp.moveaxis(x, (row_axis, col_axis), (-2, -1))
+        moved = _shape.moveaxis(x, (row_axis, col_axis), (-2, -1))
         values = svdvals(moved)
         result = (_red.sum(values, -1) if ord == "nuc" else
                   _red.max(values, -1) if ord == 2 else _red.min(values, -1))
         if keepdims:
-            result = jnp.expand_dims(result, tuple(sorted((row_axis, col_axis))))
+            result = _shape.expand_dims(result, tuple(sorted((row_axis, col_axis))))
         return result
     if isinstance(ord, str) or ord not in _MATRIX_NORMS:
         raise ValueError(f"jnp.linalg.norm: invalid norm order {ord!r} for matrices")
@@ -260,7 +260,7 @@ def matrix_power(a: Any, n: int) -> Any:
 def _h(x: Any) -> Any:
     """The conjugate transposes of the matrices in the last two dimensions."""
     x = matrix_transpose(x)
-    return lax.conj(x) if jnp.iscomplexobj(x) else x
+    return lax.conj(x) if _more.iscomplexobj(x) else x
 
 
 def matrix_transpose(x: Any, /) -> Any:
@@ -287,7 +287,7 @@ def _square(fn: str, a: Any) -> Any:
 def _lu_solve(factors: Any, permutation: Any, b: Any) -> Any:
     """x with a x = b from a's LU factors: b permuted, then forward
     substitution through L (unit diagonal) and backward through U."""
-    b = jnp.take_along_axis(b, jnp.broadcast_to(permutation[..., :, None], b.shape), axis=-2)
+    b = _shape.take_along_axis(b, _shape.broadcast_to(permutation[..., :, None], b.shape), axis=-2)
     y = lax.linalg.triangular_solve(factors, b, left_side=True, lower=True, unit_diagonal=True)
     return lax.linalg.triangular_solve(factors, y, left_side=True, lower=False)
 
@@ -315,19 +315,19 @@ def solve(a: Any, b: Any) -> Any:
     if b.ndim == 1:
         if b.shape[0] != n:
             raise ValueError(f"jnp.linalg.solve: b of shape {b.shape} does not fit a of shape {a.shape}")
-        column = jnp.broadcast_to(b[:, None], (*a.shape[:-2], n, 1))
+        column = _shape.broadcast_to(b[:, None], (*a.shape[:-2], n, 1))
         return _solve(a, column)[..., 0]
     if b.shape[-2] != n:
         raise ValueError(f"jnp.linalg.solve: b of shape {b.shape} does not fit a of shape {a.shape} "
                          f"(b must be (..., {n}, k), or ({n},))")
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    return _solve(jnp.broadcast_to(a, (*batch, n, n)), jnp.broadcast_to(b, (*batch, *b.shape[-2:])))
+    return _solve(_shape.broadcast_to(a, (*batch, n, n)), _shape.broadcast_to(b, (*batch, *b.shape[-2:])))
 
 
 @custom_jvp
 def _inv(a: Any) -> Any:
     n = a.shape[-1]
-    return _solve(a, jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape))
+    return _solve(a, _shape.broadcast_to(_creation.eye(n, dtype=a.dtype), a.shape))
 
 
 @_inv.defjvp
@@ -351,26 +351,26 @@ class SlogdetResult(NamedTuple):
 def _lu_diagonal_and_parity(a: Any) -> tuple[Any, Any]:
     """The diagonal of U and (-1) ** (the number of row swaps) of `a`'s LU."""
     factors, pivots, _ = lax.linalg.lu(a)
-    swaps = jnp.sum(pivots != jnp.arange(a.shape[-1], dtype=np.int32), axis=-1)
-    parity = jnp.where(swaps % 2 == 0, 1, -1).astype(a.dtype)
-    return jnp.diagonal(factors, axis1=-2, axis2=-1), parity
+    swaps = _red.sum(pivots != _creation.arange(a.shape[-1], dtype=np.int32), axis=-1)
+    parity = _ew.where(swaps % 2 == 0, 1, -1).astype(a.dtype)
+    return _linalg.diagonal(factors, axis1=-2, axis2=-1), parity
 
 
 @custom_jvp
 def _slogdet(a: Any) -> tuple[Any, Any]:
     diagonal, parity = _lu_diagonal_and_parity(a)
-    sign = parity * jnp.prod(lax.sign(diagonal), axis=-1)  # lax: the diagonal is float or complex
-    return sign, jnp.sum(lax.log(lax.abs(diagonal)), axis=-1)
+    sign = parity * _red.prod(lax.sign(diagonal), axis=-1)  # lax: the diagonal is float or complex
+    return sign, _red.sum(lax.log(lax.abs(diagonal)), axis=-1)
 
 
 @_slogdet.defjvp
 def _slogdet_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     (a,), (da,) = primals, tangents
     sign, logabsdet = _slogdet(a)
-    t = jnp.trace(_solve(a, da), axis1=-2, axis2=-1)  # d log det
-    if jnp.iscomplexobj(a):  # the phase turns: d sign = i im(t) sign
-        return (sign, logabsdet), (sign * (1j * jnp.imag(t)), jnp.real(t))
-    return (sign, logabsdet), (jnp.zeros_like(sign), t)
+    t = _linalg.trace(_solve(a, da), axis1=-2, axis2=-1)  # d log det
+    if _more.iscomplexobj(a):  # the phase turns: d sign = i im(t) sign
+        return (sign, logabsdet), (sign * (1j * _ew.imag(t)), _ew.real(t))
+    return (sign, logabsdet), (_creation.zeros_like(sign), t)
 
 
 def slogdet(a: Any, *, method: Any = None) -> SlogdetResult:
@@ -384,14 +384,14 @@ def slogdet(a: Any, *, method: Any = None) -> SlogdetResult:
 @custom_jvp
 def _det(a: Any) -> Any:
     diagonal, parity = _lu_diagonal_and_parity(a)
-    return parity * jnp.prod(diagonal, axis=-1)
+    return parity * _red.prod(diagonal, axis=-1)
 
 
 @_det.defjvp
 def _det_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     (a,), (da,) = primals, tangents
     d = _det(a)
-    return d, d * jnp.trace(_solve(a, da), axis1=-2, axis2=-1)
+    return d, d * _linalg.trace(_solve(a, da), axis1=-2, axis2=-1)
 
 
 def det(a: Any) -> Any:
@@ -414,12 +414,12 @@ def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
     axes of `a` to the end first."""
     a, b = asarray(a, fn="linalg.tensorsolve"), asarray(b, fn="linalg.tensorsolve")
     if axes is not None:
-        a = jnp.moveaxis(a, axes, [a.ndim - 1 - i for i in range(len(np.atleast_1d(axes)))][::-1])
+        a = _shape.moveaxis(a, axes, [a.ndim - 1 - i for i in range(len(np.atleast_1d(axes)))][::-1])
     rows = int(np.prod(b.shape))
     result_shape = a.shape[b.ndim:]
     if a.shape[:b.ndim] != b.shape or int(np.prod(result_shape)) != rows:
         raise ValueError(f"jnp.linalg.tensorsolve: a of shape {a.shape} does not fit b of shape {b.shape}")
-    return jnp.reshape(solve(jnp.reshape(a, (rows, rows)), jnp.reshape(b, (rows,))), result_shape)
+    return _shape.reshape(solve(_shape.reshape(a, (rows, rows)), _shape.reshape(b, (rows,))), result_shape)
 
 
 def tensorinv(a: Any, ind: int = 2) -> Any:
@@ -432,7 +432,7 @@ def tensorinv(a: Any, ind: int = 2) -> Any:
     rows = int(np.prod(outer))
     if rows != int(np.prod(inner)):
         raise ValueError(f"jnp.linalg.tensorinv: a of shape {a.shape} is not square for ind={ind}")
-    return jnp.reshape(inv(jnp.reshape(a, (rows, rows))), (*inner, *outer))
+    return _shape.reshape(inv(_shape.reshape(a, (rows, rows))), (*inner, *outer))
 
 
 # ---------------------------------------------------------------------------
@@ -515,13 +515,13 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     if hermitian:
         w, v = eigh(_square("svd", a))
         s = lax.abs(w)  # w: real eigenvalues
-        order = jnp.argsort(-s, axis=-1)
-        s = jnp.take_along_axis(s, order, axis=-1)
+        order = _shape.argsort(-s, axis=-1)
+        s = _shape.take_along_axis(s, order, axis=-1)
         if not compute_uv:
             return s
-        columns = jnp.broadcast_to(order[..., None, :], v.shape)
-        u = jnp.take_along_axis(v, columns, axis=-1)
-        signs = jnp.take_along_axis(jnp.where(w < 0, -1, 1).astype(a.dtype), order, axis=-1)
+        columns = _shape.broadcast_to(order[..., None, :], v.shape)
+        u = _shape.take_along_axis(v, columns, axis=-1)
+        signs = _shape.take_along_axis(_ew.where(w < 0, -1, 1).astype(a.dtype), order, axis=-1)
         return SVDResult(u, s, _h(u * signs[..., None, :]))
     if not compute_uv:
         return lax.linalg.svd(a, compute_uv=False)
@@ -536,15 +536,15 @@ def matrix_rank(M: Any, rtol: Any = None, *, hermitian: bool = False, tol: Any =
         raise ValueError("jnp.linalg.matrix_rank: only one of tol or rtol may be specified.")
     (M,) = promote_dtypes_inexact("linalg.matrix_rank", M)
     if M.ndim < 2:
-        return jnp.any(M != 0).astype(np.int32)
+        return _red.any(M != 0).astype(np.int32)
     values = svd(M, compute_uv=False, hermitian=hermitian)
     if tol is None:
         if rtol is None:
             rtol = max(M.shape[-2:]) * np.finfo(M.dtype).eps
-        tol = jnp.max(values, axis=-1, keepdims=True) * jnp.asarray(rtol, values.dtype)[..., None]
+        tol = _red.max(values, axis=-1, keepdims=True) * _creation.asarray(rtol, values.dtype)[..., None]
     else:
-        tol = jnp.asarray(tol, values.dtype)[..., None]
-    return jnp.sum(values > tol, axis=-1).astype(np.int32)
+        tol = _creation.asarray(tol, values.dtype)[..., None]
+    return _red.sum(values > tol, axis=-1).astype(np.int32)
 
 
 def cond(x: Any, p: Any = None) -> Any:
@@ -584,8 +584,8 @@ def eigvals(a: Any) -> Any:
 
 def _pinv_cutoff(s: Any, rtol: Any, dtype: Any, default: float) -> Any:
     """Singular values at or below this (per matrix) count as zero (`dtype`: theirs, real)."""
-    rtol = default * np.finfo(dtype).eps if rtol is None else jnp.asarray(rtol, dtype)[..., None]
-    return rtol * jnp.max(s, axis=-1, keepdims=True)
+    rtol = default * np.finfo(dtype).eps if rtol is None else _creation.asarray(rtol, dtype)[..., None]
+    return rtol * _red.max(s, axis=-1, keepdims=True)
 
 
 def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None) -> Any:
@@ -604,11 +604,11 @@ def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None
 def _pinv_program(a: Any, rtol: Any, hermitian: bool) -> Any:
     m, n = a.shape[-2:]
     if m == 0 or n == 0:
-        return jnp.zeros((*a.shape[:-2], n, m), a.dtype)
+        return _creation.zeros((*a.shape[:-2], n, m), a.dtype)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     kept = s > _pinv_cutoff(s, rtol, s.dtype, 10.0 * max(m, n))
-    s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1), 0).astype(a.dtype)
-    return jnp.matmul(_h(vh) * s_inv[..., None, :], _h(u))
+    s_inv = _ew.where(kept, 1 / _ew.where(kept, s, 1), 0).astype(a.dtype)
+    return _linalg.matmul(_h(vh) * s_inv[..., None, :], _h(u))
 
 
 _pinv = custom_jvp(_pinv_program, nondiff_argnums=(1, 2))
@@ -624,10 +624,10 @@ def _pinv_jvp(rtol: Any, hermitian: bool, primals: tuple[Any], tangents: tuple[A
         a, da = (a + _h(a)) / 2, (da + _h(da)) / 2
     m, n = a.shape[-2:]
     pt, dat = _h(p), _h(da)
-    left = jnp.eye(m, dtype=a.dtype) - jnp.matmul(a, p)
-    right = jnp.eye(n, dtype=a.dtype) - jnp.matmul(p, a)
-    dp = (-jnp.matmul(p, jnp.matmul(da, p)) + jnp.matmul(jnp.matmul(p, pt), jnp.matmul(dat, left))
-          + jnp.matmul(right, jnp.matmul(dat, jnp.matmul(pt, p))))
+    left = _creation.eye(m, dtype=a.dtype) - _linalg.matmul(a, p)
+    right = _creation.eye(n, dtype=a.dtype) - _linalg.matmul(p, a)
+    dp = (-_linalg.matmul(p, _linalg.matmul(da, p)) + _linalg.matmul(_linalg.matmul(p, pt), _linalg.matmul(dat, left))
+          + _linalg.matmul(right, _linalg.matmul(dat, _linalg.matmul(pt, p))))
     return p, dp
 
 
@@ -660,23 +660,23 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> An
     eps = np.finfo(a.dtype).eps
     real_dtype = np.finfo(a.dtype).dtype
     if a.size == 0:
-        s = jnp.zeros((0,), real_dtype)
-        rank = jnp.asarray(0, np.int32)
-        x = jnp.zeros((n, b.shape[1]), a.dtype)
+        s = _creation.zeros((0,), real_dtype)
+        rank = _creation.asarray(0, np.int32)
+        x = _creation.zeros((n, b.shape[1]), a.dtype)
     else:
         if rcond is None:
             rcond = eps * max(m, n)
         else:
-            rcond = jnp.where(jnp.asarray(rcond) < 0, eps, rcond)
+            rcond = _ew.where(_creation.asarray(rcond) < 0, eps, rcond)
         u, s, vh = svd(a, full_matrices=False)
-        kept = s >= jnp.asarray(rcond, real_dtype) * s[0]
-        rank = jnp.sum(kept).astype(np.int32)
-        s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1), 0)[:, None].astype(a.dtype)
-        x = jnp.matmul(_h(vh), s_inv * jnp.matmul(_h(u), b))
+        kept = s >= _creation.asarray(rcond, real_dtype) * s[0]
+        rank = _red.sum(kept).astype(np.int32)
+        s_inv = _ew.where(kept, 1 / _ew.where(kept, s, 1), 0)[:, None].astype(a.dtype)
+        x = _linalg.matmul(_h(vh), s_inv * _linalg.matmul(_h(u), b))
     if numpy_resid and (int(rank) < n or m <= n):
-        residuals = jnp.zeros((0,), real_dtype)
-    elif jnp.iscomplexobj(a):
-        residuals = jnp.sum(lax.abs(b - jnp.matmul(a, x)) ** 2, axis=0)
+        residuals = _creation.zeros((0,), real_dtype)
+    elif _more.iscomplexobj(a):
+        residuals = _red.sum(lax.abs(b - _linalg.matmul(a, x)) ** 2, axis=0)
     else:
-        residuals = jnp.sum((b - jnp.matmul(a, x)) ** 2, axis=0)
+        residuals = _red.sum((b - _linalg.matmul(a, x)) ** 2, axis=0)
     return LstsqResult(x[:, 0] if vector else x, residuals, rank, s)

@@ -25,7 +25,7 @@ import numpy as np
 from .. import dtypes, lax
 from .._autodiff import custom_jvp
 from ..numpy._util import asarray, promote_args_inexact  # first: jaxc.numpy sets up the front end
-from . import special as _sp
+from . import _special_base as _sp
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "comb", "dawsn", "erfcx", "exp1", "expi", "expn",
            "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "spence"]
