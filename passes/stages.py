@@ -118,7 +118,14 @@ CPU_STAGES: tuple[Stage, ...] = (
         "jaxc-distinct-results",  # buffer-results-to-out-params crashes on `return %a, %a`
         "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}",
         "jaxc-elide-result-copies",  # a packed product's panels are its out-param, reshaped
-        "buffer-deallocation-pipeline",
+        # upstream buffer-deallocation-pipeline, spelled out so that its canonicalizations run
+        # bottom-up: the greedy driver puts a changed op's ancestors back on its worklist, and
+        # top-down that revisits N nested scf.if ops ~N^2 times (grad of 640 nested conds: 16 s
+        # in one canonicalize, 2 s bottom-up)
+        "expand-realloc{emit-deallocs=false}", "canonicalize{top-down=false}",
+        "ownership-based-buffer-deallocation", "canonicalize{top-down=false}",
+        "buffer-deallocation-simplification", "bufferization-lower-deallocations", "cse",
+        "canonicalize{top-down=false}",
         "convert-bufferization-to-memref",
         "jaxc-free-at-last-use",  # upstream frees at the end of the block
         "jaxc-widen-i1-memrefs",  # dealloc ownership flags: LLVM asserts on i1
