@@ -333,13 +333,37 @@ def test_from_dlpack_bad_inputs():
         jnp.from_dlpack(NoDevice())
     with pytest.raises(BufferError):
         jnp.from_dlpack(np.array(["a", "b"]))
-    with pytest.raises(ValueError, match="always copies"):
-        jnp.from_dlpack(np.ones(2), copy=False)
+    for needs_copy, why in [(np.ones(2), "float64 becomes float32"),
+                            (np.arange(8, dtype=np.float32)[::2], "not contiguous"),
+                            (np.zeros(9, np.uint8)[1:].view(np.float32), "not aligned")]:
+        with pytest.raises(ValueError, match=f"requires a copy since .*{why}.*copy=False"):
+            jnp.from_dlpack(needs_copy, copy=False)
     with pytest.raises(TypeError):  # x is positional only
         jnp.from_dlpack(x=np.ones(2))
     params = inspect.signature(jnp.from_dlpack).parameters
     assert [p.kind for p in params.values()] == [inspect.Parameter.POSITIONAL_ONLY,
                                                  inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.KEYWORD_ONLY]
+
+
+def test_from_dlpack_shares_memory_unless_it_must_copy():
+    """As JAX on the CPU: the Array is a read-only view of the producer's
+    memory (later writes show in it) unless copy=True or a copy is needed."""
+    for copy in (None, False):
+        value = np.arange(6, dtype=np.float32).reshape(2, 3)
+        shared = jnp.from_dlpack(Producer(value), copy=copy)
+        value[0, 0] = 100.0
+        assert float(shared[0, 0]) == 100.0 and float(jaxc.jit(lambda v: v.sum())(shared)) == 115.0
+        with pytest.raises(ValueError):
+            np.asarray(shared)[0, 0] = 1.0  # jaxc's view is read-only
+    x = jnp.arange(4.0)
+    assert np.shares_memory(np.asarray(jnp.from_dlpack(x, copy=False)), np.asarray(x))
+    copied = jnp.from_dlpack(x, copy=True)
+    assert not np.shares_memory(np.asarray(copied), np.asarray(x))
+    assert jnp.from_dlpack(np.zeros((0, 3), np.float32), copy=False).shape == (0, 3)
+    strided = np.arange(8, dtype=np.float32)[::2]
+    copy_made = jnp.from_dlpack(strided)  # copy=None copies what it cannot share
+    strided[0] = 9.0
+    np.testing.assert_array_equal(np.asarray(copy_made), [0.0, 2.0, 4.0, 6.0])
 
 
 def test_from_dlpack_matches_jax():
