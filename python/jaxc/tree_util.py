@@ -378,6 +378,51 @@ def register_dataclass(nodetype: type, data_fields: Sequence[str] | None = None,
     return nodetype
 
 
+class PyTreeRegistry:
+    """JAX's registry of pytree node types, as `default_registry` (the one
+    every tree function here uses) exposes it::
+
+        default_registry.flatten({"a": 1, "b": (2, 3)})   # ([1, 2, 3], PyTreeDef(...))
+        default_registry.flatten_one_level(3)             # None: a leaf
+        default_registry.register_node(A, to_iterable, from_iterable)
+    """
+
+    def flatten(self, tree: Any, leaf_predicate: Callable[[Any], bool] | None = None,
+                ) -> tuple[list[Any], PyTreeDef]:
+        return tree_flatten(tree, leaf_predicate)
+
+    def flatten_one_level(self, tree: Any) -> tuple[Iterable[Any], Hashable] | None:
+        """(children, aux data) of a node; None for a leaf."""
+        return None if _is_leaf(tree) else flatten_one_level(tree)
+
+    def flatten_one_level_with_keys(self, tree: Any) -> tuple[Iterable[tuple[KeyEntry, Any]], Hashable] | None:
+        return None if _is_leaf(tree) else flatten_one_level_with_keys(tree)
+
+    def flatten_with_path(self, tree: Any, leaf_predicate: Callable[[KeyPath, Any], bool] | None = None,
+                          ) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
+        """`leaf_predicate(path, x)` stops at a node, as in JAX."""
+        return tree_flatten_with_path(tree, leaf_predicate, is_leaf_takes_path=True)
+
+    def is_node(self, type: type) -> bool:
+        return is_tree_node(type)
+
+    def register_node(self, type: type, to_iterable: Callable[[Any], tuple[Iterable[Any], Any]],
+                      from_iterable: Callable[[Any, Iterable[Any]], Any],
+                      to_iterable_with_keys: Callable[[Any], tuple[Iterable[tuple[Any, Any]], Any]] | None = None,
+                      ) -> None:
+        register_pytree_node(type, to_iterable, from_iterable, to_iterable_with_keys)
+
+    def register_dataclass_node(self, type: type, data_fields: Sequence[str], meta_fields: Sequence[str], /) -> None:
+        register_dataclass(type, data_fields, meta_fields)
+
+
+def _is_leaf(tree: Any) -> bool:
+    return optree.tree_is_leaf(tree, none_is_leaf=False, namespace=NAMESPACE)
+
+
+default_registry = PyTreeRegistry()
+
+
 def register_static(cls: type) -> type:
     """Register `cls` (hashable) as a pytree with no leaves: instances are static under jit."""
     register_pytree_with_keys(cls, lambda x: ((), x), lambda x, _: x)
@@ -480,7 +525,7 @@ def treedef_str(treedef: PyTreeDef) -> str:
 
 
 __all__ = ["DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial", "PyTreeDef",
-           "SequenceKey", "all_leaves", "flatten_one_level", "flatten_one_level_with_keys", "is_tree_node",
+           "SequenceKey", "all_leaves", "default_registry", "flatten_one_level", "flatten_one_level_with_keys", "is_tree_node",
            "keystr", "register_dataclass", "register_pytree_node", "register_pytree_node_class",
            "register_pytree_with_keys", "register_pytree_with_keys_class", "register_static", "tree_all",
            "tree_broadcast", "tree_flatten", "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path",
