@@ -206,8 +206,8 @@ class JAXIndexError(IndexError):
     """Base of the IndexErrors jaxc raises about traced indices (JAX's name)."""
 
 
-class ConcretizationTypeError(JAXTypeError):
-    """A traced value was used where Python needs a concrete one."""
+class _NeedsConcreteValue:
+    """The message of the errors about a traced value where Python needs a concrete one."""
 
     def __init__(self, tracer: "Tracer", what: str) -> None:
         super().__init__(
@@ -219,17 +219,23 @@ class ConcretizationTypeError(JAXTypeError):
             "Python if/while.")
 
 
+class ConcretizationTypeError(_NeedsConcreteValue, JAXTypeError):
+    """A traced value was used where Python needs a concrete one (int(),
+    float(), a shape...)."""
+
+
 class TracerBoolConversionError(ConcretizationTypeError):
     """bool() of a traced value (JAX's name)."""
 
 
-class TracerIntegerConversionError(ConcretizationTypeError):
-    """int() or __index__ of a traced value (JAX's name)."""
+class TracerIntegerConversionError(_NeedsConcreteValue, JAXTypeError):
+    """__index__ of a traced integer (JAX's name; as JAX's, not a
+    ConcretizationTypeError, and int() raises that one)."""
 
 
-class TracerArrayConversionError(ConcretizationTypeError):
-    """np.asarray / __array__ of a traced value (JAX's name; JAX's is a
-    JAXTypeError, not a ConcretizationTypeError)."""
+class TracerArrayConversionError(_NeedsConcreteValue, JAXTypeError):
+    """np.asarray / __array__ of a traced value (JAX's name; as JAX's, not a
+    ConcretizationTypeError)."""
 
 
 class TracerLeakError(JAXTypeError):
@@ -320,7 +326,7 @@ class Tracer(ArrayBase):
         raise ConcretizationTypeError(self, "float()")
 
     def __int__(self) -> int:
-        return int(concrete(self, "int()", TracerIntegerConversionError))
+        return int(concrete(self, "int()"))
 
     def __index__(self) -> int:
         if not np.issubdtype(self.aval.dtype, np.integer):  # bool too, as in JAX

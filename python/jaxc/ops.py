@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, numpy as jnp
+from . import core, dtypes, numpy as jnp
 from ._autodiff import stop_gradient
 from .lax import _ops as lax_ops
 
@@ -69,7 +69,10 @@ def _segment(reduction: str, data: Any, segment_ids: Any, num_segments: int | No
     if num_segments is None:
         if segment_ids.size == 0:
             raise ValueError(f"{fn}: num_segments is required when segment_ids is empty")
-        num_segments = int(np.max(np.asarray(segment_ids))) + 1  # a tracer raises here
+        if isinstance(segment_ids, core.Tracer):  # JAX's error type
+            raise core.ConcretizationTypeError(segment_ids, f"{fn} without num_segments (it is then "
+                                               "the largest segment id + 1)")
+        num_segments = int(np.max(np.asarray(segment_ids))) + 1
     num_segments = operator.index(num_segments)
     if num_segments < 0:
         raise ValueError(f"{fn}: num_segments must be non-negative, got {num_segments}")

@@ -60,7 +60,7 @@ def test_int_index_and_item_are_concrete_float_and_asarray_are_not() -> None:
     assert float(jaxc.grad(by_index)(4.0)) == 10.0
     with pytest.raises(jaxc.ConcretizationTypeError):
         jaxc.grad(lambda x: x * float(x))(2.0)
-    with pytest.raises(jaxc.ConcretizationTypeError):
+    with pytest.raises(jaxc.errors.TracerArrayConversionError):
         jaxc.grad(lambda x: x * np.asarray(x))(2.0)
 
 
@@ -99,8 +99,16 @@ def test_under_jit_the_error_stays() -> None:
         jaxc.jit(jaxc.grad(piecewise))(2.0)
     with pytest.raises(jaxc.ConcretizationTypeError):
         jaxc.jit(piecewise)(2.0)
-    with pytest.raises(jaxc.errors.TracerIntegerConversionError):
+    # JAX's types: int() is a ConcretizationTypeError, __index__ a TracerIntegerConversionError
+    # (which, as JAX's, is not a ConcretizationTypeError; both are TypeErrors)
+    with pytest.raises(jaxc.ConcretizationTypeError, match="int\\(\\) needs a concrete value"):
         jaxc.jit(lambda x: x * int(x))(2.0)
+    with pytest.raises(jaxc.errors.TracerIntegerConversionError) as caught:
+        jaxc.jit(lambda i: jnp.arange(5.0)[: range(i)[-1]])(3)
+    assert not isinstance(caught.value, jaxc.ConcretizationTypeError) and isinstance(caught.value, TypeError)
+    with pytest.raises(jaxc.errors.TracerArrayConversionError) as caught:
+        jaxc.jit(lambda x: np.asarray(x))(2.0)
+    assert not isinstance(caught.value, jaxc.ConcretizationTypeError)
 
 
 def test_control_flow_on_constants_works_inside_jit() -> None:

@@ -83,8 +83,8 @@ def test_static_argnums_and_argnames() -> None:
     assert by_num.trace_count == by_name.trace_count == 3
     by_num(x, 5)
     assert by_num.trace_count == 4
-    with pytest.raises(jaxc.ConcretizationTypeError):
-        jaxc.jit(power)(x, 3)   # n traced: range() needs a concrete int
+    with pytest.raises(jaxc.errors.TracerIntegerConversionError):
+        jaxc.jit(power)(x, 3)   # n traced: range() needs a concrete int (__index__, JAX's error type)
     assert float(plain(2.0, 3)) == 6.0
 
 

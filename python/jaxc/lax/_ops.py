@@ -134,7 +134,7 @@ def _ints(values: Any, what: str, name: str) -> tuple[int, ...]:
     """A static sequence of ints (axes, a permutation, sizes) as a tuple."""
     try:
         return tuple(int(operator_index(v)) for v in values)
-    except core.ConcretizationTypeError:
+    except (core.ConcretizationTypeError, core.TracerIntegerConversionError):
         raise
     except TypeError:
         raise TypeError(f"lax.{what}: {name} must be a sequence of ints, got {values!r}") from None
@@ -144,7 +144,7 @@ def _int(value: Any, what: str, name: str) -> int:
     """A static int (an axis, a count)."""
     try:
         return int(operator_index(value))
-    except core.ConcretizationTypeError:
+    except (core.ConcretizationTypeError, core.TracerIntegerConversionError):
         raise
     except TypeError:
         raise TypeError(f"lax.{what}: {name} must be an int, got {value!r}") from None
