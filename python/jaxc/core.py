@@ -206,8 +206,8 @@ class JAXIndexError(IndexError):
     """Base of the IndexErrors jaxc raises about traced indices (JAX's name)."""
 
 
-class _NeedsConcreteValue:
-    """The message of the errors about a traced value where Python needs a concrete one."""
+class _NeedsConcreteValue(JAXTypeError):
+    """The errors about a traced value where Python needs a concrete one: their message."""
 
     def __init__(self, tracer: "Tracer", what: str) -> None:
         super().__init__(
@@ -219,7 +219,7 @@ class _NeedsConcreteValue:
             "Python if/while.")
 
 
-class ConcretizationTypeError(_NeedsConcreteValue, JAXTypeError):
+class ConcretizationTypeError(_NeedsConcreteValue):
     """A traced value was used where Python needs a concrete one (int(),
     float(), a shape...)."""
 
@@ -228,12 +228,12 @@ class TracerBoolConversionError(ConcretizationTypeError):
     """bool() of a traced value (JAX's name)."""
 
 
-class TracerIntegerConversionError(_NeedsConcreteValue, JAXTypeError):
+class TracerIntegerConversionError(_NeedsConcreteValue):
     """__index__ of a traced integer (JAX's name; as JAX's, not a
     ConcretizationTypeError, and int() raises that one)."""
 
 
-class TracerArrayConversionError(_NeedsConcreteValue, JAXTypeError):
+class TracerArrayConversionError(_NeedsConcreteValue):
     """np.asarray / __array__ of a traced value (JAX's name; as JAX's, not a
     ConcretizationTypeError)."""
 
