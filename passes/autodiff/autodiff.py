@@ -158,7 +158,9 @@ class _Requests:
             skip = n_out if not any(_used(r) for r in list(request.results)[:n_out]) else 0
             key = (request.name, callee, skip)
             if key not in derived:
-                name = derive[request.name](self.funcs[callee])
+                # a vjp whose primal results are dropped need not compute what only they need
+                unused = {"primal_results_unused": True} if skip and request.name == "jaxc.vjp" else {}
+                name = derive[request.name](self.funcs[callee], **unused)
                 derived[key] = ir.SymbolTable(self.module)[name].operation
                 if skip:
                     self._drop_results(derived[key], skip)

@@ -54,8 +54,17 @@ FORWARD: dict[str, Callable[..., list[Any]]] = {}
 # the vjp derived from it (their cotangents are zero)
 
 
-def derive_vjp(callee: ir.Operation) -> str:
-    """Build `@<callee>_vjp` next to `callee`; return its name."""
+# Ops whose adjoint reads their operands but not the values of their results.
+ADJOINT_IGNORES_RESULTS = frozenset({"jaxc.cond"})
+
+
+def derive_vjp(callee: ir.Operation, primal_results_unused: bool = False) -> str:
+    """Build `@<callee>_vjp` next to `callee`; return its name.
+    `primal_results_unused`: the caller drops the primal results, so an op of
+    `ADJOINT_IGNORES_RESULTS` whose results only the callee's return uses is
+    not copied (zeros stand for its results): a cond's adjoint recomputes
+    its branch itself, and copying a nest of N conds at each of its N levels
+    built N^2/2 ops that the caller then erased (issue #20)."""
     from jaxc.core import emitting
     module = module_of(callee)
     body = callee.regions[0].blocks[0]
@@ -66,11 +75,26 @@ def derive_vjp(callee: ir.Operation) -> str:
     n = len(arg_types)
     with emitting(block, callee.location) as e:
         primal = {arg: e.wrap(new) for arg, new in zip(body.arguments, block.arguments[:n])}
-        tape, active = forward_sweep(e, callee, primal)
+        given = _zeros_for_returned_only(ret.operation) if primal_results_unused else (lambda op: None)
+        tape, active = forward_sweep(e, callee, primal, given)
         cts_in = backward_sweep(e, callee, tape, active, primal, [e.wrap(ct) for ct in block.arguments[n:]])
         outs = [primal[v].value for v in ret.operands]
     finish_function(fn, block, outs + cts_in, callee.location)
     return symbol_name(fn)
+
+
+def _zeros_for_returned_only(ret: ir.Operation) -> Callable[[ir.Operation], Optional[list]]:
+    """`forward_sweep`'s `given`: zeros for the results of an op of
+    `ADJOINT_IGNORES_RESULTS` that only `ret` uses, else None (copy it)."""
+    from jaxc import core, lax
+
+    def given(op: ir.Operation) -> Optional[list]:
+        if op.name not in ADJOINT_IGNORES_RESULTS or \
+                any(use.owner.operation != ret for result in op.results for use in result.uses):
+            return None
+        avals = [core.aval_of_type(result.type) for result in op.results]
+        return [lax.full(aval.shape, 0, aval.dtype) for aval in avals]
+    return given
 
 
 def forward_sweep(e, callee: ir.Operation, primal: dict,

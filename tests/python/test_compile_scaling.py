@@ -34,6 +34,21 @@ def nested_conds_np(n, x):
     return nested_conds_np(n - 1, x) * 1.01 if x > 0 else np.cos(x) - 0.5
 
 
+def nested_conds_arg(n):
+    """Each level's argument computed in its branch (the IR keeps the nesting)."""
+    def level(k, y):
+        if k == 0:
+            return jnp.sin(y)
+        return lax.cond(y > 0, lambda z: level(k - 1, z * 1.01), jnp.cos, y)
+    return lambda x: level(n, x)
+
+
+def nested_conds_arg_np(n, x):
+    if n == 0:
+        return np.sin(x)
+    return nested_conds_arg_np(n - 1, x * 1.01) if x > 0 else np.cos(x)
+
+
 def on_big_stack(fun):
     """Run `fun` on a thread with room for N-deep tracing; return its result."""
     result, errors = [], []
@@ -67,6 +82,29 @@ def test_grad_of_nested_conds_transformed_size_is_linear():
     small, large = on_big_stack(lambda: (transformed_lines(20), transformed_lines(40)))
     # Linear: doubling N about doubles it (it was 29k -> 185k lines, x6.3).
     assert large < 2.4 * small, (small, large)
+
+
+def test_vjps_whose_primal_results_are_dropped_do_not_copy_the_nest_below(monkeypatch):
+    """A cond's adjoint recomputes its branch, so the vjp of a branch whose
+    primal results nobody uses (each level's, under grad) skips the forward
+    copy of a cond that only feeds the return: the N levels then copy no
+    nest (it copied N - k conds at level k: N^2/2 ops, then erased them)."""
+    from jaxc.passes.autodiff import vjp
+    copies = []
+    real = vjp.apply_op
+
+    def counting(op, operands):
+        copies.append(op.name)
+        return real(op, operands)
+    monkeypatch.setattr(vjp, "apply_op", counting)
+    n = 30
+    grad = jaxc.jit(jaxc.grad(nested_conds_arg(n)))
+    on_big_stack(lambda: grad.lower(np.float32(0.3)).as_text(stage="transformed"))
+    assert copies.count("jaxc.cond") <= 1, copies.count("jaxc.cond")  # the top level's forward cond
+    for x in (0.3, -0.3):
+        got = float(on_big_stack(lambda: grad(np.float32(x))))
+        want = (nested_conds_arg_np(n, x + 1e-6) - nested_conds_arg_np(n, x - 1e-6)) / 2e-6
+        np.testing.assert_allclose(got, want, rtol=1e-4)
 
 
 def test_grad_of_150_nested_conds_matches_finite_differences():
@@ -110,24 +148,15 @@ def branch_depths_of_empty_uses(text):
 def test_grad_of_nested_conds_gives_deep_branches_their_own_empty_tensors():
     # CSE leaves one tensor.empty as the destination of kernels at every
     # depth; one-shot-bufferize's analysis of that grew as N^5 (3.7 s for 40).
-    def level(k, y):  # the next level's argument is computed in the branch
-        if k == 0:
-            return jnp.sin(y)
-        return lax.cond(y > 0, lambda z: level(k - 1, z * 1.01), jnp.cos, y)
-    text = on_big_stack(lambda: jaxc.jit(jaxc.grad(lambda x: level(40, x))).lower(np.float32(0.3))
+    text = on_big_stack(lambda: jaxc.jit(jaxc.grad(nested_conds_arg(40))).lower(np.float32(0.3))
                         .as_text(stage="scheduled"))
     assert text.count("scf.if") >= 40
     depths = branch_depths_of_empty_uses(text)
     assert len(depths) >= 80 and max(depths) <= 1, sorted(depths)[-5:]
-
-    def level_np(k, y):
-        if k == 0:
-            return np.sin(y)
-        return level_np(k - 1, y * 1.01) if y > 0 else np.cos(y)
-    grad = on_big_stack(lambda: jaxc.jit(jaxc.grad(lambda x: level(40, x))))
+    grad = on_big_stack(lambda: jaxc.jit(jaxc.grad(nested_conds_arg(40))))
     for x in (0.3, -0.3):
         got = float(on_big_stack(lambda: grad(np.float32(x))))
-        want = (level_np(40, x + 1e-6) - level_np(40, x - 1e-6)) / 2e-6
+        want = (nested_conds_arg_np(40, x + 1e-6) - nested_conds_arg_np(40, x - 1e-6)) / 2e-6
         np.testing.assert_allclose(got, want, rtol=1e-4)
 
 
