@@ -237,14 +237,29 @@ def outline_region(op: ir.Operation, index: int, base: str) -> str:
     """Copy region `index` of `op` into a new private function (its block
     arguments become the parameters, its `jaxc.yield` the return); return
     the function's name."""
+    return outline_regions(op, base, [index])[0]
+
+
+def outline_regions(op: ir.Operation, base: str, indices: Sequence[int] | None = None) -> list[str]:
+    """`outline_region` of each region in `indices` (default: all), from one
+    copy of `op` (a copy per region copied every region each time: a cond
+    holding a nest of N conds, twice, then erased the copy of the nest the
+    region left behind)."""
     module = module_of(op)
-    source = op.regions[index].blocks[0]
-    fn, entry = new_function(module, base, [a.type for a in source.arguments], op.location)
-    copy = op.clone(ip=ir.InsertionPoint(entry))
-    yielded = _splice(copy.regions[index].blocks[0], list(entry.arguments), copy)
-    finish_function(fn, entry, yielded, op.location)
+    indices = range(len(op.regions)) if indices is None else indices
+    copy = op.clone(ip=ir.InsertionPoint(op))
+    names = []
+    for index in indices:
+        source = copy.regions[index].blocks[0]
+        fn, entry = new_function(module, base, [a.type for a in source.arguments], op.location)
+        with op.location, ir.InsertionPoint(entry):
+            anchor = func.ReturnOp([])  # the region's ops are moved before it, then it goes
+        yielded = _splice(source, list(entry.arguments), anchor.operation)
+        anchor.operation.erase()
+        finish_function(fn, entry, yielded, op.location)
+        names.append(symbol_name(fn))
     copy.erase()
-    return symbol_name(fn)
+    return names
 
 
 def _splice(block: ir.Block, arg_values: Sequence[ir.Value], before: ir.Operation) -> list[ir.Value]:

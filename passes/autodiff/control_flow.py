@@ -44,6 +44,7 @@ from ..ir import (
     new_function,
     ops_named,
     outline_region,
+    outline_regions,
     symbol_name,
 )
 from ..pipeline import RefusedProgram, UserCodeError
@@ -83,7 +84,7 @@ def _result_types(op) -> list[ir.Type]:
 # --- cond -----------------------------------------------------------------
 
 def _branches(op) -> list[str]:
-    return [outline_region(op, k, "branch") for k in range(len(op.regions))]
+    return outline_regions(op, "branch")
 
 
 def _cond_jvp(op, xs, ts):

@@ -49,6 +49,7 @@ from ..ir import (
     module_of,
     new_function,
     outline_region,
+    outline_regions,
     referenced,
 )
 from .interpreter import BATCH, Axis, batched_all, batched_type, broadcast_batch, moveaxis
@@ -118,7 +119,7 @@ def _result_types(op: ir.Operation, axis: Axis) -> list[ir.Type]:
 
 def _cond(op, xs, batched, axis: Axis):
     index, operands, flags = xs[0], xs[1:], batched[1:]
-    branches = [outline_region(op, k, "branch") for k in range(len(op.regions))]
+    branches = outline_regions(op, "branch")
     if batched[0]:
         return _cond_batched_index(index, operands, flags, branches, axis), [True] * len(op.results)
     types = [r.type for r in op.results]

@@ -107,6 +107,35 @@ def test_vjps_whose_primal_results_are_dropped_do_not_copy_the_nest_below(monkey
         np.testing.assert_allclose(got, want, rtol=1e-4)
 
 
+def test_outlining_a_conds_branches_copies_it_once(monkeypatch):
+    """`outline_regions` takes every branch from one copy of the cond (a
+    copy per branch copied the nest in the other branch too) and leaves the
+    cond as it was."""
+    from mlir import ir
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import ir as pir
+    text = on_big_stack(lambda: jaxc.jit(nested_conds_arg(5)).lower(np.float32(0.3)).as_text())
+    module = ir.Module.parse(text, make_context())
+    cond = pir.ops_named(module.operation, ("jaxc.cond",))[-1]  # the outermost (walk order: inner first)
+    before = str(cond)
+    clones = []
+    real_clone = ir.Operation.clone
+
+    def counting_clone(op, *args, **kwargs):
+        clones.append(op.name)
+        return real_clone(op, *args, **kwargs)
+    monkeypatch.setattr(ir.Operation, "clone", counting_clone)
+    with module.context:
+        names = pir.outline_regions(cond, "branch")
+    monkeypatch.undo()
+    assert clones == ["jaxc.cond"] and len(names) == 2 and str(cond) == before
+    functions = pir.functions(module.operation)
+    bodies = [pir.ops_named(functions[name], ("jaxc.cond",)) for name in names]
+    assert [len(found) for found in bodies] == [0, 4]  # cos | the four levels below
+    module.operation.verify()
+
+
 def test_grad_of_150_nested_conds_matches_finite_differences():
     # More levels than the 100 rounds jaxc-autodiff used to allow.
     n = 150
