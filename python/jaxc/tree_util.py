@@ -237,6 +237,11 @@ def _child_keys(node: Any, n_children: int) -> list[Any]:
     return [SequenceKey(i) for i in range(n_children)]
 
 
+def _is_leaf(tree: Any) -> bool:
+    """Whether `tree` is a leaf of the "jaxc" registry (None is a node)."""
+    return optree.tree_is_leaf(tree, none_is_leaf=False, namespace=NAMESPACE)
+
+
 def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
                            is_leaf_takes_path: bool = False) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
     """([(key path, leaf)], treedef); `is_leaf(path, x)` with `is_leaf_takes_path`."""
@@ -249,7 +254,7 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None
             if stops[-1]:
                 pairs.append((path, node))
                 return
-        if optree.tree_is_leaf(node, none_is_leaf=False, namespace=NAMESPACE):
+        if _is_leaf(node):
             pairs.append((path, node))
             return
         children = optree.tree_flatten_one_level(node, none_is_leaf=False, namespace=NAMESPACE).children
@@ -276,7 +281,7 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Ca
 
 def flatten_one_level(tree: Any) -> tuple[list[Any], Hashable]:
     """(children, aux data) of one pytree node; ValueError on a leaf."""
-    if optree.tree_is_leaf(tree, none_is_leaf=False, namespace=NAMESPACE):
+    if _is_leaf(tree):
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
     out = optree.tree_flatten_one_level(tree, none_is_leaf=False, namespace=NAMESPACE)
     as_jax = _JAX_AUX.get(type(tree))
@@ -414,10 +419,6 @@ class PyTreeRegistry:
 
     def register_dataclass_node(self, type: type, data_fields: Sequence[str], meta_fields: Sequence[str], /) -> None:
         register_dataclass(type, data_fields, meta_fields)
-
-
-def _is_leaf(tree: Any) -> bool:
-    return optree.tree_is_leaf(tree, none_is_leaf=False, namespace=NAMESPACE)
 
 
 default_registry = PyTreeRegistry()

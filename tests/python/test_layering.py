@@ -36,13 +36,19 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join(parts + ([base] if base else []))
+            base = _absolute(node, package)
             found.append((node.lineno, base))
             found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
     return found
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` in `package` imports from."""
+    base = node.module or ""
+    if not node.level:
+        return base
+    parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+    return ".".join(parts + ([base] if base else []))
 
 
 def _package_of(path: Path) -> str:
@@ -106,8 +112,7 @@ def module_level_imports(path: Path, modules: set[str]) -> set[str]:
     def submodule(base: str, name: str) -> str | None:
         if f"{base}.{name}" in modules:
             return f"{base}.{name}"
-        folder = next((_file.parent for _file, mod in _FILES.items() if mod == base
-                       and _file.name == "__init__.py"), None)
+        folder = _PACKAGE_DIRS.get(base)
         compiled = folder is not None and any(folder.glob(f"{name}.*"))
         return None if compiled else base
 
@@ -126,10 +131,7 @@ def module_level_imports(path: Path, modules: set[str]) -> set[str]:
             elif isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")[:len(package.split(".")) - node.level + 1]
-                    base = ".".join(parts + ([base] if base else []))
+                base = _absolute(node, package)
                 found.update(filter(None, (submodule(base, alias.name) for alias in node.names)))
 
     visit(ast.parse(path.read_text(), str(path)).body)
@@ -138,6 +140,7 @@ def module_level_imports(path: Path, modules: set[str]) -> set[str]:
 
 _FILES = {path: _module_name(path) for path in [*sorted((ROOT / "python" / "jaxc").rglob("*.py")),
                                                 *sorted((ROOT / "passes").rglob("*.py"))]}
+_PACKAGE_DIRS = {module: path.parent for path, module in _FILES.items() if path.name == "__init__.py"}
 
 
 def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:

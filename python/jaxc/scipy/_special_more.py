@@ -26,6 +26,7 @@ from .. import dtypes, lax
 from .._autodiff import custom_jvp
 from ..numpy._util import asarray, promote_args_inexact  # first: jaxc.numpy sets up the front end
 from . import _special_base as _sp
+from ._special_base import _const as _c, _where
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "comb", "dawsn", "erfcx", "exp1", "expi", "expn",
            "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "spence"]
@@ -54,14 +55,6 @@ def _prepare(name: str, *args: Any) -> tuple[list[Any], Callable[[Any], Any]]:
 
 def _wide(x: Any) -> bool:
     return x.dtype == np.float64
-
-
-def _c(like: Any, value: float) -> Any:
-    return lax.full_like(like, value)
-
-
-def _where(condition: Any, a: Any, b: Any) -> Any:
-    return lax.select(condition, a, b)
 
 
 def _float(i: Any, like: Any) -> Any:
