@@ -125,7 +125,7 @@ def process_module(module: ir.Module, request: StageRequest, asm_flags: dict,
         return "".join(parts) if request.print_each else text
     try:
         with mlir_timing.measure(timer, f"run '@{request.run}'"):  # compile and call
-            function = jit_lowered(module, signatures)[request.run]
+            function = jit_lowered(_as_module(module), signatures)[request.run]
             _check_memory(function)
             args = [_to_array(value, spec) for value, spec in
                     zip(_check_count(request.inputs, function), function.args)]
@@ -249,3 +249,12 @@ def list_stages(out, target: str = "cpu", chip: str | None = None) -> None:
             out.write(f"{'':<12}   {stage.pipeline_text()}\n")
         elif stage.kind != stage_table.MLIR:
             out.write(f"{'':<12}   ({stage.kind}: not a pass pipeline)\n")
+
+
+def _as_module(module) -> ir.Module:
+    """`module` as the `ir.Module` the execution engine takes: an input that
+    is one `module {...}` parses to the module op itself (source.parse_module),
+    which is printed and parsed again, locations included."""
+    if isinstance(module, ir.Module):
+        return module
+    return ir.Module.parse(module.operation.get_asm(enable_debug_info=True), module.context)

@@ -4,6 +4,8 @@
 // RUN: jaxc-opt %s --run=cond --arg='true' --arg='[1,-2,0.5]' | FileCheck %s --check-prefix=TRUE
 // RUN: jaxc-opt %s --run=cond --arg='false' --arg='[1,-2,0.5]' | FileCheck %s --check-prefix=FALSE
 // RUN: jaxc-opt %s --run=count --arg='10' | FileCheck %s --check-prefix=COUNT
+// An input that is one `module {...}` (jaxc-opt's own output) runs too:
+// RUN: jaxc-opt %s | jaxc-opt --run=count --arg='10' | FileCheck %s --check-prefix=COUNT
 // RUN: jaxc-opt %s --run=suffix_sums --arg='[1,2,3,4,5]' | FileCheck %s --check-prefix=SCAN
 // RUN: jaxc-opt %s --run=lt --arg='[1,2,3]' --arg='[2,2,2]' | FileCheck %s --check-prefix=BOOL
 
