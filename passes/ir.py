@@ -233,32 +233,41 @@ def clone_into(op: ir.Operation, block: ir.Block, operands: Sequence[ir.Value]) 
     return copy
 
 
-def outline_region(op: ir.Operation, index: int, base: str) -> str:
+def outline_region(op: ir.Operation, index: int, base: str, take: bool = False) -> str:
     """Copy region `index` of `op` into a new private function (its block
     arguments become the parameters, its `jaxc.yield` the return); return
-    the function's name."""
-    return outline_regions(op, base, [index])[0]
+    the function's name. `take`: move the region instead of copying it
+    (`op` is left without it, for a caller about to erase `op`)."""
+    return outline_regions(op, base, [index], take)[0]
 
 
-def outline_regions(op: ir.Operation, base: str, indices: Sequence[int] | None = None) -> list[str]:
+def outline_regions(op: ir.Operation, base: str, indices: Sequence[int] | None = None,
+                    take: bool = False) -> list[str]:
     """`outline_region` of each region in `indices` (default: all), from one
     copy of `op` (a copy per region copied every region each time: a cond
     holding a nest of N conds, twice, then erased the copy of the nest the
-    region left behind)."""
+    region left behind), or from `op` itself with `take`. Each region's block
+    moves into its function whole, so outlining costs the same whatever the
+    region holds.
+
+        %r = jaxc.cond %i, %x {^bb0(%a): jaxc.yield %a} {^bb0(%a): ...}
+      -> func.func private @branch(%a: tensor<f32>) -> tensor<f32> { return %a }"""
     module = module_of(op)
     indices = range(len(op.regions)) if indices is None else indices
-    copy = op.clone(ip=ir.InsertionPoint(op))
+    source = op if take else op.clone(ip=ir.InsertionPoint(op))
     names = []
     for index in indices:
-        source = copy.regions[index].blocks[0]
-        fn, entry = new_function(module, base, [a.type for a in source.arguments], op.location)
-        with op.location, ir.InsertionPoint(entry):
-            anchor = func.ReturnOp([])  # the region's ops are moved before it, then it goes
-        yielded = _splice(source, list(entry.arguments), anchor.operation)
-        anchor.operation.erase()
-        finish_function(fn, entry, yielded, op.location)
-        names.append(symbol_name(fn))
-    copy.erase()
+        block = source.regions[index].blocks[0]
+        with op.location, ir.InsertionPoint(module.regions[0].blocks[0]):
+            fn = func.FuncOp(unique_symbol(module, base), ir.FunctionType.get([], []), visibility="private")
+        block.append_to(fn.regions[0])
+        terminator = block.operations[len(block.operations) - 1]
+        yielded = list(terminator.operands)
+        terminator.erase()
+        finish_function(fn.operation, block, yielded, op.location)
+        names.append(symbol_name(fn.operation))
+    if not take:
+        source.erase()
     return names
 
 

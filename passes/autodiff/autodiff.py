@@ -27,6 +27,7 @@ and inlines it at the request. Derived functions may hold new requests
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import AbstractContextManager, nullcontext
 
 from mlir import ir
 from mlir.passmanager import ExternalPass, PassManager
@@ -82,9 +83,12 @@ class _Requests:
     A request whose primal results are unused (a cond's adjoint recomputes
     its branch only for the cotangents) gets a derived function without them,
     canonicalized before it is inlined, so dead forward code is not copied
-    level after level. So a round costs what it builds: N nested conds under
-    grad take N rounds, and walking the whole module in each made the pass
-    cubic in N (issue #20).
+    level after level. A function the pass made that only this round's
+    requests of one derivation name gives its regions to the functions its
+    rules outline (no copy), and what they get is not walked when it named
+    no function. So a round costs what it builds: N nested conds under grad
+    take N rounds, and walking the whole module in each made the pass cubic
+    in N; copying and walking the nest below each level, quadratic (issue #20).
     """
 
     def __init__(self, module: ir.Operation) -> None:
@@ -138,6 +142,7 @@ class _Requests:
         if not self.pending:
             return False
         derive = _derivers()
+        from .control_flow import taking_regions_of
         reach = self._reaching()
         ready: list[tuple[ir.Operation, str]] = []
         waiting: list[tuple[ir.Operation, str]] = []
@@ -148,19 +153,34 @@ class _Requests:
             raise RuleError(request, f"jaxc-autodiff: '{request.name}' cannot be expanded: its "
                             "callee is recursive or differentiates itself")
         self.pending = waiting
-        derived: dict[tuple[str, str, int], ir.Operation] = {}
-        expanded = set()
-        for request, holder in ready:
+        keys = []
+        for request, _ in ready:
             callee = referenced(request)[0]
             if callee not in self.funcs:
                 raise RuleError(request, f"jaxc-autodiff: no function named @{callee}")
             n_out = len(ir.FunctionType(ir.TypeAttr(self.funcs[callee].attributes["function_type"]).value).results)
             skip = n_out if not any(_used(r) for r in list(request.results)[:n_out]) else 0
-            key = (request.name, callee, skip)
+            keys.append((request.name, callee, skip))
+        # a function this pass made, named only by requests of one key here, is erased after the
+        # round: its derivation may take its regions (see taking_regions_of)
+        derivations_of, requests_on = Counter(key[1] for key in set(keys)), Counter(key[1] for key in keys)
+        takeable = {callee for callee in requests_on if callee not in self.original
+                    and derivations_of[callee] == 1 and self.uses[callee] == requests_on[callee]}
+        derived: dict[tuple[str, str, int], ir.Operation] = {}
+        names_nothing: set[str] = set()  # functions made of regions of a callee that names no function
+        expanded = set()
+        for (request, holder), key in zip(ready, keys):
+            _, callee, skip = key
             if key not in derived:
                 # a vjp whose primal results are dropped need not compute what only they need
                 unused = {"primal_results_unused": True} if skip and request.name == "jaxc.vjp" else {}
-                name = derive[request.name](self.funcs[callee], **unused)
+                taking: AbstractContextManager[list[str]] = nullcontext([])
+                if callee in takeable:
+                    taking = taking_regions_of(self.funcs[callee])
+                with taking as taken:
+                    name = derive[request.name](self.funcs[callee], **unused)
+                if not +self.names[callee]:
+                    names_nothing.update(taken)
                 derived[key] = ir.SymbolTable(self.module)[name].operation
                 if skip:
                     self._drop_results(derived[key], skip)
@@ -173,6 +193,8 @@ class _Requests:
         for fn in derived.values():  # inlined at every request that needed it
             fn.erase()
         self.funcs = functions(self.module)
+        for name in names_nothing:  # what they hold came from a function that names nothing
+            self.names[name], self.count[name] = Counter(), 0
         self._summarize_new()
         self._erase_unused(expanded)
         return True
@@ -193,6 +215,8 @@ class _Requests:
         if self._trim is None:
             self._trim = PassManager.parse("func.func(canonicalize)", self.module.context)
         self._trim.run(fn)
+        from .vjp import erase_unused_forward_calls
+        erase_unused_forward_calls(fn)
 
     def _erase_unused(self, candidates) -> None:
         """Erase the candidates (and then what they name) that this pass

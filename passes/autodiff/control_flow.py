@@ -24,7 +24,8 @@ pass repeats until no request is left):
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 from mlir import ir
 from mlir.dialects import func
@@ -49,7 +50,7 @@ from ..ir import (
 )
 from ..pipeline import RefusedProgram, UserCodeError
 from .jvp import JVP_FULL, instantiate
-from .vjp import CONSTANT_ARGS, FORWARD, VJP
+from .vjp import CONSTANT_ARGS, FORWARD, FORWARD_BY_CALLS, FORWARD_CALLS_ATTR, OUTLINED, VJP
 
 
 def _scope():
@@ -81,10 +82,64 @@ def _result_types(op) -> list[ir.Type]:
     return [r.type for r in op.results]
 
 
+# --- outlining -------------------------------------------------------------
+
+# The function whose regions a derivation may take instead of copying (the
+# pass erases it right after), and the functions made of its regions.
+_taking: list[tuple[ir.Operation, list[str]]] = []
+
+
+@contextmanager
+def taking_regions_of(callee: ir.Operation) -> Iterator[list[str]]:
+    """While deriving `callee`, which jaxc-autodiff erases next (a function it
+    made that only this derivation's requests name), the cond, while and scan
+    jvp rules and the cond vjp rule move its ops' regions into the outlined
+    functions instead of copying them; yields the names of those functions.
+    Each level of a nest of N conds was copied whole into the next level's
+    function, then erased with the callee: N^2/2 ops (issue #20)."""
+    _taking.append((callee, []))
+    try:
+        yield _taking[-1][1]
+    finally:
+        _taking.pop()
+
+
+def _outline(op, base: str, indices: Sequence[int] | None = None) -> list[str]:
+    """`outline_regions`, moving the regions where `taking_regions_of` allows
+    (a rule that outlines the same op twice, like scan's forward and adjoint,
+    must call outline_region itself)."""
+    take = bool(_taking) and op.parent == _taking[-1][0]
+    names = outline_regions(op, base, indices, take=take)
+    if take:
+        _taking[-1][1].extend(names)
+    return names
+
+
 # --- cond -----------------------------------------------------------------
 
 def _branches(op) -> list[str]:
-    return outline_regions(op, "branch")
+    """The functions of `op`'s branches: those its forward copy calls, else outlined now."""
+    return OUTLINED.pop(op.operation, None) or _outline(op, "branch")
+
+
+def _cond_forward_by_calls(op, xs):
+    """The cond on `xs`, its branches calling the functions outlined from
+    `op`'s (kept in `OUTLINED` for `_cond_vjp`)."""
+    index, operands = xs[0], xs[1:]
+    branches = _outline(op, "branch")
+    OUTLINED[op.operation] = branches
+    types, in_types = _result_types(op), _types(operands)
+
+    def make():
+        cond = jd.CondOp(types, _scope().value(index), _values(operands), len(branches))
+        cond.operation.attributes[FORWARD_CALLS_ATTR] = ir.UnitAttr.get()
+        for region, name in zip(cond.regions, branches):
+            block = append_block(region, in_types)
+            with ir.InsertionPoint(block):
+                call = func.CallOp(types, ir.FlatSymbolRefAttr.get(name), list(block.arguments))
+                jd.YieldOp(list(call.results))
+        return cond
+    return emit_op(make)
 
 
 def _cond_jvp(op, xs, ts):
@@ -130,7 +185,7 @@ def _cond_vjp(op, xs, ys, cts):
 
 def _while_jvp(op, xs, ts):
     tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
-    cond_fn, body_fn = outline_region(op, 0, "while_cond"), outline_region(op, 1, "while_body")
+    cond_fn, body_fn = _outline(op, "while_cond", [0])[0], _outline(op, "while_body", [1])[0]
     types = _types(xs)
     n = len(xs)
 
@@ -195,7 +250,7 @@ def _scan(types, init, xs, length, reverse):
 
 def _scan_jvp(op, xs, ts):
     n_carry, n_x, length, reverse = _scan_parts(op)
-    body = outline_region(op, 0, "scan_body")
+    body = _outline(op, "scan_body", [0])[0]
     tangents = [instantiate(t, x) for t, x in zip(ts, xs)]
     carry, x_in = xs[:n_carry], xs[n_carry:]
     t_carry, t_x = tangents[:n_carry], tangents[n_carry:]
@@ -377,5 +432,6 @@ JVP_FULL.update({"jaxc.cond": _cond_jvp, "jaxc.while": _while_jvp, "jaxc.scan": 
                  "func.call": _call_jvp, "jaxc.custom_jvp_call": _custom_jvp_jvp,
                  "jaxc.custom_vjp_call": _custom_vjp_jvp})
 FORWARD.update({"jaxc.scan": _scan_forward, "jaxc.custom_vjp_call": _custom_vjp_forward})
+FORWARD_BY_CALLS["jaxc.cond"] = _cond_forward_by_calls
 VJP.update({"jaxc.cond": _cond_vjp, "jaxc.while": _while_vjp, "jaxc.scan": _scan_vjp, "func.call": _call_vjp,
             "jaxc.custom_jvp_call": _custom_jvp_vjp, "jaxc.custom_vjp_call": _custom_vjp_vjp})

@@ -54,17 +54,23 @@ FORWARD: dict[str, Callable[..., list[Any]]] = {}
 # the vjp derived from it (their cotangents are zero)
 
 
-# Ops whose adjoint reads their operands but not the values of their results.
-ADJOINT_IGNORES_RESULTS = frozenset({"jaxc.cond"})
+# op name -> rule(op, xs) -> the op's results, computed by a copy of it whose
+# regions call functions outlined from them (the copy carries FORWARD_CALLS_ATTR);
+# the op's VJP rule then differentiates those functions (`OUTLINED`). Used by a
+# vjp whose primal results are dropped: a cond's adjoint recomputes its branch
+# itself, so its forward copy is often dead, and a copy of its regions (a nest
+# of N conds, at each of its N levels) was N^2/2 ops built and then erased, each
+# erase costing the depth of the nest again (issue #20).
+FORWARD_BY_CALLS: dict[str, Callable[..., list[Any]]] = {}
+FORWARD_CALLS_ATTR = "jaxc.forward_by_calls"
+# op -> the functions a FORWARD_BY_CALLS rule outlined from its regions, during one derivation
+OUTLINED: dict[ir.Operation, list[str]] = {}
 
 
 def derive_vjp(callee: ir.Operation, primal_results_unused: bool = False) -> str:
     """Build `@<callee>_vjp` next to `callee`; return its name.
-    `primal_results_unused`: the caller drops the primal results, so an op of
-    `ADJOINT_IGNORES_RESULTS` whose results only the callee's return uses is
-    not copied (zeros stand for its results): a cond's adjoint recomputes
-    its branch itself, and copying a nest of N conds at each of its N levels
-    built N^2/2 ops that the caller then erased (issue #20)."""
+    `primal_results_unused`: the caller drops the primal results, and erases
+    the forward copies (`FORWARD_BY_CALLS`) that the cotangents do not use."""
     from jaxc.core import emitting
     module = module_of(callee)
     body = callee.regions[0].blocks[0]
@@ -73,28 +79,32 @@ def derive_vjp(callee: ir.Operation, primal_results_unused: bool = False) -> str
     out_types = [v.type for v in ret.operands]
     fn, block = new_function(module, f"{symbol_name(callee)}_vjp", arg_types + out_types, callee.location)
     n = len(arg_types)
-    with emitting(block, callee.location) as e:
-        primal = {arg: e.wrap(new) for arg, new in zip(body.arguments, block.arguments[:n])}
-        given = _zeros_for_returned_only(ret.operation) if primal_results_unused else (lambda op: None)
-        tape, active = forward_sweep(e, callee, primal, given)
-        cts_in = backward_sweep(e, callee, tape, active, primal, [e.wrap(ct) for ct in block.arguments[n:]])
-        outs = [primal[v].value for v in ret.operands]
+    try:
+        with emitting(block, callee.location) as e:
+            primal = {arg: e.wrap(new) for arg, new in zip(body.arguments, block.arguments[:n])}
+
+            def by_calls(op: ir.Operation) -> Optional[list]:
+                rule = FORWARD_BY_CALLS.get(op.name) if primal_results_unused else None
+                return rule(op, [primal[v] for v in op.operands]) if rule else None
+            tape, active = forward_sweep(e, callee, primal, by_calls)
+            cts_in = backward_sweep(e, callee, tape, active, primal, [e.wrap(ct) for ct in block.arguments[n:]])
+            outs = [primal[v].value for v in ret.operands]
+    finally:
+        OUTLINED.clear()
     finish_function(fn, block, outs + cts_in, callee.location)
     return symbol_name(fn)
 
 
-def _zeros_for_returned_only(ret: ir.Operation) -> Callable[[ir.Operation], Optional[list]]:
-    """`forward_sweep`'s `given`: zeros for the results of an op of
-    `ADJOINT_IGNORES_RESULTS` that only `ret` uses, else None (copy it)."""
-    from jaxc import core, lax
-
-    def given(op: ir.Operation) -> Optional[list]:
-        if op.name not in ADJOINT_IGNORES_RESULTS or \
-                any(use.owner.operation != ret for result in op.results for use in result.uses):
-            return None
-        avals = [core.aval_of_type(result.type) for result in op.results]
-        return [lax.full(aval.shape, 0, aval.dtype) for aval in avals]
-    return given
+def erase_unused_forward_calls(fn: ir.Operation) -> None:
+    """Erase the forward copies made by `FORWARD_BY_CALLS` rules in `fn`
+    whose results nothing uses (canonicalize keeps them: calls may have
+    effects); the others lose their mark."""
+    for op in list(fn.regions[0].blocks[0].operations):
+        if FORWARD_CALLS_ATTR in op.attributes:
+            if any(True for result in op.results for _ in result.uses):
+                del op.attributes[FORWARD_CALLS_ATTR]
+            else:
+                op.erase()
 
 
 def forward_sweep(e, callee: ir.Operation, primal: dict,

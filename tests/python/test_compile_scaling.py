@@ -136,6 +136,72 @@ def test_outlining_a_conds_branches_copies_it_once(monkeypatch):
     module.operation.verify()
 
 
+def count_cond_clones(monkeypatch, fun):
+    """How many times `fun` clones a jaxc.cond (regions included)."""
+    from mlir import ir
+    clones = []
+    base = ir.OpView.__mro__[1]  # Operation's and OpView's base, which defines clone
+    real_clone = base.clone
+
+    def counting_clone(op, *args, **kwargs):
+        if op.name == "jaxc.cond":
+            clones.append(op.name)
+        return real_clone(op, *args, **kwargs)
+    monkeypatch.setattr(base, "clone", counting_clone)
+    try:
+        fun()
+    finally:
+        monkeypatch.undo()
+    return len(clones)
+
+
+def test_derivatives_of_branch_functions_take_their_regions(monkeypatch):
+    """jaxc-autodiff erases each outlined branch function once its vjp is
+    inlined, so the vjp's cond rule moves the nest below into the next
+    level's functions instead of copying it: the top level (the user's
+    function, which stays) is the only cond copied. Copying cost N - k conds
+    at level k, then erasing them, N^2 in all (issue #20)."""
+    n = 30
+    grad = jaxc.jit(jaxc.grad(nested_conds_arg(n)))
+    clones = count_cond_clones(monkeypatch, lambda: on_big_stack(
+        lambda: grad.lower(np.float32(0.3)).as_text(stage="transformed")))
+    assert clones == 1, clones
+    for x in (0.3, -0.3):
+        got = float(on_big_stack(lambda: grad(np.float32(x))))
+        want = (nested_conds_arg_np(n, x + 1e-6) - nested_conds_arg_np(n, x - 1e-6)) / 2e-6
+        np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+def test_nested_conds_naming_functions_under_grad_jvp_and_hessian():
+    """Branch functions that name other functions (a custom_jvp rule at the
+    bottom of the nest) are walked, not assumed empty; a function derived
+    twice (jvp of grad: the hessian) is copied, not taken."""
+    @jaxc.custom_jvp
+    def f(x):
+        return jnp.exp(x)
+    f.defjvp(lambda p, t: (jnp.exp(p[0]), 3.0 * t[0] * p[0]))
+
+    def nest(n):
+        def level(k, y):
+            if k == 0:
+                return f(y)
+            return lax.cond(y > 0, lambda z: level(k - 1, z * 1.01), jnp.sin, y)
+        return lambda x: level(n, x)
+    n = 20
+    scale = 1.01 ** n
+    grad = jaxc.jit(jaxc.grad(nest(n)))
+    # f's rule: d f(u) = 3 u du, u = x * 1.01^n
+    np.testing.assert_allclose(float(on_big_stack(lambda: grad(np.float32(0.5)))), 3 * 0.5 * scale ** 2, rtol=1e-5)
+    np.testing.assert_allclose(float(on_big_stack(lambda: grad(np.float32(-0.5)))), np.cos(-0.5), rtol=1e-5)
+    hessian = jaxc.jit(jaxc.hessian(nest(n)))
+    np.testing.assert_allclose(float(on_big_stack(lambda: hessian(np.float32(0.5)))), 3 * scale ** 2, rtol=1e-5)
+    np.testing.assert_allclose(float(on_big_stack(lambda: hessian(np.float32(-0.5)))), -np.sin(-0.5), rtol=1e-5)
+    jvp = jaxc.jit(lambda x, t: jaxc.jvp(nest(n), (x,), (t,)))
+    primal, tangent = on_big_stack(lambda: jvp(np.float32(0.5), np.float32(2.0)))
+    np.testing.assert_allclose(float(primal), np.exp(0.5 * scale), rtol=1e-5)
+    np.testing.assert_allclose(float(tangent), 3 * 0.5 * scale * 2.0 * scale, rtol=1e-5)
+
+
 def test_grad_of_150_nested_conds_matches_finite_differences():
     # More levels than the 100 rounds jaxc-autodiff used to allow.
     n = 150
