@@ -34,6 +34,7 @@ from . import (  # noqa: E402
     jaxc_to_linalg,  # noqa: F401  jaxc-to-linalg
     keep_loops_rolled,  # noqa: F401  jaxc-keep-loops-rolled
     library_calls,  # noqa: F401  jaxc-library-calls
+    outline_deep_regions,  # noqa: F401  jaxc-outline-deep-regions
     outline_kernels,  # noqa: F401  jaxc-outline-kernels
     pad_sums_to_updates,  # noqa: F401  jaxc-pad-sums-to-updates
     partition,  # noqa: F401  jaxc-partition

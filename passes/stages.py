@@ -90,10 +90,12 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),
     Stage("transformed", ("jaxc-batch", "jaxc-autodiff", "jaxc-check-no-requests"),
           "vmap requests batched, then jvp/vjp requests expanded and custom rules inlined"),
-    Stage("optimized", ("jaxc-pad-sums-to-updates", "jaxc-expand-dft", "jaxc-expand-linalg", "jaxc-expand-top-k",
+    Stage("optimized", ("jaxc-outline-deep-regions",  # no function holds control flow nested 16 deep
+                        "jaxc-pad-sums-to-updates", "jaxc-expand-dft", "jaxc-expand-linalg", "jaxc-expand-top-k",
                         "jaxc-cleanup"),
-          "sums of disjoint zero pads written as updates; DFTs as matrix products and LU, Cholesky, QR, "
-          "eigh, SVD, triangular solves and top_k as loops of jaxc ops where no library is called; canonicalize, CSE "
+          "control flow nested 16 deep outlined into functions; sums of disjoint zero pads written as "
+          "updates; DFTs as matrix products and LU, Cholesky, QR, eigh, SVD, triangular solves and top_k as "
+          "loops of jaxc ops where no library is called; canonicalize, CSE "
           "and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse", "canonicalize"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),

@@ -202,6 +202,65 @@ def test_nested_conds_naming_functions_under_grad_jvp_and_hessian():
     np.testing.assert_allclose(float(tangent), 3 * 0.5 * scale * 2.0 * scale, rtol=1e-5)
 
 
+def function_depths(text, ops=("jaxc.cond",)):
+    """function name -> how many of `ops` it holds one inside the other."""
+    from mlir import ir
+
+    from jaxc.dialect import make_context
+    from jaxc.passes import ir as pir
+
+    def depth(op):
+        inner = [depth(child) for region in op.regions for block in region.blocks for child in block.operations]
+        return max(inner, default=0) + (op.name in ops)
+    module = ir.Module.parse(text, make_context())
+    return {name: depth(fn) for name, fn in pir.functions(module.operation).items()}
+
+
+def test_deep_nests_are_cut_into_functions_of_bounded_depth():
+    """jaxc-outline-deep-regions moves every branch nested 16 conds deep
+    into a function (upstream passes took N^2 time on N nested conds);
+    the program computes the same."""
+    n = 40
+    grad = jaxc.jit(jaxc.grad(nested_conds_arg(n)))
+    before = function_depths(on_big_stack(lambda: grad.lower(np.float32(0.3)).as_text(stage="transformed")))
+    after = function_depths(on_big_stack(lambda: grad.lower(np.float32(0.3)).as_text(stage="optimized")))
+    assert max(before.values()) == n, before
+    assert max(after.values()) <= 16 and len(after) >= 3, after
+    vmapped = jaxc.jit(jaxc.vmap(grad))
+    xs = np.array([0.3, -0.3, 2.0, -1.5], np.float32)
+    got = on_big_stack(lambda: np.asarray(vmapped(xs)))
+    want = [(nested_conds_arg_np(n, x + 1e-6) - nested_conds_arg_np(n, x - 1e-6)) / 2e-6 for x in xs.astype(np.float64)]
+    np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+def test_deep_nests_of_loops_run_as_before():
+    """Nested fori_loops and scans more than 16 deep (their bodies outlined
+    too) give the numbers of a Python loop."""
+    def nest(k, x):
+        if k == 0:
+            return jnp.sin(x)
+        if k % 2:
+            return lax.fori_loop(0, 2, lambda i, y: nest(k - 1, y) * 0.5 + 0.1, x)
+        return lax.scan(lambda c, _: (nest(k - 1, c), None), x, None, length=1)[0]
+
+    def nest_np(k, x):
+        if k == 0:
+            return np.sin(x)
+        if k % 2:
+            for _ in range(2):
+                x = nest_np(k - 1, x) * 0.5 + 0.1
+            return x
+        return nest_np(k - 1, x)
+    k = 18
+    x = np.array([0.3, -1.2, 2.5], np.float32)
+    f = jaxc.jit(lambda v: nest(k, v))
+    loops = ("jaxc.while", "jaxc.scan")
+    assert max(function_depths(on_big_stack(lambda: f.lower(x).as_text(stage="transformed")), loops).values()) == k
+    after = function_depths(on_big_stack(lambda: f.lower(x).as_text(stage="optimized")), loops)
+    assert max(after.values()) <= 16 and len(after) >= 2, after
+    np.testing.assert_allclose(on_big_stack(lambda: np.asarray(f(x))), nest_np(k, x.astype(np.float64)), rtol=1e-5)
+
+
 def test_grad_of_150_nested_conds_matches_finite_differences():
     # More levels than the 100 rounds jaxc-autodiff used to allow.
     n = 150
