@@ -44,8 +44,6 @@ from mlir import ir
 from mlir.dialects import func
 from mlir.passmanager import ExternalPass
 
-import jaxc.dialect as jd
-
 from .ir import append_block, function_named, functions, module_of, outline_region
 from .registry import register_pass
 
@@ -88,6 +86,7 @@ def _outline_below(block: ir.Block, depth: int, max_depth: int) -> list[ir.Opera
 def _outline(op: ir.Operation, index: int) -> ir.Operation:
     """Move region `index` of `op` into a new function; the region gets a
     block that calls it. Returns the function."""
+    import jaxc.dialect as jd  # not at import: listing passes never needs the compiled dialect
     region = op.regions[index]
     arg_types = [a.type for a in region.blocks[0].arguments]
     name = outline_region(op, index, PREFIX, take=True)
