@@ -221,6 +221,7 @@ def cuda_stages(chip: str | None = None) -> tuple[Stage, ...]:
             "func.func(gpu-map-parallel-loops)",
             "func.func(convert-parallel-loops-to-gpu)",
             "gpu-kernel-outlining",
+            "jaxc-gpu-one-kernel-module",  # else gpu-to-llvm's lookup of K kernel modules costs K^2
             "jaxc-gpu-device-memory",  # buffers only kernels use leave managed memory
             "func.func(gpu-async-region)",  # launches chained on one stream, no wait between
             "jaxc-gpu-sync-host-shared-allocs",

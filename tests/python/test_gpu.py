@@ -584,8 +584,10 @@ def test_gpu_host_path_against_a_stand_in_driver(tmp_path):
     stages.run_stages(module, "gpu", target="cuda")
     kernels = launches(module)
     assert kernels >= 3
-    # The constructors load each kernel module once; the call launches each once.
-    assert report["after_compile"]["module_loads"] == kernels
+    # All kernels live in one module (jaxc-gpu-one-kernel-module), which the
+    # constructors load once; the call launches each kernel once.
+    assert str(module).count("gpu.module @") == 1
+    assert report["after_compile"]["module_loads"] == 1
     assert report["after_call"]["launches"] == kernels
     assert report["after_call"]["streams_created"] == report["after_call"]["streams_destroyed"]
     assert report["results"] == [[[1000], "float32", True], [[], "float32", True], [[4], "float32", True]]
@@ -605,6 +607,6 @@ def test_gpu_host_path_against_a_stand_in_driver(tmp_path):
     assert report["devices"] == ["CpuDevice(id=0)", "CudaDevice(id=0)"]
     assert report["placed"] == ["CudaDevice(id=0)"] * 3 and all(report["managed"])
     # The exported program: its constructors load the kernels when jaxc_aot opens it.
-    assert report["aot_module_loads"] == kernels and report["aot_launches"] == kernels
+    assert report["aot_module_loads"] == 1 and report["aot_launches"] == kernels
     assert report["aot_balanced"] and report["aot_prefetches"] == 5
     assert report["aot_results"] == [[[1000], "float32"], [[], "float32"], [[4], "float32"]]
