@@ -271,15 +271,11 @@ def outline_regions(op: ir.Operation, base: str, indices: Sequence[int] | None =
     return names
 
 
-def _splice(block: ir.Block, arg_values: Sequence[ir.Value], before: ir.Operation) -> list[ir.Value]:
-    """Move `block`'s ops but its terminator before `before`, its arguments
-    replaced by `arg_values`; return what the terminator yields."""
-    return _splice_ops(block, arg_values, before)[0]
-
-
 def _splice_ops(block: ir.Block, arg_values: Sequence[ir.Value],
                 before: ir.Operation) -> tuple[list[ir.Value], list[ir.Operation]]:
-    """`_splice`, also returning the ops it moved."""
+    """Move `block`'s ops but its terminator before `before`, its arguments
+    replaced by `arg_values`; return what the terminator yields, and the ops
+    it moved."""
     for arg, value in zip(block.arguments, arg_values):
         arg.replace_all_uses_with(value)
     inner = list(block.operations)

@@ -1,18 +1,19 @@
-"""`jaxc-outline-deep-regions`: move the regions of `jaxc.cond`, `jaxc.while`
-and `jaxc.scan` ops nested `max-depth` such ops deep into private
-functions, so no function holds a deeper nest.
+"""`jaxc-outline-deep-regions`: the regions that hold control flow, of the
+`jaxc.cond`, `jaxc.while` and `jaxc.scan` ops nested `max-depth` such ops
+deep, move into private functions, so no function holds a deeper nest.
 
-Upstream passes spend time on a nest that grows with its depth at every
-level (the greedy rewriter puts a changed op's enclosing ops back on its
-worklist; dominance and constant hoisting walk up the enclosing ops), so
-every stage after `transformed` took time growing as N^2 in the depth of N
-nested conds (grad of 1280 nested `lax.cond`: 74 s). XLA keeps each branch
-of a conditional as a computation of its own for the same reason. Cut into
-functions of bounded depth, the nest costs each pass time in proportion to
-its size. The ops are isolated from above, so a region's block becomes the
-function's body as it is; the region keeps a block that calls it. Shallow
-programs (all of them but generated nests) are left as they are, and LLVM's
-inliner puts the bodies back together after the MLIR passes.
+Upstream passes take time growing with the depth of a nest at every level
+of it (the greedy rewriter puts a changed op's enclosing ops back on its
+worklist; erasing an op drops the references of everything under it at
+each level: docs/toolchain.md), so every stage after `transformed` took
+time growing as N^2 in the depth of N nested conds (grad of 1280 nested
+`lax.cond`: 74 s). XLA keeps each branch of a conditional as a computation
+of its own. Cut into functions of bounded depth, the nest costs each pass
+time in proportion to its size. The ops are isolated from above, so a
+region's block becomes the function's body as it is; the region keeps a
+block that calls it. Shallow programs (all of them but generated nests) are
+left as they are, and LLVM's inliner puts the bodies back together after
+the MLIR passes.
 
     (max-depth=1: the outer cond keeps its first branch, which holds no
     control flow, and calls its second)
