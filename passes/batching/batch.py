@@ -12,9 +12,10 @@ function, innermost first, until none is left.
 
 A request is ready when its callee reaches no vmap request (through calls,
 requests and custom rules). Expanding it derives `@f_vmap` once per (callee,
-in_axes, out_axes, axis_size, axis_name) and inlines it at the request. At
-the end, private functions nothing names any more are erased (a request left
-in one must not reach jaxc-autodiff).
+in_axes, out_axes, axis_size, axis_name) and inlines it at the request.
+After each round the derived functions and the private functions nothing
+names any more are erased (a request left in one would be expanded again
+in every later round, and must not reach jaxc-autodiff).
 Rules may leave new requests: control flow batches its regions through vmap
 requests on outlined functions, and a jvp/vjp request (vmap of grad) becomes
 a request on a batched callee; later rounds expand the vmaps, and
@@ -32,7 +33,9 @@ REQUEST = "jaxc.vmap"
 
 
 @register_pass("jaxc-batch", "expand jaxc.vmap requests into batched code")
-def batch(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100) -> None:
+def batch(op: ir.Operation, pass_: ExternalPass, *, max_rounds: int = 100_000) -> None:
+    """`max_rounds`: a safety net against rules that keep making requests (a
+    round per level of nested control flow: vmap of 300 nested conds takes 300)."""
     with op.context, op.location:
         try:
             for _ in range(max_rounds):
@@ -83,4 +86,10 @@ def _expand_ready_requests(module: ir.Operation) -> bool:
             derived[key] = derive(request, funcs[callee])
             funcs = functions(module)
         inline_call(request, funcs[derived[key]])
+    # Each derived function is inlined everywhere it was needed; left in the
+    # module, the requests its rules made would be expanded again in it, every
+    # round: vmap of N nested conds expanded ~N^2/2 requests (issue #20).
+    for name in derived.values():
+        funcs[name].erase()
+    erase_unused_private_functions(module)
     return True
