@@ -199,13 +199,22 @@ def erase_unused_private_functions(module: ir.Operation) -> None:
             fn.erase()
 
 
-def unique_symbol(module: ir.Operation, base: str) -> str:
-    taken = {symbol_name(o.operation) for o in module.regions[0].blocks[0].operations
-             if "sym_name" in o.operation.attributes}
+def symbol_names(op: ir.Operation) -> set[str]:
+    """The names of the symbols in `op`'s body (a module, a gpu.module)."""
+    return {symbol_name(o.operation) for o in op.regions[0].blocks[0].operations
+            if "sym_name" in o.operation.attributes}
+
+
+def unique_name(base: str, taken: Collection[str]) -> str:
+    """`base`, or `base_1`, `base_2`, ...: the first not in `taken`."""
     name, n = base, 1
     while name in taken:
         name, n = f"{base}_{n}", n + 1
     return name
+
+
+def unique_symbol(module: ir.Operation, base: str) -> str:
+    return unique_name(base, symbol_names(module))
 
 
 def new_function(module: ir.Operation, base: str, arg_types: Sequence[ir.Type],

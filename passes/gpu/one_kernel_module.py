@@ -26,7 +26,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import ExternalPass
 
-from ..ir import ops_named, symbol_name
+from ..ir import ops_named, symbol_name, symbol_names, unique_name
 from ..registry import register_pass
 
 
@@ -40,7 +40,7 @@ def one_kernel_module(op: ir.Operation, pass_: ExternalPass) -> None:
             return
         first = modules[0]
         into = first.regions[0].blocks[0]
-        taken = {symbol_name(o.operation) for o in into.operations if "sym_name" in o.operation.attributes}
+        taken = symbol_names(first)
         moved: dict[tuple[str, str], str] = {}  # (module, kernel) -> the kernel's name in the first module
         for module in modules[1:]:
             if _attributes(module) != _attributes(first) or not _kernels_only(module):
@@ -49,7 +49,7 @@ def one_kernel_module(op: ir.Operation, pass_: ExternalPass) -> None:
             for inner in list(module.regions[0].blocks[0].operations):
                 inner = inner.operation
                 name = symbol_name(inner)
-                new = name if name not in taken else _unique(module_name, taken)
+                new = name if name not in taken else unique_name(module_name, taken)
                 inner.attributes["sym_name"] = ir.StringAttr.get(new)
                 taken.add(new)
                 moved[(module_name, name)] = new
@@ -73,9 +73,3 @@ def _attributes(module: ir.Operation) -> list[tuple[str, str]]:
     """A module's attributes but its name, as text."""
     return sorted((name, str(module.attributes[name])) for name in module.attributes if name != "sym_name")
 
-
-def _unique(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        name, n = f"{base}_{n}", n + 1
-    return name
