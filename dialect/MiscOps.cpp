@@ -57,6 +57,7 @@ LogicalResult PsumOp::verify() { return verifyAxes(*this); }
 LogicalResult PmaxOp::verify() { return verifyAxes(*this); }
 LogicalResult PminOp::verify() { return verifyAxes(*this); }
 LogicalResult PmeanOp::verify() { return verifyAxes(*this); }
+LogicalResult PvaryOp::verify() { return verifyAxes(*this); }
 
 /// all_gather and all_to_all name at least one non-empty axis.
 static LogicalResult checkAxes(std::optional<Location> loc, StringRef name, ArrayAttr axes) {

@@ -50,11 +50,15 @@ class Jaxc_AllReduceOp<string mnemonic, string what>
     : Jaxc_Op<mnemonic, [Pure, SameOperandsAndResultType, InferTypeOpInterface]> {
   let summary = "the " # what # " over the devices of named axes";
   let description = "Every participant receives the " # what # " of `operand` "
-    # "over the mapped axes named in `axes`.\n\n```mlir\n%s = jaxc." # mnemonic
-    # " %x, axes = [\"i\"] : tensor<4xf32>\n```";
-  let arguments = (ins Jaxc_Tensor:$operand, StrArrayAttr:$axes);
+    # "over the mapped axes named in `axes`. `invariant` (set by "
+    # "`jaxc-infer-vma` in a shard_map body) makes it JAX's varying-to-invariant "
+    # "collective: its transpose is `jaxc.pvary`, not itself."
+    # "\n\n```mlir\n%s = jaxc." # mnemonic
+    # " %x, axes = [\"i\"] : tensor<4xf32>\n%t = jaxc." # mnemonic
+    # " %x, axes = [\"i\"] invariant : tensor<4xf32>\n```";
+  let arguments = (ins Jaxc_Tensor:$operand, StrArrayAttr:$axes, UnitAttr:$invariant);
   let results = (outs Jaxc_Tensor:$result);
-  let assemblyFormat = "$operand `,` `axes` `=` $axes attr-dict `:` type($result)";
+  let assemblyFormat = "$operand `,` `axes` `=` $axes (`invariant` $invariant^)? attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 def Jaxc_PsumOp : Jaxc_AllReduceOp<"psum", "sum">;
@@ -62,21 +66,45 @@ def Jaxc_PmaxOp : Jaxc_AllReduceOp<"pmax", "maximum">;
 def Jaxc_PminOp : Jaxc_AllReduceOp<"pmin", "minimum">;
 def Jaxc_PmeanOp : Jaxc_AllReduceOp<"pmean", "mean">;
 
+def Jaxc_PvaryOp : Jaxc_Op<"pvary", [Pure, SameOperandsAndResultType]> {
+  let summary = "mark a device-invariant value as varying over named axes";
+  let description = [{
+    The identity on values (JAX's `pcast(x, axes, to='varying')`): every
+    device of `axes` holds the same operand, and the result is typed as
+    differing among them. Its transpose is an invariant `jaxc.psum` over
+    `axes`, so the gradient of a value replicated across a shard_map's
+    devices sums their contributions. `jaxc-infer-vma` inserts it where a
+    shard_map body combines invariant and varying values.
+
+    ```mlir
+    %v = jaxc.pvary %w, axes = ["x", "y"] : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Jaxc_Tensor:$operand, StrArrayAttr:$axes);
+  let results = (outs Jaxc_Tensor:$result);
+  let assemblyFormat = "$operand `,` `axes` `=` $axes attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Jaxc_AllGatherOp : Jaxc_Op<"all_gather", [Pure,
     InferTypeOpAdaptor]> {
   let summary = "gather the operands of all devices of a named axis";
   let description = [{
     Stacks the `axis_size` operands along a new dimension `dimension`, or
-    concatenates them along it when `tiled`.
+    concatenates them along it when `tiled`. `invariant` is JAX's
+    `all_gather_invariant` (`to='invarying'`): the result is typed as the
+    same on every device, and its transpose is this device's slice of the
+    cotangent, not a reduce-scatter.
 
     ```mlir
     %g = jaxc.all_gather %x, axes = ["i"], dim = 0, axis_size = 4 : tensor<3xf32> -> tensor<4x3xf32>
+    %h = jaxc.all_gather %x, axes = ["i"], dim = 0, axis_size = 4 tiled invariant : tensor<3xf32> -> tensor<12xf32>
     ```
   }];
   let arguments = (ins Jaxc_Tensor:$operand, StrArrayAttr:$axes, I64Attr:$dimension,
-                   I64Attr:$axis_size, UnitAttr:$tiled);
+                   I64Attr:$axis_size, UnitAttr:$tiled, UnitAttr:$invariant);
   let results = (outs Jaxc_Tensor:$result);
-  let assemblyFormat = "$operand `,` `axes` `=` $axes `,` `dim` `=` $dimension `,` `axis_size` `=` $axis_size (`tiled` $tiled^)? attr-dict `:` type($operand) `->` type($result)";
+  let assemblyFormat = "$operand `,` `axes` `=` $axes `,` `dim` `=` $dimension `,` `axis_size` `=` $axis_size (`tiled` $tiled^)? (`invariant` $invariant^)? attr-dict `:` type($operand) `->` type($result)";
 }
 
 def Jaxc_AllToAllOp : Jaxc_Op<"all_to_all", [Pure,

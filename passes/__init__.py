@@ -31,6 +31,7 @@ from . import (  # noqa: E402
     expm1_log1p_to_libm,  # noqa: F401  jaxc-expm1-log1p-to-libm
     free_at_last_use,  # noqa: F401  jaxc-free-at-last-use
     fuse_elementwise_dags,  # noqa: F401  jaxc-fuse-elementwise-dags
+    infer_vma,  # noqa: F401  jaxc-infer-vma
     jaxc_to_linalg,  # noqa: F401  jaxc-to-linalg
     keep_loops_rolled,  # noqa: F401  jaxc-keep-loops-rolled
     library_calls,  # noqa: F401  jaxc-library-calls

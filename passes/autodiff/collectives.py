@@ -6,7 +6,13 @@ Each is linear in its operand: forward mode applies the same collective to
 the tangents, and reverse mode its transpose, as JAX's rules do:
 
     psum / pmean         <->  psum / pmean of the cotangents
-    all_gather           <->  psum, then this member's slice (reduce-scatter)
+    psum invariant       <->  pvary of the cotangents: JAX's varying-to-
+                              invariant collective
+    pvary                <->  invariant psum of the cotangents (the gradient
+                              of a value replicated over a shard_map's
+                              devices sums theirs)
+    all_gather           <->  psum, then this member's slice (reduce-scatter);
+                              marked `invariant`: the slice alone
     all_to_all           <->  all_to_all with split and concat axes swapped
     ppermute             <->  ppermute along the reversed pairs
     pmax / pmin          not differentiable (as in JAX)
@@ -35,8 +41,20 @@ def _linear(op, xs, ys, ts):
     return [None if ts[0] is None else apply_op(op, [ts[0]])[0]]
 
 
-def _self_transpose(op, xs, ys, cts):
-    return [apply_op(op, [cts[0]])[0]]
+def _reduction_transpose(op, xs, ys, cts):
+    """psum/pmean: themselves; an `invariant` psum (a shard_map body under
+    check_vma, passes/infer_vma.py, which also turns an invariant pmean into
+    psum and a division): a pvary."""
+    if "invariant" not in op.attributes:
+        return [apply_op(op, [cts[0]])[0]]
+    if op.name != "jaxc.psum":
+        raise RuleError(op, f"jaxc-autodiff: an invariant '{op.name}' has no transpose (jaxc-infer-vma "
+                            "writes invariant means as psum and a division)")
+    return [P.PVARY.bind(cts[0], axes=_names(op))]
+
+
+def _pvary_transpose(op, xs, ys, cts):
+    return [P.REDUCE_INVARIANT["psum"].bind(cts[0], axes=_names(op))]
 
 
 def _all_gather_transpose(op, xs, ys, cts):
@@ -45,7 +63,7 @@ def _all_gather_transpose(op, xs, ys, cts):
         raise RuleError(op, f"jaxc-autodiff: the transpose of '{op.name}' over several axes "
                             f"({', '.join(names)}) is not supported")
     dim = integer(op, "dimension")
-    total = P._REDUCE_PRIMS["psum"].bind(cts[0], axes=names)
+    total = cts[0] if "invariant" in op.attributes else P._REDUCE_PRIMS["psum"].bind(cts[0], axes=names)
     index = P.AXIS_INDEX.bind(name=names[0])
     x = xs[0]
     chunk = x.shape[dim] if "tiled" in op.attributes else 1
@@ -67,10 +85,11 @@ def _ppermute_transpose(op, xs, ys, cts):
     return [P.PPERMUTE.bind(cts[0], axes=_names(op), perm=reversed_pairs)]
 
 
-for _name in ("psum", "pmean", "all_gather", "all_to_all", "ppermute"):
+for _name in ("psum", "pmean", "pvary", "all_gather", "all_to_all", "ppermute"):
     JVP[f"jaxc.{_name}"] = _linear
     NOT_DIFFERENTIABLE.pop(f"jaxc.{_name}", None)
-VJP["jaxc.psum"] = VJP["jaxc.pmean"] = _self_transpose
+VJP["jaxc.psum"] = VJP["jaxc.pmean"] = _reduction_transpose
+VJP["jaxc.pvary"] = _pvary_transpose
 VJP["jaxc.all_gather"] = _all_gather_transpose
 VJP["jaxc.all_to_all"] = _all_to_all_transpose
 VJP["jaxc.ppermute"] = _ppermute_transpose

@@ -15,6 +15,9 @@ batch axis, which is what vmap's named axis means:
                                  of perm (a gather), zeros where nothing
                                  arrives; batched.
     axis_index                   an iota over the batch; batched.
+    pvary                        x, batched (an unbatched x broadcast over the
+                                 lanes: its transpose then sums them, as the
+                                 psum that transposes a pvary does).
 
     %s = jaxc.psum %x, axes = ["i"] : tensor<3xf32>        (x batched, B = 8)
   ->
@@ -205,6 +208,20 @@ def _ppermute(op, xs, batched, axis: Axis):
     return [x], [True]
 
 
+def _pvary(op, xs, batched, axis: Axis):
+    names = _names(op)
+    if axis.name not in names:
+        return _foreign(op, xs, batched, axis, names)
+    (x,), (b,) = xs, batched
+    x = x if b else broadcast_batch(x, axis.size)
+    rest = [n for n in names if n != axis.name]
+    if rest:  # the other names belong to enclosing vmaps
+        _check_bound(op, rest, axis)
+        x = rebuild(op, [x], [batched_type(op.results[0].type, axis.size)],
+                    axes=ir.ArrayAttr.get([ir.StringAttr.get(n) for n in rest]))[0]
+    return [x], [True]
+
+
 def _axis_index(op, xs, batched, axis: Axis):
     names = _names(op)
     if axis.name not in names:
@@ -215,6 +232,6 @@ def _axis_index(op, xs, batched, axis: Axis):
 RULES = {"jaxc.psum": _all_reduce("sum"), "jaxc.pmean": _all_reduce("mean"),
          "jaxc.pmax": _all_reduce("max"), "jaxc.pmin": _all_reduce("min"),
          "jaxc.all_gather": _all_gather, "jaxc.all_to_all": _all_to_all,
-         "jaxc.ppermute": _ppermute, "jaxc.axis_index": _axis_index}
+         "jaxc.ppermute": _ppermute, "jaxc.axis_index": _axis_index, "jaxc.pvary": _pvary}
 BATCH.update(RULES)
 AXIS_OPS.update(RULES)

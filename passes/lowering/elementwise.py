@@ -518,7 +518,7 @@ def bitcast_convert(op, elements) -> list[ir.Value]:
 
 
 def identity(op, elements) -> list[ir.Value]:
-    """stop_gradient, checkpoint_name: the operand itself."""
+    """stop_gradient, checkpoint_name, pvary: the operand itself."""
     return [op.operands[0]]
 
 
@@ -547,5 +547,6 @@ RULES.update({
     "jaxc.bitcast_convert": bitcast_convert,
     "jaxc.stop_gradient": identity,
     "jaxc.checkpoint_name": identity,
+    "jaxc.pvary": identity,  # a type change only (passes/infer_vma.py)
     "jaxc.optimization_barrier": optimization_barrier,
 })

@@ -14,11 +14,18 @@ some axes acts among the lanes that agree on the others. The arguments are
 cut into blocks per `in_specs` (a mesh axis a spec does not name: every
 device along it gets the same block), the results put together per
 `out_specs` (an axis the spec does not name: the block of the device at
-position 0 along it, the value being the same on all of them, which jaxc
-does not check). The results are Arrays with that `NamedSharding`.
+position 0 along it, the value being the same on all of them). The results
+are Arrays with that `NamedSharding`.
 
 Inside a trace (under jit, grad, vmap) the same function is nested vmaps,
 one per mesh axis with its name: the values are the same, as one program.
+
+With check_vma (the default) the per-device function is typed as JAX types
+it, by `jaxc-infer-vma` (passes/infer_vma.py): pvarys where replicated values
+meet varying ones, so that derivatives of replicated values sum over the
+devices, and JAX's ValueError for an output replicated over an axis it may
+vary over. Inside a trace its derivative requests are derived before the
+vmaps over the mesh axes are batched (docs/parallel.md).
 """
 from __future__ import annotations
 
@@ -50,12 +57,18 @@ def shard_map(f: Callable | None = None, mesh: Mesh | None = None, in_specs: Any
     `in_specs`/`out_specs` are pytree prefixes of the arguments / results
     with PartitionSpec leaves (None: replicated, `P()`); `axis_names`: the
     mesh axes the function maps over (default all; the others see whole
-    blocks, as replicated). `check_vma`/`check_rep` are accepted: jaxc does
-    not check that an output replicated per `out_specs` is the same on
-    every device (it takes the first)."""
+    blocks, as replicated). With `check_vma` (the default; `check_rep` is
+    its old name) the body is typed as JAX types it (passes/infer_vma.py):
+    derivatives of values replicated over the devices sum their
+    contributions, and an output that `out_specs` replicates over an axis it
+    may vary over is a ValueError. Without it, the values and derivatives of
+    pmap's per-device program, and a replicated output is the first
+    device's."""
     if f is None:
         return lambda g: shard_map(g, mesh, in_specs, out_specs, check_rep, auto,
                                    axis_names=axis_names, check_vma=check_vma)
+    if check_rep is not None:
+        check_vma = bool(check_rep)
     if not callable(f):
         raise TypeError(f"shard_map requires a callable for its first argument, got {type(f).__name__}")
     if out_specs is None:
@@ -63,7 +76,7 @@ def shard_map(f: Callable | None = None, mesh: Mesh | None = None, in_specs: Any
     if mesh is not None and not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map requires a Mesh for mesh, got {type(mesh).__name__}")
     return ShardMapFunction(f, mesh, in_specs, out_specs,
-                            None if axis_names is None else frozenset(axis_names))
+                            None if axis_names is None else frozenset(axis_names), bool(check_vma))
 
 
 def _specs(tree: Any, prefix: Any, what: str) -> list[PartitionSpec]:
@@ -160,8 +173,9 @@ class ShardMapFunction:
     """What `shard_map(f, ...)` returns."""
 
     def __init__(self, fun: Callable, mesh: Mesh | None, in_specs: Any, out_specs: Any,
-                 axis_names: frozenset | None) -> None:
+                 axis_names: frozenset | None, check_vma: bool = True) -> None:
         self._fun = fun
+        self._check_vma = check_vma
         self._mesh = mesh
         self._in_specs = in_specs
         self._out_specs = out_specs
@@ -234,6 +248,10 @@ class ShardMapFunction:
         mark_spmd(traced.module, axes)
         outs = tree_util.tree_unflatten(traced.out_tree, traced.out_avals)
         out_specs = _specs(outs, self._out_specs, "out_specs")
+        if self._check_vma:
+            from jaxc.passes.ir import function_named
+            body = function_named(traced.module.operation, traced.name)
+            self._typed(body, layouts, axes, mesh, outs, out_specs)
         sizes = dict(axes)
         out_layouts, out_shardings = [], []
         for i, (aval, spec) in enumerate(zip(traced.out_avals, out_specs)):
@@ -249,6 +267,53 @@ class ShardMapFunction:
             out_layouts.append(_Layout(shape, spec, axes, f"out_specs of output leaf {i}"))
             out_shardings.append(NamedSharding(mesh, spec))
         return traced, out_layouts, out_shardings, compile_traced(traced)
+
+    def _typed(self, body: Any, layouts: list, axes: list, mesh: Mesh, outs: Any,
+               out_specs: list[PartitionSpec]) -> None:
+        """Type the per-device function `body` as JAX does under check_vma
+        (`jaxc-infer-vma`): arguments vary over the axes their specs name
+        (values it closes over over none); then each output must vary only
+        over axes its out_spec names, else JAX's ValueError."""
+        from jaxc.passes import infer_vma
+        n_args = len(body.regions[0].blocks[0].arguments)
+        arg_axes = [[n for n, _ in axes if n in layout.used] for layout in layouts]
+        with body.context:
+            infer_vma.mark(body, axes, arg_axes + [[]] * (n_args - len(arg_axes)))
+            varying = infer_vma.infer(body)
+        paths = [tree_util.keystr(path) for path, _ in tree_util.tree_flatten_with_path(outs)[0]]
+        single = isinstance(self._out_specs, PartitionSpec)
+        failures = []
+        for path, vma, spec in zip(paths, varying, out_specs):
+            named = {a for d in range(len(spec)) for a in spec.axes_of(d)}
+            unmentioned = [n for n in mesh.axis_names if n not in named]
+            wrong = [n for n in unmentioned if n in vma]
+            if not wrong:
+                continue
+            where = "" if single else path
+            if len(unmentioned) > 1:
+                failures.append(
+                    f"* out_specs{where} is {spec} which implies that the corresponding output value is "
+                    f"only varying across mesh axes {{{','.join(n for n in mesh.axis_names if n in named)}}} "
+                    f"and not {{{','.join(wrong)}}}, but it was inferred to be possibly varying over "
+                    f"{{{','.join(vma)}}}")
+            else:
+                failures.append(
+                    f"* out_specs{where} is {spec} which implies that the corresponding output value is "
+                    f"replicated across mesh axis '{unmentioned[0]}', but could not infer replication "
+                    "over any axes")
+        if not failures:
+            return
+        if len(failures) == 1:
+            failures = [failures[0][2:]]
+        name = getattr(self._fun, "__name__", str(self._fun))
+        raise ValueError(
+            f"{core.where()}: shard_map applied to the function '{name}' was given out_specs which "
+            f"require replication which can't be statically inferred given the mesh:\n\n"
+            f"The mesh given has shape {tuple(mesh.shape.values())} with corresponding axis names "
+            f"{tuple(mesh.axis_names)}.\n\n" + "\n\n".join(failures) + "\n\n"
+            "Check if these output values are meant to be replicated over those mesh axes. If not, "
+            "consider revising the corresponding out_specs entries. If so, consider disabling the "
+            "check by passing the check_vma=False argument to `jax.shard_map`.")
 
     def _as_vmaps(self, args: tuple, leaves: list, in_tree: Any, specs: list, axes: list) -> Any:
         """Inside a trace: nested vmaps, one per mesh axis (outermost first),
@@ -267,9 +332,13 @@ class ShardMapFunction:
         box: dict[str, Any] = {}
 
         def body(*xs: Any) -> Any:
+            scope = core.current_scope()
+            assert scope is not None  # vmap traces the body in a scope of its own
+            box["function"] = scope.block.owner  # the per-device function being traced
             out = self._fun(*tree_util.tree_unflatten(in_tree, list(xs)))
             out_leaves, box["tree"] = tree_util.tree_flatten(out)
             box["specs"] = _specs(out, self._out_specs, "out_specs")
+            box["outs"] = out
             return out_leaves
         mapped = body
         for depth in reversed(range(len(names))):  # the first mesh axis outermost
@@ -277,6 +346,13 @@ class ShardMapFunction:
             mapped = vmap(mapped, in_axes=in_axes, out_axes=0, axis_size=axes[depth][1],
                           axis_name=names[depth])
         out_leaves = mapped(*moved)
+        if self._check_vma:
+            mesh = self._mesh_axes()[0]
+            per_device = box["function"].operation
+            self._typed(per_device, layouts, axes, mesh, box["outs"], box["specs"])
+            from jaxc.passes import infer_vma
+            with per_device.context:
+                infer_vma.expand_requests_first(per_device, axes)
         sizes = dict(axes)
         results = []
         for y, spec in zip(out_leaves, box["specs"]):

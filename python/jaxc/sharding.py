@@ -151,7 +151,7 @@ class PartitionSpec(tuple):
         return super().__new__(cls, partitions)
 
     def __repr__(self) -> str:
-        return f"PartitionSpec({', '.join(map(repr, self))})"
+        return f"P({', '.join(map(repr, self))})"  # JAX 0.10's repr
 
     def __reduce__(self):
         return (PartitionSpec, tuple(self))

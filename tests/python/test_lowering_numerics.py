@@ -468,12 +468,14 @@ _unary_int_cases()
 
 
 def _identity_cases():
-    """checkpoint_name and optimization_barrier: the values as they are (the
-    barrier's copy included)."""
+    """checkpoint_name, pvary and optimization_barrier: the values as they
+    are (the barrier's copy included; pvary only types a shard_map value)."""
     for dt in (F32, I32):
         x = fvals(dt, [1.5, -2.0, 0.0, 7.25]) if dt == F32 else np.array([3, -4, 0, 9], dt)
         UNARY_CASES.append(add(Case(f"checkpoint_name-{el(dt)}", f"unary-{el(dt)}", [x],
                                     f'$r = jaxc.checkpoint_name $0 name = "h" : {tta(x)}', x.copy())))
+        UNARY_CASES.append(add(Case(f"pvary-{el(dt)}", f"unary-{el(dt)}", [x],
+                                    f'$r = jaxc.pvary $0, axes = ["i"] : {tta(x)}', x.copy())))
         UNARY_CASES.append(add(Case(f"optimization_barrier-{el(dt)}", f"unary-{el(dt)}", [x],
                                     f"$r = jaxc.optimization_barrier $0 : {tta(x)}", x.copy())))
 

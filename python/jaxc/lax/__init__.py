@@ -9,8 +9,8 @@ from ._ops import *  # noqa: F401,F403
 from ._ops import GatherDimensionNumbers, ScatterDimensionNumbers, _with_weak, complex, pow, round, slice  # noqa: F401
 from ._control_flow import *  # noqa: F401,F403
 from ._fft import FftType, fft  # noqa: F401
-from ._parallel import (all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute,  # noqa: F401
-                        psum)
+from ._parallel import (all_gather, all_to_all, axis_index, pcast,  # noqa: F401
+                        pmax, pmean, pmin, ppermute, psum, pvary)
 from ._more import *  # noqa: F401,F403
 from ._special import *  # noqa: F401,F403
 from ._extra import *  # noqa: F401,F403

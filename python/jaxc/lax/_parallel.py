@@ -12,10 +12,13 @@ binds the name (passes/batching/collectives.py):
       expanded: %s = jaxc.reduce sum %xs, dims = [0] : tensor<8x3xf32> -> tensor<3xf32>
 
 The functions map over pytrees (`psum({"a": x, "b": y}, "i")`). `axis_name`
-may be a tuple of names for the reductions and `axis_index` (the axes are
-then flattened in order, the first outermost); `all_gather`, `all_to_all`
-and `ppermute` over several names are emitted but not batched yet.
-`axis_index_groups` is not supported. As in JAX, `psum` of a Python scalar
+may be a tuple of names (the axes are then flattened in order, the first
+outermost): reductions and `axis_index` take them as they are; `all_gather`
+over several names is one gather per name, and `all_to_all` and `ppermute`
+gather every member's operand and take their part of it.
+`axis_index_groups` is not supported. `pcast(x, axes, to='varying')` (and
+its older name `pvary`) types a value as varying in a shard_map body
+(`jaxc.pvary`, passes/infer_vma.py). As in JAX, `psum` of a Python scalar
 is concrete (`psum(1, "i")` is the axis size) and `pmean` of integers is a
 float.
 """
@@ -32,7 +35,8 @@ import jaxc.dialect as jd
 from .. import core, dtypes, tree_util
 from . import _ops as lax
 
-__all__ = ["psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "ppermute", "axis_index"]
+__all__ = ["psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "ppermute", "axis_index", "pcast",
+           "pvary"]
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 
@@ -82,8 +86,14 @@ def _axes_attr(names: Sequence[str]) -> ir.Attribute:
 _ALL_REDUCE = {"psum": jd.PsumOp, "pmax": jd.PmaxOp, "pmin": jd.PminOp, "pmean": jd.PmeanOp}
 _REDUCE_PRIMS = {name: lax._primitive(name, lambda x, axes, _op=op: _op(x, _axes_attr(axes)).result)
                  for name, op in _ALL_REDUCE.items()}
-ALL_GATHER = lax._primitive("all_gather", lambda x, axes, dimension, axis_size, tiled: jd.AllGatherOp(
-    x, _axes_attr(axes), dimension, axis_size, tiled=True if tiled else None).result)
+# psum marked `invariant` (passes/infer_vma.py): the transpose of a pvary
+REDUCE_INVARIANT = {name: lax._primitive(f"{name}_invariant", lambda x, axes, _op=op: _op(
+    x, _axes_attr(axes), invariant=True).result) for name, op in _ALL_REDUCE.items()}
+PVARY = lax._primitive("pvary", lambda x, axes: jd.PvaryOp(x, _axes_attr(axes)).result)
+ALL_GATHER = lax._primitive("all_gather", lambda x, axes, dimension, axis_size, tiled, invariant=False:
+                            jd.AllGatherOp(x, _axes_attr(axes), dimension, axis_size,
+                                           tiled=True if tiled else None,
+                                           invariant=True if invariant else None).result)
 ALL_TO_ALL = lax._primitive("all_to_all", lambda x, axes, split_axis, concat_axis, axis_size: jd.AllToAllOp(
     x, _axes_attr(axes), split_axis, concat_axis, axis_size).result)
 PPERMUTE = lax._primitive("ppermute", lambda x, axes, perm: jd.PpermuteOp(
@@ -169,9 +179,18 @@ def _canonical_axis(axis: Any, ndim: int, what: str, name: str) -> int:
 
 
 def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0,
-               tiled: bool = False) -> Any:
+               tiled: bool = False, to: str = "varying") -> Any:
     """Every member's `x`, stacked along a new dimension `axis` (or, when
-    `tiled`, concatenated along the existing dimension `axis`)."""
+    `tiled`, concatenated along the existing dimension `axis`). In a
+    shard_map body the result varies over the axes (its transpose sums the
+    cotangents and scatters them); with `to='invarying'` it is the same on
+    every device (JAX's all_gather_invariant: its transpose is this
+    device's slice of the cotangent)."""
+    if to not in ("varying", "invarying", "reduced"):
+        raise ValueError(f"{core.where()}: Got unexpected `to` value for `jax.lax.all_gather`. Allowed "
+                         f"`to` values are: {{'varying', 'reduced', 'invarying'}}")
+    if to == "reduced":
+        raise NotImplementedError(f"{core.where()}: lax.all_gather(..., to='reduced') is not supported")
     names = _names(axis_name, "all_gather")
     _check_no_groups(axis_index_groups, "all_gather")
     size = _group_size(names)
@@ -182,8 +201,61 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
             raise ValueError(f"{core.where()}: lax.all_gather: tiled=True needs an operand of rank >= 1, "
                              f"got {leaf.aval.str_short()}")
         dim = _canonical_axis(axis, leaf.ndim if tiled else leaf.ndim + 1, "all_gather", "axis")
-        return ALL_GATHER.bind(leaf, axes=names, dimension=dim, axis_size=size, tiled=bool(tiled))
+        if len(names) > 1:
+            return _gather_over(leaf, names, dim, bool(tiled), to == "invarying")
+        return ALL_GATHER.bind(leaf, axes=names, dimension=dim, axis_size=size, tiled=bool(tiled),
+                               invariant=to == "invarying")
     return _tree_map(one, x)
+
+
+def _gather_over(leaf: Any, names: Sequence[str], dim: int, tiled: bool, invariant: bool) -> Any:
+    """all_gather over several names (their members flattened, the first name
+    outermost, as `axis_index` numbers them): one gather per name, the last
+    first, each stacking at `dim`, then the stacked dims merged (with the
+    gathered dim, when tiled)."""
+    out = leaf
+    for name in reversed(names):
+        out = ALL_GATHER.bind(out, axes=(name,), dimension=dim, axis_size=_axis_size(name), tiled=False,
+                              invariant=invariant)
+    merged = len(names) + (1 if tiled else 0)
+    shape = list(out.shape)
+    return lax.reshape(out, shape[:dim] + [math.prod(shape[dim:dim + merged])] + shape[dim + merged:])
+
+
+def _own_rows(gathered: Any, names: Sequence[str], sources: Sequence[int]) -> Any:
+    """Row `sources[i]` of `gathered` (every member's value stacked along
+    dim 0) on member i of the flattened `names`; zeros where it is -1."""
+    me = axis_index(tuple(names))
+    table = lax.constant(np.array([max(s, 0) for s in sources], np.int32))
+    row = lax.dynamic_index_in_dim(gathered, lax.dynamic_index_in_dim(table, me, 0, keepdims=False), 0,
+                                   keepdims=False)
+    if all(s >= 0 for s in sources):
+        return row
+    receives = lax.dynamic_index_in_dim(lax.constant(np.array([s >= 0 for s in sources])), me, 0, keepdims=False)
+    return lax.select(lax.broadcast_in_dim(receives, row.shape, ()), row, lax.full(row.shape, 0, row.dtype))
+
+
+def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
+    """`to='varying'`: `x`, typed in a shard_map body as varying over the
+    named axes (JAX's pvary: the identity on values, whose transpose sums
+    the cotangents over the axes)."""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"{core.where()}: axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    if to not in ("varying", "reduced", "unreduced"):
+        raise ValueError(f"{core.where()}: Got unexpected `to` value. Allowed `to` values are: "
+                         f"{{'unreduced', 'reduced', 'varying'}}")
+    if to != "varying":
+        raise NotImplementedError(f"{core.where()}: lax.pcast(..., to={to!r}) is not supported")
+    if not axis_name:
+        return x
+    names = _names(axis_name, "pcast")
+    _group_size(names)
+    return _tree_map(lambda leaf: PVARY.bind(_operand(leaf, "pcast"), axes=names), x)
+
+
+def pvary(x: Any, axis_name: Any) -> Any:
+    """`pcast(x, axis_name, to='varying')` (its older name)."""
+    return pcast(x, axis_name, to="varying")
 
 
 def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
@@ -219,11 +291,34 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
             else:
                 split += 1
             leaf = lax.expand_dims(leaf, (concat,))
-        out = ALL_TO_ALL.bind(leaf, axes=names, split_axis=split, concat_axis=concat, axis_size=size)
+        if len(names) > 1:
+            out = _all_to_all_over(leaf, names, split, concat, size)
+        else:
+            out = ALL_TO_ALL.bind(leaf, axes=names, split_axis=split, concat_axis=concat, axis_size=size)
         if not tiled and split != concat:
             out = lax.squeeze(out, (split,))
         return out
     return _tree_map(one, x)
+
+
+def _all_to_all_over(leaf: Any, names: Sequence[str], split: int, concat: int, size: int) -> Any:
+    """all_to_all over several names: every member's operand gathered, then
+    this member's chunk of each (chunk i of member j's split axis, i this
+    member's flattened index), concatenated in member order along `concat`.
+    (Every operand reaches every member: more than the exchange needs, as
+    the MPI path does across processes.)"""
+    gathered = _gather_over(leaf, names, 0, False, False)  # (size, *leaf.shape)
+    chunk = leaf.shape[split] // size
+    me = axis_index(tuple(names))
+    starts = [lax.full((), 0, np.int32)] * gathered.ndim
+    starts[split + 1] = lax.mul(me, np.int32(chunk))
+    sizes = list(gathered.shape)
+    sizes[split + 1] = chunk
+    pieces = lax.dynamic_slice(gathered, starts, sizes)  # (size, ..., chunk, ...)
+    order = list(range(1, concat + 1)) + [0] + list(range(concat + 1, pieces.ndim))
+    moved = lax.transpose(pieces, order)  # the member dim right before concat's
+    shape = list(moved.shape)
+    return lax.reshape(moved, shape[:concat] + [shape[concat] * shape[concat + 1]] + shape[concat + 2:])
 
 
 def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
@@ -244,6 +339,12 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
         raise ValueError(f"{core.where()}: lax.ppermute: perm pair {bad[0]} is out of range for the axis "
                          f"{'/'.join(names)} of size {size}")
     flat = tuple(i for p in pairs for i in p)
+    if len(names) > 1:  # every member's value gathered, each takes its source's row
+        sources = [-1] * size
+        for src, dst in pairs:
+            sources[dst] = src
+        return _tree_map(lambda leaf: _own_rows(_gather_over(_operand(leaf, "ppermute"), names, 0, False, False),
+                                                names, sources), x)
     return _tree_map(lambda leaf: PPERMUTE.bind(_operand(leaf, "ppermute"), axes=names, perm=flat), x)
 
 

@@ -83,3 +83,20 @@ func.func @axis_index() -> (tensor<i32>, tensor<i32>) {
   %j = jaxc.axis_index "batch" : tensor<i32>
   return %i, %j : tensor<i32>, tensor<i32>
 }
+
+// The check_vma forms (passes/infer_vma.py): `invariant` reductions and
+// gathers, and pvary.
+// CHECK-LABEL: func.func @typed(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<12xf32>)
+// CHECK-NEXT: %[[V:[a-z0-9_]+]] = jaxc.pvary %[[X]], axes = ["i", "j"] : tensor<3xf32>
+// CHECK-NEXT: %[[S:[a-z0-9_]+]] = jaxc.psum %[[V]], axes = ["i"] invariant : tensor<3xf32>
+// CHECK-NEXT: %[[M:[a-z0-9_]+]] = jaxc.pmax %[[V]], axes = ["i", "j"] invariant : tensor<3xf32>
+// CHECK-NEXT: %[[G:[a-z0-9_]+]] = jaxc.all_gather %[[V]], axes = ["i"], dim = 0, axis_size = 4 tiled invariant : tensor<3xf32> -> tensor<12xf32>
+// CHECK-NEXT: return %[[V]], %[[S]], %[[M]], %[[G]]
+func.func @typed(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<12xf32>) {
+  %v = jaxc.pvary %x, axes = ["i", "j"] : tensor<3xf32>
+  %s = jaxc.psum %v, axes = ["i"] invariant : tensor<3xf32>
+  %m = jaxc.pmax %v, axes = ["i", "j"] invariant : tensor<3xf32>
+  %g = jaxc.all_gather %v, axes = ["i"], dim = 0, axis_size = 4 tiled invariant : tensor<3xf32> -> tensor<12xf32>
+  return %v, %s, %m, %g : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<12xf32>
+}

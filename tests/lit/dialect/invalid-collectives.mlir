@@ -212,3 +212,19 @@ func.func @axis_index_empty_name() {
   %0 = jaxc.axis_index "" : tensor<i32>
   return
 }
+
+// -----
+
+func.func @pvary_without_axes(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'jaxc.pvary' op needs at least one axis name in 'axes'}}
+  %0 = jaxc.pvary %x, axes = [] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @pvary_changes_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'jaxc.pvary' op requires the same type for all operands and results}}
+  %0 = "jaxc.pvary"(%x) {axes = ["i"]} : (tensor<4xf32>) -> tensor<4xf64>
+  return
+}
