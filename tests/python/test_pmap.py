@@ -132,6 +132,37 @@ def test_axis_index_and_psum_scatter():
     np.testing.assert_allclose(np.asarray(p[1]), np.asarray(v[1]), rtol=1e-6)
 
 
+@pytest.mark.parametrize("groups", [[[0, 2], [1, 3]], [[3, 0], [2, 1]], [[0, 1, 2, 3]]])
+def test_axis_index_groups(groups):
+    """Each member reduces / gathers within its group (in the group's order);
+    the values of JAX's pmap (checked against JAX 0.10 once)."""
+    x = rand(N, 3)
+    group_of = {m: g for g in groups for m in g}
+    for name, reduce in (("psum", np.sum), ("pmax", np.max), ("pmin", np.min), ("pmean", np.mean)):
+        p, v = both(lambda a, name=name: getattr(lax, name)(a, "i", axis_index_groups=groups), x, axis_name="i")
+        expected = np.stack([reduce(x[group_of[m]], 0) for m in range(N)])
+        np.testing.assert_allclose(np.asarray(p), expected, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(np.asarray(v), expected, rtol=1e-6, err_msg=name)
+    ints = jaxc.pmap(lambda a: lax.psum(a, "i", axis_index_groups=groups), axis_name="i")(np.arange(N))
+    np.testing.assert_array_equal(np.asarray(ints), [sum(group_of[m]) for m in range(N)])
+    size = jaxc.pmap(lambda a: a * lax.psum(1, "i", axis_index_groups=groups), axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(size), x * len(groups[0]), rtol=1e-6)
+    for tiled in (False, True):
+        p, v = both(lambda a: lax.all_gather(a, "i", axis_index_groups=groups, axis=0, tiled=tiled), x,
+                    axis_name="i")
+        expected = np.stack([x[group_of[m]] for m in range(N)])  # (member, group member, 3)
+        if tiled:
+            expected = expected.reshape(N, -1)  # concatenated along the rows' one dim
+        np.testing.assert_array_equal(np.asarray(p), expected)
+        np.testing.assert_array_equal(np.asarray(v), expected)
+    # the gradient of a grouped psum: the group's cotangents summed
+    g = jaxc.pmap(jaxc.grad(lambda a: jnp.sum(jnp.sin(lax.psum(a, "i", axis_index_groups=groups)))),
+                  axis_name="i")(x)
+    sums = np.stack([x[group_of[m]].sum(0) for m in range(N)])
+    np.testing.assert_allclose(np.asarray(g), np.stack([np.cos(sums[group_of[m]]).sum(0) for m in range(N)]),
+                               rtol=1e-5)
+
+
 def test_several_collectives_in_one_program():
     """Lanes meet at every collective in order, in loops too (fori_loop)."""
     def f(a):

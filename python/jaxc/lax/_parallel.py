@@ -16,7 +16,9 @@ may be a tuple of names (the axes are then flattened in order, the first
 outermost): reductions and `axis_index` take them as they are; `all_gather`
 over several names is one gather per name, and `all_to_all` and `ppermute`
 gather every member's operand and take their part of it.
-`axis_index_groups` is not supported. `pcast(x, axes, to='varying')` (and
+`axis_index_groups` (psum, pmean, pmax, pmin, all_gather) reduce or gather
+within each member's group: every member's value gathered, the group's
+taken. `pcast(x, axes, to='varying')` (and
 its older name `pvary`) types a value as varying in a shard_map body
 (`jaxc.pvary`, passes/infer_vma.py). As in JAX, `psum` of a Python scalar
 is concrete (`psum(1, "i")` is the axis size) and `pmean` of integers is a
@@ -75,6 +77,52 @@ def _check_no_groups(axis_index_groups: Any, what: str) -> None:
         raise NotImplementedError(f"{core.where()}: lax.{what}: axis_index_groups is not supported")
 
 
+def _groups(axis_index_groups: Any, names: Sequence[str], what: str) -> list[list[int]] | None:
+    """`axis_index_groups` checked as JAX checks them: equal groups that
+    cover the members of the (flattened) axes exactly once."""
+    if axis_index_groups is None:
+        return None
+    try:
+        groups = [[lax.operator_index(i) for i in group] for group in axis_index_groups]
+    except TypeError:
+        raise TypeError(f"{core.where()}: lax.{what}: axis_index_groups must be a sequence of sequences of "
+                        f"ints, got {axis_index_groups!r}") from None
+    if not groups or {i for g in groups for i in g} != set(range(len(groups) * len(groups[0]))) \
+            or any(len(g) != len(groups[0]) for g in groups):
+        raise ValueError(f"{core.where()}: axis_index_groups must cover all indices exactly once")
+    size = _group_size(names)
+    if len(groups) * len(groups[0]) != size:
+        raise ValueError(f"{core.where()}: lax.{what}: axis_index_groups cover {len(groups) * len(groups[0])} "
+                         f"members, but the axis {'/'.join(names)} has {size}")
+    return groups
+
+
+def _in_my_group(names: Sequence[str], groups: list[list[int]]) -> Any:
+    """A bool vector over the members: those in this member's group."""
+    group_of = {m: g for g, members in enumerate(groups) for m in members}
+    table = np.array([[group_of[k] == group_of[m] for k in range(len(group_of))] for m in range(len(group_of))])
+    return lax.dynamic_index_in_dim(lax.constant(table), axis_index(tuple(names)), 0, keepdims=False)
+
+
+def _grouped_reduction(leaf: Any, names: Sequence[str], groups: list[list[int]], kind: str) -> Any:
+    """psum/pmax/pmin within this member's group: every member's value
+    gathered, the others' masked out, reduced."""
+    gathered = _gather_over(leaf, names, 0, False, False)
+    mine = lax.broadcast_in_dim(_in_my_group(names, groups), gathered.shape, (0,))
+    if kind == "sum":
+        neutral: Any = 0
+    elif leaf.dtype == np.bool_:
+        neutral = kind == "min"
+    else:
+        info = np.finfo(leaf.dtype) if dtypes.issubdtype(leaf.dtype, np.inexact) else np.iinfo(leaf.dtype)
+        neutral = -np.inf if kind == "max" and info.dtype.kind == "f" else \
+            np.inf if info.dtype.kind == "f" else (info.min if kind == "max" else info.max)
+    masked = lax.select(mine, gathered, lax.full(gathered.shape, neutral, leaf.dtype))
+    if leaf.dtype == np.bool_:
+        return {"max": lax.reduce_or, "min": lax.reduce_and}[kind](masked, (0,))
+    return {"sum": lax.reduce_sum, "max": lax.reduce_max, "min": lax.reduce_min}[kind](masked, (0,))
+
+
 def _axes_attr(names: Sequence[str]) -> ir.Attribute:
     return ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names])
 
@@ -120,8 +168,8 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     are summed as int32; a Python scalar gives a Python scalar (so
     `psum(1, name)` is the axis size)."""
     names = _names(axis_name, "psum")
-    _check_no_groups(axis_index_groups, "psum")
-    size = _group_size(names)
+    groups = _groups(axis_index_groups, names, "psum")
+    size = _group_size(names) if groups is None else len(groups[0])
 
     def one(leaf: Any) -> Any:
         if type(leaf) in _PYTHON_SCALARS:
@@ -129,6 +177,8 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
         leaf = _operand(leaf, "psum")
         if leaf.dtype == np.bool_:
             leaf = lax.convert_element_type(leaf, np.int32)
+        if groups is not None:
+            return _grouped_reduction(leaf, names, groups, "sum")
         return _REDUCE_PRIMS["psum"].bind(leaf, axes=names)
     return _tree_map(one, x)
 
@@ -136,8 +186,10 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 def _reducer(name: str, doc: str):
     def apply(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
         names = _names(axis_name, name)
-        _check_no_groups(axis_index_groups, name)
+        groups = _groups(axis_index_groups, names, name)
         _group_size(names)
+        if groups is not None:
+            return _tree_map(lambda leaf: _grouped_reduction(_operand(leaf, name), names, groups, name[1:]), x)
         return _tree_map(lambda leaf: _REDUCE_PRIMS[name].bind(_operand(leaf, name), axes=names), x)
     apply.__name__ = apply.__qualname__ = name
     apply.__doc__ = doc
@@ -152,17 +204,17 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """The mean of `x` over the named axes; every member gets it. Integers
     and booleans give floats (`psum(x) / size`, as JAX)."""
     names = _names(axis_name, "pmean")
-    _check_no_groups(axis_index_groups, "pmean")
-    size = _group_size(names)
+    groups = _groups(axis_index_groups, names, "pmean")
+    size = _group_size(names) if groups is None else len(groups[0])
 
     def one(leaf: Any) -> Any:
         if type(leaf) in _PYTHON_SCALARS:
             return leaf * size / size
         leaf = _operand(leaf, "pmean")
-        if dtypes.issubdtype(leaf.dtype, np.inexact):
+        if dtypes.issubdtype(leaf.dtype, np.inexact) and groups is None:
             return _REDUCE_PRIMS["pmean"].bind(leaf, axes=names)
         from .. import numpy as jnp
-        return jnp.true_divide(psum(leaf, names), size)
+        return jnp.true_divide(psum(leaf, names, axis_index_groups=groups), size)
     return _tree_map(one, x)
 
 
@@ -192,7 +244,7 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
     if to == "reduced":
         raise NotImplementedError(f"{core.where()}: lax.all_gather(..., to='reduced') is not supported")
     names = _names(axis_name, "all_gather")
-    _check_no_groups(axis_index_groups, "all_gather")
+    groups = _groups(axis_index_groups, names, "all_gather")
     size = _group_size(names)
 
     def one(leaf: Any) -> Any:
@@ -201,6 +253,8 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
             raise ValueError(f"{core.where()}: lax.all_gather: tiled=True needs an operand of rank >= 1, "
                              f"got {leaf.aval.str_short()}")
         dim = _canonical_axis(axis, leaf.ndim if tiled else leaf.ndim + 1, "all_gather", "axis")
+        if groups is not None:
+            return _gather_group(leaf, names, groups, dim, bool(tiled))
         if len(names) > 1:
             return _gather_over(leaf, names, dim, bool(tiled), to == "invarying")
         return ALL_GATHER.bind(leaf, axes=names, dimension=dim, axis_size=size, tiled=bool(tiled),
@@ -220,6 +274,22 @@ def _gather_over(leaf: Any, names: Sequence[str], dim: int, tiled: bool, invaria
     merged = len(names) + (1 if tiled else 0)
     shape = list(out.shape)
     return lax.reshape(out, shape[:dim] + [math.prod(shape[dim:dim + merged])] + shape[dim + merged:])
+
+
+def _gather_group(leaf: Any, names: Sequence[str], groups: list[list[int]], dim: int, tiled: bool) -> Any:
+    """all_gather within this member's group: every member's value gathered,
+    then the rows of the group's members, in the group's order."""
+    gathered = _gather_over(leaf, names, 0, False, False)  # (members, *leaf.shape)
+    group_of = {m: g for g, members in enumerate(groups) for m in members}
+    table = np.array([groups[group_of[m]] for m in range(len(group_of))], np.int32)
+    rows = lax.dynamic_index_in_dim(lax.constant(table), axis_index(tuple(names)), 0, keepdims=False)
+    from .. import numpy as jnp
+    mine = jnp.take(gathered, rows, axis=0)  # (group size, *leaf.shape)
+    moved = lax.transpose(mine, list(range(1, dim + 1)) + [0] + list(range(dim + 1, mine.ndim)))
+    if not tiled:
+        return moved
+    shape = list(moved.shape)
+    return lax.reshape(moved, shape[:dim] + [shape[dim] * shape[dim + 1]] + shape[dim + 2:])
 
 
 def _own_rows(gathered: Any, names: Sequence[str], sources: Sequence[int]) -> Any:
