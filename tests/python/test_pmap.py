@@ -155,6 +155,19 @@ def test_axis_index_groups(groups):
             expected = expected.reshape(N, -1)  # concatenated along the rows' one dim
         np.testing.assert_array_equal(np.asarray(p), expected)
         np.testing.assert_array_equal(np.asarray(v), expected)
+    # psum_scatter: the group's sum, chunk k to the group's k-th member
+    rows = rand(N, len(groups[0]) * 2, seed=1)
+    for tiled in (False, True):
+        arg = rows if tiled else rows[:, :len(groups[0])]
+        p, v = both(lambda a: lax.psum_scatter(a, "i", scatter_dimension=0, axis_index_groups=groups,
+                                               tiled=tiled), arg, axis_name="i")
+        chunk = 2 if tiled else 1
+        position = {m: g.index(m) for g in groups for m in g}
+        expected = np.stack([arg[group_of[m]].sum(0)[position[m] * chunk:(position[m] + 1) * chunk]
+                             for m in range(N)])
+        expected = expected if tiled else expected[:, 0]
+        np.testing.assert_allclose(np.asarray(p), expected, rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(v), expected, rtol=1e-5)
     # the gradient of a grouped psum: the group's cotangents summed
     g = jaxc.pmap(jaxc.grad(lambda a: jnp.sum(jnp.sin(lax.psum(a, "i", axis_index_groups=groups)))),
                   axis_name="i")(x)

@@ -978,10 +978,11 @@ def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, axis_ind
     `scatter_dimension` by the member's axis_index (that dimension must
     have the axis size; it goes away), or, when `tiled`, its
     axis_index-th chunk of size n / axis size (the dimension stays). Built
-    from psum, axis_index and a dynamic slice."""
+    from psum, axis_index and a dynamic slice; with `axis_index_groups`, the
+    group's sum and the member's position in its group."""
     names = P._names(axis_name, "psum_scatter")
-    P._check_no_groups(axis_index_groups, "psum_scatter")
-    size = P._group_size(names)
+    groups = P._groups(axis_index_groups, names, "psum_scatter")
+    size = P._group_size(names) if groups is None else len(groups[0])
 
     def one(leaf: Any) -> Any:
         leaf = P._operand(leaf, "psum_scatter")
@@ -996,8 +997,14 @@ def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, axis_ind
         if not tiled and length != size:
             raise ValueError(f"{core.where()}: lax.psum_scatter requires the size of the named axis "
                              f"{'/'.join(names)} ({size}) to equal x.shape[scatter_dimension] ({length})")
-        total = P.psum(leaf, names)
-        index = P.axis_index(names)
+        total = P.psum(leaf, names, axis_index_groups=groups)
+        if groups is None:
+            index = P.axis_index(names)
+        else:  # this member's position in its group
+            where = np.zeros(sum(len(g) for g in groups), np.int32)
+            for group in groups:
+                where[group] = np.arange(len(group))
+            index = L.dynamic_index_in_dim(L.constant(where), P.axis_index(names), 0, keepdims=False)
         if not tiled:
             return L.dynamic_index_in_dim(total, index, dim, keepdims=False)
         chunk = length // size

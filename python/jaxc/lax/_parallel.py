@@ -16,7 +16,8 @@ may be a tuple of names (the axes are then flattened in order, the first
 outermost): reductions and `axis_index` take them as they are; `all_gather`
 over several names is one gather per name, and `all_to_all` and `ppermute`
 gather every member's operand and take their part of it.
-`axis_index_groups` (psum, pmean, pmax, pmin, all_gather) reduce or gather
+`axis_index_groups` (psum, pmean, pmax, pmin, all_gather; psum_scatter in
+_extra.py) reduce or gather
 within each member's group: every member's value gathered, the group's
 taken. `pcast(x, axes, to='varying')` (and
 its older name `pvary`) types a value as varying in a shard_map body
