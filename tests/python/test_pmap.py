@@ -168,6 +168,15 @@ def test_axis_index_groups(groups):
         expected = expected if tiled else expected[:, 0]
         np.testing.assert_allclose(np.asarray(p), expected, rtol=1e-5)
         np.testing.assert_allclose(np.asarray(v), expected, rtol=1e-5)
+    # all_to_all: chunk k of each group member's split axis to the group's k-th member,
+    # concatenated in the group's order
+    blocks = rand(N, len(groups[0]) * 2, 3, seed=2)
+    p, v = both(lambda a: lax.all_to_all(a, "i", 0, 1, axis_index_groups=groups, tiled=True), blocks,
+                axis_name="i")
+    expected = np.stack([np.concatenate([blocks[q][position[m] * 2:position[m] * 2 + 2] for q in group_of[m]], 1)
+                         for m in range(N)])
+    np.testing.assert_array_equal(np.asarray(p), expected)
+    np.testing.assert_array_equal(np.asarray(v), expected)
     # the gradient of a grouped psum: the group's cotangents summed
     g = jaxc.pmap(jaxc.grad(lambda a: jnp.sum(jnp.sin(lax.psum(a, "i", axis_index_groups=groups)))),
                   axis_name="i")(x)

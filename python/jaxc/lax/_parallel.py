@@ -16,8 +16,8 @@ may be a tuple of names (the axes are then flattened in order, the first
 outermost): reductions and `axis_index` take them as they are; `all_gather`
 over several names is one gather per name, and `all_to_all` and `ppermute`
 gather every member's operand and take their part of it.
-`axis_index_groups` (psum, pmean, pmax, pmin, all_gather; psum_scatter in
-_extra.py) reduce or gather
+`axis_index_groups` (psum, pmean, pmax, pmin, all_gather, all_to_all;
+psum_scatter in _extra.py) reduce, gather or exchange
 within each member's group: every member's value gathered, the group's
 taken. `pcast(x, axes, to='varying')` (and
 its older name `pvary`) types a value as varying in a shard_map body
@@ -244,6 +244,8 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
                          f"`to` values are: {{'varying', 'reduced', 'invarying'}}")
     if to == "reduced":
         raise NotImplementedError(f"{core.where()}: lax.all_gather(..., to='reduced') is not supported")
+    if to == "invarying":  # JAX's all_gather_invariant takes no groups either
+        _check_no_groups(axis_index_groups, "all_gather(..., to='invarying')")
     names = _names(axis_name, "all_gather")
     groups = _groups(axis_index_groups, names, "all_gather")
     size = _group_size(names)
@@ -337,8 +339,8 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
     dimension goes away and a new one of the axis size appears at
     `concat_axis`."""
     names = _names(axis_name, "all_to_all")
-    _check_no_groups(axis_index_groups, "all_to_all")
-    size = _group_size(names)
+    groups = _groups(axis_index_groups, names, "all_to_all")
+    size = _group_size(names) if groups is None else len(groups[0])
 
     def one(leaf: Any) -> Any:
         leaf = _operand(leaf, "all_to_all")
@@ -362,8 +364,8 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
             else:
                 split += 1
             leaf = lax.expand_dims(leaf, (concat,))
-        if len(names) > 1:
-            out = _all_to_all_over(leaf, names, split, concat, size)
+        if len(names) > 1 or groups is not None:
+            out = _all_to_all_over(leaf, names, split, concat, size, groups)
         else:
             out = ALL_TO_ALL.bind(leaf, axes=names, split_axis=split, concat_axis=concat, axis_size=size)
         if not tiled and split != concat:
@@ -372,15 +374,24 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
     return _tree_map(one, x)
 
 
-def _all_to_all_over(leaf: Any, names: Sequence[str], split: int, concat: int, size: int) -> Any:
-    """all_to_all over several names: every member's operand gathered, then
-    this member's chunk of each (chunk i of member j's split axis, i this
-    member's flattened index), concatenated in member order along `concat`.
+def _all_to_all_over(leaf: Any, names: Sequence[str], split: int, concat: int, size: int,
+                     groups: list[list[int]] | None = None) -> Any:
+    """all_to_all over several names, or within groups: every member's
+    operand gathered, then this member's chunk of each of its group's (chunk
+    i of their split axis, i this member's position: its flattened index, or
+    its place in its group), concatenated in (group) order along `concat`.
     (Every operand reaches every member: more than the exchange needs, as
     the MPI path does across processes.)"""
-    gathered = _gather_over(leaf, names, 0, False, False)  # (size, *leaf.shape)
-    chunk = leaf.shape[split] // size
+    gathered = _gather_over(leaf, names, 0, False, False)  # (members, *leaf.shape)
     me = axis_index(tuple(names))
+    if groups is not None:
+        group_of = {m: g for g, members in enumerate(groups) for m in members}
+        table = np.array([groups[group_of[m]] for m in range(len(group_of))], np.int32)
+        from .. import numpy as jnp
+        gathered = jnp.take(gathered, lax.dynamic_index_in_dim(lax.constant(table), me, 0, keepdims=False), axis=0)
+        place = np.array([groups[group_of[m]].index(m) for m in range(len(group_of))], np.int32)
+        me = lax.dynamic_index_in_dim(lax.constant(place), me, 0, keepdims=False)
+    chunk = leaf.shape[split] // size
     starts = [lax.full((), 0, np.int32)] * gathered.ndim
     starts[split + 1] = lax.mul(me, np.int32(chunk))
     sizes = list(gathered.shape)
