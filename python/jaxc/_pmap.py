@@ -156,12 +156,14 @@ class _Program:
         self.out_axes = out_axes
         self.out_avals = [ShapedArray(a.shape if ax is None else a.shape[:ax] + (lanes,) + a.shape[ax:],
                                       a.dtype, a.weak_type) for a, ax in zip(traced.out_avals, out_axes)]
+        self._out_layouts = [_MappedAxis(a) for a in out_axes]
+        self._out_dtypes = [a.dtype for a in traced.out_avals]
         self.function = compile_traced(traced)
 
     def __call__(self, *values: np.ndarray) -> list[np.ndarray]:
         """Run on the arguments' values (every lane's, stacked on their mapped axes)."""
         return run_on_lanes(self.function, self.lanes, values, self.in_layouts, self.in_dtypes,
-                            [_MappedAxis(a) for a in self.out_axes], [a.dtype for a in self.traced.out_avals])
+                            self._out_layouts, self._out_dtypes)
 
 
 class PmapFunction:
@@ -178,6 +180,9 @@ class PmapFunction:
         self._devices = devices
         self._axis_size = axis_size
         self._programs: dict[Any, _Program] = {}
+        # (argument tree, each leaf's (type, shape, dtype, weak), x64) -> (program, devices): calls whose
+        # arguments are all arrays skip the in_axes checks and the tracing-cache key (`_fast_call`)
+        self._fast: dict[Any, tuple[_Program, list]] = {}
         functools.update_wrapper(self, fun)
 
     def __repr__(self) -> str:
@@ -202,7 +207,33 @@ class PmapFunction:
             args.append(positions[i].value if i in positions else next(it))
         return args
 
+    def _fast_key(self, args: tuple) -> tuple[Any, list] | None:
+        """The fast-path key of a call whose arguments are all NumPy or
+        jaxc arrays outside any trace, and their leaves; else None."""
+        leaves, tree = tree_util.tree_flatten(args)
+        kinds = []
+        for x in leaves:
+            kind = type(x)
+            if kind is not np.ndarray and (not isinstance(x, core.ArrayBase) or isinstance(x, core.Tracer)):
+                return None
+            kinds.append((kind, x.shape, x.dtype, kind is not np.ndarray and x.weak_type))
+        if core.current_scope() is not None:
+            return None
+        return (tree, tuple(kinds), config.jax_enable_x64), leaves
+
+    def _run(self, program: _Program, flat: list, devices: list) -> Any:
+        outs = dispatch.run(program, flat + program.traced.consts, program.out_avals, program.traced.label,
+                            devices[0])
+        for out, axis in zip(outs, program.out_axes):
+            out._sharding = PmapSharding(devices, axis) if axis is not None else None
+        return tree_util.tree_unflatten(program.traced.out_tree, outs)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = None if kwargs or self._static else self._fast_key(args)
+        if fast is not None and fast[0] in self._fast:
+            program, devices = self._fast[fast[0]]
+            return self._run(program, [x if x.dtype == d else np.asarray(x, d)
+                                       for x, d in zip(fast[1], program.in_dtypes)], devices)
         static, dynamic = self._split_static(args)
         in_axes = self._in_axes
         if isinstance(in_axes, tuple) and static:
@@ -213,11 +244,9 @@ class PmapFunction:
             return self._as_vmap(static, dynamic, kwargs, in_axes)
         program, flat = self._program(static, dynamic, kwargs, in_axes)
         devices = self._lane_devices(program.lanes)
-        inputs = flat + program.traced.consts
-        outs = dispatch.run(program, inputs, program.out_avals, program.traced.label, devices[0])
-        for out, axis in zip(outs, program.out_axes):
-            out._sharding = PmapSharding(devices, axis) if axis is not None else None
-        return tree_util.tree_unflatten(program.traced.out_tree, outs)
+        if fast is not None:
+            self._fast[fast[0]] = (program, devices)
+        return self._run(program, flat, devices)
 
     def _as_vmap(self, static: tuple, dynamic: tuple, kwargs: dict, in_axes: Any) -> Any:
         def bound(*dyn: Any, **kw: Any) -> Any:
@@ -255,7 +284,7 @@ class PmapFunction:
         self._lane_devices(lanes)
         lane_avals = [a if ax is None else ShapedArray(a.shape[:ax] + a.shape[ax + 1:], a.dtype, a.weak_type)
                       for a, ax in zip(avals, axes)]
-        key = (in_tree, tuple(a.strong for a in avals), tuple(axes), lanes, static,
+        key = (in_tree, tuple((a.strong, a.weak_type) for a in avals), tuple(axes), lanes, static,
                config.jax_enable_x64)
         program = self._programs.get(key)
         if program is None:

@@ -212,7 +212,7 @@ class ShardMapFunction:
         avals = [_leaf_aval(x) for x in leaves]
         layouts = [_Layout(a.shape, s, axes, f"in_specs of argument leaf {i}")
                    for i, (a, s) in enumerate(zip(avals, specs))]
-        key = (in_tree, tuple(a.strong for a in avals), tuple(map(tuple, specs)), mesh, tuple(axes),
+        key = (in_tree, tuple((a.strong, a.weak_type) for a in avals), tuple(map(tuple, specs)), mesh, tuple(axes),
                config.jax_enable_x64)
         program = self._programs.get(key)
         if program is None:

@@ -185,6 +185,31 @@ def test_axis_index_groups(groups):
                                rtol=1e-5)
 
 
+def test_repeated_calls_take_the_fast_path_with_the_first_calls_results():
+    """A call whose arguments are all arrays, with a signature seen before,
+    skips the checks and the tracing-cache key (PmapFunction._fast_key)."""
+    f = jaxc.pmap(lambda a, b: a * b + 1, axis_name="i")
+    x = rand(N, 3)
+    first = np.asarray(f(x, {"b": x}["b"]))
+    assert len(f._fast) == 1
+    np.testing.assert_array_equal(np.asarray(f(x, x)), first)
+    # float64 NumPy arguments are converted as on the first call (x64 off), a program per signature
+    wide = f(x.astype(np.float64), x)
+    assert wide.dtype == np.float32 and len(f._fast) == 2
+    np.testing.assert_array_equal(np.asarray(f(x.astype(np.float64), x)), first)
+    # a weak-typed argument is a signature of its own: its result stays weak
+    g = jaxc.pmap(lambda a: a * 2)
+    weak = jaxc.jit(lambda: jnp.full((N,), 1.5))()
+    strong = jnp.asarray(np.full((N,), 1.5, np.float32))
+    assert weak.weak_type and not strong.weak_type
+    assert g(weak).weak_type and not g(strong).weak_type
+    assert g(weak).weak_type and not g(strong).weak_type  # the fast path, both
+    assert len(g._fast) == 2
+    # a pmap result fed back (device arrays) and another shape each get their entry
+    np.testing.assert_array_equal(np.asarray(f(f(x, x), x)), first * x + 1)
+    np.testing.assert_array_equal(np.asarray(f(x[:2], x[:2])), first[:2])
+
+
 def test_several_collectives_in_one_program():
     """Lanes meet at every collective in order, in loops too (fori_loop)."""
     def f(a):
