@@ -130,7 +130,8 @@ def _partition_in_child(text: str, sizes: list[int]) -> tuple[str | None, str]:
                 view = view[os.write(write, view):]
             code = 0
         except BaseException as error:  # noqa: BLE001 -- reported by the parent
-            os.write(write, f"\0{type(error).__name__}: {error}".encode()[:4000])
+            notes = "; ".join(str(d.message) for d in getattr(error, "error_diagnostics", []))
+            os.write(write, f"\0{type(error).__name__}: {error}{': ' + notes if notes else ''}".encode()[:4000])
         finally:
             os._exit(code)
     os.close(write)

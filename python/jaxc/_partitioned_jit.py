@@ -7,10 +7,11 @@ on every argument and result (a PartitionSpec as mesh axis positions;
 None: replicated); the `partitioned` stage (`jaxc-partition`) makes the
 per-device program through MLIR's shard dialect, which then runs like a
 shard_map's: each argument cut into its blocks, each result put together
-from them. When the shard passes cannot partition the program (they abort
-on some: docs/toolchain.md), or it closes over arrays or takes keyword or
-static arguments, `jit` runs it whole, as without shardings, and says so
-once on the `jaxc` logger.
+from them. Device arrays the function closes over are replicated arguments
+of it. When the shard passes cannot partition the program (they abort on
+some, and cannot slice a NumPy array closed over, a constant:
+docs/toolchain.md), or it takes keyword or static arguments, `jit` runs it
+whole, as without shardings, and says so once on the `jaxc` logger.
 """
 from __future__ import annotations
 
@@ -59,6 +60,9 @@ class PartitionedProgram:
         self.ok = False
         self.mesh = mesh
         self.traced = traced
+        # the arrays it closes over follow the arguments, replicated
+        in_avals = list(in_avals) + [ShapedArray(np.shape(c), c.dtype) for c in traced.consts]
+        in_specs = list(in_specs) + [PartitionSpec()] * len(traced.consts)
         self.in_avals = in_avals
         axes = list(mesh.shape.items())
         self.in_layouts = [_Layout(a.shape, s, axes, f"in_shardings of argument leaf {i}")
@@ -111,7 +115,7 @@ class PartitionedProgram:
             return run_on_lanes(function, lanes, values, self.in_layouts, in_dtypes, self.out_layouts, out_dtypes)
         out_avals = [ShapedArray(a.shape, a.dtype, a.weak_type) for a in self.traced.out_avals]
         inputs = [x if isinstance(x, core.ArrayBase) else np.asarray(x, a.dtype)
-                  for x, a in zip(leaves, self.in_avals)]
+                  for x, a in zip(list(leaves) + list(self.traced.consts), self.in_avals)]
         outs = dispatch.run(call, inputs, out_avals, self.traced.label + " (partitioned)",
                             self.mesh.devices.ravel()[0])
         for out, sharding in zip(outs, self.out_shardings):

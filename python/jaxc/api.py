@@ -806,7 +806,7 @@ class _ShardedJit:
             outs = _shardings_for(self._out_shardings, tree_util.tree_unflatten(traced.out_tree, traced.out_avals)) \
                 if self._out_shardings is not None else [None] * len(traced.out_avals)
             mesh = P.mesh_of(list(ins) + list(outs))
-            if mesh is None or traced.consts:
+            if mesh is None:
                 programs[key] = program = False
             else:
                 program = P.PartitionedProgram(traced, in_avals, mesh, P.specs_for(ins), P.specs_for(outs))

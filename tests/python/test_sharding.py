@@ -333,6 +333,25 @@ def test_jit_is_partitioned_through_the_shard_dialect(name):
         assert "jaxc_spmd_all_reduce" in per_device
 
 
+def test_arrays_a_partitioned_program_closes_over_are_replicated_arguments(caplog):
+    mesh = jaxc.make_mesh((4,), ("i",))
+    a, w, b = rand(8, 16), rand(16, 4, seed=1), rand(4, seed=2)
+    w_dev, b_dev = jnp.asarray(w), jnp.asarray(b)  # captured: arguments of the program
+    f = jaxc.jit(lambda a: jnp.tanh(a @ w_dev) + b_dev, in_shardings=NamedSharding(mesh, P("i")),
+                 out_shardings=NamedSharding(mesh, P("i")))
+    np.testing.assert_allclose(np.asarray(f(a)), np.tanh(a @ w) + b, rtol=1e-4, atol=1e-5)
+    assert f.partitioned
+    per_device = f.lower(a).as_text(stage="partitioned")
+    assert "tensor<2x16xf32>" in per_device and "tensor<16x4xf32>" in per_device  # w whole on every device
+    # NumPy arrays are constants in the program, which shard-partition cannot slice (docs/toolchain.md):
+    # the program runs whole, with the same values
+    g = jaxc.jit(lambda a: jnp.tanh(a @ w) + b, in_shardings=NamedSharding(mesh, P("i")),
+                 out_shardings=NamedSharding(mesh, P("i")))
+    with caplog.at_level("WARNING", logger="jaxc"):
+        np.testing.assert_allclose(np.asarray(g(a)), np.tanh(a @ w) + b, rtol=1e-4, atol=1e-5)
+    assert not g.partitioned and "not partitioned by its shardings" in caplog.text
+
+
 def test_a_program_the_shard_passes_cannot_partition_runs_whole(mesh, caplog):
     """The shard passes abort on a 2-D reshard (docs/toolchain.md): in a
     child process, so jit falls back to the whole program and says so."""
