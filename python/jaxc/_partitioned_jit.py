@@ -10,7 +10,7 @@ shard_map's: each argument cut into its blocks, each result put together
 from them. Device arrays the function closes over are replicated arguments
 of it. When the shard passes cannot partition the program (they abort on
 some, and cannot slice a NumPy array closed over, a constant:
-docs/toolchain.md), or it takes keyword or static arguments, `jit` runs it
+docs/toolchain.md), or it takes keyword arguments, `jit` runs it
 whole, as without shardings, and says so once on the `jaxc` logger.
 """
 from __future__ import annotations

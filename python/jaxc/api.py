@@ -757,24 +757,29 @@ class _ShardedJit:
     def lower(self, *args: Any, **kwargs: Any) -> "Lowered":
         """The program; where it is partitioned by its shardings, with its
         marks, so that `as_text(stage="partitioned")` shows one device's program."""
-        if not kwargs and not self._jitted.static_argnums:
-            self._partitioned(args, _shardings_for(self._in_shardings, args)
+        if not kwargs:
+            self._partitioned(args, _shardings_for(self._in_shardings, self._dynamic(args))
                               if self._in_shardings is not None else None, run=False)
             program = self.__dict__.get("_programs", {}).get(self._jitted._signature(args, {})[0])
             if program:
                 return program.lowered()
         return self._jitted.lower(*args, **kwargs)
 
+    def _dynamic(self, args: tuple) -> tuple:
+        """The arguments but the static ones (in_shardings describe those, as in JAX)."""
+        n = len(args)
+        static = {i % n for i in self._jitted.static_argnums if -n <= i < n}
+        return tuple(x for i, x in enumerate(args) if i not in static)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         in_shardings = None
         if self._in_shardings is not None:
-            # as in JAX, in_shardings describe the dynamic arguments only
-            dynamic = tuple(x for i, x in enumerate(args) if i not in self._jitted.static_argnums)
+            dynamic = self._dynamic(args)
             in_shardings = _shardings_for(self._in_shardings, dynamic)
             for leaf, sharding in zip(tree_util.tree_leaves(dynamic), in_shardings):
                 if sharding is not None:
                     sharding.shard_shape(np.shape(leaf))
-        if not kwargs and not self._jitted.static_argnums and core.current_scope() is None:
+        if not kwargs and core.current_scope() is None:
             out = self._partitioned(args, in_shardings)
             if out is not None:
                 return out
@@ -796,12 +801,12 @@ class _ShardedJit:
         from . import _partitioned_jit as P
         if any(isinstance(x, core.Tracer) for x in tree_util.tree_leaves(args)):
             return None
-        key = self._jitted._signature(args, {})[0]
+        key, leaves, _ = self._jitted._signature(args, {})  # the dynamic arguments' leaves
         programs = self.__dict__.setdefault("_programs", {})
         program = programs.get(key)
         if program is None:
             traced = self._jitted.lower(*args).traced
-            in_avals = P.flat_in_avals(args)
+            in_avals = P.flat_in_avals(tuple(leaves))
             ins = in_shardings if in_shardings is not None else [None] * len(in_avals)
             outs = _shardings_for(self._out_shardings, tree_util.tree_unflatten(traced.out_tree, traced.out_avals)) \
                 if self._out_shardings is not None else [None] * len(traced.out_avals)
@@ -816,7 +821,7 @@ class _ShardedJit:
                 programs[key] = program
         if program is False or not run:
             return None
-        outs = program.run(tree_util.tree_leaves(args))
+        outs = program.run(list(leaves))
         return tree_util.tree_unflatten(program.traced.out_tree, outs)
 
     @property

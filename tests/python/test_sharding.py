@@ -352,6 +352,18 @@ def test_arrays_a_partitioned_program_closes_over_are_replicated_arguments(caplo
     assert not g.partitioned and "not partitioned by its shardings" in caplog.text
 
 
+def test_a_partitioned_program_with_static_arguments():
+    mesh = jaxc.make_mesh((4,), ("i",))
+    a, b = rand(8, 16), rand(8, 16, seed=1)
+    rows = NamedSharding(mesh, P("i"))
+    f = jaxc.jit(lambda a, k, b: jnp.sin(a) * k + b, static_argnums=1, in_shardings=(rows, rows),
+                 out_shardings=rows)
+    for k in (3.0, 2.0):  # a program per static value
+        np.testing.assert_allclose(np.asarray(f(a, k, b)), np.sin(a) * k + b, rtol=1e-5, atol=1e-6)
+    assert f.partitioned and f(a, 2.0, b).sharding == rows
+    assert "tensor<2x16xf32>" in f.lower(a, 2.0, b).as_text(stage="partitioned")
+
+
 def test_a_program_the_shard_passes_cannot_partition_runs_whole(mesh, caplog):
     """The shard passes abort on a 2-D reshard (docs/toolchain.md): in a
     child process, so jit falls back to the whole program and says so."""
