@@ -7,10 +7,11 @@ on every argument and result (a PartitionSpec as mesh axis positions;
 None: replicated); the `partitioned` stage (`jaxc-partition`) makes the
 per-device program through MLIR's shard dialect, which then runs like a
 shard_map's: each argument cut into its blocks, each result put together
-from them. Device arrays the function closes over are replicated arguments
-of it. When the shard passes cannot partition the program (they abort on
-some, and cannot slice a NumPy array closed over, a constant:
-docs/toolchain.md), or it takes keyword arguments, `jit` runs it
+from them. Arrays the function closes over are replicated arguments of it
+(device arrays are captured as arguments; NumPy arrays, constants of the
+traced program, are made arguments: upstream's partitioner cannot slice a
+constant, docs/toolchain.md). When the shard passes cannot partition the
+program (they abort on some), or it takes keyword arguments, `jit` runs it
 whole, as without shardings, and says so once on the `jaxc` logger.
 """
 from __future__ import annotations
@@ -63,10 +64,7 @@ class PartitionedProgram:
         # the arrays it closes over follow the arguments, replicated
         in_avals = list(in_avals) + [ShapedArray(np.shape(c), c.dtype) for c in traced.consts]
         in_specs = list(in_specs) + [PartitionSpec()] * len(traced.consts)
-        self.in_avals = in_avals
         axes = list(mesh.shape.items())
-        self.in_layouts = [_Layout(a.shape, s, axes, f"in_shardings of argument leaf {i}")
-                           for i, (a, s) in enumerate(zip(in_avals, in_specs))]
         self.out_layouts = [_Layout(a.shape, s, axes, f"out_shardings of output leaf {i}")
                             for i, (a, s) in enumerate(zip(traced.out_avals, out_specs))]
         self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
@@ -75,6 +73,9 @@ class PartitionedProgram:
             mark_spmd(module, axes)
             fn = next(op for op in module.body.operations if op.operation.name == "func.func"
                       and ir.StringAttr(op.operation.attributes["sym_name"]).value == traced.name)
+            self.hoisted = _constants_as_arguments(fn.operation)
+            in_avals += [ShapedArray(c.shape, c.dtype) for c in self.hoisted]
+            in_specs += [PartitionSpec()] * len(self.hoisted)
             fn.operation.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [ir.DictAttr.get({"jaxc.sharding": _attr(s, mesh, len(a.shape))})
                  for s, a in zip(in_specs, in_avals)])
@@ -82,6 +83,9 @@ class PartitionedProgram:
                 [ir.DictAttr.get({"jaxc.sharding": _attr(s, mesh, len(a.shape))})
                  for s, a in zip(out_specs, traced.out_avals)])
             self.text = module.operation.get_asm(enable_debug_info=True)
+        self.in_avals = in_avals
+        self.in_layouts = [_Layout(a.shape, s, axes, f"in_shardings of argument leaf {i}")
+                           for i, (a, s) in enumerate(zip(in_avals, in_specs))]
         try:
             executable = compile_module(self.text)
         except CompileError as error:
@@ -115,12 +119,43 @@ class PartitionedProgram:
             return run_on_lanes(function, lanes, values, self.in_layouts, in_dtypes, self.out_layouts, out_dtypes)
         out_avals = [ShapedArray(a.shape, a.dtype, a.weak_type) for a in self.traced.out_avals]
         inputs = [x if isinstance(x, core.ArrayBase) else np.asarray(x, a.dtype)
-                  for x, a in zip(list(leaves) + list(self.traced.consts), self.in_avals)]
+                  for x, a in zip(list(leaves) + list(self.traced.consts) + self.hoisted, self.in_avals)]
         outs = dispatch.run(call, inputs, out_avals, self.traced.label + " (partitioned)",
                             self.mesh.devices.ravel()[0])
         for out, sharding in zip(outs, self.out_shardings):
             out._sharding = sharding
         return outs
+
+
+def _constants_as_arguments(fn: Any) -> list[np.ndarray]:
+    """The non-splat tensor constants at the top of `fn` (NumPy arrays the
+    function closes over) made arguments after the others, replicated:
+    upstream shard-partition cannot slice a constant (docs/toolchain.md).
+    Their values, in argument order."""
+    import mlir.ir as ir
+    block = fn.regions[0].blocks[0]
+    values = []
+    for view in list(block.operations):
+        op = view.operation
+        if op.name != "jaxc.constant":
+            continue
+        attr, type_ = op.attributes["value"], ir.RankedTensorType(op.results[0].type)
+        if not isinstance(attr, ir.DenseElementsAttr) or attr.is_splat or type_.rank == 0:
+            continue
+        expected = core.aval_of_type(type_).dtype
+        array = np.array(attr)  # packed booleans, bf16 and complex come back otherwise: left as they are
+        if array.shape != tuple(type_.shape) or array.dtype.itemsize != expected.itemsize \
+                or array.dtype.kind != expected.kind and {array.dtype.kind, expected.kind} != {"i", "u"}:
+            continue
+        argument = block.add_argument(type_, op.location)
+        op.results[0].replace_all_uses_with(argument)
+        op.erase()
+        values.append(array.view(expected))
+    if values:
+        function_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            [a.type for a in block.arguments], list(function_type.results)))
+    return values
 
 
 def specs_for(shardings: list) -> list[PartitionSpec]:

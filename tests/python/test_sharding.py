@@ -343,13 +343,19 @@ def test_arrays_a_partitioned_program_closes_over_are_replicated_arguments(caplo
     assert f.partitioned
     per_device = f.lower(a).as_text(stage="partitioned")
     assert "tensor<2x16xf32>" in per_device and "tensor<16x4xf32>" in per_device  # w whole on every device
-    # NumPy arrays are constants in the program, which shard-partition cannot slice (docs/toolchain.md):
-    # the program runs whole, with the same values
-    g = jaxc.jit(lambda a: jnp.tanh(a @ w) + b, in_shardings=NamedSharding(mesh, P("i")),
+    # NumPy arrays are constants of the program, which shard-partition cannot slice
+    # (docs/toolchain.md): they are made arguments too; splat constants stay
+    g = jaxc.jit(lambda a: jnp.tanh(a @ w) + b * jnp.full((4,), 2.0), in_shardings=NamedSharding(mesh, P("i")),
                  out_shardings=NamedSharding(mesh, P("i")))
     with caplog.at_level("WARNING", logger="jaxc"):
-        np.testing.assert_allclose(np.asarray(g(a)), np.tanh(a @ w) + b, rtol=1e-4, atol=1e-5)
-    assert not g.partitioned and "not partitioned by its shardings" in caplog.text
+        np.testing.assert_allclose(np.asarray(g(a)), np.tanh(a @ w) + 2 * b, rtol=1e-4, atol=1e-5)
+    assert g.partitioned and "not partitioned" not in caplog.text
+    per_device = g.lower(a).as_text(stage="partitioned")
+    assert "%arg1: tensor<16x4xf32>" in per_device and "%arg2: tensor<4xf32>" in per_device
+    ints = jaxc.jit(lambda a: a + np.arange(16, dtype=np.uint32), in_shardings=NamedSharding(mesh, P("i")),
+                    out_shardings=NamedSharding(mesh, P("i")))
+    np.testing.assert_array_equal(np.asarray(ints(np.ones((8, 16), np.uint32))), 1 + np.arange(16) + np.zeros((8, 1)))
+    assert ints.partitioned
 
 
 def test_a_partitioned_program_with_static_arguments():
