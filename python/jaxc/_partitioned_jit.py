@@ -11,8 +11,10 @@ from them. Arrays the function closes over are replicated arguments of it
 (device arrays are captured as arguments; NumPy arrays, constants of the
 traced program, are made arguments: upstream's partitioner cannot slice a
 constant, docs/toolchain.md). When the shard passes cannot partition the
-program (they abort on some), or it takes keyword arguments, `jit` runs it
-whole, as without shardings, and says so once on the `jaxc` logger.
+program (they abort on some), `jit` runs it whole, as without shardings,
+and says so once on the `jaxc` logger. Keyword arguments with
+in_shardings are JAX's ValueError; without in_shardings, the program runs
+whole.
 """
 from __future__ import annotations
 

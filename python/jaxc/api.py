@@ -774,6 +774,8 @@ class _ShardedJit:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         in_shardings = None
         if self._in_shardings is not None:
+            if kwargs:  # JAX's error
+                raise ValueError(f"{core.where()}: pjit does not support kwargs when in_shardings is specified.")
             dynamic = self._dynamic(args)
             in_shardings = _shardings_for(self._in_shardings, dynamic)
             for leaf, sharding in zip(tree_util.tree_leaves(dynamic), in_shardings):

@@ -368,6 +368,9 @@ def test_a_partitioned_program_with_static_arguments():
         np.testing.assert_allclose(np.asarray(f(a, k, b)), np.sin(a) * k + b, rtol=1e-5, atol=1e-6)
     assert f.partitioned and f(a, 2.0, b).sharding == rows
     assert "tensor<2x16xf32>" in f.lower(a, 2.0, b).as_text(stage="partitioned")
+    g = jaxc.jit(lambda a, b=1.0: a * b, in_shardings=rows)
+    with pytest.raises(ValueError, match="pjit does not support kwargs when in_shardings is specified"):
+        g(a, b=b)  # JAX's error
 
 
 def test_a_program_the_shard_passes_cannot_partition_runs_whole(mesh, caplog):
