@@ -98,6 +98,7 @@ class _Typing:
         self.specialized: dict[tuple[str, tuple[Vma, ...]], tuple[str, list[Vma]]] = {}
         self.computed: dict[tuple[str, tuple[Vma, ...]], list[Vma]] = {}
         self.active: set[tuple[str, tuple[Vma, ...]]] = set()
+        self.yields: dict[tuple[ir.Block, tuple[Vma, ...]], list[Vma]] = {}  # `_block_vmas`
 
     # -- values ------------------------------------------------------------
     def _manual(self, names: Sequence[str]) -> Vma:
@@ -218,7 +219,8 @@ def _reduction(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list
     return [has - axes]
 
 
-def _mean_as_sum(t: _Typing, op: ir.Operation, types: dict, out: Vma) -> bool:
+def _mean_as_sum(t: _Typing, op: ir.Operation, types: dict, out: Vma) -> None:
+    """Replace the pmean `op` by an invariant psum divided by the group size."""
     size = 1
     for name in _names(op.attributes["axes"]):
         size *= t.sizes[name]
@@ -234,7 +236,6 @@ def _mean_as_sum(t: _Typing, op: ir.Operation, types: dict, out: Vma) -> bool:
     op.results[0].replace_all_uses_with(mean)
     op.erase()
     types.update({total: out, count: Vma(), mean: out})
-    return True
 
 
 def _varying_collective(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]:
@@ -265,7 +266,13 @@ def _join_yields(t: _Typing, block: ir.Block, has: Sequence[Vma], outs: Sequence
 
 
 def _block_vmas(t: _Typing, block: ir.Block, arg_vmas: Sequence[Vma]) -> list[Vma]:
-    return t.block(block, arg_vmas, rewrite=False)
+    """What a region yields for these argument types, computed once per
+    (block, types): nested loops would otherwise repeat their inner
+    fixpoints at every outer iteration (exponential in the depth)."""
+    key = (block, tuple(arg_vmas))
+    if key not in t.yields:
+        t.yields[key] = t.block(block, arg_vmas, rewrite=False)
+    return t.yields[key]
 
 
 def _cond(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]:

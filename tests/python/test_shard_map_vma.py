@@ -163,6 +163,9 @@ def accepted(mesh):
                                       P("x", "y"), P("x", None), X),
         "a loop with a psum": ((lambda a: lax.fori_loop(0, 3, lambda i, c: c + lax.psum(a, ("x", "y")),
                                                         jnp.zeros((2, 2)))), P("x", "y"), P(), 3 * b.sum(0)),
+        "nested loops with a psum": ((lambda a: lax.fori_loop(0, 2, lambda i, c: lax.fori_loop(
+            0, 3, lambda j, d: d + lax.psum(a, ("x", "y")), c), jnp.zeros((2, 2)))), P("x", "y"), P(),
+            6 * b.sum(0)),
         "a scan carrying a pmax": ((lambda a: lax.scan(lambda c, r: (jnp.maximum(c, lax.pmax(r, "y")), None),
                                                        jnp.full((2,), -9.0), a)[0]), P("x", "y"), P("x"),
                                    X.reshape(2, 2, 2, 2).max((1, 2)).reshape(4)),
@@ -207,7 +210,8 @@ def test_the_message_is_jaxs(mesh):
 
 
 @pytest.mark.parametrize("case", ["psum over y", "a psum in a nested jit", "all_gather to='invarying'",
-                                  "a loop with a psum", "a scan carrying a pmax", "cond on a varying predicate"])
+                                  "a loop with a psum", "nested loops with a psum", "a scan carrying a pmax",
+                                  "cond on a varying predicate"])
 def test_outputs_typed_invariant_are_accepted(mesh, case):
     body, in_specs, out_specs, expected = accepted(mesh)[case]
     f = jaxc.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs)
