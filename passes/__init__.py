@@ -12,6 +12,7 @@ _use_light_dialect_modules()  # before any pass touches linalg or llvm IR
 # One import per pass module; importing registers the pass. The GPU passes
 # (passes/gpu/) register on first use (`registry`).
 from . import (  # noqa: E402
+    annotate_shardings,  # noqa: F401  jaxc-annotate-shardings
     autodiff,  # noqa: F401  jaxc-autodiff
     batching,  # noqa: F401  jaxc-batch
     bf16_truncation_to_bits,  # noqa: F401  jaxc-bf16-truncation-to-bits
@@ -39,6 +40,7 @@ from . import (  # noqa: E402
     outline_kernels,  # noqa: F401  jaxc-outline-kernels
     pad_sums_to_updates,  # noqa: F401  jaxc-pad-sums-to-updates
     partition,  # noqa: F401  jaxc-partition
+    propagate_shardings,  # noqa: F401  jaxc-propagate-shardings
     schedule,  # noqa: F401  jaxc-schedule
     serial_foralls,  # noqa: F401  jaxc-serial-foralls
     strided_copies_to_loops,  # noqa: F401  jaxc-strided-copies-to-loops

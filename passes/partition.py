@@ -16,12 +16,15 @@ dimension, the mesh axes (by position) it is split over, major first.
         ... %p = linalg.generic (this device's blocks) ...
         %c = (psum of %p over "y": jaxc-to-linalg's call of the SPMD runtime)
 
-1. `shard.grid @jaxc_mesh`, and a `shard.shard` of every argument (for its
-   users) and result.
-2. Upstream `func.func(sharding-propagation, shard-partition)`. They abort
-   the process on some programs (docs/toolchain.md), so they run in a
-   forked child; a crash there is this pass's error, and `jit` then runs
-   the program whole (docs/parallel.md).
+1. `shard.grid @jaxc_mesh` and a `shard.shard` of every argument and
+   result (`jaxc-annotate-shardings`, which this pass runs first where the
+   module is not annotated yet, so it also works alone).
+2. Upstream `func.func(sharding-propagation, shard-partition)` (the
+   propagation is `jaxc-propagate-shardings` too, a stage of its own; it
+   changes nothing the second time). They abort the process on some
+   programs (docs/toolchain.md), so they run in a forked child; a crash
+   there is this pass's error, and `jit` then runs the program whole
+   (docs/parallel.md).
 3. The collectives the partition made become jaxc collectives over the
    mesh's axis names, which jaxc-to-linalg's rules lower as pmap's and
    shard_map's are (passes/lowering/collectives.py):
@@ -36,124 +39,18 @@ A module without `jaxc.sharding` is left as it is.
 """
 from __future__ import annotations
 
-import os
-import signal
-
 from mlir import ir
 from mlir.dialects import arith, tensor
-from mlir.passmanager import ExternalPass, PassManager
+from mlir.passmanager import ExternalPass
 
+from .annotate_shardings import SHARDING, annotate_module, annotated
 from .ir import ops_where
 from .lowering.collectives import spmd_axes
+from .propagate_shardings import in_child, replace_body
 from .registry import register_pass
 
-GRID = "jaxc_mesh"
-SHARDING = "jaxc.sharding"  # argument / result attribute: [[mesh axis, ...] per dimension]
+# shard-partition after the propagation again (a no-op on a propagated module: the pass works alone)
 UPSTREAM = "builtin.module(func.func(sharding-propagation,shard-partition),canonicalize,cse)"
-
-
-def _sharded_functions(module: ir.Operation) -> list:
-    found = []
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name != "func.func":
-            continue
-        attrs = op.operation.attributes
-        for key in ("arg_attrs", "res_attrs"):
-            if key in attrs and any(SHARDING in ir.DictAttr(d) for d in ir.ArrayAttr(attrs[key])):
-                found.append(op)
-                break
-    return found
-
-
-def _split_axes(attr: ir.Attribute | None, rank: int) -> ir.Attribute:
-    """`#shard<axisarray[[0], []]>` from a `jaxc.sharding` (None: replicated)."""
-    dims = [[ir.IntegerAttr(a).value for a in ir.ArrayAttr(d)] for d in ir.ArrayAttr(attr)] if attr else []
-    dims = (dims + [[]] * rank)[:rank]
-    return ir.Attribute.parse(f"#shard<axisarray{dims}>")
-
-
-def _annotate(module: ir.Operation, sizes: list[int]) -> None:
-    """Step 1, in the child: the grid and the shard.shard annotations."""
-    from mlir.dialects import shard  # here: 5 ms to import, for sharded programs only
-    with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]), ir.Location.unknown():
-        shard.GridOp(GRID, ir.DenseI64ArrayAttr.get(sizes))
-    grid = ir.FlatSymbolRefAttr.get(GRID)
-    for fn in _sharded_functions(module):
-        block = fn.regions[0].blocks[0]
-        arg_attrs = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
-        first = block.operations[0]
-        for i, arg in enumerate(block.arguments):
-            d = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
-            attr = d[SHARDING] if d is not None and SHARDING in d else None
-            rank = len(ir.RankedTensorType(arg.type).shape)
-            with ir.InsertionPoint(first), ir.Location.unknown():
-                sharding = shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
-                annotated = shard.ShardOp(arg, sharding, annotate_for_users=True).result
-            arg.replace_all_uses_except(annotated, annotated.owner.operation)
-        ret = block.operations[len(block.operations) - 1]
-        res_attrs = list(ir.ArrayAttr(fn.attributes["res_attrs"])) if "res_attrs" in fn.attributes else []
-        values = []
-        for i, value in enumerate(ret.operands):
-            d = ir.DictAttr(res_attrs[i]) if i < len(res_attrs) else None
-            attr = d[SHARDING] if d is not None and SHARDING in d else None
-            rank = len(ir.RankedTensorType(value.type).shape)
-            with ir.InsertionPoint(ret), ir.Location.unknown():
-                sharding = shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
-                values.append(shard.ShardOp(value, sharding).result)
-        for i, v in enumerate(values):
-            ret.operands[i] = v
-
-
-def _partition_in_child(text: str, sizes: list[int]) -> tuple[str | None, str]:
-    """Steps 1 and 2 in a forked child: (the partitioned text, "") or (None, why)."""
-    import tempfile
-
-    from jaxc.dialect import make_context
-    read, write = os.pipe()
-    errors = tempfile.TemporaryFile()  # the child's stderr: an assertion's message
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(read)
-            os.dup2(errors.fileno(), 2)
-            import faulthandler
-            faulthandler.disable()  # an abort here is expected, and reported by the parent
-            context = make_context()
-            module = ir.Module.parse(text, context)
-            with context:
-                _annotate(module.operation, sizes)
-                PassManager.parse(UPSTREAM, context).run(module.operation)
-            data = module.operation.get_asm(enable_debug_info=True).encode()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write, view):]
-            code = 0
-        except BaseException as error:  # noqa: BLE001 -- reported by the parent
-            notes = "; ".join(str(d.message) for d in getattr(error, "error_diagnostics", []))
-            os.write(write, f"\0{type(error).__name__}: {error}{': ' + notes if notes else ''}".encode()[:4000])
-        finally:
-            os._exit(code)
-    os.close(write)
-    chunks = []
-    while True:
-        chunk = os.read(read, 1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(read)
-    _, status = os.waitpid(pid, 0)
-    data = b"".join(chunks)
-    errors.seek(0)
-    said = errors.read().decode(errors="replace").strip().splitlines()
-    errors.close()
-    if os.WIFSIGNALED(status):
-        return None, (f"sharding-propagation/shard-partition crashed "
-                      f"({signal.Signals(os.WTERMSIG(status)).name}) on this program"
-                      + (f": {said[-1][-300:]}" if said else ""))
-    if os.waitstatus_to_exitcode(status) != 0:
-        return None, data.lstrip(b"\0").decode(errors="replace") or "the partition failed"
-    return data.decode(), ""
 
 
 def _axes(op: ir.Operation, attribute: str, names: list[str]) -> list[str]:
@@ -251,35 +148,25 @@ def _to_jaxc(module: ir.Operation) -> str | None:
 @register_pass("jaxc-partition", "split a program with jaxc.sharding attributes into one device's program "
                                  "(shard dialect; docs/parallel.md)")
 def partition(op: ir.Operation, pass_: ExternalPass) -> None:
-    if not _sharded_functions(op):
-        return
     with op.context, op.location:
+        if not annotate_module(op, pass_, "jaxc-partition") or not annotated(op):
+            return
         _partition(op, pass_)
 
 
 def _partition(op: ir.Operation, pass_: ExternalPass) -> None:
-    axes = spmd_axes(op)
-    if not axes:
-        op.location.emit_error("jaxc-partition: jaxc.sharding attributes need the module's mesh "
-                               "(jaxc.spmd_axes)")
-        pass_.signal_pass_failure()
-        return
-    text, why = _partition_in_child(op.get_asm(enable_debug_info=True), [size for _, size in axes])
+    text, why = in_child(op.get_asm(enable_debug_info=True), UPSTREAM)
     if text is None:
         op.location.emit_error(f"jaxc-partition: {why}")
         pass_.signal_pass_failure()
         return
-    partitioned = ir.Module.parse(text, op.context)
-    body = op.regions[0].blocks[0]
-    for old in list(body.operations):
-        old.erase()
-    for new in list(partitioned.body.operations):
-        body.append(new)
+    replace_body(op, text)
     problem = _to_jaxc(op)
     if problem is not None:
         op.location.emit_error(f"jaxc-partition: {problem}")
         pass_.signal_pass_failure()
         return
+    body = op.regions[0].blocks[0]
     for fn in list(body.operations):  # the annotations are done with
         if fn.operation.name == "func.func":
             for key in ("arg_attrs", "res_attrs"):

@@ -16,7 +16,9 @@ pinned ``opt -O3 | llc -O3`` for the host triple and CPU (what the JIT does in-p
     transformed   requests expanded
     optimized     cleanup
     linalg        linalg/tensor/arith/math on tensors
-    partitioned   a program with shardings: one device's program (else unchanged)
+    annotated     a program with shardings: shard.grid and shard.shard annotations
+    propagated    ... upstream sharding-propagation
+    partitioned   ... one device's program (any other program unchanged by these three)
     bufferized    memrefs; results become out-params; every alloc freed
     loops         scf.for loop nests
     llvm          LLVM dialect; functions carry llvm.emit_c_interface
@@ -99,9 +101,14 @@ CPU_STAGES: tuple[Stage, ...] = (
           "and symbol DCE until nothing changes"),
     Stage("linalg", ("jaxc-to-linalg", "jaxc-check-lowered", "canonicalize", "cse", "canonicalize"),
           "linalg/tensor/arith/math on tensors; no jaxc op left"),
+    Stage("annotated", ("jaxc-annotate-shardings",),
+          "a program with shardings (jit in/out_shardings): the shard dialect's grid and an annotation of "
+          "every argument and result; any other program unchanged"),
+    Stage("propagated", ("jaxc-propagate-shardings",),
+          "upstream sharding-propagation (in a forked child): every op's values annotated"),
     Stage("partitioned", ("jaxc-partition",),
-          "a program with shardings (jit in/out_shardings) split into one device's program through the "
-          "shard dialect; any other program unchanged"),
+          "split into one device's program by upstream shard-partition (in a forked child), its "
+          "collectives lowered like pmap's; any other program unchanged"),
     Stage("scheduled", (
         *FUSION,
         "jaxc-outline-kernels",  # a kernel repeated (once per layer) is scheduled and compiled once
@@ -186,7 +193,7 @@ _SHARED_STAGES = tuple(
     if stage.name == "scheduled" else
     dataclasses.replace(stage, passes=tuple(_GPU_PASS.get(p, p) for p in stage.passes))
     for stage in CPU_STAGES[:STAGE_NAMES.index("bufferized") + 1]
-    if stage.name != "partitioned")  # SPMD programs (pmap, shardings) run on CPU devices only
+    if stage.name not in ("annotated", "propagated", "partitioned"))  # SPMD programs run on CPU devices only
 
 GPU_BLOCK_SIZE = 256  # threads per block of every kernel
 

@@ -197,7 +197,8 @@ def test_lower_shows_every_stage_and_compiles() -> None:
 
     lowered = jaxc.jit(f).lower(x32(2, 2))
     expected_marker = {"traced": "jaxc.tanh", "transformed": "jaxc.tanh", "optimized": "jaxc.tanh",
-                       "linalg": "linalg.generic", "partitioned": "linalg.generic", "scheduled": "linalg.generic",
+                       "linalg": "linalg.generic", "annotated": "linalg.generic", "propagated": "linalg.generic",
+                       "partitioned": "linalg.generic", "scheduled": "linalg.generic",
                        "bufferized": "memref",
                        "loops": "scf.for",
                        "llvm": "llvm.func", "llvmir": "define", "asm": "ret"}

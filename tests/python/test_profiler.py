@@ -144,7 +144,8 @@ def test_trace_files_and_compile_events(tmp_path) -> None:
     assert traced["name"] == "trace jit(scaled_sin)"
     stages = {e["name"]: e for e in events(trace, "compile") if e["name"].startswith("stage ")}
     assert list(stages) == [f"stage {s}" for s in ("traced", "transformed", "optimized", "linalg",
-                                                   "partitioned", "scheduled", "bufferized", "loops", "llvm")]
+                                                   "annotated", "propagated", "partitioned", "scheduled", "bufferized",
+                                                   "loops", "llvm")]
     assert traced["ts"] + traced["dur"] <= stages["stage traced"]["ts"]
     passes = events(trace, "mlir-pass")
     linalg = stages["stage linalg"]

@@ -327,7 +327,11 @@ def test_jit_is_partitioned_through_the_shard_dialect(name):
     np.testing.assert_allclose(np.asarray(result), reference(a, w), rtol=1e-4, atol=1e-5)
     assert result.sharding == NamedSharding(mesh, P(*out))
     per_device = f.lower(*args).as_text(stage="partitioned")
-    assert "jaxc.spmd_axes" in per_device and "jaxc.sharding" not in per_device
+    assert "jaxc.spmd_axes" in per_device and "jaxc.sharding" not in per_device and "shard." not in per_device
+    annotated = f.lower(*args).as_text(stage="annotated")  # the steps before, each a stage
+    assert "shard.grid @jaxc_mesh(shape = 4)" in annotated and "annotate_for_users" in annotated
+    propagated = f.lower(*args).as_text(stage="propagated")
+    assert propagated.count("shard.shard") >= annotated.count("shard.shard")
     if name == "matmul, k split":  # each device contracts its quarter of k, then a psum
         assert "tensor<8x4xf32>" in per_device and "tensor<4x4xf32>" in per_device
         assert "jaxc_spmd_all_reduce" in per_device

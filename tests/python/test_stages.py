@@ -11,8 +11,8 @@ from mlir import ir
 from jaxc.dialect import make_context
 from jaxc.passes import lookup, stages
 
-EXPECTED = ["traced", "transformed", "optimized", "linalg", "partitioned", "scheduled", "bufferized", "loops", "llvm",
-            "llvmir", "asm"]
+EXPECTED = ["traced", "transformed", "optimized", "linalg", "annotated", "propagated", "partitioned", "scheduled",
+            "bufferized", "loops", "llvm", "llvmir", "asm"]
 
 SAMPLE = """
 func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
@@ -41,7 +41,8 @@ def test_unknown_stage_lists_the_valid_ones():
 
 
 def test_stages_between():
-    assert [s.name for s in stages.stages_between("linalg", "loops")] == ["partitioned", "scheduled", "bufferized", "loops"]
+    assert [s.name for s in stages.stages_between("linalg", "loops")] == ["annotated", "propagated", "partitioned", "scheduled",
+                                                                          "bufferized", "loops"]
     assert [s.name for s in stages.stages_between(None, "traced")] == ["traced"]
 
 

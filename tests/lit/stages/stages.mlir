@@ -12,6 +12,8 @@
 // CHECK: // ===== stage: optimized =====
 // CHECK: // ===== stage: linalg =====
 // CHECK: linalg.add
+// CHECK: // ===== stage: annotated =====
+// CHECK: // ===== stage: propagated =====
 // CHECK: // ===== stage: partitioned =====
 // CHECK: linalg.add
 // CHECK: // ===== stage: scheduled =====
@@ -46,7 +48,7 @@
 // ASM-LABEL: _mlir_ciface_f:
 // ASM: {{(call|jmp)[lq]?}}
 
-// BAD: jaxc-opt: error: unknown stage 'nope'; the stages are: traced, transformed, optimized, linalg, partitioned, scheduled, bufferized, loops, llvm, llvmir, asm
+// BAD: jaxc-opt: error: unknown stage 'nope'; the stages are: traced, transformed, optimized, linalg, annotated, propagated, partitioned, scheduled, bufferized, loops, llvm, llvmir, asm
 // MIX: jaxc-opt: error: '--stage' can't be used with '--pass-pipeline' or individual pass options
 
 func.func @f(%x: tensor<16xf32>) -> tensor<16xf32> {

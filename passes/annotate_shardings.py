@@ -1,0 +1,111 @@
+"""`jaxc-annotate-shardings`: a program with shardings gets the `shard`
+dialect's annotations (the first step of splitting it into one device's
+program; `jaxc-propagate-shardings` and `jaxc-partition` follow).
+
+A module is split when `jit(..., in_shardings=..., out_shardings=...)`
+marked it: `jaxc.spmd_axes` names the mesh's axes and sizes, and the
+public function's arguments and results carry `jaxc.sharding`: per
+dimension, the mesh axes (by position) it is split over, major first. The
+pass adds the mesh as `shard.grid @jaxc_mesh` and a `shard.shard` of every
+argument (for its users) and result:
+
+    module attributes {jaxc.spmd_axes = [["i", 4]]} {
+      func.func @f(%a: tensor<8x16xf32> {jaxc.sharding = [[0]]}) -> (tensor<8x16xf32> {jaxc.sharding = [[0]]})
+  ->
+      shard.grid @jaxc_mesh(shape = 4)
+      func.func @f(%a: ...) {
+        %s = shard.sharding @jaxc_mesh split_axes = [[0]] : !shard.sharding
+        %a_ = shard.shard %a to %s annotate_for_users : tensor<8x16xf32>
+        ...
+
+A module without `jaxc.sharding`, or annotated already, is left as it is.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.passmanager import ExternalPass
+
+from .lowering.collectives import spmd_axes
+from .registry import register_pass
+
+GRID = "jaxc_mesh"
+SHARDING = "jaxc.sharding"  # argument / result attribute: [[mesh axis, ...] per dimension]
+
+
+def sharded_functions(module: ir.Operation) -> list:
+    found = []
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name != "func.func":
+            continue
+        attrs = op.operation.attributes
+        for key in ("arg_attrs", "res_attrs"):
+            if key in attrs and any(SHARDING in ir.DictAttr(d) for d in ir.ArrayAttr(attrs[key])):
+                found.append(op)
+                break
+    return found
+
+
+def _split_axes(attr: ir.Attribute | None, rank: int) -> ir.Attribute:
+    """`#shard<axisarray[[0], []]>` from a `jaxc.sharding` (None: replicated)."""
+    dims = [[ir.IntegerAttr(a).value for a in ir.ArrayAttr(d)] for d in ir.ArrayAttr(attr)] if attr else []
+    dims = (dims + [[]] * rank)[:rank]
+    return ir.Attribute.parse(f"#shard<axisarray{dims}>")
+
+
+def annotate(module: ir.Operation, sizes: list[int]) -> None:
+    """The grid and the shard.shard annotations."""
+    from mlir.dialects import shard  # here: 5 ms to import, for sharded programs only
+    with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]), ir.Location.unknown():
+        shard.GridOp(GRID, ir.DenseI64ArrayAttr.get(sizes))
+    grid = ir.FlatSymbolRefAttr.get(GRID)
+    for fn in sharded_functions(module):
+        block = fn.regions[0].blocks[0]
+        arg_attrs = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
+        first = block.operations[0]
+        for i, arg in enumerate(block.arguments):
+            d = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
+            attr = d[SHARDING] if d is not None and SHARDING in d else None
+            rank = len(ir.RankedTensorType(arg.type).shape)
+            with ir.InsertionPoint(first), ir.Location.unknown():
+                sharding = shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
+                annotated = shard.ShardOp(arg, sharding, annotate_for_users=True).result
+            arg.replace_all_uses_except(annotated, annotated.owner.operation)
+        ret = block.operations[len(block.operations) - 1]
+        res_attrs = list(ir.ArrayAttr(fn.attributes["res_attrs"])) if "res_attrs" in fn.attributes else []
+        values = []
+        for i, value in enumerate(ret.operands):
+            d = ir.DictAttr(res_attrs[i]) if i < len(res_attrs) else None
+            attr = d[SHARDING] if d is not None and SHARDING in d else None
+            rank = len(ir.RankedTensorType(value.type).shape)
+            with ir.InsertionPoint(ret), ir.Location.unknown():
+                sharding = shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
+                values.append(shard.ShardOp(value, sharding).result)
+        for i, v in enumerate(values):
+            ret.operands[i] = v
+
+
+def annotated(module: ir.Operation) -> bool:
+    """Whether `module` holds the grid this pass adds."""
+    return any(o.operation.name == "shard.grid" and ir.StringAttr(o.operation.attributes["sym_name"]).value == GRID
+               for o in module.regions[0].blocks[0].operations)
+
+
+def annotate_module(op: ir.Operation, pass_: ExternalPass, who: str) -> bool:
+    """Annotate `op` if it has shardings and no grid yet; False (after an
+    error at the module, naming the pass `who`) where its mesh is missing."""
+    if not sharded_functions(op) or annotated(op):
+        return True
+    axes = spmd_axes(op)
+    if not axes:
+        op.location.emit_error(f"{who}: jaxc.sharding attributes need the module's mesh (jaxc.spmd_axes)")
+        pass_.signal_pass_failure()
+        return False
+    annotate(op, [size for _, size in axes])
+    return True
+
+
+@register_pass("jaxc-annotate-shardings", "mark the arguments and results of a program with jaxc.sharding "
+                                          "with the shard dialect's grid and annotations (docs/parallel.md)")
+def annotate_shardings(op: ir.Operation, pass_: ExternalPass) -> None:
+    with op.context, op.location:
+        annotate_module(op, pass_, "jaxc-annotate-shardings")
