@@ -58,30 +58,26 @@ def annotate(module: ir.Operation, sizes: list[int]) -> None:
     with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]), ir.Location.unknown():
         shard.GridOp(GRID, ir.DenseI64ArrayAttr.get(sizes))
     grid = ir.FlatSymbolRefAttr.get(GRID)
+
+    def sharding(fn: ir.Operation, key: str, i: int, value: ir.Value) -> ir.Value:
+        """The shard.sharding op of `fn`'s argument or result i (`key`: arg_attrs, res_attrs)."""
+        attrs = list(ir.ArrayAttr(fn.attributes[key])) if key in fn.attributes else []
+        d = ir.DictAttr(attrs[i]) if i < len(attrs) else None
+        attr = d[SHARDING] if d is not None and SHARDING in d else None
+        rank = len(ir.RankedTensorType(value.type).shape)
+        return shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
+
     for fn in sharded_functions(module):
         block = fn.regions[0].blocks[0]
-        arg_attrs = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
         first = block.operations[0]
         for i, arg in enumerate(block.arguments):
-            d = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
-            attr = d[SHARDING] if d is not None and SHARDING in d else None
-            rank = len(ir.RankedTensorType(arg.type).shape)
             with ir.InsertionPoint(first), ir.Location.unknown():
-                sharding = shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
-                annotated = shard.ShardOp(arg, sharding, annotate_for_users=True).result
-            arg.replace_all_uses_except(annotated, annotated.owner.operation)
+                marked = shard.ShardOp(arg, sharding(fn, "arg_attrs", i, arg), annotate_for_users=True).result
+            arg.replace_all_uses_except(marked, marked.owner.operation)
         ret = block.operations[len(block.operations) - 1]
-        res_attrs = list(ir.ArrayAttr(fn.attributes["res_attrs"])) if "res_attrs" in fn.attributes else []
-        values = []
-        for i, value in enumerate(ret.operands):
-            d = ir.DictAttr(res_attrs[i]) if i < len(res_attrs) else None
-            attr = d[SHARDING] if d is not None and SHARDING in d else None
-            rank = len(ir.RankedTensorType(value.type).shape)
+        for i, value in enumerate(list(ret.operands)):
             with ir.InsertionPoint(ret), ir.Location.unknown():
-                sharding = shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
-                values.append(shard.ShardOp(value, sharding).result)
-        for i, v in enumerate(values):
-            ret.operands[i] = v
+                ret.operands[i] = shard.ShardOp(value, sharding(fn, "res_attrs", i, value)).result
 
 
 def annotated(module: ir.Operation) -> bool:

@@ -46,7 +46,7 @@ from mlir.passmanager import ExternalPass
 from .annotate_shardings import SHARDING, annotate_module, annotated
 from .ir import ops_where
 from .lowering.collectives import spmd_axes
-from .propagate_shardings import in_child, replace_body
+from .propagate_shardings import run_upstream
 from .registry import register_pass
 
 # shard-partition after the propagation again (a no-op on a propagated module: the pass works alone)
@@ -155,12 +155,8 @@ def partition(op: ir.Operation, pass_: ExternalPass) -> None:
 
 
 def _partition(op: ir.Operation, pass_: ExternalPass) -> None:
-    text, why = in_child(op.get_asm(enable_debug_info=True), UPSTREAM)
-    if text is None:
-        op.location.emit_error(f"jaxc-partition: {why}")
-        pass_.signal_pass_failure()
+    if not run_upstream(op, pass_, UPSTREAM, "jaxc-partition"):
         return
-    replace_body(op, text)
     problem = _to_jaxc(op)
     if problem is not None:
         op.location.emit_error(f"jaxc-partition: {problem}")

@@ -83,14 +83,22 @@ def in_child(text: str, pipeline: str) -> tuple[str | None, str]:
     return data.decode(), ""
 
 
-def replace_body(op: ir.Operation, text: str) -> None:
-    """`op`'s module body replaced by that of the module `text`."""
+def run_upstream(op: ir.Operation, pass_: ExternalPass, pipeline: str, who: str) -> bool:
+    """`pipeline` run on the module `op` in a forked child, whose result
+    replaces `op`'s body; False (after an error at the module, naming the
+    pass `who`) where the child failed or died."""
+    text, why = in_child(op.get_asm(enable_debug_info=True), pipeline)
+    if text is None:
+        op.location.emit_error(f"{who}: {why}")
+        pass_.signal_pass_failure()
+        return False
     new = ir.Module.parse(text, op.context)
     body = op.regions[0].blocks[0]
     for old in list(body.operations):
         old.erase()
     for operation in list(new.body.operations):
         body.append(operation)
+    return True
 
 
 @register_pass("jaxc-propagate-shardings", "upstream sharding-propagation on a program annotated by "
@@ -99,9 +107,4 @@ def propagate_shardings(op: ir.Operation, pass_: ExternalPass) -> None:
     if not annotated(op):
         return
     with op.context, op.location:
-        text, why = in_child(op.get_asm(enable_debug_info=True), PROPAGATION)
-        if text is None:
-            op.location.emit_error(f"jaxc-propagate-shardings: {why}")
-            pass_.signal_pass_failure()
-            return
-        replace_body(op, text)
+        run_upstream(op, pass_, PROPAGATION, "jaxc-propagate-shardings")

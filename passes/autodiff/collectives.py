@@ -54,7 +54,7 @@ def _reduction_transpose(op, xs, ys, cts):
 
 
 def _pvary_transpose(op, xs, ys, cts):
-    return [P.REDUCE_INVARIANT["psum"].bind(cts[0], axes=_names(op))]
+    return [P.PSUM_INVARIANT.bind(cts[0], axes=_names(op))]
 
 
 def _all_gather_transpose(op, xs, ys, cts):

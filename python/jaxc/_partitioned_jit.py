@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import core, dispatch, tree_util
+from . import core, dispatch
 from ._pmap import run_on_lanes
 from ._shard_map import _Layout
 from .core import ShapedArray
@@ -167,8 +167,3 @@ def specs_for(shardings: list) -> list[PartitionSpec]:
 def warn_whole(label: str, why: str) -> None:
     _LOG.warning("%s: not partitioned by its shardings (%s); it runs whole, with the same values",
                  label, why)
-
-
-def flat_in_avals(args: tuple) -> list[ShapedArray]:
-    from .api import _leaf_aval
-    return [_leaf_aval(x) for x in tree_util.tree_leaves(args)]

@@ -808,7 +808,7 @@ class _ShardedJit:
         program = programs.get(key)
         if program is None:
             traced = self._jitted.lower(*args).traced
-            in_avals = P.flat_in_avals(tuple(leaves))
+            in_avals = [_leaf_aval(x) for x in leaves]
             ins = in_shardings if in_shardings is not None else [None] * len(in_avals)
             outs = _shardings_for(self._out_shardings, tree_util.tree_unflatten(traced.out_tree, traced.out_avals)) \
                 if self._out_shardings is not None else [None] * len(traced.out_avals)

@@ -998,13 +998,7 @@ def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, axis_ind
             raise ValueError(f"{core.where()}: lax.psum_scatter requires the size of the named axis "
                              f"{'/'.join(names)} ({size}) to equal x.shape[scatter_dimension] ({length})")
         total = P.psum(leaf, names, axis_index_groups=groups)
-        if groups is None:
-            index = P.axis_index(names)
-        else:  # this member's position in its group
-            where = np.zeros(sum(len(g) for g in groups), np.int32)
-            for group in groups:
-                where[group] = np.arange(len(group))
-            index = L.dynamic_index_in_dim(L.constant(where), P.axis_index(names), 0, keepdims=False)
+        index = P.axis_index(names) if groups is None else P._mine(P._place_in_group(groups), names)
         if not tiled:
             return L.dynamic_index_in_dim(total, index, dim, keepdims=False)
         chunk = length // size

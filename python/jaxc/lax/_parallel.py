@@ -98,18 +98,39 @@ def _groups(axis_index_groups: Any, names: Sequence[str], what: str) -> list[lis
     return groups
 
 
-def _in_my_group(names: Sequence[str], groups: list[list[int]]) -> Any:
-    """A bool vector over the members: those in this member's group."""
-    group_of = {m: g for g, members in enumerate(groups) for m in members}
-    table = np.array([[group_of[k] == group_of[m] for k in range(len(group_of))] for m in range(len(group_of))])
+def _mine(table: np.ndarray, names: Sequence[str]) -> Any:
+    """Row i of a per-member constant `table` on member i of the flattened `names`."""
     return lax.dynamic_index_in_dim(lax.constant(table), axis_index(tuple(names)), 0, keepdims=False)
+
+
+def _group_members(groups: list[list[int]]) -> np.ndarray:
+    """(members, group size): row m lists the group of member m, in the group's order."""
+    group_of = {m: g for g in groups for m in g}
+    return np.array([group_of[m] for m in range(len(group_of))], np.int32)
+
+
+def _place_in_group(groups: list[list[int]]) -> np.ndarray:
+    """Member m's position in its group."""
+    place = np.zeros(sum(len(g) for g in groups), np.int32)
+    for group in groups:
+        place[group] = np.arange(len(group))
+    return place
+
+
+def _group_rows(gathered: Any, names: Sequence[str], groups: list[list[int]]) -> Any:
+    """The rows of `gathered` (every member's value along dim 0) that belong
+    to this member's group, in the group's order."""
+    from .. import numpy as jnp
+    return jnp.take(gathered, _mine(_group_members(groups), names), axis=0)
 
 
 def _grouped_reduction(leaf: Any, names: Sequence[str], groups: list[list[int]], kind: str) -> Any:
     """psum/pmax/pmin within this member's group: every member's value
     gathered, the others' masked out, reduced."""
     gathered = _gather_over(leaf, names, 0, False, False)
-    mine = lax.broadcast_in_dim(_in_my_group(names, groups), gathered.shape, (0,))
+    members = _group_members(groups)
+    in_group = np.array([[k in row for k in range(len(members))] for row in members.tolist()])
+    mine = lax.broadcast_in_dim(_mine(in_group, names), gathered.shape, (0,))
     if kind == "sum":
         neutral: Any = 0
     elif leaf.dtype == np.bool_:
@@ -136,8 +157,7 @@ _ALL_REDUCE = {"psum": jd.PsumOp, "pmax": jd.PmaxOp, "pmin": jd.PminOp, "pmean":
 _REDUCE_PRIMS = {name: lax._primitive(name, lambda x, axes, _op=op: _op(x, _axes_attr(axes)).result)
                  for name, op in _ALL_REDUCE.items()}
 # psum marked `invariant` (passes/infer_vma.py): the transpose of a pvary
-REDUCE_INVARIANT = {name: lax._primitive(f"{name}_invariant", lambda x, axes, _op=op: _op(
-    x, _axes_attr(axes), invariant=True).result) for name, op in _ALL_REDUCE.items()}
+PSUM_INVARIANT = lax._primitive("psum_invariant", lambda x, axes: jd.PsumOp(x, _axes_attr(axes), invariant=True).result)
 PVARY = lax._primitive("pvary", lambda x, axes: jd.PvaryOp(x, _axes_attr(axes)).result)
 ALL_GATHER = lax._primitive("all_gather", lambda x, axes, dimension, axis_size, tiled, invariant=False:
                             jd.AllGatherOp(x, _axes_attr(axes), dimension, axis_size,
@@ -282,12 +302,7 @@ def _gather_over(leaf: Any, names: Sequence[str], dim: int, tiled: bool, invaria
 def _gather_group(leaf: Any, names: Sequence[str], groups: list[list[int]], dim: int, tiled: bool) -> Any:
     """all_gather within this member's group: every member's value gathered,
     then the rows of the group's members, in the group's order."""
-    gathered = _gather_over(leaf, names, 0, False, False)  # (members, *leaf.shape)
-    group_of = {m: g for g, members in enumerate(groups) for m in members}
-    table = np.array([groups[group_of[m]] for m in range(len(group_of))], np.int32)
-    rows = lax.dynamic_index_in_dim(lax.constant(table), axis_index(tuple(names)), 0, keepdims=False)
-    from .. import numpy as jnp
-    mine = jnp.take(gathered, rows, axis=0)  # (group size, *leaf.shape)
+    mine = _group_rows(_gather_over(leaf, names, 0, False, False), names, groups)  # (group size, *leaf.shape)
     moved = lax.transpose(mine, list(range(1, dim + 1)) + [0] + list(range(dim + 1, mine.ndim)))
     if not tiled:
         return moved
@@ -298,13 +313,11 @@ def _gather_group(leaf: Any, names: Sequence[str], groups: list[list[int]], dim:
 def _own_rows(gathered: Any, names: Sequence[str], sources: Sequence[int]) -> Any:
     """Row `sources[i]` of `gathered` (every member's value stacked along
     dim 0) on member i of the flattened `names`; zeros where it is -1."""
-    me = axis_index(tuple(names))
-    table = lax.constant(np.array([max(s, 0) for s in sources], np.int32))
-    row = lax.dynamic_index_in_dim(gathered, lax.dynamic_index_in_dim(table, me, 0, keepdims=False), 0,
+    row = lax.dynamic_index_in_dim(gathered, _mine(np.array([max(s, 0) for s in sources], np.int32), names), 0,
                                    keepdims=False)
     if all(s >= 0 for s in sources):
         return row
-    receives = lax.dynamic_index_in_dim(lax.constant(np.array([s >= 0 for s in sources])), me, 0, keepdims=False)
+    receives = _mine(np.array([s >= 0 for s in sources]), names)
     return lax.select(lax.broadcast_in_dim(receives, row.shape, ()), row, lax.full(row.shape, 0, row.dtype))
 
 
@@ -385,12 +398,8 @@ def _all_to_all_over(leaf: Any, names: Sequence[str], split: int, concat: int, s
     gathered = _gather_over(leaf, names, 0, False, False)  # (members, *leaf.shape)
     me = axis_index(tuple(names))
     if groups is not None:
-        group_of = {m: g for g, members in enumerate(groups) for m in members}
-        table = np.array([groups[group_of[m]] for m in range(len(group_of))], np.int32)
-        from .. import numpy as jnp
-        gathered = jnp.take(gathered, lax.dynamic_index_in_dim(lax.constant(table), me, 0, keepdims=False), axis=0)
-        place = np.array([groups[group_of[m]].index(m) for m in range(len(group_of))], np.int32)
-        me = lax.dynamic_index_in_dim(lax.constant(place), me, 0, keepdims=False)
+        gathered = _group_rows(gathered, names, groups)
+        me = _mine(_place_in_group(groups), names)
     chunk = leaf.shape[split] // size
     starts = [lax.full((), 0, np.int32)] * gathered.ndim
     starts[split + 1] = lax.mul(me, np.int32(chunk))
