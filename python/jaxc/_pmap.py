@@ -43,7 +43,7 @@ from ._batching import (
     vmap,
 )
 from ._config import config
-from .api import Lowered, _leaf_aval, _Static, compile_traced, trace_function
+from .api import Compiled, Lowered, _leaf_aval, _Static, compile_traced, compiled_call_leaves, trace_function
 from .core import ShapedArray
 from .sharding import PmapSharding
 
@@ -317,14 +317,60 @@ class PmapFunction:
         out_axes = [_normalize_out_axis(a, y, what) for a, y in zip(traced_out_axes, traced.out_avals)]
         return _Program(traced, lanes, list(axes), out_axes, lane_avals)
 
-    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
-        """The per-device program for these arguments (`as_text(stage=...)`)."""
+    def lower(self, *args: Any, **kwargs: Any) -> "PmapLowered":
+        """The per-device program for these arguments (`as_text(stage=...)`);
+        `.compile()` gives it as a function of the dynamic arguments."""
         static, dynamic = self._split_static(args)
         in_axes = self._in_axes
         if isinstance(in_axes, tuple) and static and len(in_axes) == len(args):
             in_axes = tuple(a for i, a in enumerate(in_axes) if i not in dict(static))
         program, _ = self._program(static, dynamic, kwargs, in_axes)
-        return Lowered(program.traced)
+        leaves, tree = tree_util.tree_flatten((dynamic, kwargs))
+        return PmapLowered(self, program, tree, [_leaf_aval(x) for x in leaves])
+
+
+class PmapLowered(Lowered):
+    """`pmap(f).lower(*args)`: the per-device program, shown at any stage,
+    and compiled for this signature by `.compile()`."""
+
+    def __init__(self, pmapped: PmapFunction, program: _Program, tree: Any, avals: list) -> None:
+        super().__init__(program.traced)
+        self._compiled = PmapCompiled(pmapped, program, tree, avals)
+
+    def compile(self) -> "PmapCompiled":
+        return self._compiled
+
+    def export(self, path: Any, *, target: str = "cpu", chip: str | None = None) -> None:
+        raise ValueError(f"{self.traced.label}: a pmap program runs on several devices at once; export "
+                         "writes single-device programs (export jit(f) instead)")
+
+
+class PmapCompiled(Compiled):
+    """`pmap(f).lower(*args).compile()`: called with arguments like the
+    dynamic ones it was lowered for (static ones are part of the program),
+    it runs on the pmap's devices as a call of the pmap would, without
+    looking up or tracing anything.
+
+        c = pmap(lambda x: lax.psum(x, "i"), "i").lower(x).compile()
+        c(x)           # sharded over the devices, as pmap(f)(x)
+        c(x[:, :2])    # TypeError: Argument types differ ...
+    """
+
+    def __init__(self, pmapped: PmapFunction, program: _Program, tree: Any, avals: list) -> None:
+        self.traced = program.traced
+        self.function = program.function
+        self.out_avals = program.out_avals
+        self._pmapped = pmapped
+        self._program = program
+        self._tree = tree
+        self._avals = avals
+        self._devices = pmapped._lane_devices(program.lanes)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves = compiled_call_leaves(self._tree, self._avals, args, kwargs)
+        flat = [x if isinstance(x, core.ArrayBase) else np.asarray(x, d)
+                for x, d in zip(leaves, self._program.in_dtypes)]
+        return self._pmapped._run(self._program, flat, self._devices)
 
 
 class _Shape:

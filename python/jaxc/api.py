@@ -239,6 +239,29 @@ def compile_traced(traced: Traced) -> Any:
     return executable[traced.name]
 
 
+def compiled_call_leaves(tree: Any, avals: Sequence[ShapedArray], args: tuple, kwargs: dict) -> list[Any]:
+    """The argument leaves of a call of a `Compiled`, checked against the
+    (dynamic) argument tree and types it was compiled for; JAX's TypeErrors
+    where they differ."""
+    leaves, called = tree_util.tree_flatten((args, kwargs))
+    if called != tree:
+        raise TypeError("Function compiled with input pytree does not match the input pytree it was called "
+                        f"with: compiled for {tree_util.treedef_str(tree)}, called with "
+                        f"{tree_util.treedef_str(called)} (pass only the dynamic arguments: the static "
+                        "ones are part of the compiled program)")
+    mismatches = []
+    for (path, x), aval in zip(tree_util.tree_flatten_with_path((args, kwargs))[0], avals):
+        got = x.aval if isinstance(x, ArrayBase) else _leaf_aval(x)
+        if (got.shape, got.dtype) != (aval.shape, aval.dtype):
+            name = ("args" if path[0].idx == 0 else "kwargs") + tree_util.keystr(path[1:])
+            mismatches.append(f"Argument '{name}' compiled with {aval.str_short()} and "
+                              f"called with {got.str_short()}")
+    if mismatches:
+        raise TypeError("Argument types differ from the types for which this computation was compiled. "
+                        "The mismatches are:\n" + "\n".join(mismatches))
+    return [_leaf_value(x, a) for x, a in zip(leaves, avals)]
+
+
 class Compiled:
     """A function traced and compiled for one signature: call it with the
     same kind of arguments."""
@@ -296,13 +319,12 @@ class Compiled:
         return function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._rule is None:
+        """Run on arguments like the dynamic ones it was lowered for (as in
+        JAX, the static arguments are part of the program, not passed again)."""
+        if self._rule is None or self._key is None:
             raise TypeError("call a Compiled obtained from jit(f).lower(...).compile()")
-        key, leaves, _ = self._rule.signature(args, kwargs)
-        if key != self._key:
-            raise TypeError("Compiled function called with arguments of a different signature "
-                            "than it was lowered for")
-        return self.run(leaves)
+        tree, avals = self._key[0], self._key[1]
+        return self.run(compiled_call_leaves(tree, avals, args, kwargs))
 
     def as_text(self, stage: str = "traced", *, chip: str | None = None) -> str:
         return Lowered(self.traced).as_text(stage, chip=chip)

@@ -209,8 +209,26 @@ def test_lower_shows_every_stage_and_compiles() -> None:
         lowered.as_text(stage="nope")
     compiled = lowered.compile()
     np.testing.assert_allclose(np.asarray(compiled(x32(2, 2))), np.tanh(x32(2, 2)) * 2, rtol=1e-6)
-    with pytest.raises(TypeError, match="different signature"):
+    with pytest.raises(TypeError, match=r"Argument 'args\[0\]' compiled with float32\[2,2\] and called "
+                                        r"with float32\[3\]"):
         compiled(x32(3))
+    with pytest.raises(TypeError, match="input pytree does not match"):
+        compiled(x32(2, 2), x32(2, 2))
+
+
+def test_compiled_takes_the_dynamic_arguments_only():
+    """As JAX's: the static arguments of `lower` are part of the program."""
+    f = jaxc.jit(lambda a, n, b=None: a * n + b, static_argnums=(1,))
+    a, b = x32(3), x32(3) + 1
+    compiled = f.lower(a, 4, b=b).compile()
+    np.testing.assert_allclose(np.asarray(compiled(a * 2, b=b)), a * 8 + b, rtol=1e-6)
+    with pytest.raises(TypeError, match="input pytree does not match"):
+        compiled(a, 4, b=b)
+    with pytest.raises(TypeError, match="input pytree does not match"):
+        compiled(a, b)  # b given by position: another tree
+    with pytest.raises(TypeError, match=r"Argument 'kwargs\['b'\]' compiled with float32\[3\] and called "
+                                        r"with int32\[3\]"):
+        compiled(a, b=np.ones(3, np.int32))
 
 
 def test_make_ir_prints_the_traced_function_with_source_lines() -> None:

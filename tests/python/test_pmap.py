@@ -371,6 +371,36 @@ def test_the_per_device_program_is_shown_and_compiled_once():
     assert cpu.compile_count == before
 
 
+def test_lower_compile_runs_ahead_of_time_on_the_dynamic_arguments():
+    f = jaxc.pmap(lambda a, n, b: {"s": lax.psum(a * n, "i"), "b": b + n}, axis_name="i",
+                  in_axes=(0, None), static_broadcasted_argnums=(1,))
+    x, b = rand(N, 3), rand(2, seed=1)
+    compiled = f.lower(x, 3, b).compile()
+    assert isinstance(compiled, jaxc.stages.Compiled)
+    from jaxc.runtime import cpu
+    before = cpu.compile_count
+    out = compiled(x, b)
+    out2 = compiled(x + 1, b)  # other values of the same signature: nothing compiled
+    assert cpu.compile_count == before
+    np.testing.assert_allclose(out["s"], np.broadcast_to(3 * x.sum(0), (N, 3)), rtol=1e-5)
+    np.testing.assert_allclose(out2["s"], np.broadcast_to(3 * (x + 1).sum(0), (N, 3)), rtol=1e-5)
+    np.testing.assert_allclose(out["b"], np.broadcast_to(b + 3, (N, 2)), rtol=1e-6)
+    assert isinstance(out["s"].sharding, jaxc.sharding.PmapSharding)
+    assert [s.device for s in out["s"].addressable_shards] == jaxc.devices()[:N]
+    np.testing.assert_allclose(jaxc.pmap(lambda y: y + 1)(out["s"]), out["s"] + 1)  # a pmap reads it
+    assert "jaxc.psum" in compiled.as_text() and compiled.cost_analysis()["flops"] > 0
+    with pytest.raises(TypeError, match="input pytree does not match"):
+        compiled(x, 3, b)  # the static argument is part of the program
+    with pytest.raises(TypeError, match=r"Argument 'args\[0\]' compiled with float32\[4,3\] and called "
+                                        r"with float32\[4,2\]"):
+        compiled(x[:, :2], b)
+    with pytest.raises(TypeError, match=r"Argument 'args\[1\]' compiled with float32\[2\] and called "
+                                        r"with int32\[2\]"):
+        compiled(x, np.ones(2, np.int32))
+    with pytest.raises(ValueError, match="runs on several devices"):
+        f.lower(x, 3, b).export("/nonexistent/never-written")
+
+
 # ---------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------
