@@ -7,7 +7,12 @@ marked it: `jaxc.spmd_axes` names the mesh's axes and sizes, and the
 public function's arguments and results carry `jaxc.sharding`: per
 dimension, the mesh axes (by position) it is split over, major first. The
 pass adds the mesh as `shard.grid @jaxc_mesh` and a `shard.shard` of every
-argument (for its users) and result:
+argument (for its users; one without `jaxc.sharding` is replicated) and of
+every result of rank 1 or more that has a `jaxc.sharding` (the
+propagation chooses the others' shardings, as XLA does for a jit without
+out_shardings; a scalar's can only be replicated, and annotating it so
+made the propagation gather a split operand of its reduction, which
+upstream cannot do on a mesh of several axes):
 
     module attributes {jaxc.spmd_axes = [["i", 4]]} {
       func.func @f(%a: tensor<8x16xf32> {jaxc.sharding = [[0]]}) -> (tensor<8x16xf32> {jaxc.sharding = [[0]]})
@@ -48,7 +53,7 @@ def sharded_functions(module: ir.Operation) -> list:
 def _split_axes(attr: ir.Attribute | None, rank: int) -> ir.Attribute:
     """`#shard<axisarray[[0], []]>` from a `jaxc.sharding` (None: replicated)."""
     dims = [[ir.IntegerAttr(a).value for a in ir.ArrayAttr(d)] for d in ir.ArrayAttr(attr)] if attr else []
-    dims = (dims + [[]] * rank)[:rank]
+    dims = (dims + [[]] * rank)[:rank] or [[]]  # a scalar: [[]] (upstream cannot parse `[]`, docs/toolchain.md)
     return ir.Attribute.parse(f"#shard<axisarray{dims}>")
 
 
@@ -59,25 +64,49 @@ def annotate(module: ir.Operation, sizes: list[int]) -> None:
         shard.GridOp(GRID, ir.DenseI64ArrayAttr.get(sizes))
     grid = ir.FlatSymbolRefAttr.get(GRID)
 
-    def sharding(fn: ir.Operation, key: str, i: int, value: ir.Value) -> ir.Value:
-        """The shard.sharding op of `fn`'s argument or result i (`key`: arg_attrs, res_attrs)."""
-        attrs = list(ir.ArrayAttr(fn.attributes[key])) if key in fn.attributes else []
-        d = ir.DictAttr(attrs[i]) if i < len(attrs) else None
-        attr = d[SHARDING] if d is not None and SHARDING in d else None
+    def sharding(attr: ir.Attribute | None, value: ir.Value) -> ir.Value:
+        """The shard.sharding op of a `jaxc.sharding` (None: replicated) for `value`."""
         rank = len(ir.RankedTensorType(value.type).shape)
         return shard.ShardingOp(grid, _split_axes(attr, rank), [], []).result
 
     for fn in sharded_functions(module):
         block = fn.regions[0].blocks[0]
+        _one_empty_per_use(block)
         first = block.operations[0]
         for i, arg in enumerate(block.arguments):
             with ir.InsertionPoint(first), ir.Location.unknown():
-                marked = shard.ShardOp(arg, sharding(fn, "arg_attrs", i, arg), annotate_for_users=True).result
+                marked = shard.ShardOp(arg, sharding(_sharding_of(fn, "arg_attrs", i), arg),
+                                       annotate_for_users=True).result
             arg.replace_all_uses_except(marked, marked.owner.operation)
         ret = block.operations[len(block.operations) - 1]
         for i, value in enumerate(list(ret.operands)):
+            attr = _sharding_of(fn, "res_attrs", i)
+            if attr is None or not ir.RankedTensorType(value.type).shape:
+                continue  # the propagation chooses (a scalar: replicated; `[[]]` there made it gather the operand)
             with ir.InsertionPoint(ret), ir.Location.unknown():
-                ret.operands[i] = shard.ShardOp(value, sharding(fn, "res_attrs", i, value)).result
+                ret.operands[i] = shard.ShardOp(value, sharding(attr, value)).result
+
+
+def _one_empty_per_use(block: ir.Block) -> None:
+    """A `tensor.empty` with several users becomes one per user: the
+    propagation gives each user's init its own sharding, and aborts where
+    one value would need two (docs/toolchain.md). CSE merges them again
+    after the partition."""
+    for view in list(block.operations):
+        op = view.operation
+        if op.name != "tensor.empty" or op.operands:
+            continue
+        uses = [(use.owner, use.operand_number) for use in op.results[0].uses]
+        for owner, number in uses[1:]:
+            with ir.InsertionPoint(op), op.location:
+                owner.operands[number] = op.clone().results[0]
+
+
+def _sharding_of(fn: ir.Operation, key: str, i: int) -> ir.Attribute | None:
+    """The `jaxc.sharding` of `fn`'s argument or result i (`key`: arg_attrs, res_attrs), or None."""
+    attrs = list(ir.ArrayAttr(fn.attributes[key])) if key in fn.attributes else []
+    d = ir.DictAttr(attrs[i]) if i < len(attrs) else None
+    return d[SHARDING] if d is not None and SHARDING in d else None
 
 
 def annotated(module: ir.Operation) -> bool:

@@ -80,7 +80,9 @@ def in_child(text: str, pipeline: str) -> tuple[str | None, str]:
                       + (f": {said[-1][-300:]}" if said else ""))
     if os.waitstatus_to_exitcode(status) != 0:
         return None, data.lstrip(b"\0").decode(errors="replace") or "the partition failed"
-    return data.decode(), ""
+    # upstream prints a replicated scalar's sharding as `split_axes = []`, which its parser rejects
+    # (docs/toolchain.md); `[[]]` means the same
+    return data.decode().replace("split_axes = [] ", "split_axes = [[]] "), ""
 
 
 def run_upstream(op: ir.Operation, pass_: ExternalPass, pipeline: str, who: str) -> bool:

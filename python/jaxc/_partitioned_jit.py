@@ -52,12 +52,17 @@ def _attr(spec: PartitionSpec, mesh: Any, rank: int) -> Any:
 
 
 class PartitionedProgram:
-    """One signature's per-device program, or None where partitioning failed."""
+    """One signature's per-device program, or None where partitioning failed.
+
+    `out_specs[i]` None (no out_shardings): the propagation chooses result
+    i's sharding, as XLA's does (a partial sum: replicated). A result whose
+    out_shardings the partition cannot reach (upstream reshards on one-axis
+    meshes only) is taken in the sharding the propagation gives it and
+    carries the requested one: the devices share the host's memory, so the
+    whole array is the same either way."""
 
     def __init__(self, traced: Any, in_avals: list, mesh: Any, in_specs: list, out_specs: list) -> None:
         import mlir.ir as ir
-
-        from jaxc.runtime import CompileError, compile_module
 
         from ._pmap import mark_spmd
         self.ok = False
@@ -66,10 +71,7 @@ class PartitionedProgram:
         # the arrays it closes over follow the arguments, replicated
         in_avals = list(in_avals) + [ShapedArray(np.shape(c), c.dtype) for c in traced.consts]
         in_specs = list(in_specs) + [PartitionSpec()] * len(traced.consts)
-        axes = list(mesh.shape.items())
-        self.out_layouts = [_Layout(a.shape, s, axes, f"out_shardings of output leaf {i}")
-                            for i, (a, s) in enumerate(zip(traced.out_avals, out_specs))]
-        self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
+        self._axes = axes = list(mesh.shape.items())
         with core.context():
             module = ir.Module.parse(traced.text(debug_info=True))
             mark_spmd(module, axes)
@@ -81,25 +83,76 @@ class PartitionedProgram:
             fn.operation.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [ir.DictAttr.get({"jaxc.sharding": _attr(s, mesh, len(a.shape))})
                  for s, a in zip(in_specs, in_avals)])
-            fn.operation.attributes["res_attrs"] = ir.ArrayAttr.get(
-                [ir.DictAttr.get({"jaxc.sharding": _attr(s, mesh, len(a.shape))})
-                 for s, a in zip(out_specs, traced.out_avals)])
-            self.text = module.operation.get_asm(enable_debug_info=True)
+            self._module, self._fn = module, fn
         self.in_avals = in_avals
         self.in_layouts = [_Layout(a.shape, s, axes, f"in_shardings of argument leaf {i}")
                            for i, (a, s) in enumerate(zip(in_avals, in_specs))]
+        self.why = ""
+        propagated: list | str | None = None
+        if any(s is None for s in out_specs):
+            propagated = self._propagated()
+            if isinstance(propagated, str):
+                self.why = propagated
+                return
+            out_specs = [p if s is None else s for s, p in zip(out_specs, propagated)]
+        self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
+        if self._compile(out_specs):
+            return
+        # upstream could not reshard to out_shardings: the results as the propagation leaves them
+        if propagated is None:
+            propagated = self._propagated()
+        if isinstance(propagated, list) and propagated != out_specs:
+            why = self.why
+            if not self._compile(propagated):
+                self.why = why
+
+    def _marked(self, out_specs: list) -> str:
+        """The module with the results' `jaxc.sharding` (None: none, the propagation chooses)."""
+        import mlir.ir as ir
+        with self._module.context:
+            self._fn.operation.attributes["res_attrs"] = ir.ArrayAttr.get(
+                [ir.DictAttr.get({} if s is None else {"jaxc.sharding": _attr(s, self.mesh, len(a.shape))})
+                 for s, a in zip(out_specs, self.traced.out_avals)])
+        return self._module.operation.get_asm(enable_debug_info=True)
+
+    def _propagated(self) -> list | str:
+        """Each result's sharding as the propagation leaves it when the
+        results are not marked (P() for a partial value), or why it failed."""
+        import mlir.ir as ir
+
+        from jaxc.passes import stages
+        text = self._marked([None] * len(self.traced.out_avals))
+        with core.context():
+            module = ir.Module.parse(text)
+            try:
+                stages.run_stages(module, "propagated")
+            except ValueError as error:
+                return str(error).splitlines()[-1] if str(error) else "the propagation failed"
+            fn = next(op for op in module.body.operations if op.operation.name == "func.func"
+                      and ir.StringAttr(op.operation.attributes["sym_name"]).value == self.traced.name)
+            block = fn.regions[0].blocks[0]
+            ret = block.operations[len(block.operations) - 1]
+            return [_spec_of(v, [n for n, _ in self._axes]) for v in ret.operands]
+
+    def _compile(self, out_specs: list) -> bool:
+        """Compile the program partitioned with these result shardings; False (and `why`) where it failed."""
+        from jaxc.runtime import CompileError, compile_module
+        self.text = self._marked(out_specs)
+        self.out_layouts = [_Layout(a.shape, s, self._axes, f"out_shardings of output leaf {i}")
+                            for i, (a, s) in enumerate(zip(self.traced.out_avals, out_specs))]
         try:
             executable = compile_module(self.text)
         except CompileError as error:
             self.why = str(error).splitlines()[-1] if str(error) else "the partition failed"
-            return
-        self.function = executable[traced.name]
+            return False
+        self.function = executable[self.traced.name]
         expected = [layout.block for layout in self.in_layouts] + [layout.block for layout in self.out_layouts]
         got = [spec.shape for spec in self.function.args + self.function.results]
         if [tuple(s) for s in expected] != [tuple(s) for s in got]:
             self.why = f"the partitioned program takes blocks {got}, not {expected}"
-            return
+            return False
         self.ok = True
+        return True
 
     def lowered(self) -> Any:
         """The marked program as `jit(...).lower(...)` shows it: `as_text(stage="partitioned")`
@@ -127,6 +180,26 @@ class PartitionedProgram:
         for out, sharding in zip(outs, self.out_shardings):
             out._sharding = sharding
         return outs
+
+
+def _spec_of(value: Any, names: list[str]) -> PartitionSpec:
+    """The PartitionSpec of the `shard.shard` that gives `value` (the
+    propagation's annotation of a result): P() for none or a partial one."""
+    import ast
+
+    import mlir.ir as ir
+    owner = value.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "shard.shard":
+        return PartitionSpec()
+    sharding = owner.operation.operands[1].owner.operation
+    if "partial_axes" in sharding.attributes:
+        return PartitionSpec()
+    text = str(sharding.attributes["split_axes"])  # #shard<axisarray[[0], []]>
+    dims = ast.literal_eval(text[text.index("["):text.rindex("]") + 1])
+    entries = [None if not d else names[d[0]] if len(d) == 1 else tuple(names[i] for i in d) for d in dims]
+    while entries and entries[-1] is None:
+        entries.pop()
+    return PartitionSpec(*entries)
 
 
 def _constants_as_arguments(fn: Any) -> list[np.ndarray]:
@@ -160,8 +233,9 @@ def _constants_as_arguments(fn: Any) -> list[np.ndarray]:
     return values
 
 
-def specs_for(shardings: list) -> list[PartitionSpec]:
-    return [s.spec if isinstance(s, NamedSharding) else PartitionSpec() for s in shardings]
+def specs_for(shardings: list, unspecified: Any = PartitionSpec()) -> list:
+    """Each NamedSharding's spec; `unspecified` for the others (None: no sharding given)."""
+    return [s.spec if isinstance(s, NamedSharding) else unspecified for s in shardings]
 
 
 def warn_whole(label: str, why: str) -> None:

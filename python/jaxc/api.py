@@ -838,7 +838,8 @@ class _ShardedJit:
             if mesh is None:
                 programs[key] = program = False
             else:
-                program = P.PartitionedProgram(traced, in_avals, mesh, P.specs_for(ins), P.specs_for(outs))
+                program = P.PartitionedProgram(traced, in_avals, mesh, P.specs_for(ins),
+                                               P.specs_for(outs, None))
                 if not program.ok:
                     P.warn_whole(traced.label, program.why)
                     program = False

@@ -151,7 +151,7 @@ class PartitionSpec(tuple):
         return super().__new__(cls, partitions)
 
     def __repr__(self) -> str:
-        return f"P({', '.join(map(repr, self))})"  # JAX 0.10's repr
+        return f"P{tuple(self)!r}" if len(self) != 1 else f"P({self[0]!r},)"  # JAX 0.10's: P('a',), P('a', 'b')
 
     def __reduce__(self):
         return (PartitionSpec, tuple(self))

@@ -56,6 +56,8 @@ def test_mesh_and_named_sharding(mesh):
     both = NamedSharding(mesh, P(("x", "y")))
     assert both.devices_indices_map((16,))[jaxc.devices()[5]] == (slice(10, 12),)
     assert repr(P("x", None)) == "P('x', None)"  # JAX 0.10's repr
+    assert [repr(P()), repr(P("x")), repr(P(None)), repr(P(("x", "y")))] == ["P()", "P('x',)", "P(None,)",
+                                                                            "P(('x', 'y'),)"]
     with pytest.raises(ValueError, match="Resource axis: z of P\\('z',?\\) is not found in mesh"):
         NamedSharding(mesh, P("z"))
     with pytest.raises(ValueError, match="should be divisible by 4, but it is equal to 6"):
@@ -389,6 +391,55 @@ def test_a_program_the_shard_passes_cannot_partition_runs_whole(mesh, caplog):
     assert not f.partitioned
     assert "not partitioned by its shardings" in caplog.text and "crashed (SIGABRT)" in caplog.text
     assert out.sharding == NamedSharding(mesh, P())
+
+
+# on a 4x2 mesh: (function, in specs, out spec or "free", the result's sharding: JAX 0.10's where "free",
+# recorded from jax.jit(f, in_shardings=...)(...).sharding.spec)
+TWO_AXES_CASES = {
+    "elementwise": (lambda a: jnp.sin(a), [("a", "b")], "free", ("a", "b")),
+    "full sum, a scalar": (lambda a: a.sum(), [("a", "b")], "free", ()),
+    "sum over the split rows": (lambda a: a.sum(0), [("a", "b")], "free", ("b",)),
+    "matmul, k split": (lambda a, w: a @ w, [("a", "b"), ("b", None)], "free", ("a",)),
+    "transpose": (lambda a: a.T, [("a", "b")], "free", ("b", "a")),
+    "rows": (lambda a: a * 2, [("a",)], "free", ("a",)),
+    # out_shardings the partition cannot reshard to: the results as propagated, labelled as asked
+    "elementwise, out transposed": (lambda a: jnp.sin(a), [("a", "b")], ("b", "a"), ("b", "a")),
+    "elementwise, out replicated": (lambda a: jnp.sin(a), [("a", "b")], (), ()),
+    "scalar, out replicated": (lambda a: jnp.tanh(a).sum(), [("a", "b")], (), ()),
+    "elementwise, out rows": (lambda a: a * 2, [("a", "b")], ("a", None), ("a", None)),
+    "two axes on the rows, out one": (lambda a: a * 2, [(("a", "b"),)], ("a",), ("a",)),
+}
+
+
+@pytest.mark.parametrize("name", list(TWO_AXES_CASES))
+def test_jit_partitions_on_a_mesh_of_two_axes(name, caplog):
+    mesh = jaxc.make_mesh((4, 2), ("a", "b"))
+    fn, ins, out, expected = TWO_AXES_CASES[name]
+    a, w = rand(8, 16), rand(16, 4, seed=1)
+    args = (a, w)[:len(ins)]
+    outs = {} if out == "free" else {"out_shardings": NamedSharding(mesh, P(*out))}
+    f = jaxc.jit(fn, in_shardings=tuple(NamedSharding(mesh, P(*s)) for s in ins), **outs)
+    with caplog.at_level("WARNING", logger="jaxc"):
+        result = f(*args)
+    assert f.partitioned and "not partitioned" not in caplog.text, name
+    np.testing.assert_allclose(np.asarray(result), fn(*args).__array__(), rtol=1e-4, atol=1e-4)
+    assert result.sharding == NamedSharding(mesh, P(*expected))
+    per_device = f.lower(*args).as_text(stage="partitioned")
+    assert "shard." not in per_device and "jaxc.spmd_axes" in per_device
+
+
+def test_a_dense_layer_then_a_sum_partitions():
+    """`tanh(x @ w).sum()`: the matmul's init and tanh's shared one tensor.empty, which the
+    propagation annotated twice and aborted on (docs/toolchain.md); each use gets its own."""
+    mesh = jaxc.make_mesh((8,), ("d",))
+    x, w = rand(16, 8), rand(8, 4, seed=1)
+    f = jaxc.jit(lambda x, w: jnp.tanh(x @ w).sum(), in_shardings=(NamedSharding(mesh, P("d")), None))
+    out = f(x, w)
+    assert f.partitioned and out.sharding == NamedSharding(mesh, P())
+    np.testing.assert_allclose(np.asarray(out), np.tanh(x @ w).sum(), rtol=1e-4)
+    assert "jaxc_spmd_all_reduce" in f.lower(x, w).as_text(stage="partitioned")
+    rows = jaxc.jit(lambda x, w: x @ w, in_shardings=(NamedSharding(mesh, P("d")), None))(x, w)
+    assert rows.sharding == NamedSharding(mesh, P("d"))  # JAX's: the propagation's, not replicated
 
 
 # --- building sharded arrays from parts (JAX's make_array_from_*) ----------------
