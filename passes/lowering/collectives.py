@@ -65,7 +65,7 @@ from .common import (
 )
 
 SPMD_AXES = "jaxc.spmd_axes"  # module attribute: [[axis name, size], ...], mesh order
-SPMD_PROCESSES = "jaxc.spmd_processes"  # module attribute: how many processes the one axis spans
+SPMD_PROCESSES = "jaxc.spmd_processes"  # module attribute: how many processes the first axis spans
 
 # jaxc_spmd_all_reduce's element type and reduction codes (_fastcall.c, SPMD_*)
 _TYPE_CODES = {("float", 32): 0, ("float", 64): 1, ("signed", 8): 2, ("signed", 16): 3,
@@ -106,12 +106,18 @@ class _Mesh:
                                     f"{[n for n, _ in axes] or 'no axis'}; vmap axes are expanded before "
                                     f"lowering)")
         self.names = names
-        self.sizes = [size // self.processes if self.processes > 1 else size for _, size in axes]
+        # the processes split the first axis (pmap's one axis; shard_map's: the others have size 1)
+        self.sizes = [size // self.processes if i == 0 else size for i, (_, size) in enumerate(axes)]
         self.lanes = int(np.prod(self.sizes, dtype=np.int64))
         self.coords = np.array(list(np.ndindex(*self.sizes)), np.int64).reshape(self.lanes, len(axes))
         self.which = [[n for n, _ in axes].index(name) for name in names]
         self.group_size = int(np.prod([self.sizes[i] for i in self.which], dtype=np.int64))
-        self.total = self.group_size * self.processes  # the group counting every process's lanes
+        self.across = self.processes > 1 and 0 in self.which  # the group spans the processes
+        if self.across and self.group_size != self.lanes:
+            raise LoweringError(op, f"'{op.name}' over {names}: across processes a collective acts over "
+                                    "every lane of each process (the first mesh axis spans the processes, "
+                                    "the other axes must have size 1)")
+        self.total = self.group_size * (self.processes if self.across else 1)  # counting every process's lanes
 
     def lane_of(self, coords: np.ndarray) -> int:
         return int(np.ravel_multi_index(tuple(coords), self.sizes))
@@ -228,7 +234,7 @@ def all_reduce(op, elements):
     count = int(np.prod(shape_of(x), dtype=np.int64))
     out = _call(op, "jaxc_spmd_all_reduce", x, ir.RankedTensorType.get(shape_of(x), compute),
                 [_i64(count), _i32(_TYPE_CODES[key]), _i32(_OP_CODES[op.name]), _members(mesh),
-                 _i64(mesh.group_size), _i64(int(mesh.processes > 1))])
+                 _i64(mesh.group_size), _i64(int(mesh.across))])
     if op.name == "jaxc.pmean":
         scale = scalar_const(compute, float(mesh.total))
         out = map_elements(ir.RankedTensorType.get(shape_of(x), compute), [out],
@@ -244,7 +250,7 @@ def _gathered(op: ir.Operation, x: ir.Value, mesh: _Mesh) -> ir.Value:
     elem = ir.RankedTensorType(signless(x.type)).element_type
     stacked = ir.RankedTensorType.get([mesh.total, *shape_of(x)], elem)
     return _call(op, "jaxc_spmd_all_gather", x, stacked,
-                 [_i64(_bytes(x.type)), _members(mesh), _i64(mesh.group_size), _i64(int(mesh.processes > 1))])
+                 [_i64(_bytes(x.type)), _members(mesh), _i64(mesh.group_size), _i64(int(mesh.across))])
 
 
 def _lane_axis_to(value: ir.Value, dim: int, merge: bool) -> ir.Value:
@@ -309,7 +315,7 @@ def ppermute(op, elements):
     _single(op, mesh)
     pairs = list(ir.DenseI64ArrayAttr(op.attributes["perm"]))
     source_of = {d: s for s, d in zip(pairs[0::2], pairs[1::2])}
-    if mesh.processes > 1:
+    if mesh.across:
         return [_ppermute_across_processes(op, mesh, source_of)]
     members = mesh.members()
     sources = []
@@ -344,7 +350,7 @@ def _position(op: ir.Operation, mesh: _Mesh) -> ir.Value:
     processes, this process's lanes come after those of the processes
     before it."""
     position = _per_lane(op, [mesh.position(lane) for lane in range(mesh.lanes)])
-    if mesh.processes > 1:
+    if mesh.across:
         declare_function(op, "jaxc_spmd_process", [], [ir.IntegerType.get_signless(64)])
         first = arith.MulIOp(func.CallOp([ir.IntegerType.get_signless(64)], "jaxc_spmd_process", []).result,
                              _i64(mesh.group_size)).result

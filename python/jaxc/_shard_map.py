@@ -39,8 +39,10 @@ import optree
 from . import core, dispatch, tree_util
 from ._batching import binding, vmap
 from ._config import config
+from ._global_array import GlobalArray, check_process_mesh, local_part, process_dimension, spans_processes
 from ._pmap import mark_spmd, run_on_lanes
 from .api import _leaf_aval, compile_traced, trace_function
+from .array import Array
 from .core import ShapedArray
 from .sharding import Mesh, NamedSharding, PartitionSpec, current_mesh
 
@@ -207,7 +209,14 @@ class ShardMapFunction:
             in_specs = tuple(in_specs)
         leaves, in_tree = tree_util.tree_flatten(args)
         specs = _specs(args, in_specs, "in_specs")
-        if core.current_scope() is not None or any(isinstance(x, core.Tracer) for x in leaves):
+        traced_here = core.current_scope() is not None or any(isinstance(x, core.Tracer) for x in leaves)
+        if spans_processes(mesh):
+            if traced_here:
+                raise ValueError(f"{core.where()}: shard_map over the devices of several processes runs "
+                                 "outside jit, grad and vmap in jaxc (traced, it is vmaps over the whole "
+                                 "mesh, whose blocks live in other processes); call it directly")
+            return self._across_processes(leaves, in_tree, specs, mesh, axes)
+        if traced_here:
             return self._as_vmaps(args, leaves, in_tree, specs, axes)
         avals = [_leaf_aval(x) for x in leaves]
         layouts = [_Layout(a.shape, s, axes, f"in_specs of argument leaf {i}")
@@ -235,7 +244,59 @@ class ShardMapFunction:
             out._sharding = sharding
         return tree_util.tree_unflatten(traced.out_tree, outs)
 
-    def _trace(self, in_tree: Any, avals: list, layouts: list, axes: list, mesh: Mesh) -> tuple:
+    def _across_processes(self, leaves: list, in_tree: Any, specs: list, mesh: Mesh, axes: list) -> Any:
+        """A call on a mesh whose first axis spans the processes (jaxc.distributed):
+        this process runs its devices' lanes on its part of each argument (a
+        GlobalArray's own part, or its rows of a value every process passes
+        whole); collectives over the first axis reach the other processes
+        through MPI (passes/lowering/collectives.py). A result split over the
+        processes is a GlobalArray, one replicated over them an Array."""
+        from . import distributed
+        processes, rank = distributed.process_count(), distributed.process_index()
+        first = check_process_mesh(mesh, "shard_map")
+        if axes[0][0] != first:
+            raise ValueError(f"{core.where()}: shard_map across processes must map the mesh's first axis "
+                             f"{first!r}, which spans the processes (axis_names={sorted(self._axis_names or ())})")
+        local_axes = [(n, size // processes if i == 0 else size) for i, (n, size) in enumerate(axes)]
+        avals, values, layouts, local_layouts = [], [], [], []
+        for i, (x, spec) in enumerate(zip(leaves, specs)):
+            what = f"in_specs of argument leaf {i}"
+            dim = next((d for d in range(len(spec)) if first in spec.axes_of(d)), None)
+            if isinstance(x, GlobalArray):
+                if dim != x._dim:
+                    raise ValueError(f"{core.where()}: shard_map {what}: {spec} splits dimension {dim} over "
+                                     f"the processes, but the argument is split over them along dimension "
+                                     f"{x._dim} (its sharding {x.sharding.spec})")
+                aval, local = x.aval, x._local
+            else:  # the global value, the same in every process
+                aval = _leaf_aval(x)
+                value = np.asarray(x, aval.dtype)
+                local = value if dim is None else local_part(value, dim, processes, rank, f"shard_map {what}")
+            layouts.append(_Layout(aval.shape, spec, axes, what))
+            local_layouts.append(_Layout(local.shape, spec, local_axes, what))
+            avals.append(aval)
+            values.append(local)
+        key = (in_tree, tuple((a.strong, a.weak_type) for a in avals), tuple(map(tuple, specs)), mesh,
+               tuple(axes), config.jax_enable_x64, processes)
+        program = self._programs.get(key)
+        if program is None:
+            program = self._programs[key] = self._trace(in_tree, avals, layouts, axes, mesh, processes)
+        traced, out_layouts, out_shardings, function = program
+        out_dims = [process_dimension(sh, len(layout.shape)) for sh, layout in zip(out_shardings, out_layouts)]
+        local_out = [_Layout(tuple(n // processes if d == dim else n for d, n in enumerate(layout.shape)),
+                             sh.spec, local_axes, f"out_specs of output leaf {i}")
+                     for i, (layout, sh, dim) in enumerate(zip(out_layouts, out_shardings, out_dims))]
+        lanes = math.prod(size for _, size in local_axes)
+        in_dtypes = [a.dtype for a in avals] + [c.dtype for c in traced.consts]
+        outs = run_on_lanes(function, lanes, values + [np.asarray(c) for c in traced.consts],
+                            local_layouts + [None] * len(traced.consts), in_dtypes, local_out,
+                            [a.dtype for a in traced.out_avals])
+        results = [Array._from_value(out) if dim is None else GlobalArray(out, layout.shape, sharding, dim)
+                   for out, layout, sharding, dim in zip(outs, out_layouts, out_shardings, out_dims)]
+        return tree_util.tree_unflatten(traced.out_tree, results)
+
+    def _trace(self, in_tree: Any, avals: list, layouts: list, axes: list, mesh: Mesh,
+               processes: int = 1) -> tuple:
         block_avals = [ShapedArray(layout.block, a.dtype, a.weak_type) for a, layout in zip(avals, layouts)]
 
         def per_device(*args: Any) -> Any:
@@ -245,7 +306,7 @@ class ShardMapFunction:
         name = f"shard_map_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_")
         traced = trace_function(per_device, block_avals,
                                 lambda tracers: (tree_util.tree_unflatten(in_tree, tracers), {}), name)
-        mark_spmd(traced.module, axes)
+        mark_spmd(traced.module, axes, processes)
         outs = tree_util.tree_unflatten(traced.out_tree, traced.out_avals)
         out_specs = _specs(outs, self._out_specs, "out_specs")
         if self._check_vma:

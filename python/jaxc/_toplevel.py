@@ -623,18 +623,45 @@ def make_array_from_process_local_data(sharding: Any, local_data: Any,
                                        global_shape: Sequence[int] | None = None) -> Any:
     """The Array placed by `sharding` from this process's data, as JAX's. In
     one process the local data is all of it (`global_shape`, if given, must
-    be its shape); arrays that span processes (`jaxc.distributed` under MPI)
-    are not supported: a ValueError."""
+    be its shape). Under `jaxc.distributed`, with a NamedSharding whose mesh
+    spans the processes (its first axis split among them): each process
+    passes its rows along the dimension the sharding splits over that axis,
+    and gets a GlobalArray of the global shape (`_global_array.py`); a
+    sharding that does not split over the processes takes the whole value
+    from every process."""
     from .api import device_put
     local = np.asarray(local_data)
     shape = local.shape if global_shape is None else tuple(int(d) for d in global_shape)
     if process_count() != 1:
-        raise ValueError(f"make_array_from_process_local_data: this is one of {process_count()} processes; "
-                         "jaxc arrays do not span processes (pmap over MPI does, docs/parallel.md)")
+        return _process_local_data(sharding, local, global_shape)
     if shape != local.shape:
         raise ValueError(f"make_array_from_process_local_data: in one process the local data is the whole "
                          f"array, but its shape {local.shape} is not global_shape {shape}")
     return device_put(local, sharding)
+
+
+def _process_local_data(sharding: Any, local: np.ndarray, global_shape: Sequence[int] | None) -> Any:
+    """make_array_from_process_local_data in one of several processes."""
+    from . import numpy as jnp
+    from ._global_array import GlobalArray, check_process_mesh, process_dimension, spans_processes
+    from .sharding import NamedSharding
+    what = "make_array_from_process_local_data"
+    if not isinstance(sharding, NamedSharding) or not spans_processes(sharding.mesh):
+        raise ValueError(f"{what}: with {process_count()} processes the sharding must be a NamedSharding "
+                         f"on a mesh of every process's devices (got {sharding!r})")
+    check_process_mesh(sharding.mesh, what)
+    dim = process_dimension(sharding, local.ndim)
+    shape = list(local.shape)
+    if dim is not None:
+        shape[dim] *= process_count()
+    if global_shape is not None and tuple(int(d) for d in global_shape) != tuple(shape):
+        raise ValueError(f"{what}: global_shape {tuple(global_shape)} does not match this process's data "
+                         f"{local.shape} split over {process_count()} processes along dimension {dim} "
+                         f"(global shape {tuple(shape)})")
+    sharding.shard_shape(tuple(shape))  # the global shape must divide among the devices
+    if dim is None:  # replicated over the processes: every process holds all of it
+        return jnp.asarray(local)
+    return GlobalArray(np.ascontiguousarray(local), shape, sharding, dim)
 
 
 def _indices(sharding: Any, shape: tuple[int, ...], what: str) -> list[tuple[Any, tuple]]:

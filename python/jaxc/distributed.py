@@ -13,9 +13,10 @@ the axis spans all processes, so `psum`, `pmean`, `pmax`, `pmin`,
 `all_gather` and `axis_index` see every device. The collectives work
 among a process's lanes first, then lane 0 makes one MPI call for the
 process (MPI_Allreduce, MPI_Allgather) from the SPMD runtime
-(`runtime/_fastcall.c`), with the MPI library mpi4py loaded. `ppermute` and
-`all_to_all` across processes, and `shard_map` over several processes, are
-not supported.
+(`runtime/_fastcall.c`), with the MPI library mpi4py loaded. `shard_map`
+on a mesh of every process's devices works the same way, on arrays split
+over the processes (`make_array_from_process_local_data`,
+`_global_array.py`; docs/parallel.md).
 """
 from __future__ import annotations
 

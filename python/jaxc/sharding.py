@@ -293,8 +293,9 @@ def get_abstract_mesh() -> Mesh | None:
 
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types: Any = None, *,
               devices: Sequence[Any] | None = None) -> Mesh:
-    """A Mesh of the first prod(axis_shapes) devices (`jaxc.devices()`), row-major."""
-    from .dispatch import devices as cpu_devices
+    """A Mesh of the first prod(axis_shapes) devices (`jaxc.devices()`: under
+    jaxc.distributed every process's, by process), row-major."""
+    from .dispatch import global_devices as cpu_devices
     shape = tuple(int(s) for s in axis_shapes)
     names = tuple(axis_names)
     if len(shape) != len(names):

@@ -1,6 +1,6 @@
-"""jaxc.distributed over MPI: pmap across 2 processes started by mpiexec
-(the mpich and mpi4py wheels, which `make test` installs; skipped without
-them). docs/parallel.md."""
+"""jaxc.distributed over MPI: pmap and shard_map across 2 processes started
+by mpiexec (the mpich and mpi4py wheels, which `make test` installs;
+skipped without them). docs/parallel.md."""
 import json
 import os
 import shutil
@@ -57,6 +57,47 @@ def test_collectives_span_the_processes(tmp_path):
         scale = np.array([1, -1, 2, 3], np.float32)
         expected = np.stack([np.stack([scale[g] * rows[d] for d in range(4)]) for g in range(4)])
         np.testing.assert_array_equal(out["to_all"], expected[2 * rank:2 * rank + 2])
+
+
+@needs_mpi
+def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
+    """shard_map over 2 processes x 2 devices against NumPy and against the
+    same script in one process of 4 devices; arrays spanning the processes
+    (make_array_from_process_local_data) and their errors."""
+    script = os.path.join(HERE, "mpi_shard_map.py")
+    mpirun(script, str(tmp_path))
+    single = subprocess.run([sys.executable, script, str(tmp_path), "--single"], capture_output=True, text=True,
+                            timeout=600, cwd=ROOT)
+    assert single.returncode == 0, single.stderr
+    one = json.loads((tmp_path / "single.json").read_text())
+    rows = np.arange(8 * 3, dtype=np.float32).reshape(8, 3) / 7 - 1
+    w = np.array([0.5, -1.0, 2.0], np.float32)
+    blocks = rows.reshape(4, 2, 3)
+    grid = rows.reshape(2, 2, 6)
+    expected = {"psum": blocks.sum(0), "double": 2 * rows, "index": np.arange(4), "gather": rows,
+                "pmax": blocks.sum((1, 2)).max(), "pmean": blocks.mean(0), "from_numpy": rows.sum(0),
+                "loss": ((rows @ w) ** 2).sum(), "grad": 2 * rows.T @ (rows @ w),
+                "psum_both": grid.reshape(4, 6).sum(0).reshape(1, 1, 6),
+                "psum_m": grid.sum(1, keepdims=True)}
+    for rank in range(2):
+        got = json.loads((tmp_path / f"rank{rank}.json").read_text())
+        assert got["devices"] == [0, 1, 2, 3] == one["devices"]
+        for name, value in expected.items():
+            np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-5, err_msg=name)
+            np.testing.assert_allclose(got[name], one[name], rtol=1e-5, atol=1e-6, err_msg=name)
+        # this process's part of the global batch: its two devices' rows
+        assert got["global"]["shape"] == [8, 3]
+        assert got["global"]["shards"] == [[2 * rank, 4 * rank, 4 * rank + 2], [2 * rank + 1, 4 * rank + 2, 4 * rank + 4]]
+        np.testing.assert_allclose(np.concatenate(got["global"]["local"]), rows[4 * rank:4 * rank + 4])
+        for what in ("asarray", "add", "jnp"):  # JAX's RuntimeError for reading an array spanning processes
+            assert got[what].startswith("Fetching value for `jax.Array` that spans non-addressable"), what
+        assert "psum" in got["psum_d"] and "across processes a collective acts over every lane" in got["psum_d"]
+        assert got["psum_d"].count("mpi_shard_map.py") and "ValueError" not in got["psum_d"]
+        assert got["under_jit"].startswith("ValueError: ") and "runs outside jit" in got["under_jit"]
+        assert "mpi_shard_map.py" in got["bad_mesh"] \
+            and "shard_map across processes: each process's devices" in got["bad_mesh"] \
+            and "[[0], [1], [0], [1]]" in got["bad_mesh"]
+        assert got["jit_of_global"].startswith("RuntimeError: Fetching value") and "shard_map only" in got["jit_of_global"]
 
 
 @needs_mpi

@@ -358,10 +358,11 @@ MPI_PROGRAM = textwrap.dedent("""
         out["shapes"] = str(e)
     mesh = Mesh(mesh_utils.create_hybrid_device_mesh((2,), (2,), process_is_granule=True), ("x",))
     out["mesh"] = [d.id for d in mesh.devices]
-    try:
-        mh.host_local_array_to_global_array(np.ones(2), mesh, P("x"))
-    except NotImplementedError as e:
-        out["global"] = str(e)
+    g = mh.host_local_array_to_global_array({"v": np.arange(2.0) + 10 * rank, "r": np.ones(3)}, mesh,
+                                            {"v": P("x"), "r": P()})
+    out["global"] = {"shape": list(g["v"].shape), "r": type(g["r"]).__name__,
+                     "back": np.asarray(mh.global_array_to_host_local_array(g, mesh, P())["v"]).tolist(),
+                     "all": mh.process_allgather(g["v"]).tolist()}
     with open(os.path.join(sys.argv[1], f"rank{rank}.json"), "w") as f:
         json.dump(out, f)
 """)
@@ -384,4 +385,7 @@ def test_multihost_utils_across_two_processes(tmp_path) -> None:
         assert r["unequal"].startswith("ranks differ. Expected: [0. 1.]")
         assert "same shape and dtype" in r["shapes"] and "process 1: float64[2]" in r["shapes"]
         assert r["mesh"] == [0, 1, 2, 3]
-        assert "jaxc does not have" in r["global"]
+        # an array split over the processes: this process's rows, the global value gathered
+        assert r["global"]["shape"] == [4] and r["global"]["r"] == "Array"
+        assert r["global"]["all"] == [0, 1, 10, 11]
+        assert r["global"]["back"] == [10 * results.index(r), 10 * results.index(r) + 1]

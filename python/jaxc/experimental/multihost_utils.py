@@ -8,10 +8,13 @@ processes of `jaxc.distributed` (MPI).
 
 The exchanges go through the MPI communicator that jaxc.distributed
 joined (one allgather per call); in a single process they return the value
-as JAX does then (NumPy arrays). `host_local_array_to_global_array` and
-`global_array_to_host_local_array` place values on a mesh's devices
-(`NamedSharding`); they need arrays spanning several processes when
-several are joined, which jaxc does not have, so there they raise.
+as JAX does then (NumPy arrays); an array spanning the processes
+(`_global_array.GlobalArray`) comes back as its global value.
+`host_local_array_to_global_array` makes each process's values the parts
+of arrays on a mesh of every process's devices (split over the processes
+by the mesh's first axis where the spec names it, else replicated), and
+`global_array_to_host_local_array` gives back this process's part; in one
+process they place values with `NamedSharding(mesh, pspec)`.
 """
 from __future__ import annotations
 
@@ -50,14 +53,18 @@ def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
     every process), as NumPy arrays: stacked on a new leading axis, or with
     `tiled` concatenated along axis 0 (a scalar is always stacked). In a
     single process: the value, with the new axis unless `tiled`."""
+    from jaxc._global_array import GlobalArray
     leaves, tree = tree_util.tree_flatten(in_tree)
-    values = [np.asarray(x) for x in leaves]
+    values = [x._local if isinstance(x, GlobalArray) else np.asarray(x) for x in leaves]
     if _process_count() == 1:
         return tree_util.tree_unflatten(tree, [v if tiled else v[np.newaxis] for v in values])
     gathered = _allgather(values)
     out = []
-    for i, value in enumerate(values):
+    for i, (x, value) in enumerate(zip(leaves, values)):
         parts = [process_values[i] for process_values in gathered]
+        if isinstance(x, GlobalArray):  # an array spanning the processes: its global value, as JAX
+            out.append(np.concatenate(parts, axis=x._dim))
+            continue
         _same_shapes("process_allgather", parts)
         out.append(np.concatenate(parts) if tiled and value.ndim else np.stack(parts))
     return tree_util.tree_unflatten(tree, out)
@@ -109,16 +116,16 @@ def _place(what: str, inputs: Any, mesh: Any, pspecs: Any, keep_arrays: bool) ->
     """The leaves of `inputs` on `mesh` per `pspecs`; a traced value (and
     with `keep_arrays` a jaxc Array) as it is."""
     from jaxc import core
+    from jaxc._global_array import GlobalArray
+    from jaxc._toplevel import make_array_from_process_local_data
     from jaxc.api import device_put
     from jaxc.array import Array
+    from jaxc.numpy import asarray
     from jaxc.sharding import Mesh, NamedSharding
 
     if not isinstance(mesh, Mesh):
         raise TypeError(f"{what}: expected a jax.sharding.Mesh, got {type(mesh).__name__}")
-    if _process_count() > 1:
-        raise NotImplementedError(f"{what}: with several processes this makes arrays spanning the processes' "
-                                  "devices, which jaxc does not have (jaxc.distributed runs pmap across "
-                                  "processes; use process_allgather / broadcast_one_to_all for host values)")
+    several = _process_count() > 1
     # None leaves on both sides, so that the specs line up with the inputs; an input None stays None
     leaves, tree = optree.tree_flatten(inputs, none_is_leaf=True, namespace=tree_util.NAMESPACE)
     try:
@@ -135,6 +142,10 @@ def _place(what: str, inputs: Any, mesh: Any, pspecs: Any, keep_arrays: bool) ->
                              "jax.sharding.PartitionSpec() if you wanted to replicate your input.")
         if isinstance(x, core.Tracer) or (keep_arrays and isinstance(x, Array)):
             out.append(x)
+        elif several and keep_arrays:  # this process's part of a global array (a GlobalArray's own)
+            out.append(asarray(x._local) if isinstance(x, GlobalArray) else asarray(x))
+        elif several:
+            out.append(make_array_from_process_local_data(NamedSharding(mesh, spec), x))
         else:
             out.append(device_put(x, NamedSharding(mesh, spec)))
     return optree.tree_unflatten(tree, out)

@@ -1,0 +1,171 @@
+"""Arrays that span the processes of `jaxc.distributed` (MPI).
+
+    mesh = jaxc.make_mesh((jaxc.device_count(),), ("d",))     # every process's devices
+    batch = jaxc.make_array_from_process_local_data(NamedSharding(mesh, P("d")), local_rows)
+    batch.shape                  # the global shape: every process's rows
+    batch.addressable_shards     # this process's devices' blocks
+    shard_map(f, mesh=mesh, in_specs=P("d"), out_specs=P("d"))(batch)   # runs on every process's lanes
+    multihost_utils.process_allgather(batch)                            # the global value, as NumPy
+
+A process holds its own part only: the rows of its devices along the
+dimension that the sharding splits over the mesh's first axis, which spans
+the processes (`jaxc.make_mesh` orders the devices by process). jaxc
+computes on such arrays in `shard_map` (docs/parallel.md); reading the value
+(`np.asarray`, printing, jnp functions) is JAX's RuntimeError, as for a JAX
+array spanning processes. A result replicated over the processes is an
+ordinary Array: every process holds all of it.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .core import ShapedArray
+
+__all__ = ["GlobalArray", "check_process_mesh", "local_part", "process_dimension", "spans_processes"]
+
+NOT_ADDRESSABLE = ("Fetching value for `jax.Array` that spans non-addressable (non process local) devices is "
+                   "not possible. You can use `jax.experimental.multihost_utils.process_allgather` to print "
+                   "the global array or use `.addressable_shards` method of jax.Array to inspect the "
+                   "addressable (process local) shards.")
+
+
+def process_dimension(sharding: Any, rank: int) -> int | None:
+    """The dimension `sharding` (a NamedSharding) splits over its mesh's
+    first axis, the one spanning the processes; None if none does."""
+    first = sharding.mesh.axis_names[0]
+    for d in range(rank):
+        if first in sharding.spec.axes_of(d):
+            return d
+    return None
+
+
+def spans_processes(mesh: Any) -> bool:
+    """Whether `mesh` holds devices of other processes (jaxc.distributed)."""
+    from . import distributed
+    if distributed.process_count() == 1:
+        return False
+    here = distributed.process_index()
+    return any(getattr(d, "process_index", 0) != here for d in np.asarray(mesh.devices).flat)
+
+
+def check_process_mesh(mesh: Any, what: str) -> str:
+    """The name of `mesh`'s first axis, after checking that the processes
+    split it into equal consecutive blocks (process p's devices fill block
+    p along it, as `jaxc.make_mesh` orders them); else a ValueError."""
+    from . import distributed
+    processes = distributed.process_count()
+    devices = np.asarray(mesh.devices)
+    first = mesh.axis_names[0]
+    rows = devices.shape[0]
+    ok = rows % processes == 0
+    if ok:
+        step = rows // processes
+        ok = all(getattr(d, "process_index", 0) == p
+                 for p in range(processes) for d in devices[p * step:(p + 1) * step].flat)
+    if not ok:
+        layout = [[getattr(d, "process_index", 0) for d in row.flat] for row in devices.reshape(rows, -1)]
+        from .core import where
+        raise ValueError(f"{where()}: {what} across processes: each process's devices must fill an equal block of "
+                         f"consecutive positions along the mesh's first axis {first!r} (as jaxc.make_mesh "
+                         f"orders them); the processes of this mesh's devices, by row: {layout}")
+    return first
+
+
+def local_part(value: np.ndarray, dim: int, processes: int, rank: int, what: str) -> np.ndarray:
+    """Process `rank`'s rows of a global `value` along `dim`."""
+    n = value.shape[dim]
+    if n % processes:
+        raise ValueError(f"{what}: dimension {dim} of shape {value.shape} ({n}) is not divisible by the "
+                         f"{processes} processes it is split over")
+    index = [slice(None)] * value.ndim
+    index[dim] = slice(rank * n // processes, (rank + 1) * n // processes)
+    return value[tuple(index)]
+
+
+class GlobalArray:
+    """An array split over the processes: this process's part (`_local`,
+    the global array's slab along `_dim`) and the global shape and sharding."""
+
+    is_fully_addressable = False
+    is_fully_replicated = False
+    weak_type = False
+
+    def __init__(self, local: np.ndarray, shape: Sequence[int], sharding: Any, dim: int) -> None:
+        self._local = local
+        self.shape = tuple(int(n) for n in shape)
+        self.sharding = sharding
+        self._dim = dim
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._local.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype)
+
+    @property
+    def addressable_shards(self) -> list:
+        """One `Shard` per device of this process: its index in the global array and its data."""
+        from .array import Array
+        from .dispatch import devices
+        from .sharding import Shard, replica_ids
+        local = {d.id for d in devices()}
+        start = self._local.shape[self._dim] * _process_index()
+        replicas = replica_ids(self.sharding, self.shape)
+        shards = []
+        for device, index in self.sharding.devices_indices_map(self.shape).items():
+            if device.id not in local:
+                continue
+            here = list(index)
+            cut = index[self._dim]
+            here[self._dim] = slice(cut.start - start, cut.stop - start)
+            block = np.ascontiguousarray(self._local[tuple(here)])
+            shards.append(Shard(device, index, replicas[device], Array._from_value(block)))
+        return shards
+
+    def addressable_data(self, index: int) -> Any:
+        return self.addressable_shards[index].data
+
+    def block_until_ready(self) -> "GlobalArray":
+        return self
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise RuntimeError(NOT_ADDRESSABLE)
+
+    def __jax_array__(self) -> Any:  # a jnp function or an operator on it
+        raise RuntimeError(NOT_ADDRESSABLE + " jaxc computes on arrays spanning processes in shard_map only.")
+
+    def __float__(self) -> float:
+        raise RuntimeError(NOT_ADDRESSABLE)
+
+    def __repr__(self) -> str:
+        return (f"jaxc.Array({self.aval.str_short()}, spanning processes, sharding={self.sharding!r}; "
+                f"this process holds {self._local.shape})")
+
+
+def _refuse(self: GlobalArray, *args: Any) -> Any:
+    raise RuntimeError(NOT_ADDRESSABLE + " jaxc computes on arrays spanning processes in shard_map only.")
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+              "lshift", "rshift"):
+    setattr(GlobalArray, f"__{_name}__", _refuse)
+    setattr(GlobalArray, f"__r{_name}__", _refuse)
+for _name in ("neg", "pos", "abs", "invert", "getitem", "lt", "le", "gt", "ge", "bool", "int", "len", "iter"):
+    setattr(GlobalArray, f"__{_name}__", _refuse)
+
+
+def _process_index() -> int:
+    from . import distributed
+    return distributed.process_index()

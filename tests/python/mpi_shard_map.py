@@ -1,0 +1,99 @@
+"""Run by test_distributed.py: shard_map on a mesh of every process's
+devices, under `mpiexec -n 2` (2 CPU devices each) and, with `--single`, in
+one process of 4 devices (the reference). Every process writes the global
+values it can see as JSON to OUT_DIR/<rank or single>.json.
+
+    mpiexec -n 2 python tests/python/mpi_shard_map.py OUT_DIR
+    python tests/python/mpi_shard_map.py OUT_DIR --single
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+import jaxc
+
+single = "--single" in sys.argv
+if not single:
+    jaxc.distributed.initialize()
+jaxc.config.update("jax_num_cpu_devices", 4 if single else 2)
+import jaxc.numpy as jnp  # noqa: E402
+from jaxc import lax  # noqa: E402
+from jaxc.experimental import multihost_utils  # noqa: E402
+from jaxc.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
+
+rank, processes = jaxc.process_index(), 2
+rows = np.arange(8 * 3, dtype=np.float32).reshape(8, 3) / 7 - 1  # the global batch: 2 rows per device
+w = np.array([0.5, -1.0, 2.0], np.float32)
+mesh = jaxc.make_mesh((4,), ("d",))
+out = {"devices": [d.id for d in mesh.devices.flat]}
+
+
+def seen(x):
+    """The global value of x as this process can see it."""
+    return (np.asarray(x) if single or x.is_fully_addressable else multihost_utils.process_allgather(x)).tolist()
+
+
+if single:
+    batch = jaxc.device_put(rows, NamedSharding(mesh, P("d")))
+else:
+    batch = jaxc.make_array_from_process_local_data(NamedSharding(mesh, P("d")), rows[4 * rank:4 * rank + 4])
+    out["global"] = {"shape": list(batch.shape), "shards": [[d.id, s.index[0].start, s.index[0].stop]
+                                                           for d, s in ((s.device, s) for s in batch.addressable_shards)],
+                     "local": [np.asarray(s.data).tolist() for s in batch.addressable_shards]}
+    for what, read in [("asarray", lambda: np.asarray(batch)), ("add", lambda: batch + 1),
+                       ("jnp", lambda: jnp.sum(batch))]:
+        try:
+            read()
+            out[what] = "no error"
+        except RuntimeError as error:
+            out[what] = str(error)
+
+collectives = jaxc.shard_map(
+    lambda v: (lax.psum(v, "d"), v * 2, jnp.full((1,), lax.axis_index("d")), lax.all_gather(v, "d", tiled=True, to="invarying"),
+               lax.pmax(v.sum(), "d"), lax.pmean(v, "d")),
+    mesh=mesh, in_specs=P("d"), out_specs=(P(), P("d"), P("d"), P(), P(), P()))
+names = ["psum", "double", "index", "gather", "pmax", "pmean"]
+out.update({name: seen(x) for name, x in zip(names, collectives(batch))})
+# a global NumPy value (the same in every process) is cut into this process's rows
+out["from_numpy"] = seen(jaxc.shard_map(lambda v: lax.psum(v.sum(0), "d"), mesh=mesh, in_specs=P("d"),
+                                        out_specs=P())(rows))
+
+
+def loss(w, v):
+    return jnp.sum((v @ w) ** 2)
+
+
+# data-parallel gradient of replicated parameters: JAX's check_vma sums the devices' contributions
+step = jaxc.shard_map(lambda w, v: (lax.psum(loss(w, v), "d"), jaxc.grad(loss)(w, v)), mesh=mesh,
+                      in_specs=(P(), P("d")), out_specs=(P(), P()))
+value, grad = step(w, batch)
+out["loss"], out["grad"] = seen(value), seen(grad)
+
+# a 2x2 mesh: the processes split "d", "m" is within each process
+square = jaxc.make_mesh((2, 2), ("d", "m"))
+grid = rows.reshape(2, 2, 6)
+both = jaxc.shard_map(lambda v: (lax.psum(v, ("d", "m")), lax.psum(v, "m")), mesh=square,
+                      in_specs=P("d", "m"), out_specs=(P(), P("d")))
+total, per_row = both(grid)
+out["psum_both"], out["psum_m"] = seen(total), seen(per_row)
+if not single:
+    try:
+        jaxc.shard_map(lambda v: lax.psum(v, "d"), mesh=square, in_specs=P("d", "m"), out_specs=P(None, "m"))(grid)
+        out["psum_d"] = "no error"
+    except Exception as error:  # noqa: BLE001 -- the message is compared
+        out["psum_d"] = f"{type(error).__name__}: {error}"
+    shuffled = jaxc.sharding.Mesh(np.array(jaxc.devices())[[0, 2, 1, 3]], ("d",))
+    for what, call in [("under_jit", lambda: jaxc.jit(collectives)(rows)),
+                       ("bad_mesh", lambda: jaxc.shard_map(lambda v: v, mesh=shuffled, in_specs=P("d"),
+                                                           out_specs=P("d"))(rows)),
+                       ("jit_of_global", lambda: jaxc.jit(lambda v: v * 2)(batch))]:
+        try:
+            call()
+            out[what] = "no error"
+        except Exception as error:  # noqa: BLE001 -- the message is compared
+            out[what] = f"{type(error).__name__}: {error}"
+name = "single" if single else f"rank{rank}"
+with open(os.path.join(sys.argv[1], f"{name}.json"), "w") as f:
+    json.dump(out, f)
