@@ -5,12 +5,14 @@
     batch.shape                  # the global shape: every process's rows
     batch.addressable_shards     # this process's devices' blocks
     shard_map(f, mesh=mesh, in_specs=P("d"), out_specs=P("d"))(batch)   # runs on every process's lanes
+    jit(f, in_shardings=NamedSharding(mesh, P("d")))(batch)              # partitioned, the same way
     multihost_utils.process_allgather(batch)                            # the global value, as NumPy
 
 A process holds its own part only: the rows of its devices along the
 dimension that the sharding splits over the mesh's first axis, which spans
 the processes (`jaxc.make_mesh` orders the devices by process). jaxc
-computes on such arrays in `shard_map` (docs/parallel.md); reading the value
+computes on such arrays in `shard_map` and in `jit` with shardings
+(docs/parallel.md); reading the value
 (`np.asarray`, printing, jnp functions) is JAX's RuntimeError, as for a JAX
 array spanning processes. A result replicated over the processes is an
 ordinary Array: every process holds all of it.
@@ -29,6 +31,8 @@ NOT_ADDRESSABLE = ("Fetching value for `jax.Array` that spans non-addressable (n
                    "not possible. You can use `jax.experimental.multihost_utils.process_allgather` to print "
                    "the global array or use `.addressable_shards` method of jax.Array to inspect the "
                    "addressable (process local) shards.")
+
+ONLY_THERE = NOT_ADDRESSABLE + " jaxc computes on arrays spanning processes in shard_map and in jit with shardings."
 
 
 def process_dimension(sharding: Any, rank: int) -> int | None:
@@ -144,7 +148,7 @@ class GlobalArray:
         raise RuntimeError(NOT_ADDRESSABLE)
 
     def __jax_array__(self) -> Any:  # a jnp function or an operator on it
-        raise RuntimeError(NOT_ADDRESSABLE + " jaxc computes on arrays spanning processes in shard_map only.")
+        raise RuntimeError(ONLY_THERE)
 
     def __float__(self) -> float:
         raise RuntimeError(NOT_ADDRESSABLE)
@@ -155,7 +159,7 @@ class GlobalArray:
 
 
 def _refuse(self: GlobalArray, *args: Any) -> Any:
-    raise RuntimeError(NOT_ADDRESSABLE + " jaxc computes on arrays spanning processes in shard_map only.")
+    raise RuntimeError(ONLY_THERE)
 
 
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",

@@ -61,10 +61,13 @@ class PartitionedProgram:
     carries the requested one: the devices share the host's memory, so the
     whole array is the same either way."""
 
-    def __init__(self, traced: Any, in_avals: list, mesh: Any, in_specs: list, out_specs: list) -> None:
+    def __init__(self, traced: Any, in_avals: list, mesh: Any, in_specs: list, out_specs: list,
+                 across: bool = False) -> None:
         import mlir.ir as ir
 
+        from . import distributed
         from ._pmap import mark_spmd
+        self.processes = distributed.process_count() if across else 1
         self.ok = False
         self.mesh = mesh
         self.traced = traced
@@ -74,7 +77,7 @@ class PartitionedProgram:
         self._axes = axes = list(mesh.shape.items())
         with core.context():
             module = ir.Module.parse(traced.text(debug_info=True))
-            mark_spmd(module, axes)
+            mark_spmd(module, axes, self.processes)
             fn = next(op for op in module.body.operations if op.operation.name == "func.func"
                       and ir.StringAttr(op.operation.attributes["sym_name"]).value == traced.name)
             self.hoisted = _constants_as_arguments(fn.operation)
@@ -180,6 +183,61 @@ class PartitionedProgram:
         for out, sharding in zip(outs, self.out_shardings):
             out._sharding = sharding
         return outs
+
+
+    def run_across_processes(self, leaves: list) -> list:
+        """Run on this process's devices of a mesh spanning the processes
+        (its first axis split among them, `_global_array.py`): each argument
+        this process's part (an array spanning the processes: its own; any
+        other value: its rows of the global value), each result an array
+        spanning the processes or, replicated over them, an ordinary Array."""
+        from . import distributed
+        from ._global_array import GlobalArray, check_process_mesh, local_part, process_dimension
+        from .array import Array
+        first = check_process_mesh(self.mesh, "jit")
+        processes, rank = self.processes, distributed.process_index()
+        local_axes = [(n, size // processes if i == 0 else size) for i, (n, size) in enumerate(self._axes)]
+        values, layouts = [], []
+        inputs = list(leaves) + list(self.traced.consts) + self.hoisted
+        for i, (x, aval, layout) in enumerate(zip(inputs, self.in_avals, self.in_layouts)):
+            sharding = NamedSharding(self.mesh, _spec_from(layout))
+            dim = process_dimension(sharding, len(aval.shape))
+            if isinstance(x, GlobalArray):
+                if dim != x._dim:
+                    raise ValueError(f"{core.where()}: jit: argument leaf {i} is split over the processes along "
+                                     f"dimension {x._dim}, but its in_sharding {sharding.spec} splits "
+                                     f"{'none' if dim is None else f'dimension {dim}'} over the mesh's first "
+                                     f"axis {first!r}")
+                local = x._local
+            else:
+                value = np.asarray(x, aval.dtype)
+                local = value if dim is None else local_part(value, dim, processes, rank, f"jit argument leaf {i}")
+            values.append(local)
+            layouts.append(_Layout(local.shape, sharding.spec, local_axes, f"in_shardings of argument leaf {i}"))
+        dims = [process_dimension(s, len(a.shape)) for s, a in zip(self.out_shardings, self.traced.out_avals)]
+        out_specs = [NamedSharding(self.mesh, _spec_from(layout)) for layout in self.out_layouts]
+        out_dims = [process_dimension(s, len(a.shape)) for s, a in zip(out_specs, self.traced.out_avals)]
+        local_out = [_Layout(tuple(n // processes if d == dim else n for d, n in enumerate(a.shape)), s.spec,
+                             local_axes, f"out_shardings of output leaf {i}")
+                     for i, (a, s, dim) in enumerate(zip(self.traced.out_avals, out_specs, out_dims))]
+        lanes = int(np.prod([size for _, size in local_axes]))
+        outs = run_on_lanes(self.function, lanes, values, layouts, [a.dtype for a in self.in_avals], local_out,
+                            [a.dtype for a in self.traced.out_avals])
+        results = []
+        for out, aval, sharding, dim, computed in zip(outs, self.traced.out_avals, self.out_shardings, dims,
+                                                      out_dims):
+            if computed != dim:
+                raise ValueError(f"{core.where()}: jit across processes: a result computed split over the "
+                                 f"processes along {computed} cannot be given the out_sharding {sharding.spec} "
+                                 "(the partition could not reshard it)")
+            results.append(Array._from_value(out) if dim is None else GlobalArray(out, aval.shape, sharding, dim))
+        return results
+
+
+def _spec_from(layout: _Layout) -> PartitionSpec:
+    """The PartitionSpec a layout splits by."""
+    return PartitionSpec(*[None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
+                           for axes in layout.per_dim])
 
 
 def _spec_of(value: Any, names: list[str]) -> PartitionSpec:

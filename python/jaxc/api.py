@@ -804,6 +804,9 @@ class _ShardedJit:
                 if sharding is not None:
                     sharding.shard_shape(np.shape(leaf))
         if not kwargs and core.current_scope() is None:
+            across = self._across_processes(args, in_shardings)
+            if across is not None:
+                return across
             out = self._partitioned(args, in_shardings)
             if out is not None:
                 return out
@@ -818,6 +821,47 @@ class _ShardedJit:
                     leaf._sharding = sharding
         return out
 
+
+    def _across_processes(self, args: tuple, in_shardings: list | None) -> Any:
+        """Under jaxc.distributed, on a mesh of several processes' devices (or
+        with arrays spanning processes): the partitioned program run on this
+        process's devices, on its part of each argument (`_partitioned_jit`);
+        None where the call involves one process only."""
+        from . import _partitioned_jit as P, distributed
+        from ._api_more import abstract_arguments
+        from ._global_array import GlobalArray, spans_processes
+        from .sharding import NamedSharding
+        if distributed.process_count() == 1:
+            return None
+        dynamic = self._dynamic(args)
+        leaves = tree_util.tree_leaves(dynamic)
+        if in_shardings is None:  # JAX takes a committed argument's sharding
+            in_shardings = [x.sharding if isinstance(x, GlobalArray) else None for x in leaves]
+        abstract, _ = abstract_arguments(self._jitted, args, {}, "jit")
+        key = ("across",) + self._jitted._signature(abstract, {})[0]
+        programs = self.__dict__.setdefault("_programs", {})
+        program = programs.get(key)
+        if program is None:
+            if not any(isinstance(x, GlobalArray) for x in leaves):
+                named = [s for s in tree_util.tree_leaves(self._out_shardings) if isinstance(s, NamedSharding)]
+                mesh = P.mesh_of(list(in_shardings) + named)
+                if mesh is None or not spans_processes(mesh):
+                    return None
+            traced = self._jitted.lower(*abstract).traced
+            outs = _shardings_for(self._out_shardings, tree_util.tree_unflatten(traced.out_tree, traced.out_avals)) \
+                if self._out_shardings is not None else [None] * len(traced.out_avals)
+            mesh = P.mesh_of(list(in_shardings) + list(outs))
+            if mesh is None or not spans_processes(mesh):
+                raise ValueError(f"{core.where()}: jit of arrays spanning processes needs in_shardings / "
+                                 "out_shardings on one mesh of every process's devices")
+            program = programs[key] = P.PartitionedProgram(
+                traced, [x.aval if isinstance(x, GlobalArray) else _leaf_aval(x) for x in leaves], mesh,
+                P.specs_for(in_shardings), P.specs_for(outs, None), across=True)
+            if not program.ok:
+                raise ValueError(f"{core.where()}: {traced.label} cannot be partitioned by its shardings "
+                                 f"({program.why}); across processes it cannot run whole either")
+        outs = program.run_across_processes(leaves)
+        return tree_util.tree_unflatten(program.traced.out_tree, outs)
 
     def _partitioned(self, args: tuple, in_shardings: list | None, run: bool = True) -> Any:
         """Run as one device's program on every device of the shardings' mesh

@@ -71,6 +71,16 @@ step = jaxc.shard_map(lambda w, v: (lax.psum(loss(w, v), "d"), jaxc.grad(loss)(w
 value, grad = step(w, batch)
 out["loss"], out["grad"] = seen(value), seen(grad)
 
+# jit with shardings: the partitioned program on each process's devices (a batch split over the
+# processes, replicated parameters; the gradient's psum over the processes comes from the partition)
+rep, split = NamedSharding(mesh, P()), NamedSharding(mesh, P("d"))
+train = jaxc.jit(lambda w, v: (loss(w, v), jaxc.grad(loss)(w, v), v * 2), in_shardings=(rep, split))
+colsum = jaxc.jit(lambda v: v.sum(0), out_shardings=rep)  # in_shardings: the argument's own
+results = list(train(w, batch)) + [colsum(batch)]
+for name, x in zip(["jit_loss", "jit_grad", "jit_double", "jit_colsum"], results):
+    out[name] = seen(x)
+out["jit_kinds"] = [type(x).__name__ for x in results] if not single else ["Array", "Array", "GlobalArray", "Array"]
+
 # a 2x2 mesh: the processes split "d", "m" is within each process
 square = jaxc.make_mesh((2, 2), ("d", "m"))
 grid = rows.reshape(2, 2, 6)

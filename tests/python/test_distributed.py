@@ -78,7 +78,9 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
                 "pmax": blocks.sum((1, 2)).max(), "pmean": blocks.mean(0), "from_numpy": rows.sum(0),
                 "loss": ((rows @ w) ** 2).sum(), "grad": 2 * rows.T @ (rows @ w),
                 "psum_both": grid.reshape(4, 6).sum(0).reshape(1, 1, 6),
-                "psum_m": grid.sum(1, keepdims=True)}
+                "psum_m": grid.sum(1, keepdims=True),
+                "jit_loss": ((rows @ w) ** 2).sum(), "jit_grad": 2 * rows.T @ (rows @ w), "jit_double": 2 * rows,
+                "jit_colsum": rows.sum(0)}
     for rank in range(2):
         got = json.loads((tmp_path / f"rank{rank}.json").read_text())
         assert got["devices"] == [0, 1, 2, 3] == one["devices"]
@@ -86,6 +88,7 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
             np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-5, err_msg=name)
             np.testing.assert_allclose(got[name], one[name], rtol=1e-5, atol=1e-6, err_msg=name)
         # this process's part of the global batch: its two devices' rows
+        assert got["jit_kinds"] == ["Array", "Array", "GlobalArray", "Array"]  # split over the processes or not
         assert got["global"]["shape"] == [8, 3]
         assert got["global"]["shards"] == [[2 * rank, 4 * rank, 4 * rank + 2], [2 * rank + 1, 4 * rank + 2, 4 * rank + 4]]
         np.testing.assert_allclose(np.concatenate(got["global"]["local"]), rows[4 * rank:4 * rank + 4])
@@ -97,7 +100,7 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
         assert "mpi_shard_map.py" in got["bad_mesh"] \
             and "shard_map across processes: each process's devices" in got["bad_mesh"] \
             and "[[0], [1], [0], [1]]" in got["bad_mesh"]
-        assert got["jit_of_global"].startswith("RuntimeError: Fetching value") and "shard_map only" in got["jit_of_global"]
+        assert got["jit_of_global"].startswith("RuntimeError: Fetching value") and "jit with shardings" in got["jit_of_global"]
 
 
 @needs_mpi
