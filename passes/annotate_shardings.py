@@ -71,9 +71,11 @@ def annotate(module: ir.Operation, sizes: list[int]) -> None:
 
     for fn in sharded_functions(module):
         block = fn.regions[0].blocks[0]
-        _one_empty_per_use(block)
+        _one_init_per_use(block)
         first = block.operations[0]
         for i, arg in enumerate(block.arguments):
+            if not ir.RankedTensorType(arg.type).shape:
+                continue  # a scalar: replicated, left to the propagation (as a scalar result, below)
             with ir.InsertionPoint(first), ir.Location.unknown():
                 marked = shard.ShardOp(arg, sharding(_sharding_of(fn, "arg_attrs", i), arg),
                                        annotate_for_users=True).result
@@ -87,19 +89,22 @@ def annotate(module: ir.Operation, sizes: list[int]) -> None:
                 ret.operands[i] = shard.ShardOp(value, sharding(attr, value)).result
 
 
-def _one_empty_per_use(block: ir.Block) -> None:
-    """A `tensor.empty` with several users becomes one per user: the
-    propagation gives each user's init its own sharding, and aborts where
-    one value would need two (docs/toolchain.md). CSE merges them again
-    after the partition."""
-    for view in list(block.operations):
-        op = view.operation
-        if op.name != "tensor.empty" or op.operands:
-            continue
-        uses = [(use.owner, use.operand_number) for use in op.results[0].uses]
-        for owner, number in uses[1:]:
-            with ir.InsertionPoint(op), op.location:
-                owner.operands[number] = op.clone().results[0]
+def _one_init_per_use(block: ir.Block) -> None:
+    """A `linalg.fill` or `tensor.empty` (an init: CSE makes one serve
+    several ops, a matmul's zeros and the next op's) with several users
+    becomes one per user: the propagation gives each user's init its own
+    sharding, and aborts where one value would need two (docs/toolchain.md).
+    CSE merges them again after the partition. Fills first: their copies
+    share one empty, split next."""
+    for name in ("linalg.fill", "tensor.empty"):
+        for view in list(block.operations):
+            op = view.operation
+            if op.name != name or (name == "tensor.empty" and op.operands):
+                continue
+            uses = [(use.owner, use.operand_number) for use in op.results[0].uses]
+            for owner, number in uses[1:]:
+                with ir.InsertionPoint(op), op.location:
+                    owner.operands[number] = op.clone().results[0]
 
 
 def _sharding_of(fn: ir.Operation, key: str, i: int) -> ir.Attribute | None:

@@ -51,6 +51,7 @@ def in_child(text: str, pipeline: str) -> tuple[str | None, str]:
             module = ir.Module.parse(text, context)
             with context:
                 PassManager.parse(pipeline, context).run(module.operation)
+                _drop_empty_annotations(module.operation)
             data = module.operation.get_asm(enable_debug_info=True).encode()
             view = memoryview(data)
             while view:
@@ -80,9 +81,31 @@ def in_child(text: str, pipeline: str) -> tuple[str | None, str]:
                       + (f": {said[-1][-300:]}" if said else ""))
     if os.waitstatus_to_exitcode(status) != 0:
         return None, data.lstrip(b"\0").decode(errors="replace") or "the partition failed"
-    # upstream prints a replicated scalar's sharding as `split_axes = []`, which its parser rejects
-    # (docs/toolchain.md); `[[]]` means the same
-    return data.decode().replace("split_axes = [] ", "split_axes = [[]] "), ""
+    return data.decode(), ""
+
+
+def _drop_empty_annotations(module: ir.Operation) -> None:
+    """Remove the `shard.shard` ops whose sharding has no split axes at all
+    (`split_axes = []`: the propagation's annotation of scalars), which
+    upstream prints but cannot parse (docs/toolchain.md); the partition's
+    own propagation derives them again. (Writing `[[]]` instead parses, but
+    upstream does not treat it as the same sharding and then aborts.)"""
+    dropped: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "shard.shard":
+            sharding = op.operands[1].owner
+            if isinstance(sharding, ir.OpView) and sharding.operation.name == "shard.sharding" \
+                    and str(sharding.operation.attributes["split_axes"]).endswith("axisarray[]>"):
+                dropped.append(op)
+        return ir.WalkResult.ADVANCE
+    module.walk(visit)
+    for op in dropped:
+        op.results[0].replace_all_uses_with(op.operands[0])
+        sharding = op.operands[1].owner
+        op.erase()
+        if not list(sharding.results[0].uses):
+            sharding.operation.erase()
 
 
 def run_upstream(op: ir.Operation, pass_: ExternalPass, pipeline: str, who: str) -> bool:

@@ -129,7 +129,7 @@ class PartitionedProgram:
             module = ir.Module.parse(text)
             try:
                 stages.run_stages(module, "propagated")
-            except ValueError as error:
+            except (ValueError, ir.MLIRError) as error:  # the child's abort comes as a pipeline failure
                 return str(error).splitlines()[-1] if str(error) else "the propagation failed"
             fn = next(op for op in module.body.operations if op.operation.name == "func.func"
                       and ir.StringAttr(op.operation.attributes["sym_name"]).value == self.traced.name)
@@ -261,10 +261,10 @@ def _spec_of(value: Any, names: list[str]) -> PartitionSpec:
 
 
 def _constants_as_arguments(fn: Any) -> list[np.ndarray]:
-    """The non-splat tensor constants at the top of `fn` (NumPy arrays the
-    function closes over) made arguments after the others, replicated:
-    upstream shard-partition cannot slice a constant (docs/toolchain.md).
-    Their values, in argument order."""
+    """The non-splat and the rank-0 tensor constants at the top of `fn`
+    (NumPy arrays the function closes over, scalars) made arguments after
+    the others, replicated: upstream shard-partition fails on them
+    (docs/toolchain.md). Their values, in argument order."""
     import mlir.ir as ir
     block = fn.regions[0].blocks[0]
     values = []
@@ -273,7 +273,7 @@ def _constants_as_arguments(fn: Any) -> list[np.ndarray]:
         if op.name != "jaxc.constant":
             continue
         attr, type_ = op.attributes["value"], ir.RankedTensorType(op.results[0].type)
-        if not isinstance(attr, ir.DenseElementsAttr) or attr.is_splat or type_.rank == 0:
+        if not isinstance(attr, ir.DenseElementsAttr) or attr.is_splat and type_.rank > 0:
             continue
         expected = core.aval_of_type(type_).dtype
         array = np.array(attr)  # packed booleans, bf16 and complex come back otherwise: left as they are

@@ -104,13 +104,15 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
 
 
 @needs_mpi
-def test_data_parallel_training_over_two_processes_equals_one(tmp_path):
+@pytest.mark.parametrize("mode", ["pmap", "shard_map"])
+def test_data_parallel_training_over_two_processes_equals_one(tmp_path, mode):
     example = os.path.join(ROOT, "examples", "mpi_data_parallel.py")
-    mpirun(example, "--out", str(tmp_path / "mpi.npz"))
+    mpirun(example, "--mode", mode, "--out", str(tmp_path / "mpi.npz"))
     single = subprocess.run([sys.executable, example, "--single", "--out", str(tmp_path / "one.npz")],
                             capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert single.returncode == 0, single.stderr
     a, b = np.load(tmp_path / "mpi.npz"), np.load(tmp_path / "one.npz")
+    assert sorted(a) == sorted(b) == ["b1", "b2", "w1", "w2"]
     for name in a:
         np.testing.assert_allclose(a[name], b[name], rtol=1e-5, atol=1e-6)
 

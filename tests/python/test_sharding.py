@@ -10,7 +10,7 @@ import pytest
 
 import jaxc
 import jaxc.numpy as jnp
-from jaxc import lax
+from jaxc import lax, nn as jax_nn
 from jaxc.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
 
@@ -313,6 +313,16 @@ PARTITIONED_CASES = {
     "matmul, rows split": (lambda a, w: a @ w, ((("i",), ()), ("i",)), lambda a, w: a @ w),
     "matmul, k split": (lambda a, w: a @ w, (((None, "i"), ("i",)), ()), lambda a, w: a @ w),
     "layer": (lambda a, w: jnp.tanh(a @ w), ((("i",), ()), ("i",)), lambda a, w: np.tanh(a @ w)),
+    # scalars: a scalar op on a sum, a rank-0 constant, a mean (docs/toolchain.md)
+    "tanh of a sum": (lambda a: jnp.tanh(a.sum() / 100), ((("i",),), ()), lambda a, w: np.tanh(a.sum() / 100)),
+    "mean of row sums": (lambda a: jnp.mean(jnp.sum(a, axis=-1)) + 1, ((("i",),), ()),
+                         lambda a, w: a.sum(-1).mean() + 1),
+    "cross-entropy of a layer": (lambda a, w: -jnp.mean(jnp.sum(jax_nn.log_softmax(a @ w), axis=-1)),
+                                 ((("i",), ()), ()),
+                                 lambda a, w: -np.mean(np.sum((a @ w) - np.log(np.exp(a @ w).sum(-1, keepdims=True)),
+                                                              axis=-1))),
+    "gradient of a layer's loss": (lambda a, w: jaxc.grad(lambda v: jnp.tanh(a @ v).sum())(w), ((("i",), ()), ()),
+                                   lambda a, w: a.T @ (1 - np.tanh(a @ w) ** 2)),
 }
 
 
@@ -357,7 +367,9 @@ def test_arrays_a_partitioned_program_closes_over_are_replicated_arguments(caplo
         np.testing.assert_allclose(np.asarray(g(a)), np.tanh(a @ w) + 2 * b, rtol=1e-4, atol=1e-5)
     assert g.partitioned and "not partitioned" not in caplog.text
     per_device = g.lower(a).as_text(stage="partitioned")
-    assert "%arg1: tensor<16x4xf32>" in per_device and "%arg2: tensor<4xf32>" in per_device
+    signature = next(line for line in per_device.splitlines() if "func.func @" in line)
+    assert "%arg1: tensor<16x4xf32>" in signature and ": tensor<4xf32> {" in signature
+    assert ": tensor<f32> {" in signature  # the scalar 2.0 too (docs/toolchain.md)
     ints = jaxc.jit(lambda a: a + np.arange(16, dtype=np.uint32), in_shardings=NamedSharding(mesh, P("i")),
                     out_shardings=NamedSharding(mesh, P("i")))
     np.testing.assert_array_equal(np.asarray(ints(np.ones((8, 16), np.uint32))), 1 + np.arange(16) + np.zeros((8, 1)))
