@@ -97,17 +97,24 @@ class PartitionedProgram:
             if isinstance(propagated, str):
                 self.why = propagated
                 return
-            out_specs = [p if s is None else s for s, p in zip(out_specs, propagated)]
-        self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
-        if self._compile(out_specs):
+        # a result without out_shardings stays unannotated (annotating it as propagated made upstream
+        # abort on gradients), laid out as the propagation leaves it; a partial one is annotated replicated
+        natural = propagated or [(None, False)] * len(out_specs)
+        specs = [p if s is None else s for s, (p, _) in zip(out_specs, natural)]
+        marks = [s if s is not None else PartitionSpec() if partial else None
+                 for s, (_, partial) in zip(out_specs, natural)]
+        self.out_shardings = [NamedSharding(mesh, s) for s in specs]
+        if self._compile(marks, specs):
             return
         # upstream could not reshard to out_shardings: the results as the propagation leaves them
         if propagated is None:
             propagated = self._propagated()
-        if isinstance(propagated, list) and propagated != out_specs:
-            why = self.why
-            if not self._compile(propagated):
-                self.why = why
+        if isinstance(propagated, list):
+            free = [PartitionSpec() if partial else None for _, partial in propagated]
+            if (free, [p for p, _ in propagated]) != (marks, specs):
+                why = self.why
+                if not self._compile(free, [p for p, _ in propagated]):
+                    self.why = why
 
     def _marked(self, out_specs: list) -> str:
         """The module with the results' `jaxc.sharding` (None: none, the propagation chooses)."""
@@ -119,8 +126,9 @@ class PartitionedProgram:
         return self._module.operation.get_asm(enable_debug_info=True)
 
     def _propagated(self) -> list | str:
-        """Each result's sharding as the propagation leaves it when the
-        results are not marked (P() for a partial value), or why it failed."""
+        """Each result's (sharding, whether partial) as the propagation
+        leaves it when the results are not marked (P() for a partial
+        value), or why it failed."""
         import mlir.ir as ir
 
         from jaxc.passes import stages
@@ -137,10 +145,12 @@ class PartitionedProgram:
             ret = block.operations[len(block.operations) - 1]
             return [_spec_of(v, [n for n, _ in self._axes]) for v in ret.operands]
 
-    def _compile(self, out_specs: list) -> bool:
-        """Compile the program partitioned with these result shardings; False (and `why`) where it failed."""
+    def _compile(self, marks: list, out_specs: list) -> bool:
+        """Compile the program partitioned with the results marked by `marks`
+        (None: not marked) and laid out by `out_specs`; False (and `why`)
+        where it failed."""
         from jaxc.runtime import CompileError, compile_module
-        self.text = self._marked(out_specs)
+        self.text = self._marked(marks)
         self.out_layouts = [_Layout(a.shape, s, self._axes, f"out_shardings of output leaf {i}")
                             for i, (a, s) in enumerate(zip(self.traced.out_avals, out_specs))]
         try:
@@ -240,24 +250,25 @@ def _spec_from(layout: _Layout) -> PartitionSpec:
                            for axes in layout.per_dim])
 
 
-def _spec_of(value: Any, names: list[str]) -> PartitionSpec:
+def _spec_of(value: Any, names: list[str]) -> tuple[PartitionSpec, bool]:
     """The PartitionSpec of the `shard.shard` that gives `value` (the
-    propagation's annotation of a result): P() for none or a partial one."""
+    propagation's annotation of a result; P() for none) and whether it is
+    partial (then P())."""
     import ast
 
     import mlir.ir as ir
     owner = value.owner
     if not isinstance(owner, ir.OpView) or owner.operation.name != "shard.shard":
-        return PartitionSpec()
+        return PartitionSpec(), False
     sharding = owner.operation.operands[1].owner.operation
     if "partial_axes" in sharding.attributes:
-        return PartitionSpec()
+        return PartitionSpec(), True
     text = str(sharding.attributes["split_axes"])  # #shard<axisarray[[0], []]>
     dims = ast.literal_eval(text[text.index("["):text.rindex("]") + 1])
     entries = [None if not d else names[d[0]] if len(d) == 1 else tuple(names[i] for i in d) for d in dims]
     while entries and entries[-1] is None:
         entries.pop()
-    return PartitionSpec(*entries)
+    return PartitionSpec(*entries), False
 
 
 def _constants_as_arguments(fn: Any) -> list[np.ndarray]:
