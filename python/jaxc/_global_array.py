@@ -25,7 +25,8 @@ import numpy as np
 
 from .core import ShapedArray
 
-__all__ = ["GlobalArray", "check_process_mesh", "local_part", "process_dimension", "spans_processes"]
+__all__ = ["GlobalArray", "check_process_mesh", "local_axes", "local_input", "local_part", "local_shape",
+           "process_dimension", "result", "spans_processes"]
 
 NOT_ADDRESSABLE = ("Fetching value for `jax.Array` that spans non-addressable (non process local) devices is "
                    "not possible. You can use `jax.experimental.multihost_utils.process_allgather` to print "
@@ -86,6 +87,40 @@ def local_part(value: np.ndarray, dim: int, processes: int, rank: int, what: str
     index = [slice(None)] * value.ndim
     index[dim] = slice(rank * n // processes, (rank + 1) * n // processes)
     return value[tuple(index)]
+
+
+def local_axes(axes: list[tuple[str, int]], processes: int) -> list[tuple[str, int]]:
+    """A mesh's (name, size) axes as this process's devices make them: the first divided among the processes."""
+    return [(name, size // processes if i == 0 else size) for i, (name, size) in enumerate(axes)]
+
+
+def local_input(x: Any, dtype: Any, dim: int | None, what: str) -> np.ndarray:
+    """This process's part of an argument that is split over the processes
+    along `dim` (None: not split): an array spanning the processes gives its
+    own part; any other value is the global value, whose rows it takes."""
+    from . import distributed
+    from .core import where
+    if isinstance(x, GlobalArray):
+        if dim != x._dim:
+            raise ValueError(f"{where()}: {what} splits {'no dimension' if dim is None else f'dimension {dim}'} "
+                             f"over the processes, but the argument is split over them along dimension "
+                             f"{x._dim} (its sharding {x.sharding.spec})")
+        return x._local
+    value = np.asarray(x, dtype)
+    if dim is None:
+        return value
+    return local_part(value, dim, distributed.process_count(), distributed.process_index(), what)
+
+
+def local_shape(shape: Sequence[int], dim: int | None, processes: int) -> tuple[int, ...]:
+    return tuple(n // processes if d == dim else n for d, n in enumerate(shape))
+
+
+def result(local: np.ndarray, shape: Sequence[int], sharding: Any, dim: int | None) -> Any:
+    """A result this process computed its part of: split over the processes
+    along `dim`, a GlobalArray; else (every process has all of it) an Array."""
+    from .array import Array
+    return Array._from_value(local) if dim is None else GlobalArray(local, shape, sharding, dim)
 
 
 class GlobalArray:

@@ -201,46 +201,32 @@ class PartitionedProgram:
         this process's part (an array spanning the processes: its own; any
         other value: its rows of the global value), each result an array
         spanning the processes or, replicated over them, an ordinary Array."""
-        from . import distributed
-        from ._global_array import GlobalArray, check_process_mesh, local_part, process_dimension
-        from .array import Array
-        first = check_process_mesh(self.mesh, "jit")
-        processes, rank = self.processes, distributed.process_index()
-        local_axes = [(n, size // processes if i == 0 else size) for i, (n, size) in enumerate(self._axes)]
+        from ._global_array import check_process_mesh, local_axes, local_input, local_shape, process_dimension, result
+        check_process_mesh(self.mesh, "jit")
+        here = local_axes(self._axes, self.processes)
         values, layouts = [], []
         inputs = list(leaves) + list(self.traced.consts) + self.hoisted
         for i, (x, aval, layout) in enumerate(zip(inputs, self.in_avals, self.in_layouts)):
             sharding = NamedSharding(self.mesh, _spec_from(layout))
-            dim = process_dimension(sharding, len(aval.shape))
-            if isinstance(x, GlobalArray):
-                if dim != x._dim:
-                    raise ValueError(f"{core.where()}: jit: argument leaf {i} is split over the processes along "
-                                     f"dimension {x._dim}, but its in_sharding {sharding.spec} splits "
-                                     f"{'none' if dim is None else f'dimension {dim}'} over the mesh's first "
-                                     f"axis {first!r}")
-                local = x._local
-            else:
-                value = np.asarray(x, aval.dtype)
-                local = value if dim is None else local_part(value, dim, processes, rank, f"jit argument leaf {i}")
+            local = local_input(x, aval.dtype, process_dimension(sharding, len(aval.shape)),
+                                f"jit: the in_sharding {sharding.spec} of argument leaf {i}")
             values.append(local)
-            layouts.append(_Layout(local.shape, sharding.spec, local_axes, f"in_shardings of argument leaf {i}"))
-        dims = [process_dimension(s, len(a.shape)) for s, a in zip(self.out_shardings, self.traced.out_avals)]
-        out_specs = [NamedSharding(self.mesh, _spec_from(layout)) for layout in self.out_layouts]
-        out_dims = [process_dimension(s, len(a.shape)) for s, a in zip(out_specs, self.traced.out_avals)]
-        local_out = [_Layout(tuple(n // processes if d == dim else n for d, n in enumerate(a.shape)), s.spec,
-                             local_axes, f"out_shardings of output leaf {i}")
-                     for i, (a, s, dim) in enumerate(zip(self.traced.out_avals, out_specs, out_dims))]
-        lanes = int(np.prod([size for _, size in local_axes]))
-        outs = run_on_lanes(self.function, lanes, values, layouts, [a.dtype for a in self.in_avals], local_out,
-                            [a.dtype for a in self.traced.out_avals])
+            layouts.append(_Layout(local.shape, sharding.spec, here, f"in_shardings of argument leaf {i}"))
+        out_avals = self.traced.out_avals
+        computed = [NamedSharding(self.mesh, _spec_from(layout)) for layout in self.out_layouts]
+        dims = [process_dimension(s, len(a.shape)) for s, a in zip(computed, out_avals)]
+        local_out = [_Layout(local_shape(a.shape, dim, self.processes), s.spec, here,
+                             f"out_shardings of output leaf {i}")
+                     for i, (a, s, dim) in enumerate(zip(out_avals, computed, dims))]
+        outs = run_on_lanes(self.function, int(np.prod([size for _, size in here])), values, layouts,
+                            [a.dtype for a in self.in_avals], local_out, [a.dtype for a in out_avals])
         results = []
-        for out, aval, sharding, dim, computed in zip(outs, self.traced.out_avals, self.out_shardings, dims,
-                                                      out_dims):
-            if computed != dim:
+        for out, aval, sharding, dim in zip(outs, out_avals, self.out_shardings, dims):
+            if process_dimension(sharding, len(aval.shape)) != dim:
                 raise ValueError(f"{core.where()}: jit across processes: a result computed split over the "
-                                 f"processes along {computed} cannot be given the out_sharding {sharding.spec} "
+                                 f"processes along {dim} cannot be given the out_sharding {sharding.spec} "
                                  "(the partition could not reshard it)")
-            results.append(Array._from_value(out) if dim is None else GlobalArray(out, aval.shape, sharding, dim))
+            results.append(result(out, aval.shape, sharding, dim))
         return results
 
 

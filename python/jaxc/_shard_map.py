@@ -39,10 +39,18 @@ import optree
 from . import core, dispatch, tree_util
 from ._batching import binding, vmap
 from ._config import config
-from ._global_array import GlobalArray, check_process_mesh, local_part, process_dimension, spans_processes
+from ._global_array import (
+    GlobalArray,
+    check_process_mesh,
+    local_axes,
+    local_input,
+    local_shape,
+    process_dimension,
+    result,
+    spans_processes,
+)
 from ._pmap import mark_spmd, run_on_lanes
 from .api import _leaf_aval, compile_traced, trace_function
-from .array import Array
 from .core import ShapedArray
 from .sharding import Mesh, NamedSharding, PartitionSpec, current_mesh
 
@@ -252,28 +260,20 @@ class ShardMapFunction:
         through MPI (passes/lowering/collectives.py). A result split over the
         processes is a GlobalArray, one replicated over them an Array."""
         from . import distributed
-        processes, rank = distributed.process_count(), distributed.process_index()
+        processes = distributed.process_count()
         first = check_process_mesh(mesh, "shard_map")
         if axes[0][0] != first:
             raise ValueError(f"{core.where()}: shard_map across processes must map the mesh's first axis "
                              f"{first!r}, which spans the processes (axis_names={sorted(self._axis_names or ())})")
-        local_axes = [(n, size // processes if i == 0 else size) for i, (n, size) in enumerate(axes)]
+        here = local_axes(axes, processes)
         avals, values, layouts, local_layouts = [], [], [], []
         for i, (x, spec) in enumerate(zip(leaves, specs)):
             what = f"in_specs of argument leaf {i}"
-            dim = next((d for d in range(len(spec)) if first in spec.axes_of(d)), None)
-            if isinstance(x, GlobalArray):
-                if dim != x._dim:
-                    raise ValueError(f"{core.where()}: shard_map {what}: {spec} splits dimension {dim} over "
-                                     f"the processes, but the argument is split over them along dimension "
-                                     f"{x._dim} (its sharding {x.sharding.spec})")
-                aval, local = x.aval, x._local
-            else:  # the global value, the same in every process
-                aval = _leaf_aval(x)
-                value = np.asarray(x, aval.dtype)
-                local = value if dim is None else local_part(value, dim, processes, rank, f"shard_map {what}")
+            aval = x.aval if isinstance(x, GlobalArray) else _leaf_aval(x)
+            local = local_input(x, aval.dtype, process_dimension(NamedSharding(mesh, spec), aval.ndim),
+                                f"shard_map {what}: {spec}")
             layouts.append(_Layout(aval.shape, spec, axes, what))
-            local_layouts.append(_Layout(local.shape, spec, local_axes, what))
+            local_layouts.append(_Layout(local.shape, spec, here, what))
             avals.append(aval)
             values.append(local)
         key = (in_tree, tuple((a.strong, a.weak_type) for a in avals), tuple(map(tuple, specs)), mesh,
@@ -283,15 +283,14 @@ class ShardMapFunction:
             program = self._programs[key] = self._trace(in_tree, avals, layouts, axes, mesh, processes)
         traced, out_layouts, out_shardings, function = program
         out_dims = [process_dimension(sh, len(layout.shape)) for sh, layout in zip(out_shardings, out_layouts)]
-        local_out = [_Layout(tuple(n // processes if d == dim else n for d, n in enumerate(layout.shape)),
-                             sh.spec, local_axes, f"out_specs of output leaf {i}")
+        local_out = [_Layout(local_shape(layout.shape, dim, processes), sh.spec, here, f"out_specs of output leaf {i}")
                      for i, (layout, sh, dim) in enumerate(zip(out_layouts, out_shardings, out_dims))]
-        lanes = math.prod(size for _, size in local_axes)
         in_dtypes = [a.dtype for a in avals] + [c.dtype for c in traced.consts]
-        outs = run_on_lanes(function, lanes, values + [np.asarray(c) for c in traced.consts],
+        outs = run_on_lanes(function, math.prod(size for _, size in here),
+                            values + [np.asarray(c) for c in traced.consts],
                             local_layouts + [None] * len(traced.consts), in_dtypes, local_out,
                             [a.dtype for a in traced.out_avals])
-        results = [Array._from_value(out) if dim is None else GlobalArray(out, layout.shape, sharding, dim)
+        results = [result(out, layout.shape, sharding, dim)
                    for out, layout, sharding, dim in zip(outs, out_layouts, out_shardings, out_dims)]
         return tree_util.tree_unflatten(traced.out_tree, results)
 

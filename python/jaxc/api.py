@@ -854,12 +854,13 @@ class _ShardedJit:
             if mesh is None or not spans_processes(mesh):
                 raise ValueError(f"{core.where()}: jit of arrays spanning processes needs in_shardings / "
                                  "out_shardings on one mesh of every process's devices")
-            program = programs[key] = P.PartitionedProgram(
+            program = P.PartitionedProgram(
                 traced, [x.aval if isinstance(x, GlobalArray) else _leaf_aval(x) for x in leaves], mesh,
                 P.specs_for(in_shardings), P.specs_for(outs, None), across=True)
             if not program.ok:
                 raise ValueError(f"{core.where()}: {traced.label} cannot be partitioned by its shardings "
                                  f"({program.why}); across processes it cannot run whole either")
+            programs[key] = program
         outs = program.run_across_processes(leaves)
         return tree_util.tree_unflatten(program.traced.out_tree, outs)
 
