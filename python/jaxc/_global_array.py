@@ -8,6 +8,8 @@
     jit(f, in_shardings=NamedSharding(mesh, P("d")))(batch)              # partitioned, the same way
     multihost_utils.process_allgather(batch)                            # the global value, as NumPy
 
+`make_array_from_callback` (called for this process's devices) and
+`device_put(global_value, NamedSharding(mesh, P("d")))` make them too.
 A process holds its own part only: the rows of its devices along the
 dimension that the sharding splits over the mesh's first axis, which spans
 the processes (`jaxc.make_mesh` orders the devices by process). jaxc

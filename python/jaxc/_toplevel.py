@@ -592,9 +592,47 @@ def make_array_from_callback(shape: Sequence[int], sharding: Any, data_callback:
     device of the sharding with the index of that device's shard (a tuple of
     slices, one per dimension) and returns the shard's data."""
     shape = tuple(int(d) for d in shape)
+    if process_count() != 1:
+        return _callback_across_processes(shape, sharding, data_callback, dtype)
     parts = [(device, index, data_callback(index)) for device, index in _indices(sharding, shape,
                                                                                "make_array_from_callback")]
     return _assemble(shape, sharding, parts, dtype, "make_array_from_callback", "the callback returned")
+
+
+def _callback_across_processes(shape: tuple[int, ...], sharding: Any, data_callback: Callable[[Any], Any],
+                               dtype: Any) -> Any:
+    """make_array_from_callback in one of several processes: the callback
+    is called for this process's devices only (as in JAX), their shards
+    making this process's part of an array spanning the processes."""
+    from ._global_array import check_process_mesh, local_shape, process_dimension, result, spans_processes
+    from .sharding import NamedSharding
+    what = "make_array_from_callback"
+    if not isinstance(sharding, NamedSharding) or not spans_processes(sharding.mesh):
+        raise ValueError(f"{what}: with {process_count()} processes the sharding must be a NamedSharding "
+                         f"on a mesh of every process's devices (got {sharding!r})")
+    check_process_mesh(sharding.mesh, what)
+    dim = process_dimension(sharding, len(shape))
+    part = local_shape(shape, dim, process_count())
+    offset = 0 if dim is None else process_index() * part[dim]
+    mine = {d.id for d in dispatch.devices()}
+    buffer = None
+    for device, index in _indices(sharding, shape, what):
+        if device.id not in mine:
+            continue
+        data = np.asarray(data_callback(index), dtype=dtype)
+        want = np.empty(shape, np.bool_)[index].shape
+        if data.shape != want:
+            raise ValueError(f"{what}: the callback returned an array of shape {data.shape} for the shard "
+                             f"{index} of {device}, whose shape is {want}")
+        if buffer is None:
+            buffer = np.empty(part, data.dtype)
+        here = list(index)
+        if dim is not None:
+            here[dim] = slice(index[dim].start - offset, index[dim].stop - offset)
+        buffer[tuple(here)] = data
+    if buffer is None:
+        raise ValueError(f"{what}: none of the sharding's devices is this process's")
+    return result(buffer, shape, sharding, dim)
 
 
 def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Any, arrays: Sequence[Any], *,

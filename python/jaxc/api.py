@@ -1007,15 +1007,32 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     return tree_util.tree_unflatten(tree, [_put(leaf, t) for leaf, t in zip(leaves, targets)])
 
 
+def _put_across_processes(leaf: Any, target: Any) -> Any:
+    """device_put onto a NamedSharding of several processes' devices: every
+    process passes the global value and keeps its part (as JAX's)."""
+    from ._global_array import GlobalArray, check_process_mesh, local_input, process_dimension, result
+    check_process_mesh(target.mesh, "device_put")
+    aval = leaf.aval if isinstance(leaf, GlobalArray) else _leaf_aval(leaf)
+    target.shard_shape(aval.shape)
+    dim = process_dimension(target, aval.ndim)
+    return result(local_input(leaf, aval.dtype, dim, f"device_put to {target.spec}"), aval.shape, target, dim)
+
+
 def _put(leaf: Any, target: Any) -> Any:
-    from .sharding import Sharding, SingleDeviceSharding
+    from . import distributed
+    from .sharding import NamedSharding, Sharding, SingleDeviceSharding
     if target is not None and not isinstance(target, (dispatch.Device, Sharding)):
         raise TypeError(f"device_put: {target!r} is not a device or a sharding (see jaxc.devices(), "
                         "jaxc.sharding)")
     if isinstance(leaf, core.Tracer):
         return leaf
+    if isinstance(target, NamedSharding) and distributed.process_count() > 1:
+        from ._global_array import spans_processes
+        if spans_processes(target.mesh):
+            return _put_across_processes(leaf, target)
     sharding = None
     if isinstance(target, SingleDeviceSharding):
+
         target = next(iter(target.device_set))
     elif isinstance(target, Sharding):
         sharding = target

@@ -50,6 +50,16 @@ else:
         except RuntimeError as error:
             out[what] = str(error)
 
+# the same global array from device_put of the global value and from a callback (called for this
+# process's devices only: each records the rows it was asked for)
+asked = []
+put = jaxc.device_put(rows, NamedSharding(mesh, P("d")))
+made = jaxc.make_array_from_callback(rows.shape, NamedSharding(mesh, P("d")),
+                                     lambda index: asked.append([index[0].start, index[0].stop]) or rows[index])
+out["put"], out["made"], out["asked"] = seen(put), seen(made), asked
+out["put_kind"] = type(put).__name__ if not single else "GlobalArray"
+out["put_replicated"] = seen(jaxc.device_put(w, NamedSharding(mesh, P())))
+
 collectives = jaxc.shard_map(
     lambda v: (lax.psum(v, "d"), v * 2, jnp.full((1,), lax.axis_index("d")), lax.all_gather(v, "d", tiled=True, to="invarying"),
                lax.pmax(v.sum(), "d"), lax.pmean(v, "d")),

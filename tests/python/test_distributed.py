@@ -80,7 +80,7 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
                 "psum_both": grid.reshape(4, 6).sum(0).reshape(1, 1, 6),
                 "psum_m": grid.sum(1, keepdims=True),
                 "jit_loss": ((rows @ w) ** 2).sum(), "jit_grad": 2 * rows.T @ (rows @ w), "jit_double": 2 * rows,
-                "jit_colsum": rows.sum(0)}
+                "jit_colsum": rows.sum(0), "put": rows, "made": rows, "put_replicated": w}
     for rank in range(2):
         got = json.loads((tmp_path / f"rank{rank}.json").read_text())
         assert got["devices"] == [0, 1, 2, 3] == one["devices"]
@@ -89,6 +89,9 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
             np.testing.assert_allclose(got[name], one[name], rtol=1e-5, atol=1e-6, err_msg=name)
         # this process's part of the global batch: its two devices' rows
         assert got["jit_kinds"] == ["Array", "Array", "GlobalArray", "Array"]  # split over the processes or not
+        assert got["put_kind"] == "GlobalArray"
+        assert got["asked"] == [[4 * rank, 4 * rank + 2], [4 * rank + 2, 4 * rank + 4]]  # its own devices' rows
+        assert one["asked"] == [[0, 2], [2, 4], [4, 6], [6, 8]]
         assert got["global"]["shape"] == [8, 3]
         assert got["global"]["shards"] == [[2 * rank, 4 * rank, 4 * rank + 2], [2 * rank + 1, 4 * rank + 2, 4 * rank + 4]]
         np.testing.assert_allclose(np.concatenate(got["global"]["local"]), rows[4 * rank:4 * rank + 4])
