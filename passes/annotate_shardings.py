@@ -7,7 +7,8 @@ marked it: `jaxc.spmd_axes` names the mesh's axes and sizes, and the
 public function's arguments and results carry `jaxc.sharding`: per
 dimension, the mesh axes (by position) it is split over, major first. The
 pass adds the mesh as `shard.grid @jaxc_mesh` and a `shard.shard` of every
-argument (for its users; one without `jaxc.sharding` is replicated) and of
+non-scalar argument (for its users; one without `jaxc.sharding` is
+replicated; a scalar is left to the propagation, docs/toolchain.md) and of
 every result of rank 1 or more that has a `jaxc.sharding` (the
 propagation chooses the others' shardings, as XLA does for a jit without
 out_shardings; a scalar's can only be replicated, and annotating it so
@@ -22,6 +23,10 @@ upstream cannot do on a mesh of several axes):
         %s = shard.sharding @jaxc_mesh split_axes = [[0]] : !shard.sharding
         %a_ = shard.shard %a to %s annotate_for_users : tensor<8x16xf32>
         ...
+
+First a `tensor.empty` or `linalg.fill` that several ops share (CSE's
+work) becomes one per user: the propagation aborts on one value that two
+users need sharded differently (docs/toolchain.md).
 
 A module without `jaxc.sharding`, or annotated already, is left as it is.
 """
