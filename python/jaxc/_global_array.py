@@ -6,6 +6,7 @@
     batch.addressable_shards     # this process's devices' blocks
     shard_map(f, mesh=mesh, in_specs=P("d"), out_specs=P("d"))(batch)   # runs on every process's lanes
     jit(f, in_shardings=NamedSharding(mesh, P("d")))(batch)              # partitioned, the same way
+    jit(f)(batch)                                                        # in_shardings: the batch's own
     multihost_utils.process_allgather(batch)                            # the global value, as NumPy
 
 `make_array_from_callback` (called for this process's devices) and
@@ -13,8 +14,8 @@
 A process holds its own part only: the rows of its devices along the
 dimension that the sharding splits over the mesh's first axis, which spans
 the processes (`jaxc.make_mesh` orders the devices by process). jaxc
-computes on such arrays in `shard_map` and in `jit` with shardings
-(docs/parallel.md); reading the value
+computes on such arrays in `shard_map` and in `jit` (partitioned by their
+shardings, docs/parallel.md); reading the value
 (`np.asarray`, printing, jnp functions) is JAX's RuntimeError, as for a JAX
 array spanning processes. A result replicated over the processes is an
 ordinary Array: every process holds all of it.
@@ -35,7 +36,7 @@ NOT_ADDRESSABLE = ("Fetching value for `jax.Array` that spans non-addressable (n
                    "the global array or use `.addressable_shards` method of jax.Array to inspect the "
                    "addressable (process local) shards.")
 
-ONLY_THERE = NOT_ADDRESSABLE + " jaxc computes on arrays spanning processes in shard_map and in jit with shardings."
+ONLY_THERE = NOT_ADDRESSABLE + " jaxc computes on arrays spanning processes in shard_map and jit."
 
 
 def process_dimension(sharding: Any, rank: int) -> int | None:

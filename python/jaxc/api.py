@@ -643,7 +643,13 @@ class JitFunction(_fastcall.JitCache):
             # Inside another trace: inline (the outer jit compiles it all).
             # Under disable_jit: run the Python function op by op.
             return self.fun(*args, **kwargs)
-        compiled, leaves = self._compiled(args, kwargs)
+        try:
+            compiled, leaves = self._compiled(args, kwargs)
+        except RuntimeError:
+            across = self._across_processes(args, kwargs)
+            if across is None:
+                raise
+            return across[0]
         if compiled.traced.key_patterns:
             _consume_keys((args, kwargs), compiled.traced.key_patterns)
         out = compiled.run(leaves)
@@ -656,6 +662,21 @@ class JitFunction(_fastcall.JitCache):
         if not kwargs and compiled._fast_ok is not False:
             self._add_fast(compiled, args, leaves)
         return out
+
+    def _across_processes(self, args: tuple, kwargs: dict) -> tuple[Any] | None:
+        """A call given arrays spanning processes (`_global_array.py`): as JAX,
+        their shardings are the in_shardings, the others' replicated, and
+        the program is partitioned across the processes (`_ShardedJit`);
+        (the results,), or None where no argument spans processes."""
+        from ._global_array import GlobalArray
+        if not any(isinstance(x, GlobalArray) for x in tree_util.tree_leaves((args, kwargs))):
+            return None
+        if kwargs:
+            raise ValueError(f"{core.where()}: jit of arrays spanning processes takes positional arguments only")
+        sharded = self.__dict__.get("_sharded")
+        if sharded is None:
+            sharded = self.__dict__["_sharded"] = _ShardedJit(self, None, None)
+        return (sharded._across_processes(args, None),)
 
     def _add_fast(self, compiled: Compiled, args: tuple, leaves: list) -> None:
         """Let the next calls with this signature take the C fast path when

@@ -105,10 +105,13 @@ if not single:
     except Exception as error:  # noqa: BLE001 -- the message is compared
         out["psum_d"] = f"{type(error).__name__}: {error}"
     shuffled = jaxc.sharding.Mesh(np.array(jaxc.devices())[[0, 2, 1, 3]], ("d",))
+    plain = jaxc.jit(lambda w, v: (loss(w, v), v * 2))  # no shardings: the batch's own, as JAX
+    plain_loss, plain_double = plain(w, batch)
+    out["plain_jit"] = [seen(plain_loss), type(plain_double).__name__, seen(plain_double)]
     for what, call in [("under_jit", lambda: jaxc.jit(collectives)(rows)),
                        ("bad_mesh", lambda: jaxc.shard_map(lambda v: v, mesh=shuffled, in_specs=P("d"),
                                                            out_specs=P("d"))(rows)),
-                       ("jit_of_global", lambda: jaxc.jit(lambda v: v * 2)(batch))]:
+                       ("jit_of_global", lambda: jnp.sum(batch * 2))]:
         try:
             call()
             out[what] = "no error"

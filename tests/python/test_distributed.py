@@ -103,7 +103,11 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
         assert "mpi_shard_map.py" in got["bad_mesh"] \
             and "shard_map across processes: each process's devices" in got["bad_mesh"] \
             and "[[0], [1], [0], [1]]" in got["bad_mesh"]
-        assert got["jit_of_global"].startswith("RuntimeError: Fetching value") and "jit with shardings" in got["jit_of_global"]
+        assert got["jit_of_global"].startswith("RuntimeError: Fetching value") and "in shard_map and jit" in got["jit_of_global"]
+        plain_loss, kind, plain_double = got["plain_jit"]
+        np.testing.assert_allclose(plain_loss, expected["jit_loss"], rtol=1e-5)
+        assert kind == "GlobalArray"
+        np.testing.assert_allclose(plain_double, 2 * rows)
 
 
 @needs_mpi
