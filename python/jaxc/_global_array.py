@@ -16,7 +16,7 @@ dimension that the sharding splits over the mesh's first axis, which spans
 the processes (`jaxc.make_mesh` orders the devices by process). jaxc
 computes on such arrays in `shard_map` and in `jit` (partitioned by their
 shardings, docs/parallel.md); reading the value
-(`np.asarray`, printing, jnp functions) is JAX's RuntimeError, as for a JAX
+(`np.asarray`, `float`, operators, jnp functions) is JAX's RuntimeError, as for a JAX
 array spanning processes. A result replicated over the processes is an
 ordinary Array: every process holds all of it.
 """
