@@ -615,23 +615,9 @@ def _callback_across_processes(shape: tuple[int, ...], sharding: Any, data_callb
     part = local_shape(shape, dim, process_count())
     offset = 0 if dim is None else process_index() * part[dim]
     mine = {d.id for d in dispatch.devices()}
-    buffer = None
-    for device, index in _indices(sharding, shape, what):
-        if device.id not in mine:
-            continue
-        data = np.asarray(data_callback(index), dtype=dtype)
-        want = np.empty(shape, np.bool_)[index].shape
-        if data.shape != want:
-            raise ValueError(f"{what}: the callback returned an array of shape {data.shape} for the shard "
-                             f"{index} of {device}, whose shape is {want}")
-        if buffer is None:
-            buffer = np.empty(part, data.dtype)
-        here = list(index)
-        if dim is not None:
-            here[dim] = slice(index[dim].start - offset, index[dim].stop - offset)
-        buffer[tuple(here)] = data
-    if buffer is None:
-        raise ValueError(f"{what}: none of the sharding's devices is this process's")
+    parts = ((device, index, data_callback(index)) for device, index in _indices(sharding, shape, what)
+             if device.id in mine)
+    buffer = _filled(shape, parts, dtype, what, "the callback returned", part, dim, offset)
     return result(buffer, shape, sharding, dim)
 
 
@@ -710,10 +696,11 @@ def _indices(sharding: Any, shape: tuple[int, ...], what: str) -> list[tuple[Any
     return list(sharding.devices_indices_map(shape).items())
 
 
-def _assemble(shape: tuple[int, ...], sharding: Any, parts: list, dtype: Any, what: str, verb: str) -> Any:
-    """One global buffer from (device, index, data) parts; placed by `sharding`."""
-    from .api import device_put
-    from .sharding import SingleDeviceSharding
+def _filled(shape: tuple[int, ...], parts: Any, dtype: Any, what: str, verb: str,
+            part: tuple[int, ...] | None = None, dim: int | None = None, offset: int = 0) -> np.ndarray:
+    """A buffer of `shape` filled from (device, index, data) parts; with
+    `part`, only the slab of that shape starting at `offset` along `dim`
+    (this process's part of an array spanning processes)."""
     buffer = None
     for device, index, data in parts:
         data = np.asarray(data, dtype=dtype)
@@ -722,12 +709,23 @@ def _assemble(shape: tuple[int, ...], sharding: Any, parts: list, dtype: Any, wh
             raise ValueError(f"{what}: {verb} an array of shape {data.shape} for the shard {index} of "
                              f"{device}, whose shape is {want}")
         if buffer is None:
-            buffer = np.empty(shape, data.dtype)
+            buffer = np.empty(shape if part is None else part, data.dtype)
         elif data.dtype != buffer.dtype:
             raise ValueError(f"{what}: {verb} shards of dtypes {buffer.dtype} and {data.dtype}")
-        buffer[index] = data
+        here = list(index)
+        if dim is not None:
+            here[dim] = slice(index[dim].start - offset, index[dim].stop - offset)
+        buffer[tuple(here)] = data
     if buffer is None:
-        raise ValueError(f"{what}: the sharding has no devices")
+        raise ValueError(f"{what}: none of the sharding's devices is here")
+    return buffer
+
+
+def _assemble(shape: tuple[int, ...], sharding: Any, parts: list, dtype: Any, what: str, verb: str) -> Any:
+    """One global buffer from (device, index, data) parts; placed by `sharding`."""
+    from .api import device_put
+    from .sharding import SingleDeviceSharding
+    buffer = _filled(shape, parts, dtype, what, verb)
     if isinstance(sharding, SingleDeviceSharding):
         return device_put(buffer, next(iter(sharding.device_set)))
     return device_put(buffer, sharding)
