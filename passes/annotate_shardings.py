@@ -58,7 +58,7 @@ def sharded_functions(module: ir.Operation) -> list:
 def _split_axes(attr: ir.Attribute | None, rank: int) -> ir.Attribute:
     """`#shard<axisarray[[0], []]>` from a `jaxc.sharding` (None: replicated)."""
     dims = [[ir.IntegerAttr(a).value for a in ir.ArrayAttr(d)] for d in ir.ArrayAttr(attr)] if attr else []
-    dims = (dims + [[]] * rank)[:rank] or [[]]  # a scalar: [[]] (upstream cannot parse `[]`, docs/toolchain.md)
+    dims = (dims + [[]] * rank)[:rank]  # scalars are never annotated (docs/toolchain.md)
     return ir.Attribute.parse(f"#shard<axisarray{dims}>")
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .core import ShapedArray
 
-__all__ = ["GlobalArray", "check_process_mesh", "local_axes", "local_input", "local_part", "local_shape",
+__all__ = ["GlobalArray", "aval_of", "check_process_mesh", "local_axes", "local_input", "local_part", "local_shape",
            "process_dimension", "result", "spans_processes"]
 
 NOT_ADDRESSABLE = ("Fetching value for `jax.Array` that spans non-addressable (non process local) devices is "
@@ -113,6 +113,12 @@ def local_input(x: Any, dtype: Any, dim: int | None, what: str) -> np.ndarray:
     if dim is None:
         return value
     return local_part(value, dim, distributed.process_count(), distributed.process_index(), what)
+
+
+def aval_of(x: Any) -> ShapedArray:
+    """The aval of an argument that may span processes (its global shape)."""
+    from .api import _leaf_aval
+    return x.aval if isinstance(x, GlobalArray) else _leaf_aval(x)
 
 
 def local_shape(shape: Sequence[int], dim: int | None, processes: int) -> tuple[int, ...]:

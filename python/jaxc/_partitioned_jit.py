@@ -65,6 +65,8 @@ class PartitionedProgram:
                  across: bool = False) -> None:
         import mlir.ir as ir
 
+        from jaxc.passes.ir import function_named
+
         from . import distributed
         from ._pmap import mark_spmd
         self.processes = distributed.process_count() if across else 1
@@ -78,16 +80,16 @@ class PartitionedProgram:
         with core.context():
             module = ir.Module.parse(traced.text(debug_info=True))
             mark_spmd(module, axes, self.processes)
-            fn = next(op for op in module.body.operations if op.operation.name == "func.func"
-                      and ir.StringAttr(op.operation.attributes["sym_name"]).value == traced.name)
-            self.hoisted = _constants_as_arguments(fn.operation)
+            fn = function_named(module.operation, traced.name)
+            self.hoisted = _constants_as_arguments(fn)
             in_avals += [ShapedArray(c.shape, c.dtype) for c in self.hoisted]
             in_specs += [PartitionSpec()] * len(self.hoisted)
-            fn.operation.attributes["arg_attrs"] = ir.ArrayAttr.get(
+            fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [ir.DictAttr.get({"jaxc.sharding": _attr(s, mesh, len(a.shape))})
                  for s, a in zip(in_specs, in_avals)])
             self._module, self._fn = module, fn
         self.in_avals = in_avals
+        self.in_specs = in_specs
         self.in_layouts = [_Layout(a.shape, s, axes, f"in_shardings of argument leaf {i}")
                            for i, (a, s) in enumerate(zip(in_avals, in_specs))]
         self.why = ""
@@ -120,7 +122,7 @@ class PartitionedProgram:
         """The module with the results' `jaxc.sharding` (None: none, the propagation chooses)."""
         import mlir.ir as ir
         with self._module.context:
-            self._fn.operation.attributes["res_attrs"] = ir.ArrayAttr.get(
+            self._fn.attributes["res_attrs"] = ir.ArrayAttr.get(
                 [ir.DictAttr.get({} if s is None else {"jaxc.sharding": _attr(s, self.mesh, len(a.shape))})
                  for s, a in zip(out_specs, self.traced.out_avals)])
         return self._module.operation.get_asm(enable_debug_info=True)
@@ -132,6 +134,7 @@ class PartitionedProgram:
         import mlir.ir as ir
 
         from jaxc.passes import stages
+        from jaxc.passes.ir import function_named
         text = self._marked([None] * len(self.traced.out_avals))
         with core.context():
             module = ir.Module.parse(text)
@@ -139,9 +142,7 @@ class PartitionedProgram:
                 stages.run_stages(module, "propagated")
             except (ValueError, ir.MLIRError) as error:  # the child's abort comes as a pipeline failure
                 return str(error).splitlines()[-1] if str(error) else "the propagation failed"
-            fn = next(op for op in module.body.operations if op.operation.name == "func.func"
-                      and ir.StringAttr(op.operation.attributes["sym_name"]).value == self.traced.name)
-            block = fn.regions[0].blocks[0]
+            block = function_named(module.operation, self.traced.name).regions[0].blocks[0]
             ret = block.operations[len(block.operations) - 1]
             return [_spec_of(v, [n for n, _ in self._axes]) for v in ret.operands]
 
@@ -151,6 +152,7 @@ class PartitionedProgram:
         where it failed."""
         from jaxc.runtime import CompileError, compile_module
         self.text = self._marked(marks)
+        self.out_specs = out_specs
         self.out_layouts = [_Layout(a.shape, s, self._axes, f"out_shardings of output leaf {i}")
                             for i, (a, s) in enumerate(zip(self.traced.out_avals, out_specs))]
         try:
@@ -194,7 +196,6 @@ class PartitionedProgram:
             out._sharding = sharding
         return outs
 
-
     def run_across_processes(self, leaves: list) -> list:
         """Run on this process's devices of a mesh spanning the processes
         (its first axis split among them, `_global_array.py`): each argument
@@ -206,18 +207,15 @@ class PartitionedProgram:
         here = local_axes(self._axes, self.processes)
         values, layouts = [], []
         inputs = list(leaves) + list(self.traced.consts) + self.hoisted
-        for i, (x, aval, layout) in enumerate(zip(inputs, self.in_avals, self.in_layouts)):
-            sharding = NamedSharding(self.mesh, _spec_from(layout))
-            local = local_input(x, aval.dtype, process_dimension(sharding, len(aval.shape)),
-                                f"jit: the in_sharding {sharding.spec} of argument leaf {i}")
+        for i, (x, aval, spec) in enumerate(zip(inputs, self.in_avals, self.in_specs)):
+            local = local_input(x, aval.dtype, process_dimension(NamedSharding(self.mesh, spec), len(aval.shape)),
+                                f"jit: the in_sharding {spec} of argument leaf {i}")
             values.append(local)
-            layouts.append(_Layout(local.shape, sharding.spec, here, f"in_shardings of argument leaf {i}"))
+            layouts.append(_Layout(local.shape, spec, here, f"in_shardings of argument leaf {i}"))
         out_avals = self.traced.out_avals
-        computed = [NamedSharding(self.mesh, _spec_from(layout)) for layout in self.out_layouts]
-        dims = [process_dimension(s, len(a.shape)) for s, a in zip(computed, out_avals)]
-        local_out = [_Layout(local_shape(a.shape, dim, self.processes), s.spec, here,
-                             f"out_shardings of output leaf {i}")
-                     for i, (a, s, dim) in enumerate(zip(out_avals, computed, dims))]
+        dims = [process_dimension(NamedSharding(self.mesh, s), len(a.shape)) for s, a in zip(self.out_specs, out_avals)]
+        local_out = [_Layout(local_shape(a.shape, dim, self.processes), s, here, f"out_shardings of output leaf {i}")
+                     for i, (a, s, dim) in enumerate(zip(out_avals, self.out_specs, dims))]
         outs = run_on_lanes(self.function, int(np.prod([size for _, size in here])), values, layouts,
                             [a.dtype for a in self.in_avals], local_out, [a.dtype for a in out_avals])
         results = []
@@ -228,12 +226,6 @@ class PartitionedProgram:
                                  "(the partition could not reshard it)")
             results.append(result(out, aval.shape, sharding, dim))
         return results
-
-
-def _spec_from(layout: _Layout) -> PartitionSpec:
-    """The PartitionSpec a layout splits by."""
-    return PartitionSpec(*[None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
-                           for axes in layout.per_dim])
 
 
 def _spec_of(value: Any, names: list[str]) -> tuple[PartitionSpec, bool]:

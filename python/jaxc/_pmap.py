@@ -367,10 +367,8 @@ class PmapCompiled(Compiled):
         self._devices = pmapped._lane_devices(program.lanes)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        leaves = compiled_call_leaves(self._tree, self._avals, args, kwargs)
-        flat = [x if isinstance(x, core.ArrayBase) else np.asarray(x, d)
-                for x, d in zip(leaves, self._program.in_dtypes)]
-        return self._pmapped._run(self._program, flat, self._devices)
+        leaves = compiled_call_leaves(self._tree, self._avals, args, kwargs)  # Arrays or NumPy of their dtypes
+        return self._pmapped._run(self._program, leaves, self._devices)
 
 
 class _Shape:

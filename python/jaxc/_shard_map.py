@@ -40,7 +40,7 @@ from . import core, dispatch, tree_util
 from ._batching import binding, vmap
 from ._config import config
 from ._global_array import (
-    GlobalArray,
+    aval_of,
     check_process_mesh,
     local_axes,
     local_input,
@@ -229,12 +229,7 @@ class ShardMapFunction:
         avals = [_leaf_aval(x) for x in leaves]
         layouts = [_Layout(a.shape, s, axes, f"in_specs of argument leaf {i}")
                    for i, (a, s) in enumerate(zip(avals, specs))]
-        key = (in_tree, tuple((a.strong, a.weak_type) for a in avals), tuple(map(tuple, specs)), mesh, tuple(axes),
-               config.jax_enable_x64)
-        program = self._programs.get(key)
-        if program is None:
-            program = self._programs[key] = self._trace(in_tree, avals, layouts, axes, mesh)
-        traced, out_layouts, out_shardings, function = program
+        traced, out_layouts, out_shardings, function = self._program(in_tree, avals, layouts, specs, axes, mesh)
         inputs = [x if isinstance(x, core.ArrayBase) else np.asarray(x, a.dtype) for x, a in zip(leaves, avals)]
         inputs += traced.consts
         lane_layouts: list[_Layout | None] = layouts + [None] * len(traced.consts)
@@ -269,19 +264,15 @@ class ShardMapFunction:
         avals, values, layouts, local_layouts = [], [], [], []
         for i, (x, spec) in enumerate(zip(leaves, specs)):
             what = f"in_specs of argument leaf {i}"
-            aval = x.aval if isinstance(x, GlobalArray) else _leaf_aval(x)
+            aval = aval_of(x)
             local = local_input(x, aval.dtype, process_dimension(NamedSharding(mesh, spec), aval.ndim),
                                 f"shard_map {what}: {spec}")
             layouts.append(_Layout(aval.shape, spec, axes, what))
             local_layouts.append(_Layout(local.shape, spec, here, what))
             avals.append(aval)
             values.append(local)
-        key = (in_tree, tuple((a.strong, a.weak_type) for a in avals), tuple(map(tuple, specs)), mesh,
-               tuple(axes), config.jax_enable_x64, processes)
-        program = self._programs.get(key)
-        if program is None:
-            program = self._programs[key] = self._trace(in_tree, avals, layouts, axes, mesh, processes)
-        traced, out_layouts, out_shardings, function = program
+        traced, out_layouts, out_shardings, function = self._program(in_tree, avals, layouts, specs, axes, mesh,
+                                                                    processes)
         out_dims = [process_dimension(sh, len(layout.shape)) for sh, layout in zip(out_shardings, out_layouts)]
         local_out = [_Layout(local_shape(layout.shape, dim, processes), sh.spec, here, f"out_specs of output leaf {i}")
                      for i, (layout, sh, dim) in enumerate(zip(out_layouts, out_shardings, out_dims))]
@@ -293,6 +284,16 @@ class ShardMapFunction:
         results = [result(out, layout.shape, sharding, dim)
                    for out, layout, sharding, dim in zip(outs, out_layouts, out_shardings, out_dims)]
         return tree_util.tree_unflatten(traced.out_tree, results)
+
+    def _program(self, in_tree: Any, avals: list, layouts: list, specs: list, axes: list, mesh: Mesh,
+                 processes: int = 1) -> tuple:
+        """The traced and compiled per-device program of this signature (once)."""
+        key = (in_tree, tuple((a.strong, a.weak_type) for a in avals), tuple(map(tuple, specs)), mesh,
+               tuple(axes), config.jax_enable_x64, processes)
+        program = self._programs.get(key)
+        if program is None:
+            program = self._programs[key] = self._trace(in_tree, avals, layouts, axes, mesh, processes)
+        return program
 
     def _trace(self, in_tree: Any, avals: list, layouts: list, axes: list, mesh: Mesh,
                processes: int = 1) -> tuple:

@@ -666,8 +666,7 @@ def make_array_from_process_local_data(sharding: Any, local_data: Any,
 
 def _process_local_data(sharding: Any, local: np.ndarray, global_shape: Sequence[int] | None) -> Any:
     """make_array_from_process_local_data in one of several processes."""
-    from . import numpy as jnp
-    from ._global_array import GlobalArray, check_process_mesh, process_dimension, spans_processes
+    from ._global_array import check_process_mesh, process_dimension, result, spans_processes
     from .sharding import NamedSharding
     what = "make_array_from_process_local_data"
     if not isinstance(sharding, NamedSharding) or not spans_processes(sharding.mesh):
@@ -683,9 +682,7 @@ def _process_local_data(sharding: Any, local: np.ndarray, global_shape: Sequence
                          f"{local.shape} split over {process_count()} processes along dimension {dim} "
                          f"(global shape {tuple(shape)})")
     sharding.shard_shape(tuple(shape))  # the global shape must divide among the devices
-    if dim is None:  # replicated over the processes: every process holds all of it
-        return jnp.asarray(local)
-    return GlobalArray(np.ascontiguousarray(local), shape, sharding, dim)
+    return result(np.ascontiguousarray(local), shape, sharding, dim)  # replicated over the processes: an Array
 
 
 def _indices(sharding: Any, shape: tuple[int, ...], what: str) -> list[tuple[Any, tuple]]:

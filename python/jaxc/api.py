@@ -843,6 +843,12 @@ class _ShardedJit:
         return out
 
 
+    def _out_shardings_of(self, traced: Traced) -> list:
+        """One Sharding (or None) per result leaf of `traced`, from out_shardings."""
+        if self._out_shardings is None:
+            return [None] * len(traced.out_avals)
+        return _shardings_for(self._out_shardings, tree_util.tree_unflatten(traced.out_tree, traced.out_avals))
+
     def _across_processes(self, args: tuple, in_shardings: list | None) -> Any:
         """Under jaxc.distributed, on a mesh of several processes' devices (or
         with arrays spanning processes): the partitioned program run on this
@@ -850,7 +856,7 @@ class _ShardedJit:
         None where the call involves one process only."""
         from . import _partitioned_jit as P, distributed
         from ._api_more import abstract_arguments
-        from ._global_array import GlobalArray, spans_processes
+        from ._global_array import GlobalArray, aval_of, spans_processes
         from .sharding import NamedSharding
         if distributed.process_count() == 1:
             return None
@@ -869,14 +875,13 @@ class _ShardedJit:
                 if mesh is None or not spans_processes(mesh):
                     return None
             traced = self._jitted.lower(*abstract).traced
-            outs = _shardings_for(self._out_shardings, tree_util.tree_unflatten(traced.out_tree, traced.out_avals)) \
-                if self._out_shardings is not None else [None] * len(traced.out_avals)
+            outs = self._out_shardings_of(traced)
             mesh = P.mesh_of(list(in_shardings) + list(outs))
             if mesh is None or not spans_processes(mesh):
                 raise ValueError(f"{core.where()}: jit of arrays spanning processes needs in_shardings / "
                                  "out_shardings on one mesh of every process's devices")
             program = P.PartitionedProgram(
-                traced, [x.aval if isinstance(x, GlobalArray) else _leaf_aval(x) for x in leaves], mesh,
+                traced, [aval_of(x) for x in leaves], mesh,
                 P.specs_for(in_shardings), P.specs_for(outs, None), across=True)
             if not program.ok:
                 raise ValueError(f"{core.where()}: {traced.label} cannot be partitioned by its shardings "
@@ -898,8 +903,7 @@ class _ShardedJit:
             traced = self._jitted.lower(*args).traced
             in_avals = [_leaf_aval(x) for x in leaves]
             ins = in_shardings if in_shardings is not None else [None] * len(in_avals)
-            outs = _shardings_for(self._out_shardings, tree_util.tree_unflatten(traced.out_tree, traced.out_avals)) \
-                if self._out_shardings is not None else [None] * len(traced.out_avals)
+            outs = self._out_shardings_of(traced)
             mesh = P.mesh_of(list(ins) + list(outs))
             if mesh is None:
                 programs[key] = program = False
@@ -1031,9 +1035,9 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
 def _put_across_processes(leaf: Any, target: Any) -> Any:
     """device_put onto a NamedSharding of several processes' devices: every
     process passes the global value and keeps its part (as JAX's)."""
-    from ._global_array import GlobalArray, check_process_mesh, local_input, process_dimension, result
+    from ._global_array import aval_of, check_process_mesh, local_input, process_dimension, result
     check_process_mesh(target.mesh, "device_put")
-    aval = leaf.aval if isinstance(leaf, GlobalArray) else _leaf_aval(leaf)
+    aval = aval_of(leaf)
     target.shard_shape(aval.shape)
     dim = process_dimension(target, aval.ndim)
     return result(local_input(leaf, aval.dtype, dim, f"device_put to {target.spec}"), aval.shape, target, dim)
