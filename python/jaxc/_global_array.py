@@ -126,10 +126,15 @@ def local_shape(shape: Sequence[int], dim: int | None, processes: int) -> tuple[
 
 
 def result(local: np.ndarray, shape: Sequence[int], sharding: Any, dim: int | None) -> Any:
-    """A result this process computed its part of: split over the processes
-    along `dim`, a GlobalArray; else (every process has all of it) an Array."""
+    """A result this process computed or was given its part of: split over
+    the processes along `dim`, a GlobalArray; else (every process has all of
+    it) an Array. Either holds the canonical dtype (float32 for float64
+    without jax_enable_x64), as a jaxc Array does."""
+    from . import dtypes
     from .array import Array
-    return Array._from_value(local) if dim is None else GlobalArray(local, shape, sharding, dim)
+    if dim is None:
+        return Array._from_value(local)
+    return GlobalArray(np.ascontiguousarray(local, dtypes.canonicalize(local.dtype)), shape, sharding, dim)
 
 
 class GlobalArray:

@@ -682,7 +682,7 @@ def _process_local_data(sharding: Any, local: np.ndarray, global_shape: Sequence
                          f"{local.shape} split over {process_count()} processes along dimension {dim} "
                          f"(global shape {tuple(shape)})")
     sharding.shard_shape(tuple(shape))  # the global shape must divide among the devices
-    return result(np.ascontiguousarray(local), shape, sharding, dim)  # replicated over the processes: an Array
+    return result(local, shape, sharding, dim)  # replicated over the processes: an Array
 
 
 def _indices(sharding: Any, shape: tuple[int, ...], what: str) -> list[tuple[Any, tuple]]:

@@ -59,6 +59,12 @@ made = jaxc.make_array_from_callback(rows.shape, NamedSharding(mesh, P("d")),
 out["put"], out["made"], out["asked"] = seen(put), seen(made), asked
 out["put_kind"] = type(put).__name__ if not single else "GlobalArray"
 out["put_replicated"] = seen(jaxc.device_put(w, NamedSharding(mesh, P())))
+# float64 data without jax_enable_x64: float32, as every jaxc array
+wide = rows.astype(np.float64)
+out["dtypes"] = [str(x.dtype) for x in (
+    jaxc.make_array_from_process_local_data(NamedSharding(mesh, P("d")), wide[4 * rank:4 * rank + 4])
+    if not single else jaxc.device_put(wide, NamedSharding(mesh, P("d"))),
+    jaxc.make_array_from_callback(rows.shape, NamedSharding(mesh, P("d")), lambda index: wide[index]))]
 
 collectives = jaxc.shard_map(
     lambda v: (lax.psum(v, "d"), v * 2, jnp.full((1,), lax.axis_index("d")), lax.all_gather(v, "d", tiled=True, to="invarying"),

@@ -90,6 +90,7 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
         # this process's part of the global batch: its two devices' rows
         assert got["jit_kinds"] == ["Array", "Array", "GlobalArray", "Array"]  # split over the processes or not
         assert got["put_kind"] == "GlobalArray"
+        assert got["dtypes"] == ["float32", "float32"] == one["dtypes"]
         assert got["asked"] == [[4 * rank, 4 * rank + 2], [4 * rank + 2, 4 * rank + 4]]  # its own devices' rows
         assert one["asked"] == [[0, 2], [2, 4], [4, 6], [6, 8]]
         assert got["global"]["shape"] == [8, 3]
