@@ -854,12 +854,13 @@ class _ShardedJit:
         with arrays spanning processes): the partitioned program run on this
         process's devices, on its part of each argument (`_partitioned_jit`);
         None where the call involves one process only."""
-        from . import _partitioned_jit as P, distributed
+        from . import distributed
+        if distributed.process_count() == 1:
+            return None
+        from . import _partitioned_jit as P
         from ._api_more import abstract_arguments
         from ._global_array import GlobalArray, aval_of, spans_processes
         from .sharding import NamedSharding
-        if distributed.process_count() == 1:
-            return None
         dynamic = self._dynamic(args)
         leaves = tree_util.tree_leaves(dynamic)
         if in_shardings is None:  # JAX takes a committed argument's sharding
@@ -1044,16 +1045,15 @@ def _put_across_processes(leaf: Any, target: Any) -> Any:
 
 
 def _put(leaf: Any, target: Any) -> Any:
-    from . import distributed
     from .sharding import NamedSharding, Sharding, SingleDeviceSharding
     if target is not None and not isinstance(target, (dispatch.Device, Sharding)):
         raise TypeError(f"device_put: {target!r} is not a device or a sharding (see jaxc.devices(), "
                         "jaxc.sharding)")
     if isinstance(leaf, core.Tracer):
         return leaf
-    if isinstance(target, NamedSharding) and distributed.process_count() > 1:
+    if isinstance(target, NamedSharding):
         from ._global_array import spans_processes
-        if spans_processes(target.mesh):
+        if spans_processes(target.mesh):  # (False at once in a single process)
             return _put_across_processes(leaf, target)
     sharding = None
     if isinstance(target, SingleDeviceSharding):
