@@ -106,7 +106,7 @@ class _Mesh:
                                     f"{[n for n, _ in axes] or 'no axis'}; vmap axes are expanded before "
                                     f"lowering)")
         self.names = names
-        # the processes split the first axis (pmap's one axis; shard_map's: the others have size 1)
+        # the processes split the first axis (pmap's one axis; a shard_map's others lie within each process)
         self.sizes = [size // self.processes if i == 0 else size for i, (_, size) in enumerate(axes)]
         self.lanes = int(np.prod(self.sizes, dtype=np.int64))
         self.coords = np.array(list(np.ndindex(*self.sizes)), np.int64).reshape(self.lanes, len(axes))
@@ -115,8 +115,8 @@ class _Mesh:
         self.across = self.processes > 1 and 0 in self.which  # the group spans the processes
         if self.across and self.group_size != self.lanes:
             raise LoweringError(op, f"'{op.name}' over {names}: across processes a collective acts over "
-                                    "every lane of each process (the first mesh axis spans the processes, "
-                                    "the other axes must have size 1)")
+                                    "every lane of each process (the first mesh axis spans the processes: "
+                                    "name the other mapped axes too)")
         self.total = self.group_size * (self.processes if self.across else 1)  # counting every process's lanes
 
     def lane_of(self, coords: np.ndarray) -> int:
