@@ -7,8 +7,11 @@ marked it: `jaxc.spmd_axes` names the mesh's axes and sizes, and the
 public function's arguments and results carry `jaxc.sharding`: per
 dimension, the mesh axes (by position) it is split over, major first. The
 pass adds the mesh as `shard.grid @jaxc_mesh` and a `shard.shard` of every
-non-scalar argument (for its users; one without `jaxc.sharding` is
-replicated; a scalar is left to the propagation, docs/toolchain.md) and of
+non-scalar argument (the value's own sharding, not its users': the
+propagation then reshards where an op needs another, a replicated operand
+of a split product sliced; annotated for its users, such a pair aborted
+upstream, docs/toolchain.md; one without `jaxc.sharding` is replicated; a
+scalar is left to the propagation) and of
 every result of rank 1 or more that has a `jaxc.sharding` (the
 propagation chooses the others' shardings, as XLA does for a jit without
 out_shardings; a scalar's can only be replicated, and annotating it so
@@ -21,7 +24,7 @@ upstream cannot do on a mesh of several axes):
       shard.grid @jaxc_mesh(shape = 4)
       func.func @f(%a: ...) {
         %s = shard.sharding @jaxc_mesh split_axes = [[0]] : !shard.sharding
-        %a_ = shard.shard %a to %s annotate_for_users : tensor<8x16xf32>
+        %a_ = shard.shard %a to %s : tensor<8x16xf32>
         ...
 
 First a `tensor.empty` or `linalg.fill` that several ops share (CSE's
@@ -82,8 +85,7 @@ def annotate(module: ir.Operation, sizes: list[int]) -> None:
             if not ir.RankedTensorType(arg.type).shape:
                 continue  # a scalar: replicated, left to the propagation (as a scalar result, below)
             with ir.InsertionPoint(first), ir.Location.unknown():
-                marked = shard.ShardOp(arg, sharding(_sharding_of(fn, "arg_attrs", i), arg),
-                                       annotate_for_users=True).result
+                marked = shard.ShardOp(arg, sharding(_sharding_of(fn, "arg_attrs", i), arg)).result
             arg.replace_all_uses_except(marked, marked.owner.operation)
         ret = block.operations[len(block.operations) - 1]
         for i, value in enumerate(list(ret.operands)):

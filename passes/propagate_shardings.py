@@ -8,10 +8,10 @@ captured, its faulthandler off); a crash there is this pass's error, and
 `jit` then runs the program whole (docs/parallel.md). `in_child` serves
 `jaxc-partition` the same way.
 
-    %a_ = shard.shard %a to %s annotate_for_users : tensor<8x16xf32>
+    %a_ = shard.shard %a to %s : tensor<8x16xf32>
     %b = linalg.generic ... ins(%a_ ...)
   ->
-    %a_ = shard.shard %a to %s annotate_for_users : tensor<8x16xf32>
+    %a_ = shard.shard %a to %s : tensor<8x16xf32>
     %b = linalg.generic ... ins(%a_ ...)
     %b_ = shard.shard %b to %s : tensor<8x16xf32>      (and so on)
 

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .core import ShapedArray
+from .core import ArrayBase, ShapedArray
 
 __all__ = ["GlobalArray", "aval_of", "check_process_mesh", "local_axes", "local_input", "local_part", "local_shape",
            "process_dimension", "result", "spans_processes"]
@@ -35,8 +35,6 @@ NOT_ADDRESSABLE = ("Fetching value for `jax.Array` that spans non-addressable (n
                    "not possible. You can use `jax.experimental.multihost_utils.process_allgather` to print "
                    "the global array or use `.addressable_shards` method of jax.Array to inspect the "
                    "addressable (process local) shards.")
-
-ONLY_THERE = NOT_ADDRESSABLE + " jaxc computes on arrays spanning processes in shard_map and jit."
 
 
 def process_dimension(sharding: Any, rank: int) -> int | None:
@@ -137,35 +135,24 @@ def result(local: np.ndarray, shape: Sequence[int], sharding: Any, dim: int | No
     return GlobalArray(np.ascontiguousarray(local, dtypes.canonicalize(local.dtype)), shape, sharding, dim)
 
 
-class GlobalArray:
+class GlobalArray(ArrayBase):
     """An array split over the processes: this process's part (`_local`,
-    the global array's slab along `_dim`) and the global shape and sharding."""
+    the global array's slab along `_dim`) and the global shape and sharding.
+    Operators, methods and jnp functions on it run as JAX runs them, each
+    primitive a jit across the processes (`dispatch.apply_eager`)."""
 
     is_fully_addressable = False
     is_fully_replicated = False
-    weak_type = False
 
     def __init__(self, local: np.ndarray, shape: Sequence[int], sharding: Any, dim: int) -> None:
         self._local = local
-        self.shape = tuple(int(n) for n in shape)
+        self._aval = ShapedArray(tuple(int(n) for n in shape), local.dtype)
         self.sharding = sharding
         self._dim = dim
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._local.dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    @property
-    def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype)
+    def aval(self) -> ShapedArray:  # type: ignore[override]  # HasAval declares it as an attribute
+        return self._aval
 
     @property
     def addressable_shards(self) -> list:
@@ -196,27 +183,22 @@ class GlobalArray:
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise RuntimeError(NOT_ADDRESSABLE)
 
-    def __jax_array__(self) -> Any:  # a jnp function or an operator on it
-        raise RuntimeError(ONLY_THERE)
-
-    def __float__(self) -> float:
-        raise RuntimeError(NOT_ADDRESSABLE)
+    def __iter__(self) -> Any:  # rows, each a global program (JAX slices it the same way)
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))  # type: ignore[index]  # jnp attaches __getitem__
 
     def __repr__(self) -> str:
         return (f"jaxc.Array({self.aval.str_short()}, spanning processes, sharding={self.sharding!r}; "
                 f"this process holds {self._local.shape})")
 
 
-def _refuse(self: GlobalArray, *args: Any) -> Any:
-    raise RuntimeError(ONLY_THERE)
+def _not_addressable(self: GlobalArray, *args: Any) -> Any:
+    raise RuntimeError(NOT_ADDRESSABLE)
 
 
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
-              "lshift", "rshift"):
-    setattr(GlobalArray, f"__{_name}__", _refuse)
-    setattr(GlobalArray, f"__r{_name}__", _refuse)
-for _name in ("neg", "pos", "abs", "invert", "getitem", "lt", "le", "gt", "ge", "bool", "int", "len", "iter"):
-    setattr(GlobalArray, f"__{_name}__", _refuse)
+for _name in ("__float__", "__int__", "__index__", "__complex__", "__bool__", "item", "tolist"):
+    setattr(GlobalArray, _name, _not_addressable)
 
 
 def _process_index() -> int:

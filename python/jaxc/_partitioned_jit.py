@@ -228,6 +228,41 @@ class PartitionedProgram:
         return results
 
 
+class WholeAcrossProcesses:
+    """A program upstream cannot partition, across processes: every process
+    gathers the global value of each argument that spans the processes (one
+    MPI allgather), runs the program whole, and keeps its part of each
+    result that an out_sharding splits over the processes (a GlobalArray);
+    the other results are replicated, ordinary Arrays. The values are the
+    partitioned program's; the memory and the work are one device's."""
+
+    def __init__(self, jitted: Any, traced: Any, mesh: Any, out_shardings: list) -> None:
+        self.jitted, self.traced, self.mesh = jitted, traced, mesh
+        self.out_shardings = [s if isinstance(s, NamedSharding) else None for s in out_shardings]
+
+    def run(self, args: tuple) -> Any:
+        from . import distributed, tree_util
+        from ._global_array import GlobalArray, check_process_mesh, local_part, process_dimension, result
+        from .experimental.multihost_utils import process_allgather
+        check_process_mesh(self.mesh, "jit")
+        leaves, tree = tree_util.tree_flatten(args)
+        spanning = [i for i, x in enumerate(leaves) if isinstance(x, GlobalArray)]
+        whole = process_allgather([leaves[i] for i in spanning])  # every process takes part, in order
+        for i, value in zip(spanning, whole):
+            leaves[i] = value
+        outs, out_tree = tree_util.tree_flatten(self.jitted(*tree_util.tree_unflatten(tree, leaves)))
+        results = []
+        for i, (out, sharding) in enumerate(zip(outs, self.out_shardings)):
+            dim = None if sharding is None else process_dimension(sharding, out.ndim)
+            if dim is None:
+                results.append(out)
+                continue
+            part = local_part(np.asarray(out), dim, distributed.process_count(), distributed.process_index(),
+                              f"jit: out_shardings of output leaf {i}")
+            results.append(result(part, out.shape, sharding, dim))
+        return tree_util.tree_unflatten(out_tree, results)
+
+
 def _spec_of(value: Any, names: list[str]) -> tuple[PartitionSpec, bool]:
     """The PartitionSpec of the `shard.shard` that gives `value` (the
     propagation's annotation of a result; P() for none) and whether it is

@@ -866,7 +866,7 @@ class _ShardedJit:
         if in_shardings is None:  # JAX takes a committed argument's sharding
             in_shardings = [x.sharding if isinstance(x, GlobalArray) else None for x in leaves]
         abstract, _ = abstract_arguments(self._jitted, args, {}, "jit")
-        key = ("across",) + self._jitted._signature(abstract, {})[0]
+        key = ("across", tuple(in_shardings)) + self._jitted._signature(abstract, {})[0]
         programs = self.__dict__.setdefault("_programs", {})
         program = programs.get(key)
         if program is None:
@@ -884,10 +884,12 @@ class _ShardedJit:
             program = P.PartitionedProgram(
                 traced, [aval_of(x) for x in leaves], mesh,
                 P.specs_for(in_shardings), P.specs_for(outs, None), across=True)
-            if not program.ok:
-                raise ValueError(f"{core.where()}: {traced.label} cannot be partitioned by its shardings "
-                                 f"({program.why}); across processes it cannot run whole either")
+            if not program.ok:  # every process runs it whole on the gathered arguments
+                P.warn_whole(traced.label, program.why)
+                program = P.WholeAcrossProcesses(self._jitted, traced, mesh, outs)
             programs[key] = program
+        if isinstance(program, P.WholeAcrossProcesses):
+            return program.run(args)
         outs = program.run_across_processes(leaves)
         return tree_util.tree_unflatten(program.traced.out_tree, outs)
 

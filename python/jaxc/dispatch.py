@@ -457,7 +457,13 @@ def kernel_cache_info() -> dict[str, int]:
 
 
 def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> Any:
-    arrays = [x if type(x) is _Array else _Array._from_value(x) for x in operands]
+    try:
+        arrays = [x if type(x) is _Array else _Array._from_value(x) for x in operands]
+    except RuntimeError:  # an array spanning processes cannot be read
+        from ._global_array import GlobalArray
+        if not any(isinstance(x, GlobalArray) for x in operands):
+            raise
+        return _apply_across_processes(prim, operands, params)
     avals = [a.aval for a in arrays]
     device = _device_of(arrays)
     key = (prim, *[a.strong for a in avals], *(sorted(params.items()) if params else ()),
@@ -478,6 +484,25 @@ def apply_eager(prim: core.Primitive, operands: Sequence[Any], params: dict) -> 
             return outs if prim.multiple_results else outs[0]
     outs = run(kernel.function, arrays, out_avals, prim.name, device, inline=kernel.inline)
     return outs if prim.multiple_results else outs[0]
+
+
+_ACROSS: dict[tuple, Callable] = {}
+
+
+def _apply_across_processes(prim: core.Primitive, operands: Sequence[Any], params: dict) -> Any:
+    """`prim` on arrays spanning processes (`_global_array.py`), as JAX
+    runs it: a jit of the one primitive, partitioned across the processes
+    by the operands' shardings (one per primitive and parameters)."""
+    key = (prim, *(sorted(params.items()) if params else ()))
+    jitted = _ACROSS.get(key)
+    if jitted is None:
+        from .api import jit
+
+        def apply(*xs: Any) -> Any:
+            return prim.bind(*xs, **params)
+        apply.__name__ = prim.name.replace(".", "_")
+        jitted = _ACROSS[key] = jit(apply)
+    return jitted(*operands)
 
 
 def _compile_kernel(prim: core.Primitive, avals: Sequence[core.ShapedArray], params: dict,

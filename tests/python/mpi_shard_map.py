@@ -35,6 +35,10 @@ def seen(x):
     return (np.asarray(x) if single or x.is_fully_addressable else multihost_utils.process_allgather(x)).tolist()
 
 
+def loss_of(w, v):
+    return jnp.sum((v @ w) ** 2)
+
+
 if single:
     batch = jaxc.device_put(rows, NamedSharding(mesh, P("d")))
 else:
@@ -42,13 +46,28 @@ else:
     out["global"] = {"shape": list(batch.shape), "shards": [[d.id, s.index[0].start, s.index[0].stop]
                                                            for d, s in ((s.device, s) for s in batch.addressable_shards)],
                      "local": [np.asarray(s.data).tolist() for s in batch.addressable_shards]}
-    for what, read in [("asarray", lambda: np.asarray(batch)), ("add", lambda: batch + 1),
-                       ("jnp", lambda: jnp.sum(batch))]:
+    for what, read in [("asarray", lambda: np.asarray(batch)), ("float", lambda: float(batch.sum(1))),
+                       ("tolist", lambda: (batch * 2).tolist())]:
         try:
             read()
             out[what] = "no error"
         except RuntimeError as error:
             out[what] = str(error)
+
+# operators and jnp functions on the global batch: each primitive a jit across the processes, as in
+# JAX (a result split over the processes is a GlobalArray, a replicated one an Array); indexing and
+# reshapes, which upstream cannot partition, run whole on the gathered batch
+eager = {"mul_add": lambda: batch * 2 + 1, "sum": lambda: jnp.sum(batch), "mean0": lambda: batch.mean(0),
+         "tanh_w": lambda: jnp.tanh(batch) @ w, "norm": lambda: (batch - batch.mean(0)) / batch.std(0),
+         "where": lambda: jnp.where(batch > 0, batch, 0.0), "max1": lambda: jnp.max(batch, axis=1),
+         "transpose": lambda: batch.T, "row": lambda: batch[5], "column": lambda: batch[:, 1],
+         "reshape": lambda: batch.reshape(4, 6), "argmax": lambda: jnp.argmax(batch, axis=1),
+         "rows": lambda: [r for r in batch][6], "float_sum": lambda: float(jnp.sum(batch ** 2)),
+         "grad": lambda: jaxc.grad(loss_of)(w, batch)}
+
+for name, compute in eager.items():
+    value = compute()
+    out[f"eager_{name}"] = [type(value).__name__, value if isinstance(value, float) else seen(value)]
 
 # the same global array from device_put of the global value and from a callback (called for this
 # process's devices only: each records the rows it was asked for)
@@ -114,10 +133,16 @@ if not single:
     plain = jaxc.jit(lambda w, v: (loss(w, v), v * 2))  # no shardings: the batch's own, as JAX
     plain_loss, plain_double = plain(w, batch)
     out["plain_jit"] = [seen(plain_loss), type(plain_double).__name__, seen(plain_double)]
+    # programs upstream cannot partition run whole on the gathered arguments; a result whose
+    # out_sharding splits it over the processes keeps this process's rows
+    whole = jaxc.jit(lambda v: (v.reshape(4, 6) + 1, v[3]), out_shardings=(split, None))
+    reshaped, row = whole(batch)
+    out["whole_jit"] = [type(reshaped).__name__, seen(reshaped), reshaped._local.tolist(), type(row).__name__,
+                        seen(row)]
     for what, call in [("under_jit", lambda: jaxc.jit(collectives)(rows)),
                        ("bad_mesh", lambda: jaxc.shard_map(lambda v: v, mesh=shuffled, in_specs=P("d"),
                                                            out_specs=P("d"))(rows)),
-                       ("jit_of_global", lambda: jnp.sum(batch * 2))]:
+                       ]:
         try:
             call()
             out[what] = "no error"

@@ -326,6 +326,23 @@ PARTITIONED_CASES = {
 }
 
 
+@pytest.mark.parametrize("given", ["replicated", "None"])
+def test_a_replicated_operand_of_a_split_elementwise_op_is_sliced(given):
+    """`a * b`, a split over rows and b replicated (or not given): upstream
+    aborted on this (docs/toolchain.md); each device now multiplies its rows by
+    its rows of b (sliced in the per-device program)."""
+    mesh = jaxc.make_mesh((4,), ("i",))
+    a, b = rand(8, 16), rand(8, 16, seed=1)
+    second = NamedSharding(mesh, P()) if given == "replicated" else None
+    f = jaxc.jit(lambda a, b: a * b + 1, in_shardings=(NamedSharding(mesh, P("i")), second))
+    result = f(a, b)
+    assert f.partitioned
+    np.testing.assert_allclose(np.asarray(result), a * b + 1, rtol=1e-6)
+    assert result.sharding == NamedSharding(mesh, P("i"))
+    per_device = f.lower(a, b).as_text(stage="partitioned")  # b comes whole, each device slices its rows
+    assert "%arg1: tensor<8x16xf32>" in per_device and "tensor.extract_slice %arg1" in per_device
+
+
 @pytest.mark.parametrize("name", list(PARTITIONED_CASES))
 def test_jit_is_partitioned_through_the_shard_dialect(name):
     mesh = jaxc.make_mesh((4,), ("i",))
@@ -341,7 +358,7 @@ def test_jit_is_partitioned_through_the_shard_dialect(name):
     per_device = f.lower(*args).as_text(stage="partitioned")
     assert "jaxc.spmd_axes" in per_device and "jaxc.sharding" not in per_device and "shard." not in per_device
     annotated = f.lower(*args).as_text(stage="annotated")  # the steps before, each a stage
-    assert "shard.grid @jaxc_mesh(shape = 4)" in annotated and "annotate_for_users" in annotated
+    assert "shard.grid @jaxc_mesh(shape = 4)" in annotated and "shard.shard %arg0 to %sharding :" in annotated
     propagated = f.lower(*args).as_text(stage="propagated")
     assert propagated.count("shard.shard") >= annotated.count("shard.shard")
     if name == "matmul, k split":  # each device contracts its quarter of k, then a psum

@@ -18,7 +18,7 @@
 // CHECK: return %[[M]], %[[S]] : tensor<8x4xf32>, tensor<f32>
 
 // CHECK-LABEL: func.func @two_sums
-// CHECK: shard.shard %arg0 to %{{.*}} annotate_for_users : tensor<8x4xf32>
+// CHECK: shard.shard %arg0 to %{{.*}} : tensor<8x4xf32>
 // CHECK-NOT: shard.shard %arg1
 // CHECK: %[[F1:.*]] = tensor.empty() : tensor<4xf32>
 // CHECK: %[[F2:.*]] = tensor.empty() : tensor<4xf32>

@@ -12,7 +12,7 @@
 // ANN: shard.grid @jaxc_mesh(shape = 4)
 // ANN-LABEL: func.func @rows
 // ANN: %[[S:.*]] = shard.sharding @jaxc_mesh split_axes = {{\[}}[0], []] : !shard.sharding
-// ANN: shard.shard %arg0 to %[[S]] annotate_for_users : tensor<8x16xf32>
+// ANN: shard.shard %arg0 to %[[S]] : tensor<8x16xf32>
 // ANN: linalg.generic
 // ANN: shard.shard %{{.*}} to %{{.*}} : tensor<8x16xf32>
 // ANN-NEXT: return
