@@ -112,11 +112,8 @@ class _Mesh:
         self.coords = np.array(list(np.ndindex(*self.sizes)), np.int64).reshape(self.lanes, len(axes))
         self.which = [[n for n, _ in axes].index(name) for name in names]
         self.group_size = int(np.prod([self.sizes[i] for i in self.which], dtype=np.int64))
-        self.across = self.processes > 1 and 0 in self.which  # the group spans the processes
-        if self.across and self.group_size != self.lanes:
-            raise LoweringError(op, f"'{op.name}' over {names}: across processes a collective acts over "
-                                    "every lane of each process (the first mesh axis spans the processes: "
-                                    "name the other mapped axes too)")
+        # the group spans the processes: the runtime's one MPI call per process carries all its groups
+        self.across = self.processes > 1 and 0 in self.which
         self.total = self.group_size * (self.processes if self.across else 1)  # counting every process's lanes
 
     def lane_of(self, coords: np.ndarray) -> int:

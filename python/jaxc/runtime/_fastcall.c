@@ -799,9 +799,9 @@ static _Thread_local int64_t spmd_lane = 0;
  * communicator, this process's rank and the process count, and the MPI
  * handles of the element types and reductions (jaxc/distributed.py). A
  * collective over an axis that spans processes (the lowering passes
- * `across` = 1) first works among this process's lanes, then lane 0 of
- * the group makes one MPI call for the whole process and copies the result
- * to the other lanes. Handles travel as intptr_t: MPICH's are ints, the
+ * `across` = 1) first works among this process's lanes, then lane 0
+ * makes one MPI call for the whole process, carrying every group of its
+ * lanes, and copies the results to them. Handles travel as intptr_t: MPICH's are ints, the
  * standard ABI's pointers; either way the call passes them in a register. */
 typedef int (*MpiAllreduce)(const void *, void *, int, intptr_t, intptr_t, intptr_t);
 typedef int (*MpiAllgather)(const void *, int, intptr_t, void *, int, intptr_t, intptr_t);
@@ -895,6 +895,55 @@ static int64_t spmd_position(const int64_t *members, int64_t group) {
   return 0;
 }
 
+/* Across processes, one MPI call per process carries every group of its
+ * lanes (the groups, and their order in the table, are the same in every
+ * process): lane 0 packs each group's value (its first member's result,
+ * which every member holds by now) in table order, all-reduces the pack
+ * with the other processes' and copies each group's part to its members.
+ * A psum over every lane of each process is one group. */
+static void spmd_reduce_across_processes(SpmdGroup *g, const int64_t *table, int64_t group, int64_t count,
+                                         int32_t type, int32_t op, int64_t nbytes) {
+  int64_t groups = g->lanes / group, k = 0;
+  char *packed = malloc((size_t)(2 * groups * nbytes));
+  if (packed == NULL) return;
+  char *reduced = packed + groups * nbytes;
+  for (int64_t lane = 0; lane < g->lanes; lane++)
+    if (table[lane * group] == lane) memcpy(packed + nbytes * k++, g->targets[lane], (size_t)nbytes);
+  spmd_mpi.allreduce(packed, reduced, (int)(groups * count), spmd_mpi.types[type % 10], spmd_mpi.ops[op % 3],
+                     spmd_mpi.comm);
+  k = 0;
+  for (int64_t lane = 0; lane < g->lanes; lane++) {
+    if (table[lane * group] != lane) continue;
+    for (int64_t t = 0; t < group; t++) memcpy(g->targets[table[lane * group + t]], reduced + nbytes * k, (size_t)nbytes);
+    k++;
+  }
+  free(packed);
+}
+
+/* The same for all_gather: each group's part (its members' operands, at
+ * this process's place in the members' results) packed, one MPI_Allgather,
+ * then process q's part of group k copied to place q of k's members. */
+static void spmd_gather_across_processes(SpmdGroup *g, const int64_t *table, int64_t group, int64_t bytes) {
+  int64_t groups = g->lanes / group, part = group * bytes, processes = spmd_mpi.size, k = 0;
+  char *sent = malloc((size_t)(groups * part * (1 + processes)));
+  if (sent == NULL) return;
+  char *got = sent + groups * part;
+  for (int64_t lane = 0; lane < g->lanes; lane++)
+    if (table[lane * group] == lane)
+      memcpy(sent + part * k++, (char *)g->targets[lane] + spmd_mpi.rank * part, (size_t)part);
+  spmd_mpi.allgather(sent, (int)(groups * part), spmd_mpi.byte_type, got, (int)(groups * part), spmd_mpi.byte_type,
+                     spmd_mpi.comm);
+  k = 0;
+  for (int64_t lane = 0; lane < g->lanes; lane++) {
+    if (table[lane * group] != lane) continue;
+    for (int64_t t = 0; t < group; t++)
+      for (int64_t q = 0; q < processes; q++)
+        memcpy((char *)g->targets[table[lane * group + t]] + q * part, got + (q * groups + k) * part, (size_t)part);
+    k++;
+  }
+  free(sent);
+}
+
 /* psum / pmax / pmin of `count` elements over this lane's group (and,
  * with `across`, the same group of every other process). */
 SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *target, int64_t count,
@@ -925,15 +974,8 @@ SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *targ
   }
   pthread_barrier_wait(&g->barrier);
   if (across && spmd_mpi.size > 1) {
-    if (p == 0) {  /* one MPI call per process; then every lane of the group has it */
-      void *mine = g->targets[spmd_lane], *sum = malloc((size_t)nbytes);
-      if (sum != NULL) {
-        spmd_mpi.allreduce(mine, sum, (int)count, spmd_mpi.types[type % 10], spmd_mpi.ops[op % 3],
-                           spmd_mpi.comm);
-        for (int64_t t = 0; t < group; t++) memcpy(g->targets[members[t]], sum, (size_t)nbytes);
-        free(sum);
-      }
-    }
+    if (spmd_lane == 0)
+      spmd_reduce_across_processes(g, (const int64_t *)MEMREF_DATA(table), group, count, type, op, nbytes);
     pthread_barrier_wait(&g->barrier);
   }
 }
@@ -942,7 +984,8 @@ SPMD_EXPORT void jaxc_spmd_all_reduce(const int64_t *source, const int64_t *targ
  * result holds the members' operands back to back, in group order; each
  * member copies its own operand into all of them. With `across`, the
  * group spans the processes: this process's members write at their
- * global positions (rank * group + p), and lane 0 gathers the rest. */
+ * global positions (rank * group + p), and lane 0 gathers the rest for
+ * every group. */
 SPMD_EXPORT void jaxc_spmd_all_gather(const int64_t *source, const int64_t *target, int64_t bytes,
                                       const int64_t *table, int64_t group, int64_t across) {
   SpmdGroup *g = spmd_group;
@@ -958,19 +1001,7 @@ SPMD_EXPORT void jaxc_spmd_all_gather(const int64_t *source, const int64_t *targ
     memcpy((char *)g->targets[members[t]] + (offset + p) * bytes, MEMREF_DATA(source), (size_t)bytes);
   pthread_barrier_wait(&g->barrier);
   if (processes > 1) {
-    if (p == 0) {
-      char *mine = g->targets[spmd_lane];
-      int64_t part = group * bytes;
-      void *sent = malloc((size_t)part);
-      if (sent != NULL) {
-        memcpy(sent, mine + offset * bytes, (size_t)part);
-        spmd_mpi.allgather(sent, (int)part, spmd_mpi.byte_type, mine, (int)part, spmd_mpi.byte_type,
-                           spmd_mpi.comm);
-        free(sent);
-        for (int64_t t = 0; t < group; t++)
-          if (members[t] != spmd_lane) memcpy(g->targets[members[t]], mine, (size_t)(part * processes));
-      }
-    }
+    if (spmd_lane == 0) spmd_gather_across_processes(g, (const int64_t *)MEMREF_DATA(table), group, bytes);
     pthread_barrier_wait(&g->barrier);
   }
 }
