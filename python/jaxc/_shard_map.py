@@ -210,6 +210,14 @@ class ShardMapFunction:
         devices = np.asarray(mesh.devices[index]).reshape(-1).tolist()
         return mesh, axes, devices
 
+    def spans_processes(self) -> bool:
+        """Whether its mesh holds other processes' devices: `jit` of it then
+        runs it as a direct call does, its per-device program on every
+        process's lanes (traced inside a larger function, it is vmaps over
+        the whole mesh, run whole on gathered arguments)."""
+        mesh = self._mesh if self._mesh is not None else current_mesh()
+        return mesh is not None and spans_processes(mesh)
+
     def __call__(self, *args: Any) -> Any:
         mesh, axes, devices = self._mesh_axes()
         in_specs = self._in_specs
@@ -218,11 +226,7 @@ class ShardMapFunction:
         leaves, in_tree = tree_util.tree_flatten(args)
         specs = _specs(args, in_specs, "in_specs")
         traced_here = core.current_scope() is not None or any(isinstance(x, core.Tracer) for x in leaves)
-        if spans_processes(mesh):
-            if traced_here:
-                raise ValueError(f"{core.where()}: shard_map over the devices of several processes runs "
-                                 "outside jit, grad and vmap in jaxc (traced, it is vmaps over the whole "
-                                 "mesh, whose blocks live in other processes); call it directly")
+        if spans_processes(mesh) and not traced_here:
             return self._across_processes(leaves, in_tree, specs, mesh, axes)
         if traced_here:
             return self._as_vmaps(args, leaves, in_tree, specs, axes)

@@ -643,6 +643,9 @@ class JitFunction(_fastcall.JitCache):
             # Inside another trace: inline (the outer jit compiles it all).
             # Under disable_jit: run the Python function op by op.
             return self.fun(*args, **kwargs)
+        spans = getattr(self.fun, "spans_processes", None)
+        if spans is not None and spans():  # jit(shard_map(f, mesh=...)) across processes: its per-device program
+            return self.fun(*args, **kwargs)
         try:
             compiled, leaves = self._compiled(args, kwargs)
         except RuntimeError:

@@ -144,10 +144,14 @@ if not single:
     reshaped, row = whole(batch)
     out["whole_jit"] = [type(reshaped).__name__, seen(reshaped), reshaped._local.tolist(), type(row).__name__,
                         seen(row)]
-    for what, call in [("under_jit", lambda: jaxc.jit(collectives)(rows)),
-                       ("bad_mesh", lambda: jaxc.shard_map(lambda v: v, mesh=shuffled, in_specs=P("d"),
-                                                           out_specs=P("d"))(rows)),
-                       ]:
+    # jit of a shard_map runs its per-device program as a direct call does (split results span the
+    # processes); a shard_map inside a larger jitted function is vmaps, run whole on the gathered batch
+    jitted = jaxc.jit(collectives)(batch)
+    out["jit_of_shard_map"] = [[type(x).__name__ for x in jitted], [seen(x) for x in jitted]]
+    inside = jaxc.jit(jaxc.grad(lambda w, v: step(w, v)[0]))(w, batch)
+    out["shard_map_inside_jit"] = [type(inside).__name__, seen(inside)]
+    for what, call in [("bad_mesh", lambda: jaxc.shard_map(lambda v: v, mesh=shuffled, in_specs=P("d"),
+                                                           out_specs=P("d"))(rows))]:
         try:
             call()
             out[what] = "no error"

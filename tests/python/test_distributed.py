@@ -119,7 +119,13 @@ def test_shard_map_on_a_mesh_of_both_processes(tmp_path):
         np.testing.assert_allclose(reshaped, rows.reshape(4, 6) + 1)
         np.testing.assert_allclose(mine, rows.reshape(4, 6)[2 * rank:2 * rank + 2] + 1)
         np.testing.assert_allclose(row, rows[3])
-        assert got["under_jit"].startswith("ValueError: ") and "runs outside jit" in got["under_jit"]
+        kinds, values = got["jit_of_shard_map"]
+        assert kinds == ["Array", "GlobalArray", "GlobalArray", "Array", "Array", "Array"]  # as the direct call's
+        for name, value in zip(["psum", "double", "index", "gather", "pmax", "pmean"], values):
+            np.testing.assert_allclose(value, expected[name], rtol=1e-5, atol=1e-5, err_msg=name)
+        kind, inside = got["shard_map_inside_jit"]
+        assert kind == "Array"
+        np.testing.assert_allclose(inside, expected["grad"], rtol=1e-5)
         assert "mpi_shard_map.py" in got["bad_mesh"] \
             and "shard_map across processes: each process's devices" in got["bad_mesh"] \
             and "[[0], [1], [0], [1]]" in got["bad_mesh"]
