@@ -21,7 +21,9 @@ dimension, the mesh axes (by position) it is split over, major first.
    module is not annotated yet, so it also works alone).
 2. Upstream `func.func(sharding-propagation, shard-partition)` (the
    propagation is `jaxc-propagate-shardings` too, a stage of its own; it
-   changes nothing the second time). They abort the process on some
+   changes nothing the second time), the propagation with
+   `traversal=forward-backward` (the default, backward only, aborted on an
+   SGD step: docs/toolchain.md). They abort the process on some
    programs (docs/toolchain.md), so they run in a forked child; a crash
    there is this pass's error, and `jit` then runs the program whole
    (docs/parallel.md).
@@ -50,7 +52,8 @@ from .propagate_shardings import run_upstream
 from .registry import register_pass
 
 # shard-partition after the propagation again (a no-op on a propagated module: the pass works alone)
-UPSTREAM = "builtin.module(func.func(sharding-propagation,shard-partition),canonicalize,cse)"
+UPSTREAM = ("builtin.module(func.func(sharding-propagation{traversal=forward-backward},shard-partition),"
+            "canonicalize,cse)")
 
 
 def _axes(op: ir.Operation, attribute: str, names: list[str]) -> list[str]:

@@ -28,7 +28,7 @@ from mlir.passmanager import ExternalPass, PassManager
 from .annotate_shardings import annotated
 from .registry import register_pass
 
-PROPAGATION = "builtin.module(func.func(sharding-propagation))"
+PROPAGATION = "builtin.module(func.func(sharding-propagation{traversal=forward-backward}))"
 
 
 def in_child(text: str, pipeline: str) -> tuple[str | None, str]:

@@ -77,8 +77,10 @@ class PartitionedProgram:
         in_avals = list(in_avals) + [ShapedArray(np.shape(c), c.dtype) for c in traced.consts]
         in_specs = list(in_specs) + [PartitionSpec()] * len(traced.consts)
         self._axes = axes = list(mesh.shape.items())
+        from jaxc.passes import stages
         with core.context():
             module = ir.Module.parse(traced.text(debug_info=True))
+            stages.run_stages(module, "optimized")  # derivatives expanded and inlined: their constants too
             mark_spmd(module, axes, self.processes)
             fn = function_named(module.operation, traced.name)
             self.hoisted = _constants_as_arguments(fn)
