@@ -17,8 +17,17 @@ body) and, for the types of its values:
 - inserts `jaxc.pvary` where an op reads an operand that varies over fewer
   axes than another operand (every operand of such an op then varies over
   the union), where a collective's operand is invariant over an axis it
-  names, and where a branch, loop carry or derivative seed would otherwise
-  differ from its counterpart;
+  names, where a loop body yields a carry varying over fewer axes than it
+  started with, and where a derivative seed would otherwise differ from its
+  counterpart;
+- raises JAX's errors (`VmaError`, at the op's location): a TypeError for a
+  loop carry that the body makes vary over an axis its start does not, and
+  for cond branches whose outputs vary differently; a ValueError for a
+  `pvary` (`lax.pcast(..., to='varying')`) of a value already varying over
+  one of its axes;
+- replaces each `jaxc.select {jaxc.vma_like}` (`jnp.zeros_like(a)` and
+  friends traced in a shard_map body: `select(true, fill, a)`) by its fill,
+  typed as `a` is (JAX types `zeros_like(a)` as `a`);
 - marks `psum`/`pmax`/`pmin` over manual axes `invariant`, and writes such
   a `pmean` as an invariant psum divided by the group size;
 - specializes every function the body calls or names in a request (a nested
@@ -26,8 +35,8 @@ body) and, for the types of its values:
   that is rewritten the same way, so a function used elsewhere keeps its
   meaning.
 
-Loop carries take the union of what they start and what the body makes
-(a fixpoint). A cond's predicate does not make its results vary, as in JAX.
+A loop carry keeps the type it starts with; a cond's predicate does not
+make its results vary, as in JAX.
 `varying_results(fn)` gives each result's axes, which shard_map checks
 against its `out_specs`.
 
@@ -44,6 +53,7 @@ against its `out_specs`.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Sequence
 
 from mlir import ir
@@ -67,7 +77,27 @@ VMA_ATTR = "jaxc.vma"  # on a shard_map body: {manual = [...], args = [[...], ..
 RESULTS_ATTR = "jaxc.vma_results"  # left on a rewritten body: each result's axes
 
 Vma = frozenset  # the manual axes a value varies over
+LIKE_ATTR = "jaxc.vma_like"  # on `select(true, fill, a)`: fill typed as `a` (zeros_like)
+SCAN_VMA_DOC = ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma "
+                "for more information.\n\n")
 
+
+class VmaError(RuleError):
+    """JAX's typing error for `op` (`kind`: TypeError or ValueError)."""
+
+    def __init__(self, op: ir.Operation, kind: type, message: str) -> None:
+        super().__init__(op, message)
+        self.kind = kind
+
+
+def source_line(op: ir.Operation) -> str:
+    """`file:line` of `op`'s location (the user's line, for traced code)."""
+    found = re.search(r'loc\("([^"]+)":(\d+):\d+', str(op.location))
+    return f"{found.group(1)}:{found.group(2)}" if found else "<unknown>"
+
+
+_ELEMENT_NAMES = {"i1": "bool", "bf16": "bfloat16", "complex<f32>": "complex64", "complex<f64>": "complex128"}
+_PREFIXES = (("ui", "uint"), ("i", "int"), ("f", "float"))  # ui8 -> uint8, i32 -> int32, f32 -> float32
 _REDUCTIONS = frozenset({"jaxc.psum", "jaxc.pmean", "jaxc.pmax", "jaxc.pmin"})
 _VARYING_COLLECTIVES = frozenset({"jaxc.all_gather", "jaxc.all_to_all", "jaxc.ppermute"})
 
@@ -87,7 +117,7 @@ def _union(vmas: Sequence[Vma]) -> Vma:
 class _Typing:
     """The vma of every value of the functions it walks, in one module;
     `rewrite` makes the types explicit (pvary, invariant reductions,
-    specialized callees), else it only computes them (loop fixpoints)."""
+    specialized callees), else it only computes them (a region's yields)."""
 
     def __init__(self, module: ir.Operation, manual: Sequence[tuple[str, int]]) -> None:
         self.module = module
@@ -106,6 +136,19 @@ class _Typing:
 
     def _ordered(self, axes: Vma) -> list[str]:
         return [n for n in self.manual if n in axes]
+
+    def type_str(self, type_: ir.Type, vma: Vma) -> str:
+        """A value's type as JAX prints it: `float32[2,2]{V:(x,y)}`."""
+        tensor = ir.RankedTensorType(type_)
+        element = str(tensor.element_type)
+        if element in _ELEMENT_NAMES:
+            element = _ELEMENT_NAMES[element]
+        else:
+            short, long = next((p for p in _PREFIXES if element.startswith(p[0])), ("", ""))
+            element = long + element[len(short):]
+        axes = self._ordered(vma)
+        varying = "" if not axes else "{V:" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})") + "}"
+        return f"{element}[{','.join(map(str, tensor.shape))}]{varying}"
 
     def _vary(self, value: ir.Value, has: Vma, wanted: Vma, before: ir.Operation) -> ir.Value:
         """`value` (varying over `has`) as varying over `wanted` too."""
@@ -199,7 +242,39 @@ def _per_operand(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> li
 
 
 def _pvary(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]:
-    return [types.get(op.operands[0], Vma()) | t._manual(_names(op.attributes["axes"]))]
+    """JAX's ValueErrors for a value already varying over (some of) the axes."""
+    has = types.get(op.operands[0], Vma())
+    names = _names(op.attributes["axes"])
+    axes = t._manual(names)
+    if axes & has:
+        value = t.type_str(op.operands[0].type, has)
+        if axes <= has:
+            raise VmaError(op, ValueError, "Unsupported pcast from=varying, to='varying'")
+        raise VmaError(op, ValueError,
+                       "jax.lax.pcast can only accept axis_name which corresponds to one of varying, unreduced, "
+                       f"reduced or invarying state of the input. Got input type: {value}, axes: {tuple(names)} "
+                       "and input state: {'invarying', 'varying'}")
+    return [has | axes]
+
+
+def _like(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]:
+    """`select(true, fill, a)` marked `jaxc.vma_like`: the fill, typed as `a`;
+    rewritten, the fill (with a pvary)."""
+    pred, fill, like = op.operands
+    want = types.get(like, Vma())
+    if not rewrite:
+        return [want]
+    varied = t._vary(fill, types.get(fill, Vma()), want, op)
+    op.results[0].replace_all_uses_with(varied)
+    op.erase()
+    if getattr(pred.owner, "name", None) == "jaxc.constant" and not list(pred.uses):
+        pred.owner.erase()
+    types[varied] = want
+    return []
+
+
+def _select(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]:
+    return (_like if LIKE_ATTR in op.attributes else _elementwise)(t, op, types, rewrite)
 
 
 def _reduction(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]:
@@ -267,8 +342,9 @@ def _join_yields(t: _Typing, block: ir.Block, has: Sequence[Vma], outs: Sequence
 
 def _block_vmas(t: _Typing, block: ir.Block, arg_vmas: Sequence[Vma]) -> list[Vma]:
     """What a region yields for these argument types, computed once per
-    (block, types): nested loops would otherwise repeat their inner
-    fixpoints at every outer iteration (exponential in the depth)."""
+    (block, types): each nested region is typed before it is rewritten,
+    so nested loops would otherwise walk their inner bodies once per level
+    (exponential in the depth)."""
     key = (block, tuple(arg_vmas))
     if key not in t.yields:
         t.yields[key] = t.block(block, arg_vmas, rewrite=False)
@@ -276,32 +352,90 @@ def _block_vmas(t: _Typing, block: ir.Block, arg_vmas: Sequence[Vma]) -> list[Vm
 
 
 def _cond(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]:
+    """Every branch must give each output the same type (JAX's TypeError)."""
     args = [types.get(v, Vma()) for v in list(op.operands)[1:]]
     branches = [region.blocks[0] for region in op.regions]
     per_branch = [_block_vmas(t, b, args) for b in branches]
-    outs = [_union(vs) for vs in zip(*per_branch)] if per_branch else []
+    if not per_branch:
+        return []
+    for k, outs in enumerate(per_branch[1:], 1):
+        if outs != per_branch[0]:
+            raise VmaError(op, TypeError, _branch_message(t, op, branches, per_branch, k))
     if rewrite:
         for b in branches:
-            _join_yields(t, b, t.block(b, args, rewrite=True), outs)
-    return outs
+            t.block(b, args, rewrite=True)
+    return per_branch[0]
 
 
-def _fixpoint(t: _Typing, body: ir.Block, carry: list[Vma], n_carry: int, extra: list[Vma]) -> list[Vma]:
-    """Carry vmas that the body keeps: start, then add what it makes."""
-    while True:
-        out = _block_vmas(t, body, carry + extra)
-        grown = [c | o for c, o in zip(carry, out[:n_carry])]
-        if grown == carry:
-            return carry
-        carry = grown
+def _branch_message(t: _Typing, op: ir.Operation, blocks: list[ir.Block], per_branch: list[list[Vma]],
+                    k: int) -> str:
+    """JAX's message for branches 0 and k of a cond whose outputs differ.
+    Region 0 of a cond on a predicate is lax.cond's false_fun."""
+    predicate = ir.RankedTensorType(op.operands[0].type).element_type == ir.IntegerType.get_signless(1)
+    api = "cond" if predicate and len(blocks) == 2 else "switch"
+    names = ["false_fun", "true_fun"] if api == "cond" else [f"branch {i}" for i in range(len(blocks))]
+    first, other = (1, 0) if api == "cond" else (0, k)
+    results = list(op.results)
+    diffs, fixes = [], []
+    for i, (a, b) in enumerate(zip(per_branch[first], per_branch[other])):
+        if a == b:
+            continue
+        at = f" at output {i}" if len(results) > 1 else ""
+        type_ = results[i].type
+        diffs.append(f"the output of {names[first]}{at} has type {t.type_str(type_, a)} but the corresponding "
+                     f"output of {names[other]} has type {t.type_str(type_, b)}, so the manual axis types "
+                     "do not match")
+        for name, has, want in ((names[first], a, b), (names[other], b, a)):
+            if want - has:
+                fixes.append(f"applying `jax.lax.pcast(..., {tuple(t._ordered(want - has))}, to='varying')` "
+                             f"to the output of {name}{at}")
+    return (f"{api} branches must have equal output types but they differ.\n\n"
+            + _listed(diffs) + _fixed(fixes)
+            + f"Revise {names[first]} and/or {names[other]} so that all output types match.")
+
+
+def _listed(items: list[str]) -> str:
+    if len(items) == 1:
+        return items[0][0].upper() + items[0][1:] + ".\n\n"
+    return "".join(f"  * {d};\n" for d in items[:-1]) + f"  * {items[-1]}.\n\n"
+
+
+def _fixed(fixes: list[str]) -> str:
+    if not fixes:
+        return ""
+    if len(fixes) == 1:
+        return f"This might be fixed by {fixes[0]}.\n" + SCAN_VMA_DOC
+    return ("This might be fixed by:\n" + "".join(f"  * {d};\n" for d in fixes[:-1])
+            + f"  * {fixes[-1]}.\n" + SCAN_VMA_DOC)
+
+
+def _check_carry(t: _Typing, op: ir.Operation, body: ir.Block, carry: list[Vma], out: list[Vma]) -> None:
+    """A body that makes a carry vary over an axis its start does not: JAX's
+    TypeError. (One that makes it vary over fewer is joined: jaxc's types
+    are by data flow, so JAX's type of the yield may be wider.)"""
+    api = "while_loop" if op.name == "jaxc.while" else "scan"
+    diffs, fixes = [], []
+    for k, (has, got) in enumerate(zip(carry, out)):
+        if got <= has:
+            continue
+        type_ = body.arguments[k].type
+        diffs.append(f"the input carry component {k} has type {t.type_str(type_, has)} but the corresponding "
+                     f"output carry component has type {t.type_str(type_, got | has)}, so the manual axis "
+                     "types do not match")
+        fixes.append(f"applying `jax.lax.pcast(..., {tuple(t._ordered(got - has))}, to='varying')`, to the "
+                     f"initial carry value corresponding to the input carry component {k}")
+    if diffs:
+        raise VmaError(op, TypeError,
+                       f"{api} body function carry input and carry output must have equal types, but they "
+                       "differ:\n\n" + _listed(diffs) + _fixed(fixes)
+                       + "Revise the function so that all output types match the corresponding input types.")
 
 
 def _while(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]:
-    init = [types.get(v, Vma()) for v in op.operands]
+    carry = [types.get(v, Vma()) for v in op.operands]
     cond, body = op.regions[0].blocks[0], op.regions[1].blocks[0]
-    carry = _fixpoint(t, body, init, len(init), [])
+    _check_carry(t, op, body, carry, _block_vmas(t, body, carry))
     if rewrite:
-        t._vary_operands(op, types, carry, rewrite)
         t.block(cond, carry, rewrite=True)
         _join_yields(t, body, t.block(body, carry, rewrite=True), carry)
     return carry
@@ -313,12 +447,12 @@ def _scan(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> list[Vma]
     body = op.regions[0].blocks[0]
     n_carry = _segments(op)[0]
     operands = [types.get(v, Vma()) for v in op.operands]
-    xs = operands[n_carry:]
-    carry = _fixpoint(t, body, operands[:n_carry], n_carry, xs)
-    ys = _block_vmas(t, body, carry + xs)[n_carry:]
+    carry = operands[:n_carry]
+    out = _block_vmas(t, body, operands)
+    _check_carry(t, op, body, carry, out[:n_carry])
+    ys = out[n_carry:]
     if rewrite:
-        t._vary_operands(op, types, carry, rewrite)
-        _join_yields(t, body, t.block(body, carry + xs, rewrite=True), carry + ys)
+        _join_yields(t, body, t.block(body, operands, rewrite=True), carry + ys)
     return carry + ys
 
 
@@ -396,6 +530,7 @@ def _custom_vjp(t: _Typing, op: ir.Operation, types: dict, rewrite: bool) -> lis
 
 _RULES: dict[str, Callable[[_Typing, ir.Operation, dict, bool], list[Vma]]] = {
     "jaxc.pvary": _pvary,
+    "jaxc.select": _select,
     "jaxc.axis_index": _axis_index,
     "jaxc.optimization_barrier": _per_operand,
     "jaxc.cond": _cond,

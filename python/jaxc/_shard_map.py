@@ -23,8 +23,9 @@ one per mesh axis with its name: the values are the same, as one program.
 With check_vma (the default) the per-device function is typed as JAX types
 it, by `jaxc-infer-vma` (passes/infer_vma.py): pvarys where replicated values
 meet varying ones, so that derivatives of replicated values sum over the
-devices, and JAX's ValueError for an output replicated over an axis it may
-vary over. Inside a trace its derivative requests are derived before the
+devices, JAX's ValueError for an output replicated over an axis it may
+vary over, and JAX's TypeError for a loop carry or cond branch whose type
+changes (at the loop's line). Inside a trace its derivative requests are derived before the
 vmaps over the mesh axes are batched (docs/parallel.md).
 """
 from __future__ import annotations
@@ -52,6 +53,7 @@ from ._global_array import (
 from ._pmap import mark_spmd, run_on_lanes
 from .api import _leaf_aval, compile_traced, trace_function
 from .core import ShapedArray
+from .lax._parallel import typing_vma
 from .sharding import Mesh, NamedSharding, PartitionSpec, current_mesh
 
 __all__ = ["shard_map"]
@@ -304,7 +306,7 @@ class ShardMapFunction:
         block_avals = [ShapedArray(layout.block, a.dtype, a.weak_type) for a, layout in zip(avals, layouts)]
 
         def per_device(*args: Any) -> Any:
-            with binding(axes):
+            with binding(axes), typing_vma(self._check_vma):
                 return self._fun(*args)
 
         name = f"shard_map_{getattr(self._fun, '__name__', 'fn')}".replace("<", "_").replace(">", "_")
@@ -344,7 +346,10 @@ class ShardMapFunction:
         arg_axes = [[n for n, _ in axes if n in layout.used] for layout in layouts]
         with body.context:
             infer_vma.mark(body, axes, arg_axes + [[]] * (n_args - len(arg_axes)))
-            varying = infer_vma.infer(body)
+            try:
+                varying = infer_vma.infer(body)
+            except infer_vma.VmaError as error:  # JAX's, at the line of the loop, cond or pcast
+                raise error.kind(f"{infer_vma.source_line(error.op)}: {error}") from None
         paths = [tree_util.keystr(path) for path, _ in tree_util.tree_flatten_with_path(outs)[0]]
         single = isinstance(self._out_specs, PartitionSpec)
         failures = []
@@ -400,7 +405,8 @@ class ShardMapFunction:
             scope = core.current_scope()
             assert scope is not None  # vmap traces the body in a scope of its own
             box["function"] = scope.block.owner  # the per-device function being traced
-            out = self._fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+            with typing_vma(self._check_vma):
+                out = self._fun(*tree_util.tree_unflatten(in_tree, list(xs)))
             out_leaves, box["tree"] = tree_util.tree_flatten(out)
             box["specs"] = _specs(out, self._out_specs, "out_specs")
             box["outs"] = out

@@ -1174,7 +1174,8 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] |
     out = full(x.shape if shape is None else shape, fill_value, dtype)
     if dtype == x.dtype and x.weak_type and not out.weak_type:
         out = _with_weak(out, True)
-    return out
+    from ._parallel import vary_like
+    return vary_like(out, x)  # in a shard_map body, typed as x (as JAX's full_like)
 
 
 _SIGNED_OF_WIDTH = {2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}

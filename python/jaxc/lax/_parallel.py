@@ -27,8 +27,10 @@ float.
 """
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import Any, Sequence
+import threading
+from typing import Any, Iterator, Sequence
 
 import mlir.ir as ir
 import numpy as np
@@ -263,7 +265,7 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
         raise ValueError(f"{core.where()}: Got unexpected `to` value for `jax.lax.all_gather`. Allowed "
                          f"`to` values are: {{'varying', 'reduced', 'invarying'}}")
     if to == "reduced":
-        raise NotImplementedError(f"{core.where()}: lax.all_gather(..., to='reduced') is not supported")
+        raise NotImplementedError(_NO_REDUCED.format(where=core.where(), call="lax.all_gather(..., to='reduced')"))
     if to == "invarying":  # JAX's all_gather_invariant takes no groups either
         _check_no_groups(axis_index_groups, "all_gather(..., to='invarying')")
     names = _names(axis_name, "all_gather")
@@ -324,19 +326,64 @@ def _own_rows(gathered: Any, names: Sequence[str], sources: Sequence[int]) -> An
 def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
     """`to='varying'`: `x`, typed in a shard_map body as varying over the
     named axes (JAX's pvary: the identity on values, whose transpose sums
-    the cotangents over the axes)."""
+    the cotangents over the axes). A value already varying over one of them
+    is JAX's ValueError (raised by passes/infer_vma.py at this line).
+    `to='reduced'`/`'unreduced'` (JAX's sharding-in-types casts) are not
+    supported."""
     if isinstance(axis_name, (set, frozenset)):
         raise TypeError(f"{core.where()}: axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    if not axis_name:
+        return x
     if to not in ("varying", "reduced", "unreduced"):
         raise ValueError(f"{core.where()}: Got unexpected `to` value. Allowed `to` values are: "
                          f"{{'unreduced', 'reduced', 'varying'}}")
     if to != "varying":
-        raise NotImplementedError(f"{core.where()}: lax.pcast(..., to={to!r}) is not supported")
-    if not axis_name:
-        return x
+        raise NotImplementedError(_NO_REDUCED.format(where=core.where(), call=f"lax.pcast(..., to={to!r})"))
     names = _names(axis_name, "pcast")
     _group_size(names)
     return _tree_map(lambda leaf: PVARY.bind(_operand(leaf, "pcast"), axes=names), x)
+
+
+_NO_REDUCED = ("{where}: {call} is not supported: jaxc types a shard_map body by varying axes only, not by "
+               "JAX's reduced/unreduced types (which JAX 0.10 checks op by op and lets leave the body only "
+               "through out_specs on a mesh of Explicit axes); use to='varying', psum of a varying value, or "
+               "all_gather(..., to='invarying')")
+
+_VMA_BODY = threading.local()  # .active: a shard_map body under check_vma is being traced
+
+
+@contextlib.contextmanager
+def typing_vma(active: bool) -> Iterator[None]:
+    """While tracing a shard_map body that check_vma types: `vary_like` marks."""
+    before = getattr(_VMA_BODY, "active", False)
+    _VMA_BODY.active = active
+    try:
+        yield
+    finally:
+        _VMA_BODY.active = before
+
+
+def vary_like(out: Any, like: Any) -> Any:
+    """`out` (a fill made for `zeros_like(like)` and friends), typed in a
+    shard_map body as `like` is, as JAX types it: `select(true, out, like)`
+    marked `jaxc.vma_like`, which passes/infer_vma.py replaces by `out`
+    (pvaried). Elsewhere, or when the two differ in shape or dtype, `out`."""
+    if not getattr(_VMA_BODY, "active", False) or not isinstance(like, core.Tracer) \
+            or not isinstance(out, core.Tracer) or (out.shape, out.dtype) != (like.shape, like.dtype):
+        return out
+    return _VARY_LIKE.bind(out, like)
+
+
+def _vary_like_op(fill: ir.Value, like: ir.Value) -> ir.Value:
+    true = jd.ConstantOp(ir.DenseElementsAttr.get_splat(
+        ir.RankedTensorType.get([], ir.IntegerType.get_signless(1)),
+        ir.IntegerAttr.get(ir.IntegerType.get_signless(1), 1))).result
+    op = jd.SelectOp(true, fill, like)
+    op.operation.attributes["jaxc.vma_like"] = ir.UnitAttr.get()
+    return op.result
+
+
+_VARY_LIKE = lax._primitive("vary_like", _vary_like_op, weak=lambda avals: avals[0].weak_type)
 
 
 def pvary(x: Any, axis_name: Any) -> Any:

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import ArrayBase
+from ..lax._parallel import vary_like
 from ._util import (
     asarray as _asarray,
     broadcast_shapes,
@@ -272,8 +273,10 @@ def _full_like(a: Any, fill_value: Any, dtype: Any, shape: Any, fn: str) -> Any:
     dtype = _dtype_arg(dtype, fn)
     check_arraylike(fn, fill_value)
     if np.ndim(fill_value) != 0:
-        return broadcast_to(array(fill_value, dtype or a_dtype, copy=False), shape, fn)
-    return _filled(shape, fill_value, dtype or a_dtype, a_weak and dtype is None)
+        out = broadcast_to(array(fill_value, dtype or a_dtype, copy=False), shape, fn)
+    else:
+        out = _filled(shape, fill_value, dtype or a_dtype, a_weak and dtype is None)
+    return vary_like(out, a)  # in a shard_map body, typed as `a` (as JAX's)
 
 
 def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:

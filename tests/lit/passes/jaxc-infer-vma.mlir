@@ -47,21 +47,22 @@ func.func @main(%a: tensor<2xf32>, %w: tensor<2xf32>) -> (tensor<f32>, tensor<2x
 
 // -----
 
-// A loop carry starts replicated and becomes varying (it adds %a, carried
-// along): the fixpoint types it varying over x, so its start gets a pvary.
-// A pmean becomes an invariant psum divided by the group size.
+// A loop carry keeps its type: the body yields a value varying over fewer
+// axes (a psum over x) than the carry started with, so the yield gets a
+// pvary. A pmean becomes an invariant psum divided by the group size.
 
 // CHECK-LABEL: func.func @carry(
 // CHECK-SAME: jaxc.vma_results = {{\[}}["x"], []]
-// CHECK: %[[INIT:.*]] = jaxc.pvary %{{.*}}, axes = ["x"] : tensor<f32>
-// CHECK: jaxc.while(%[[INIT]], %arg0 : tensor<f32>, tensor<f32>)
+// CHECK: jaxc.while(%arg0, %arg0 : tensor<f32>, tensor<f32>)
+// CHECK: %[[S:.*]] = jaxc.psum %{{.*}}, axes = ["x"] invariant : tensor<f32>
+// CHECK-NEXT: %[[V:.*]] = jaxc.pvary %[[S]], axes = ["x"] : tensor<f32>
+// CHECK-NEXT: jaxc.yield %[[V]], %{{.*}} : tensor<f32>, tensor<f32>
 // CHECK: %[[SUM:.*]] = jaxc.psum %arg0, axes = ["x"] invariant : tensor<f32>
 // CHECK: %[[N:.*]] = jaxc.constant dense<4.000000e+00> : tensor<f32>
 // CHECK: jaxc.div %[[SUM]], %[[N]]
 func.func @carry(%a: tensor<f32>) -> (tensor<f32>, tensor<f32>)
     attributes {jaxc.vma = {manual = ["x"], sizes = [4], args = [["x"]]}} {
-  %zero = jaxc.constant dense<0.0> : tensor<f32>
-  %r:2 = jaxc.while (%zero, %a : tensor<f32>, tensor<f32>) cond {
+  %r:2 = jaxc.while (%a, %a : tensor<f32>, tensor<f32>) cond {
   ^bb0(%c: tensor<f32>, %x: tensor<f32>):
     %ten = jaxc.constant dense<10.0> : tensor<f32>
     %p = jaxc.compare lt, %c, %ten : tensor<f32>
@@ -69,8 +70,27 @@ func.func @carry(%a: tensor<f32>) -> (tensor<f32>, tensor<f32>)
   } do {
   ^bb0(%c: tensor<f32>, %x: tensor<f32>):
     %n = jaxc.add %c, %x : tensor<f32>
-    jaxc.yield %n, %x : tensor<f32>, tensor<f32>
+    %s = jaxc.psum %n, axes = ["x"] : tensor<f32>
+    jaxc.yield %s, %x : tensor<f32>, tensor<f32>
   }
   %m = jaxc.pmean %a, axes = ["x"] : tensor<f32>
   return %r#0, %m : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// zeros_like(a) traced in a body: select(true, fill, a) marked jaxc.vma_like,
+// replaced by the fill with a pvary to a's axes.
+
+// CHECK-LABEL: func.func @like(
+// CHECK-SAME: jaxc.vma_results = {{\[}}["x"]]
+// CHECK: %[[Z:.*]] = jaxc.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK-NEXT: %[[V:.*]] = jaxc.pvary %[[Z]], axes = ["x"] : tensor<2xf32>
+// CHECK-NEXT: return %[[V]] : tensor<2xf32>
+func.func @like(%a: tensor<2xf32>) -> tensor<2xf32>
+    attributes {jaxc.vma = {manual = ["x", "y"], sizes = [2, 2], args = [["x"]]}} {
+  %z = jaxc.constant dense<0.0> : tensor<2xf32>
+  %t = jaxc.constant dense<true> : tensor<i1>
+  %l = jaxc.select %t, %z, %a {jaxc.vma_like} : tensor<i1>, tensor<2xf32>
+  return %l : tensor<2xf32>
 }
