@@ -10,6 +10,10 @@
    left operand split by rows over a mesh ("i",) of 2, the right
    replicated) and `out_shardings` (rows): partitioned by each library.
 4. The same product written with `shard_map`.
+5. The MLP training step of 2 as one `jit` with `in_shardings`: the N x 128
+   examples split over a mesh ("d",) of the N devices, the parameters
+   replicated; each library partitions it (the gradients' all-reduce is
+   the partition's).
 
 Both libraries are given N CPU devices before first use
 (`jax_num_cpu_devices`). Each number is the median of `--repeats` calls,
@@ -37,16 +41,32 @@ def median_ms(fn, repeats: int) -> float:
     return 1e3 * statistics.median(samples)
 
 
-def mlp_step(jx, jnp, lax):
+def mlp_loss(jx, jnp):
     def loss(p, x, y):
         h = jnp.tanh(x @ p["w1"] + p["b1"])
         logits = h @ p["w2"] + p["b2"]
         return -jnp.mean(jnp.sum(y * jx.nn.log_softmax(logits), axis=-1))
+    return loss
+
+
+def mlp_step(jx, jnp, lax):
+    loss = mlp_loss(jx, jnp)
 
     def step(p, x, y):
         grads = lax.pmean(jx.grad(loss)(p, x, y), "i")
         return jx.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads)
     return jx.pmap(step, axis_name="i")
+
+
+def sharded_step(jx, jnp, mesh):
+    """The MLP step as one program partitioned by its shardings."""
+    loss = mlp_loss(jx, jnp)
+
+    def step(p, x, y):
+        return jx.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, jx.grad(loss)(p, x, y))
+    spec, named = jx.sharding.PartitionSpec, jx.sharding.NamedSharding
+    split = named(mesh, spec("d"))
+    return jx.jit(step, in_shardings=(named(mesh, spec()), split, split))
 
 
 def main() -> None:
@@ -115,7 +135,20 @@ def main() -> None:
         if name == "jaxc" and not jitted.partitioned:
             print("jaxc: the sharded jit was not partitioned")
         jit_ms = median_ms(lambda: jitted(ad, bd).block_until_ready(), max(5, options.repeats // 3))
-        rows[name] = (psum_ms, step_ms, jit_ms, matmul_ms, final)
+        devices = jx.make_mesh((n,), ("d",))
+        sharded = sharded_step(jx, jnp_, devices)
+        flat_images, flat_labels = images.reshape(n * 128, 784), labels.reshape(n * 128, 10)
+        state["q"] = sharded(params, flat_images, flat_labels)
+        for k in params:  # the pmap step's parameters (its pmean of per-device means: the global mean)
+            np.testing.assert_allclose(np.asarray(state["q"][k]), final[k][0], rtol=1e-4, atol=1e-5)
+        if name == "jaxc" and not sharded.partitioned:
+            print("jaxc: the sharded MLP step was not partitioned")
+
+        def one_sharded_step():
+            state["q"] = sharded(state["q"], flat_images, flat_labels)
+            jx.tree_util.tree_map(lambda a: a.block_until_ready(), state["q"])
+        sharded_ms = median_ms(one_sharded_step, options.repeats)
+        rows[name] = (psum_ms, step_ms, jit_ms, matmul_ms, sharded_ms, final)
 
     names = list(rows)
     print(f"pmap on {n} CPU devices (median ms per call)")
@@ -124,12 +157,13 @@ def main() -> None:
     for i, label in enumerate([f"psum of ({n}, {options.elements}) f32",
                                f"data-parallel MLP step 784-512-10, {n}x128 examples",
                                "sharded matmul 2048² on 2 devices (jit, shardings)",
-                               "sharded matmul 2048² on 2 devices (shard_map)"]):
+                               "sharded matmul 2048² on 2 devices (shard_map)",
+                               f"MLP step 784-512-10, {n}x128 examples, one jit with shardings"]):
         cells = [f"{rows[k][i]:.3f}" for k in names]
         ratio = f" {rows[names[0]][i] / rows[names[1]][i]:.2f}x |" if len(names) > 1 else ""
         print(f"| {label} | {' | '.join(cells)} |{ratio}")
     if len(names) > 1:
-        difference = max(float(np.max(np.abs(rows[names[0]][4][k] - rows[names[1]][4][k]))) for k in params)
+        difference = max(float(np.max(np.abs(rows[names[0]][5][k] - rows[names[1]][5][k]))) for k in params)
         print(f"parameters after one step: jaxc and JAX differ by at most {difference:.2e}")
 
 

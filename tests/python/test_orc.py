@@ -300,3 +300,24 @@ def test_a_program_split_over_the_cores_equals_one_object(monkeypatch) -> None:
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-7)
     a64, b64 = (x.astype(np.float64) for x in args)
     np.testing.assert_allclose(np.asarray(split_out[2]), np.tanh(a64 @ b64).sum(0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("choice", ["jit", "engine"])
+def test_a_program_without_branches_is_compiled_at_O0(choice) -> None:
+    """All of a product's work is the library's gemm and an FFT's the
+    library's transform: no branch is left at the `llvm` stage, LLVM compiles
+    it at -O0 (`cpu.codegen_opt_level`), with the same numbers. A program
+    with loops keeps -O3."""
+    rng = np.random.RandomState(0)
+    a, b = rng.randn(96, 80).astype(np.float32), rng.randn(80, 64).astype(np.float32)
+    z = (rng.randn(8, 64) + 1j * rng.randn(8, 64)).astype(np.complex64)
+    with compiler(choice):
+        product, out = compiled(lambda a, b: a @ b, a, b)
+        assert product.opt_level == 0
+        np.testing.assert_allclose(np.asarray(out), a @ b, rtol=1e-5, atol=1e-5)
+        fft, out = compiled(jnp.fft.fft, z)
+        assert fft.opt_level == 0
+        np.testing.assert_allclose(np.asarray(out), np.fft.fft(z), rtol=1e-4, atol=1e-4)
+        loop, out = compiled(lambda x: jnp.sin(x).sum(0), a)
+        assert loop.opt_level == 3
+        np.testing.assert_allclose(np.asarray(out), np.sin(a).sum(0), rtol=1e-5, atol=1e-5)

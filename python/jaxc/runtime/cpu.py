@@ -156,6 +156,7 @@ class Executable:
         # For jaxc.profiler's memory profile: the machine code's size (set by
         # whoever made the engine) and where the compilation was asked for.
         self.code_bytes = os.path.getsize(engine.path) if hasattr(engine, "path") else 0
+        self.opt_level: int | None = None  # LLVM's -O level (`codegen_opt_level`; None: from the disk cache)
         self._traceback = _fastcall.traceback()
         LIVE_EXECUTABLES.add(self)
         for name, (args, results) in signatures.items():
@@ -299,6 +300,8 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: An
                               target=target.name, chip=chip, timings=timings, verify_each=False)
             ops = stages.check_translatable(module)
             parallel = "omp.parallel" in ops
+            if target.host_calls:
+                opt_level = codegen_opt_level(ops, opt_level)
         except ir.MLIRError as error:
             raise CompileError(f"cannot compile the module for the {target.device}",
                                _format_error(error, diags)) from None
@@ -312,6 +315,16 @@ def _compile_here(text: str, first_stage: str | None, opt_level: int, target: An
     return runtime.load(module, signatures, opt_level, parallel, has_callbacks, cache_key, started)
 
 
+def codegen_opt_level(ops: Any, opt_level: int) -> int:
+    """-O0 for a program without a branch (`ops`: the `llvm` stage's op
+    counts): no loop, so its work is in library calls (a matmul's gemm, an
+    FFT, a factorization) or a few straight-line operations, and LLVM's
+    optimizations and instruction selection above -O0 (8-12 ms of a 1000²
+    matmul's compile; docs/performance.md) speed up nothing. Any other
+    program keeps `opt_level`."""
+    return opt_level if ops.keys() & {"llvm.cond_br", "llvm.switch"} else 0
+
+
 def load(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, has_callbacks: bool,
          cache_key: Any, started: float) -> Executable:
     """A CPU program (`llvm` stage) as machine code: the LLVM tools, the
@@ -322,6 +335,7 @@ def load(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, ha
     if not has_callbacks:
         executable = _jit_with_llvm_tools(module, signatures, opt_level, parallel, cache_key, started)
         if executable is not None:  # (the tools' library is already in the cache)
+            executable.opt_level = opt_level
             return executable
         executable = _jit_in_process(module, signatures, opt_level, parallel)
     if executable is None:
@@ -331,6 +345,7 @@ def load(module: ir.Module, signatures: dict, opt_level: int, parallel: bool, ha
         from . import compile_cache
         compile_cache.store(cache_key, executable.engine, signatures,
                             time.perf_counter() - started, parallel=parallel)
+    executable.opt_level = opt_level
     return executable
 
 
