@@ -43,6 +43,7 @@ from . import (  # noqa: E402
     propagate_shardings,  # noqa: F401  jaxc-propagate-shardings
     schedule,  # noqa: F401  jaxc-schedule
     serial_foralls,  # noqa: F401  jaxc-serial-foralls
+    spmd_control_flow,  # noqa: F401  jaxc-spmd-control-flow
     strided_copies_to_loops,  # noqa: F401  jaxc-strided-copies-to-loops
     thread_major_partials,  # noqa: F401  jaxc-thread-major-partials
     tree_horizontal_reductions,  # noqa: F401  jaxc-tree-horizontal-reductions

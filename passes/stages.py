@@ -92,9 +92,11 @@ CPU_STAGES: tuple[Stage, ...] = (
     Stage("traced", (), "the input as given: jaxc IR, transformation requests present"),
     Stage("transformed", ("jaxc-batch", "jaxc-autodiff", "jaxc-check-no-requests"),
           "vmap requests batched, then jvp/vjp requests expanded and custom rules inlined"),
-    Stage("optimized", ("jaxc-outline-deep-regions",  # no function holds control flow nested 16 deep
+    Stage("optimized", ("jaxc-spmd-control-flow",  # pmap/shard_map: every lane reaches the same collectives
+                        "jaxc-outline-deep-regions",  # no function holds control flow nested 16 deep
                         "jaxc-pad-sums-to-updates", "jaxc-expand-dft", "jaxc-expand-linalg", "jaxc-expand-top-k",
                         "jaxc-cleanup"),
+          "in a per-device program, cond/while holding collectives run alike on every lane; "
           "control flow nested 16 deep outlined into functions; sums of disjoint zero pads written as "
           "updates; DFTs as matrix products and LU, Cholesky, QR, eigh, SVD, triangular solves and top_k as "
           "loops of jaxc ops where no library is called; canonicalize, CSE "

@@ -221,6 +221,50 @@ def test_several_collectives_in_one_program():
     np.testing.assert_allclose(np.asarray(p), np.asarray(v), rtol=1e-5)
 
 
+def test_a_branch_with_a_collective_is_run_by_every_lane():
+    """A cond whose predicate differs between the lanes and whose branch
+    holds a collective: lanes that skipped it would leave the others waiting
+    forever (JAX's XLA aborts after 40 s). Every lane runs every branch of
+    such a cond and keeps its own branch's values: vmap's values."""
+    x = np.array([[1.0, 2.0], [-1.0, 3.0], [2.0, -2.0], [-3.0, 1.0]], np.float32)
+
+    def two(v):
+        return lax.cond(v[0] > 0, lambda: lax.psum(v, "i"), lambda: v * 10)
+
+    def three(v):
+        index = (v[0] > 0).astype(jnp.int32) + (v[1] > 2).astype(jnp.int32)
+        return lax.switch(index, [lambda: v, lambda: lax.pmax(v, "i"), lambda: lax.all_gather(v, "i").sum(0) * 2])
+    for f in (two, three):
+        p, v = both(f, x, axis_name="i")
+        np.testing.assert_allclose(np.asarray(p), np.asarray(v), rtol=1e-6)
+    # the psum is over every lane's v: each lane ran the branch (as under vmap)
+    np.testing.assert_allclose(np.asarray(both(two, x, axis_name="i")[0]),
+                               [x.sum(0), x[1] * 10, x.sum(0), x[3] * 10])
+    ir = jaxc.pmap(two, axis_name="i").lower(x).as_text(stage="optimized")
+    assert "jaxc.cond" not in ir and "jaxc.select" in ir  # both branches, then this lane's
+
+
+def test_a_loop_with_a_collective_runs_while_any_lane_needs_it():
+    """A while_loop whose trip count differs between the lanes and whose body
+    holds a collective: it runs while any lane's predicate holds, a lane
+    whose own is false keeping its carry (vmap's values; nested in a cond
+    too)."""
+    x = np.array([1.0, 3.0, 2.0, 5.0], np.float32)
+
+    def loop(v):
+        def body(c):
+            i, y = c
+            return i + 1, y + lax.psum(y, "i") * 0.01
+        return lax.while_loop(lambda c: c[0] < v, body, (jnp.float32(0), v))[1]
+    p, v = both(loop, x, axis_name="i")
+    np.testing.assert_allclose(np.asarray(p), np.asarray(v), rtol=1e-6)
+    nested = lambda v: lax.cond(v > 1.5, lambda: loop(v), lambda: lax.pmean(v, "i"))  # noqa: E731
+    p, v = both(nested, x, axis_name="i")
+    np.testing.assert_allclose(np.asarray(p), np.asarray(v), rtol=1e-6)
+    ir = jaxc.pmap(loop, axis_name="i").lower(x).as_text(stage="optimized")
+    assert 'jaxc.pmax' in ir  # the loop's predicate over every lane
+
+
 # ---------------------------------------------------------------------------
 # Axes, pytrees, static arguments
 # ---------------------------------------------------------------------------

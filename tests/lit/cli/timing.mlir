@@ -71,6 +71,7 @@
 // STAGES-NEXT: %)    JaxcAutodiff
 // STAGES-NEXT: %)    JaxcCheckNoRequests
 // STAGES-NEXT: %)  stage 'optimized'
+// STAGES-NEXT: %)    JaxcSpmdControlFlow
 // STAGES-NEXT: %)    JaxcOutlineDeepRegions
 // STAGES-NEXT: %)    JaxcPadSumsToUpdates
 // STAGES-NEXT: %)    JaxcExpandDft
