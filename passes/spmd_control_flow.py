@@ -42,12 +42,11 @@ from mlir.dialects import func
 from mlir.passmanager import ExternalPass
 
 from .ir import ops_named, outline_region, outline_regions
-from .lowering.collectives import spmd_axes
+from .lowering.collectives import RULES as COLLECTIVES, spmd_axes
 from .registry import register_pass
 
 # Collectives whose lanes wait for each other (axis_index does not).
-BARRIERS = frozenset({"jaxc.psum", "jaxc.pmax", "jaxc.pmin", "jaxc.pmean", "jaxc.all_gather",
-                      "jaxc.all_to_all", "jaxc.ppermute"})
+BARRIERS = frozenset(COLLECTIVES) - {"jaxc.axis_index"}
 
 
 @register_pass("jaxc-spmd-control-flow",
@@ -56,14 +55,11 @@ def spmd_control_flow(op: ir.Operation, pass_: ExternalPass) -> None:
     names = [name for name, _ in spmd_axes(op)]
     if not names:
         return
+    callees = {ir.StringAttr(f.attributes["sym_name"]).value: f for f in ops_named(op, ("func.func",))}
     with op.context:
         for flow in ops_named(op, tuple(RULES)):
-            if _meets_other_lanes(flow, _callees(op)):
+            if _meets_other_lanes(flow, callees):
                 RULES[flow.name](flow, names)
-
-
-def _callees(module: ir.Operation) -> dict[str, ir.Operation]:
-    return {ir.StringAttr(f.attributes["sym_name"]).value: f for f in ops_named(module, ("func.func",))}
 
 
 def _meets_other_lanes(op: ir.Operation, callees: dict[str, ir.Operation]) -> bool:
