@@ -204,8 +204,7 @@ class PartitionedProgram:
         this process's part (an array spanning the processes: its own; any
         other value: its rows of the global value), each result an array
         spanning the processes or, replicated over them, an ordinary Array."""
-        from ._global_array import check_process_mesh, local_axes, local_input, local_shape, process_dimension, result
-        check_process_mesh(self.mesh, "jit")
+        from ._global_array import local_axes, local_input, local_shape, process_dimension, result
         here = local_axes(self._axes, self.processes)
         values, layouts = [], []
         inputs = list(leaves) + list(self.traced.consts) + self.hoisted
@@ -238,15 +237,14 @@ class WholeAcrossProcesses:
     the other results are replicated, ordinary Arrays. The values are the
     partitioned program's; the memory and the work are one device's."""
 
-    def __init__(self, jitted: Any, traced: Any, mesh: Any, out_shardings: list) -> None:
-        self.jitted, self.traced, self.mesh = jitted, traced, mesh
+    def __init__(self, jitted: Any, out_shardings: list) -> None:
+        self.jitted = jitted
         self.out_shardings = [s if isinstance(s, NamedSharding) else None for s in out_shardings]
 
     def run(self, args: tuple) -> Any:
         from . import distributed, tree_util
-        from ._global_array import GlobalArray, check_process_mesh, local_part, process_dimension, result
+        from ._global_array import GlobalArray, local_part, process_dimension, result
         from .experimental.multihost_utils import process_allgather
-        check_process_mesh(self.mesh, "jit")
         leaves, tree = tree_util.tree_flatten(args)
         spanning = [i for i, x in enumerate(leaves) if isinstance(x, GlobalArray)]
         whole = process_allgather([leaves[i] for i in spanning])  # every process takes part, in order

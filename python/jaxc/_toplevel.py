@@ -604,13 +604,9 @@ def _callback_across_processes(shape: tuple[int, ...], sharding: Any, data_callb
     """make_array_from_callback in one of several processes: the callback
     is called for this process's devices only (as in JAX), their shards
     making this process's part of an array spanning the processes."""
-    from ._global_array import check_process_mesh, local_shape, process_dimension, result, spans_processes
-    from .sharding import NamedSharding
+    from ._global_array import local_shape, process_dimension, result
     what = "make_array_from_callback"
-    if not isinstance(sharding, NamedSharding) or not spans_processes(sharding.mesh):
-        raise ValueError(f"{what}: with {process_count()} processes the sharding must be a NamedSharding "
-                         f"on a mesh of every process's devices (got {sharding!r})")
-    check_process_mesh(sharding.mesh, what)
+    _check_process_sharding(sharding, what)
     dim = process_dimension(sharding, len(shape))
     part = local_shape(shape, dim, process_count())
     offset = 0 if dim is None else process_index() * part[dim]
@@ -666,13 +662,9 @@ def make_array_from_process_local_data(sharding: Any, local_data: Any,
 
 def _process_local_data(sharding: Any, local: np.ndarray, global_shape: Sequence[int] | None) -> Any:
     """make_array_from_process_local_data in one of several processes."""
-    from ._global_array import check_process_mesh, process_dimension, result, spans_processes
-    from .sharding import NamedSharding
+    from ._global_array import process_dimension, result
     what = "make_array_from_process_local_data"
-    if not isinstance(sharding, NamedSharding) or not spans_processes(sharding.mesh):
-        raise ValueError(f"{what}: with {process_count()} processes the sharding must be a NamedSharding "
-                         f"on a mesh of every process's devices (got {sharding!r})")
-    check_process_mesh(sharding.mesh, what)
+    _check_process_sharding(sharding, what)
     dim = process_dimension(sharding, local.ndim)
     shape = list(local.shape)
     if dim is not None:
@@ -683,6 +675,17 @@ def _process_local_data(sharding: Any, local: np.ndarray, global_shape: Sequence
                          f"(global shape {tuple(shape)})")
     sharding.shard_shape(tuple(shape))  # the global shape must divide among the devices
     return result(local, shape, sharding, dim)  # replicated over the processes: an Array
+
+
+def _check_process_sharding(sharding: Any, what: str) -> None:
+    """With several processes: `sharding` must be a NamedSharding on a mesh
+    of every process's devices, laid out as `check_process_mesh` wants."""
+    from ._global_array import check_process_mesh, spans_processes
+    from .sharding import NamedSharding
+    if not isinstance(sharding, NamedSharding) or not spans_processes(sharding.mesh):
+        raise ValueError(f"{what}: with {process_count()} processes the sharding must be a NamedSharding "
+                         f"on a mesh of every process's devices (got {sharding!r})")
+    check_process_mesh(sharding.mesh, what)
 
 
 def _indices(sharding: Any, shape: tuple[int, ...], what: str) -> list[tuple[Any, tuple]]:

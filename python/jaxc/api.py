@@ -862,7 +862,7 @@ class _ShardedJit:
             return None
         from . import _partitioned_jit as P
         from ._api_more import abstract_arguments
-        from ._global_array import GlobalArray, aval_of, spans_processes
+        from ._global_array import GlobalArray, aval_of, check_process_mesh, spans_processes
         from .sharding import NamedSharding
         dynamic = self._dynamic(args)
         leaves = tree_util.tree_leaves(dynamic)
@@ -884,12 +884,13 @@ class _ShardedJit:
             if mesh is None or not spans_processes(mesh):
                 raise ValueError(f"{core.where()}: jit of arrays spanning processes needs in_shardings / "
                                  "out_shardings on one mesh of every process's devices")
+            check_process_mesh(mesh, "jit")  # once per program: its runs take the layout as checked
             program = P.PartitionedProgram(
                 traced, [aval_of(x) for x in leaves], mesh,
                 P.specs_for(in_shardings), P.specs_for(outs, None), across=True)
             if not program.ok:  # every process runs it whole on the gathered arguments
                 P.warn_whole(traced.label, program.why)
-                program = P.WholeAcrossProcesses(self._jitted, traced, mesh, outs)
+                program = P.WholeAcrossProcesses(self._jitted, outs)
             programs[key] = program
         if isinstance(program, P.WholeAcrossProcesses):
             return program.run(args)
