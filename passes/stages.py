@@ -163,7 +163,8 @@ CPU_STAGES: tuple[Stage, ...] = (
         "jaxc-bf16-truncation-to-bits",  # else vcvtneps2bf16 flushes subnormals (AVX512-BF16)
         "jaxc-vector-math-to-libmvec",
         "jaxc-expm1-log1p-to-libm",
-        "convert-vector-to-llvm{vector-contract-lowering=outerproduct}",
+        # enable-x86vector: the vscalefps of our own exp kernel (vector_math.py)
+        "convert-vector-to-llvm{vector-contract-lowering=outerproduct enable-x86vector=true}",
         "convert-openmp-to-llvm",
         "convert-math-to-funcs",
         "convert-math-to-llvm{approximate-log1p=false}",

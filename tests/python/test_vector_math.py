@@ -15,7 +15,7 @@ import pytest
 import jaxc
 import jaxc.numpy as jnp
 from jaxc import lax
-from jaxc.passes import host
+from jaxc.passes import host, vector_math
 
 RNG = np.random.default_rng(7)
 N = 1 << 15
@@ -62,18 +62,25 @@ def ulp_error(got: np.ndarray, exact: np.ndarray) -> float:
 
 
 def assert_uses_libmvec(f, args, base: str | None) -> None:
+    """The llvm stage calls libmvec for `base` (f32), or our own kernel where
+    `vector_math.OWN_KERNELS` has one for this host."""
     llvm = jaxc.jit(f).lower(*args).as_text(stage="llvm")
     if base is None:
         assert "_ZGV" not in llvm and "sqrtf" not in llvm
         return
     if host.target().vector_bits < 256:
         pytest.skip("no libmvec entry points for SSE-only hosts (per-lane libm calls)")
+    own = vector_math.OWN_KERNELS.get((base, "f32", host.target().vector_bits))
+    if own is not None:
+        assert f"llvm.call @{own[0]}(" in llvm and "_ZGV" not in llvm, f"{base}: our kernel is not called"
+        return
     assert f"_{base}f" in llvm and "_ZGV" in llvm, f"{base}: no libmvec call in the llvm stage"
 
 
-# glibc's AVX-512 entry points (`_ZGVeN16v_*`) are less accurate for two
-# functions (measured on an AVX512 host; docs/performance.md): their bounds there.
-AVX512_BOUNDS = {"erf": 4.5, "expm1": 2.5}
+# On an AVX512 host: glibc's AVX-512 entry points (`_ZGVeN16v_*`) are less
+# accurate for two functions, our own exp kernel (`vector_math.EXPF_AVX512`,
+# measured 0.86 ulp, logistic 1.98) more (docs/performance.md): the bounds there.
+AVX512_BOUNDS = {"erf": 4.5, "expm1": 2.5, "exp": 1.0, "logistic": 2.5}
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -115,6 +122,36 @@ def test_special_values():
             finite = np.isfinite(want)
             np.testing.assert_allclose(got[finite], want[finite], rtol=2e-6, atol=1e-30)
             np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+
+
+def test_exp_at_its_limits():
+    """exp where it overflows, near the smallest normal result (below it the
+    result is flushed to 0, as XLA's FTZ/DAZ code does), where n = round(x /
+    ln 2) changes, at +-inf and NaN, in every lane of a 16-lane vector."""
+    edges = np.array([88.72283, 88.72284, 88.7229, 89.0, 1e30, -87.33654, -87.3366, -87.5, -103.97,
+                      -103.98, -1e30, 0.3465736, 0.3465737, -0.3465736, -0.3465737, 1.0397208, 1e-7,
+                      -1e-7, 0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
+    x = np.repeat(edges, 16)
+    got = np.asarray(jaxc.jit(jnp.exp)(x))
+    with np.errstate(over="ignore"):
+        want = np.exp(x.astype(np.float64)).astype(np.float32)
+    smallest_normal = np.finfo(np.float32).tiny
+    want[np.abs(want) < smallest_normal] = 0.0
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1.5e-7, atol=0)
+
+
+def test_own_kernel_is_inlined_into_the_loop():
+    """On AVX-512 the exp of a vectorized loop is our kernel, inlined: no call
+    is left in the machine code, and the scaling is one vscalefps."""
+    if host.target().vector_bits != 512:
+        pytest.skip("our exp kernel is AVX-512's (elsewhere: libmvec)")
+    x = np.ones((64, 256), np.float32)
+    asm = jaxc.jit(lambda v: jnp.exp(v) * 2).lower(x).as_text(stage="asm")
+    assert "vscalefps" in asm
+    assert "jaxc_expf_avx512" not in asm and "expf" not in asm
 
 
 def test_f64_uses_libmvec_too():

@@ -1,6 +1,14 @@
 // RUN: jaxc-opt %s --pass-pipeline='builtin.module(jaxc-vector-math-to-libmvec{vector-bits=256})' | FileCheck %s
 // RUN: jaxc-opt %s --pass-pipeline='builtin.module(jaxc-vector-math-to-libmvec{vector-bits=512})' | FileCheck %s --check-prefix=AVX512
 
+// f32 exp with AVX-512: our own kernel, defined once at the top of the module
+// (internal, so LLVM inlines it and drops it; @f32_exp below calls it).
+// AVX512: func.func private @jaxc_expf_avx512(%{{.*}}: vector<16xf32>) -> vector<16xf32>
+// AVX512-SAME: llvm.linkage = #llvm.linkage<internal>
+// AVX512: math.roundeven
+// AVX512: x86vector.avx512.mask.scalef
+// AVX512-NOT: func.func private @jaxc_expf_avx512
+
 // One register: one call (declared once, private, readnone).
 // CHECK-DAG: func.func private @_ZGVdN8v_sinf(vector<8xf32>) -> vector<8xf32> attributes {llvm.readnone}
 // CHECK-DAG: func.func private @_ZGVdN8vv_atan2f(vector<8xf32>, vector<8xf32>) -> vector<8xf32>
@@ -60,4 +68,17 @@ func.func @left_alone(%a: f32, %b: vector<4xf32>, %c: vector<16xf16>, %d: vector
   %2 = math.sin %c : vector<16xf16>
   %3 = math.sqrt %d : vector<8xf32>
   return %0, %1, %2, %3 : f32, vector<4xf32>, vector<16xf16>, vector<8xf32>
+}
+
+// f32 exp with AVX-512: our own kernel, called on each 16-lane piece (its
+// definition: at the top); with AVX2 glibc's.
+// AVX512-LABEL: func.func @f32_exp
+// AVX512: call @jaxc_expf_avx512
+// AVX512: call @jaxc_expf_avx512
+// AVX512-NOT: _ZGVeN16v_expf
+// CHECK-LABEL: func.func @f32_exp
+// CHECK-COUNT-4: call @_ZGVdN8v_expf
+func.func @f32_exp(%x: vector<2x16xf32>) -> vector<2x16xf32> {
+  %0 = math.exp %x : vector<2x16xf32>
+  return %0 : vector<2x16xf32>
 }
