@@ -54,10 +54,11 @@ ISAS = {256: ("d", 8, 4), 512: ("e", 16, 8)}
 # high part has few bits), e^r a degree-7 polynomial (Cephes' expf
 # coefficients, in Horner form), 2^n applied by AVX-512's vscalefps, which
 # also overflows to inf and underflows to 0 as exp does. Out of range inputs
-# (+-inf among them: r would be inf - inf) are selected. 1.3 ulp against
-# float64 over -87 ... 88 (libmvec's _ZGVeN16v_expf: 2.4), and 13 vector ops
-# where libmvec's call spills the caller's registers: a row softmax of 4096 x
-# 1024 took 1.23 ms instead of 1.42 (docs/performance.md).
+# (+-inf among them: r would be inf - inf) are selected. 0.86 ulp against
+# float64 over -104 ... 89 (libmvec's _ZGVeN16v_expf: 2.4); inlined, 17 vector
+# instructions per 16 lanes and no call (libmvec's spills the loop's live
+# vectors): a row softmax of 4096 x 1024 took 1.31 ms instead of 1.41
+# (docs/performance.md).
 EXPF_AVX512 = """
 func.func private @jaxc_expf_avx512(%x: vector<16xf32>) -> vector<16xf32>
     attributes {llvm.linkage = #llvm.linkage<internal>} {
